@@ -1,0 +1,432 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DefaultMaxSteps is the number of model steps per request when spec.maxSteps is unset;
+// it is also the hard cap the runtime applies to every request.
+const DefaultMaxSteps = 100
+
+// ModelProvider selects the wire protocol used to reach the model.
+// +kubebuilder:validation:Enum=openai
+type ModelProvider string
+
+const (
+	// ModelProviderOpenAI is any endpoint that speaks OpenAI's Chat Completions API.
+	ModelProviderOpenAI ModelProvider = "openai"
+)
+
+// PlatformProvider selects which endpoint the chat platform calls, and so which URL
+// status.deploymentURL reports.
+// +kubebuilder:validation:Enum=mastra;ag-ui
+type PlatformProvider string
+
+const (
+	// PlatformProviderMastra: the platform calls POST .../generate (JSON).
+	PlatformProviderMastra PlatformProvider = "mastra"
+	// PlatformProviderAGUI: the platform calls POST .../ag-ui (server-sent events).
+	PlatformProviderAGUI PlatformProvider = "ag-ui"
+)
+
+// AgentSpec is the desired state of an Agent.
+// +kubebuilder:validation:XValidation:rule="has(oldSelf.agentId) == has(self.agentId)",message="spec.agentId cannot be added or removed after creation: the chat platform routes on it"
+// +kubebuilder:validation:XValidation:rule="!(has(self.memory) && has(self.memory.url) && self.memory.url.startsWith('file:') && has(self.runtime) && has(self.runtime.replicas) && self.runtime.replicas > 1)",message="a file: memory store lives on one pod's disk; use a postgres:// store to run more than one replica"
+type AgentSpec struct {
+	// agentId is the REST id of the agent: it is served under /api/agents/{agentId}/.
+	// Defaults to metadata.name. Immutable, because the chat platform routes on it.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.agentId is immutable: the chat platform routes on it"
+	AgentID string `json:"agentId,omitempty"`
+
+	// displayName is the agent's display name (listed as `name` by GET /api/agents).
+	// Defaults to metadata.name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	DisplayName string `json:"displayName,omitempty"`
+
+	// instructions are the system instructions given to the model.
+	// +optional
+	// +kubebuilder:validation:MaxLength=65536
+	Instructions string `json:"instructions,omitempty"`
+
+	// model selects the language model.
+	// +required
+	Model ModelSpec `json:"model"`
+
+	// tools are the server tools the agent may call. A tool fires only when its key
+	// equals the referenced Tool's spec.id exactly; a mismatch is reported, never fixed.
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:XValidation:rule="self.all(t, self.exists_one(u, u.key == t.key))",message="spec.tools keys must be unique"
+	Tools []AgentTool `json:"tools,omitempty"`
+
+	// frontendActions name FrontendAction objects in the same namespace: client-side tools
+	// the chat UI executes.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=128
+	FrontendActions []LocalObjectReference `json:"frontendActions,omitempty"`
+
+	// memory enables persistent conversation memory.
+	// +optional
+	Memory *MemorySpec `json:"memory,omitempty"`
+
+	// maxSteps is the number of model steps allowed per request (1-100, default 100).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=100
+	MaxSteps *int32 `json:"maxSteps,omitempty"`
+
+	// endpoint configures how the agent is exposed: authentication, Ingress, public URL
+	// and rate limits.
+	// +optional
+	Endpoint *EndpointSpec `json:"endpoint,omitempty"`
+
+	// platform holds what the chat platform's agent form needs besides URL and id.
+	// +optional
+	Platform *PlatformSpec `json:"platform,omitempty"`
+
+	// runtime tunes the runtime pods the operator runs for this agent.
+	// +optional
+	Runtime *RuntimeSpec `json:"runtime,omitempty"`
+}
+
+// ModelSpec selects a language model.
+type ModelSpec struct {
+	// provider is the model API: `openai` is any OpenAI-compatible Chat Completions endpoint.
+	// +optional
+	// +kubebuilder:default=openai
+	Provider ModelProvider `json:"provider,omitempty"`
+
+	// name is the model id sent to the provider, e.g. gpt-4o-mini.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Name string `json:"name"`
+
+	// baseURL overrides the provider's API base URL (e.g. http://vllm:8000/v1).
+	// +optional
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +kubebuilder:validation:MaxLength=2048
+	BaseURL string `json:"baseURL,omitempty"`
+
+	// apiKeySecretRef selects the Secret key holding the model API key. Leave it unset only
+	// for endpoints that need no key.
+	// +optional
+	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`
+
+	// temperature is the sampling temperature as a decimal string between 0 and 2, e.g. "0.7".
+	// +optional
+	// +kubebuilder:validation:Pattern=`^(0|1)(\.[0-9]{1,3})?$|^2(\.0{1,3})?$`
+	Temperature string `json:"temperature,omitempty"`
+
+	// topP is nucleus sampling as a decimal string between 0 and 1, e.g. "0.9".
+	// +optional
+	// +kubebuilder:validation:Pattern=`^0(\.[0-9]{1,3})?$|^1(\.0{1,3})?$`
+	TopP string `json:"topP,omitempty"`
+
+	// maxTokens caps the tokens the model may generate per step.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxTokens *int32 `json:"maxTokens,omitempty"`
+
+	// timeout bounds each model request (default 120s).
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// maxRetries is how often a request failing with 429 or 5xx is retried with backoff (default 2).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	MaxRetries *int32 `json:"maxRetries,omitempty"`
+}
+
+// AgentTool binds a Tool to a key of the agent's tool map.
+type AgentTool struct {
+	// key is the tool-map key: the function name the model sees. It must equal the Tool's
+	// spec.id exactly, otherwise the tool does not fire.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]{1,64}$`
+	Key string `json:"key"`
+
+	// toolRef names a Tool in the same namespace.
+	// +required
+	ToolRef LocalObjectReference `json:"toolRef"`
+}
+
+// MemorySpec configures persistent conversation memory.
+// +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.urlSecretRef)",message="memory needs exactly one of url or urlSecretRef"
+type MemorySpec struct {
+	// url is the storage location: memory://, file:PATH (SQLite) or postgres://... .
+	// Put URLs that contain a password in a Secret and use urlSecretRef instead.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('memory://') || self.startsWith('file:') || self.startsWith('postgres://') || self.startsWith('postgresql://')",message="memory.url must start with memory://, file: or postgres://"
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url,omitempty"`
+
+	// urlSecretRef selects a Secret key holding the storage URL.
+	// +optional
+	URLSecretRef *SecretKeyRef `json:"urlSecretRef,omitempty"`
+
+	// lastMessages is how many recent messages of the thread are recalled (default 20).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	LastMessages *int32 `json:"lastMessages,omitempty"`
+}
+
+// EndpointSpec configures how the agent's HTTP endpoints are exposed.
+type EndpointSpec struct {
+	// auth requires the platform to send configured headers.
+	// +optional
+	Auth *EndpointAuth `json:"auth,omitempty"`
+
+	// ingress asks the operator to create an Ingress routing /api/agents/{agentId}.
+	// +optional
+	Ingress *IngressSpec `json:"ingress,omitempty"`
+
+	// publicURL is the public base URL (scheme and host, optionally a path) when exposure is
+	// handled elsewhere, e.g. https://agents.example.com.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +kubebuilder:validation:MaxLength=2048
+	PublicURL string `json:"publicURL,omitempty"`
+
+	// rateLimit limits requests per client IP plus user.
+	// +optional
+	RateLimit *RateLimitSpec `json:"rateLimit,omitempty"`
+
+	// maxBodyBytes limits request bodies (default 1048576); larger bodies get 413.
+	// +optional
+	// +kubebuilder:validation:Minimum=1024
+	MaxBodyBytes *int64 `json:"maxBodyBytes,omitempty"`
+}
+
+// EndpointAuth configures header authentication of the platform endpoints.
+type EndpointAuth struct {
+	// headersSecretRef names a Secret whose keys are header names and whose values are the
+	// exact values the platform must send (e.g. key Authorization, value "Bearer s3cr3t").
+	// +required
+	HeadersSecretRef LocalObjectReference `json:"headersSecretRef"`
+}
+
+// IngressSpec configures the Ingress the operator creates.
+type IngressSpec struct {
+	// host is the public host name; defaults to the operator's default Ingress host.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Host string `json:"host,omitempty"`
+
+	// className is the IngressClass; defaults to the operator's default class.
+	// +optional
+	ClassName string `json:"className,omitempty"`
+
+	// tlsSecretName is the Secret holding the TLS certificate; without TLS the URL is http://
+	// and the Exposed condition says HTTPSRequired.
+	// +optional
+	TLSSecretName string `json:"tlsSecretName,omitempty"`
+
+	// annotations are added to the Ingress (e.g. cert-manager or proxy settings).
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// RateLimitSpec limits requests per client IP plus user.
+type RateLimitSpec struct {
+	// requestsPerMinute is the sustained rate allowed per client (0 disables the limit).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	RequestsPerMinute int32 `json:"requestsPerMinute,omitempty"`
+
+	// burst is how many requests a client may send at once (default: requestsPerMinute/6, at least 1).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Burst int32 `json:"burst,omitempty"`
+}
+
+// PlatformSpec is what the chat platform's agent form needs besides the URL and id.
+type PlatformSpec struct {
+	// provider selects the endpoint the platform calls: `ag-ui` (server-sent events, the
+	// default) or `mastra` (the generate endpoint).
+	// +optional
+	// +kubebuilder:default=ag-ui
+	Provider PlatformProvider `json:"provider,omitempty"`
+
+	// greeting is shown when a conversation opens.
+	// +optional
+	Greeting string `json:"greeting,omitempty"`
+
+	// introductoryMessage introduces the agent to users.
+	// +optional
+	IntroductoryMessage string `json:"introductoryMessage,omitempty"`
+
+	// suggestedMessages are offered to users as conversation starters.
+	// +optional
+	// +kubebuilder:validation:MaxItems=20
+	SuggestedMessages []string `json:"suggestedMessages,omitempty"`
+
+	// iconURL is the agent's icon.
+	// +optional
+	IconURL string `json:"iconURL,omitempty"`
+}
+
+// RuntimeSpec tunes the runtime pods.
+type RuntimeSpec struct {
+	// replicas is the number of runtime pods (default 1).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// image overrides the runtime image.
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// imagePullPolicy of the runtime container.
+	// +optional
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+
+	// resources of the runtime container.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// env adds environment variables to the runtime container.
+	// +optional
+	Env []corev1.EnvVar `json:"env,omitempty"`
+
+	// podLabels are added to the runtime pods.
+	// +optional
+	PodLabels map[string]string `json:"podLabels,omitempty"`
+
+	// podAnnotations are added to the runtime pods.
+	// +optional
+	PodAnnotations map[string]string `json:"podAnnotations,omitempty"`
+}
+
+// AgentEndpoints are the URLs of the agent's endpoints.
+type AgentEndpoints struct {
+	// generate is the public URL of POST .../generate (empty when not exposed).
+	// +optional
+	Generate string `json:"generate,omitempty"`
+
+	// agui is the public URL of the AG-UI endpoint POST .../ag-ui (empty when not exposed).
+	// +optional
+	AGUI string `json:"agui,omitempty"`
+
+	// internal is the in-cluster base URL of the agent, e.g. http://chef.default.svc:4111/api/agents/chef.
+	// +optional
+	Internal string `json:"internal,omitempty"`
+}
+
+// AgentStatus is the observed state of an Agent.
+type AgentStatus struct {
+	// observedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: ToolsResolved, FrontendActionsResolved, ModelSecretResolved, Exposed,
+	// Available and Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// agentId is the resolved REST id.
+	// +optional
+	AgentID string `json:"agentId,omitempty"`
+
+	// endpoints are the agent's URLs.
+	// +optional
+	Endpoints *AgentEndpoints `json:"endpoints,omitempty"`
+
+	// deploymentURL is the URL to paste into the chat platform's agent form, chosen by
+	// spec.platform.provider.
+	// +optional
+	DeploymentURL string `json:"deploymentURL,omitempty"`
+
+	// readyReplicas is the number of runtime pods ready to serve.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// configHash is the hash of the rendered configuration and referenced Secret data.
+	// +optional
+	ConfigHash string `json:"configHash,omitempty"`
+
+	// storage is the kind of memory store in use: memory, sqlite or postgres.
+	// +optional
+	Storage string `json:"storage,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=ag,categories=agentry
+// +kubebuilder:printcolumn:name="Agent ID",type=string,JSONPath=`.status.agentId`
+// +kubebuilder:printcolumn:name="Model",type=string,JSONPath=`.spec.model.name`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.deploymentURL`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// Agent is a conversational agent served over HTTP under /api/agents/{agentId}/.
+type Agent struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired state of the Agent.
+	// +required
+	Spec AgentSpec `json:"spec"`
+
+	// status is the observed state of the Agent.
+	// +optional
+	Status AgentStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// AgentList is a list of Agents.
+type AgentList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Agent `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Agent{}, &AgentList{})
+}
+
+// EffectiveAgentID is spec.agentId, or metadata.name when unset.
+func (a *Agent) EffectiveAgentID() string {
+	if a.Spec.AgentID != "" {
+		return a.Spec.AgentID
+	}
+	return a.Name
+}
+
+// EffectiveDisplayName is spec.displayName, or metadata.name when unset.
+func (a *Agent) EffectiveDisplayName() string {
+	if a.Spec.DisplayName != "" {
+		return a.Spec.DisplayName
+	}
+	return a.Name
+}
+
+// EffectiveMaxSteps is spec.maxSteps capped to DefaultMaxSteps.
+func (a *Agent) EffectiveMaxSteps() int {
+	if a.Spec.MaxSteps == nil || *a.Spec.MaxSteps <= 0 || *a.Spec.MaxSteps > DefaultMaxSteps {
+		return DefaultMaxSteps
+	}
+	return int(*a.Spec.MaxSteps)
+}
+
+// EffectivePlatformProvider is spec.platform.provider, defaulting to ag-ui.
+func (a *Agent) EffectivePlatformProvider() PlatformProvider {
+	if a.Spec.Platform == nil || a.Spec.Platform.Provider == "" {
+		return PlatformProviderAGUI
+	}
+	return a.Spec.Platform.Provider
+}

@@ -1,0 +1,55 @@
+package v1alpha1
+
+// Condition types.
+const (
+	// ConditionToolsResolved: every spec.tools entry names an existing, valid Tool whose
+	// spec.id equals the key.
+	ConditionToolsResolved = "ToolsResolved"
+	// ConditionFrontendActionsResolved: every referenced FrontendAction exists and is valid.
+	ConditionFrontendActionsResolved = "FrontendActionsResolved"
+	// ConditionModelSecretResolved: the model API-key Secret and key exist.
+	ConditionModelSecretResolved = "ModelSecretResolved"
+	// ConditionExposed: a public URL is resolved.
+	ConditionExposed = "Exposed"
+	// ConditionAvailable: the runtime Deployment has available replicas.
+	ConditionAvailable = "Available"
+	// ConditionReady: the platform can call the agent now.
+	ConditionReady = "Ready"
+	// ConditionValid: a Tool or FrontendAction compiles.
+	ConditionValid = "Valid"
+)
+
+// Condition reasons.
+const (
+	ReasonResolved = "Resolved"
+
+	ReasonToolNotFound   = "ToolNotFound"
+	ReasonToolIDMismatch = "ToolIDMismatch"
+	ReasonToolInvalid    = "ToolInvalid"
+
+	ReasonFrontendActionNotFound = "FrontendActionNotFound"
+	ReasonFrontendActionInvalid  = "FrontendActionInvalid"
+	ReasonNameConflict           = "NameConflict"
+
+	ReasonSecretNotFound   = "SecretNotFound"
+	ReasonSecretKeyMissing = "SecretKeyMissing"
+	ReasonNotRequired      = "NotRequired"
+
+	ReasonIngressReady   = "IngressReady"
+	ReasonPublicURLSet   = "PublicURLSet"
+	ReasonNotExposed     = "NotExposed"
+	ReasonHTTPSRequired  = "HTTPSRequired"
+	ReasonIngressPending = "IngressPending"
+
+	ReasonDeploymentAvailable   = "DeploymentAvailable"
+	ReasonDeploymentUnavailable = "DeploymentUnavailable"
+	ReasonDeploymentProgressing = "DeploymentProgressing"
+
+	ReasonReady    = "Ready"
+	ReasonNotReady = "NotReady"
+
+	ReasonValid         = "Valid"
+	ReasonInvalidSchema = "InvalidSchema"
+	ReasonInvalidCEL    = "InvalidCEL"
+	ReasonInvalidHTTP   = "InvalidHTTP"
+)
