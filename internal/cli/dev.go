@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/registry"
+	"github.com/agentry-dev/agentry/runtime/secrets"
+	"github.com/agentry-dev/agentry/runtime/server"
+)
+
+type devOptions struct {
+	dir        string
+	addr       string
+	modelAddr  string
+	secretsDir string
+}
+
+func newDevCommand(g *globalFlags) *cobra.Command {
+	o := &devOptions{}
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Serve every agent under a directory on localhost:4111, no cluster needed",
+		Long: `Serve every Agent under a directory (default config/samples) on port 4111 under /api.
+
+With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL) the agents call that endpoint.
+Without a key, Agentry starts its scripted, OpenAI-compatible dev model on loopback and routes
+the agents to it through the same client, so tools and frontend actions work offline.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			opts := registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir)}
+			out := cmd.OutOrStdout()
+			if os.Getenv(model.APIKeyEnv) == "" {
+				sm, err := scriptedmodel.Start(o.modelAddr, scriptedmodel.DevScript(), scriptedmodel.Options{})
+				if err != nil {
+					return err
+				}
+				defer sm.Close()
+				opts.ModelOverride = &registry.ModelOverride{BaseURL: sm.URL()}
+				fmt.Fprintf(out, "\n  No %s is set: the agents use Agentry's scripted dev model at %s.\n", model.APIKeyEnv, sm.URL())
+				fmt.Fprintf(out, "  It answers the samples' suggested prompts with real tool calls; set %s for a real model.\n", model.APIKeyEnv)
+			}
+			reg, err := loadRegistry(cmd.Context(), log, o.dir, opts)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", o.addr)
+			if err != nil {
+				return fmt.Errorf("failed to listen on %q: %w", o.addr, err)
+			}
+			base := "http://" + displayAddr(ln.Addr())
+			fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
+			for _, id := range reg.IDs() {
+				fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/generate\n", id, base, id)
+			}
+			fmt.Fprintln(out)
+			srv := server.New(server.Options{Registry: reg, Logger: log})
+			return ignoreCanceled(srv.Serve(cmd.Context(), ln))
+		},
+	}
+	cmd.Flags().StringVar(&o.dir, "dir", "config/samples", "directory (or file) of manifests")
+	cmd.Flags().StringVar(&o.addr, "addr", server.DefaultAddr, "listen address")
+	cmd.Flags().StringVar(&o.modelAddr, "model-addr", "127.0.0.1:0", "listen address of the scripted dev model")
+	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", ".agentry/secrets", "directory of local Secrets (<dir>/<secret>/<key>)")
+	return cmd
+}
+
+func displayAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	if tcp.IP == nil || tcp.IP.IsUnspecified() {
+		return fmt.Sprintf("localhost:%d", tcp.Port)
+	}
+	return tcp.String()
+}

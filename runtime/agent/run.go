@@ -1,0 +1,328 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/agentry-dev/agentry/runtime/metrics"
+	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/tools"
+)
+
+// EventType says what happened in a run.
+type EventType int
+
+// Run events, in the order they can occur within a step.
+const (
+	EventStepStarted EventType = iota
+	EventTextStart
+	EventTextDelta
+	EventTextEnd
+	EventToolCallStart
+	EventToolCallArgs
+	EventToolCallEnd
+	EventToolResult
+	EventStepFinished
+)
+
+// Event is one thing that happened in a run. Sinks get events from one goroutine.
+type Event struct {
+	Type EventType
+	Step int
+	// MessageID is the assistant message of the step (text, and parent of tool calls).
+	MessageID string
+	// Delta is a text or arguments fragment.
+	Delta string
+	// ToolCall identifies the call (ID, Name; Arguments complete on ToolCallEnd and ToolResult).
+	ToolCall model.ToolCall
+	// Frontend marks calls the client executes.
+	Frontend bool
+	// Result is the tool's JSON output (on error: {"error": "..."}).
+	Result  json.RawMessage
+	IsError bool
+	// FinishReason and Usage are set on EventStepFinished.
+	FinishReason string
+	Usage        model.Usage
+}
+
+// Sink receives the events of a run. Returning an error aborts the run.
+type Sink func(Event) error
+
+// Input is one request to the agent.
+type Input struct {
+	Messages []model.Message
+	// ClientTools are tools the client executes (AG-UI frontend tools), in addition to the
+	// agent's FrontendActions.
+	ClientTools []tools.Definition
+	// MaxSteps, when > 0, lowers the agent's limit for this request.
+	MaxSteps int
+}
+
+// ToolResult is the outcome of one tool call.
+type ToolResult struct {
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Args       json.RawMessage `json:"args"`
+	Result     json.RawMessage `json:"result"`
+	IsError    bool            `json:"isError,omitempty"`
+}
+
+// Step is one model step of a run.
+type Step struct {
+	Text         string           `json:"text"`
+	ToolCalls    []model.ToolCall `json:"toolCalls"`
+	ToolResults  []ToolResult     `json:"toolResults"`
+	FinishReason string           `json:"finishReason"`
+	Usage        model.Usage      `json:"usage"`
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	// Text is the last step's text.
+	Text string
+	// FinishReason: stop, length, content-filter, tool-calls (frontend tools are pending or
+	// the step limit was reached with tool calls), or other.
+	FinishReason string
+	Usage        model.Usage
+	Steps        []Step
+	// PendingToolCalls are frontend calls the client must execute and answer.
+	PendingToolCalls []model.ToolCall
+	// Messages are the messages the run added to the conversation (assistant and tool).
+	Messages []model.Message
+}
+
+// ToolCalls are every tool call of the run, in order.
+func (r *Result) ToolCalls() []model.ToolCall {
+	out := []model.ToolCall{}
+	for _, s := range r.Steps {
+		out = append(out, s.ToolCalls...)
+	}
+	return out
+}
+
+// ToolResults are every server tool result of the run, in order.
+func (r *Result) ToolResults() []ToolResult {
+	out := []ToolResult{}
+	for _, s := range r.Steps {
+		out = append(out, s.ToolResults...)
+	}
+	return out
+}
+
+func finishReason(openAI string) string {
+	switch openAI {
+	case "stop":
+		return "stop"
+	case "length":
+		return "length"
+	case "tool_calls", "function_call":
+		return "tool-calls"
+	case "content_filter":
+		return "content-filter"
+	default:
+		return "other"
+	}
+}
+
+// Run executes the loop. Events go to sink as they happen; the complete result is returned.
+// When ctx is canceled (the client went away) the model request and running tools stop.
+func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
+	if sink == nil {
+		sink = func(Event) error { return nil }
+	}
+	log := logr.FromContextOrDiscard(ctx).WithValues("agent", a.ID)
+	maxSteps := a.EffectiveMaxSteps()
+	if in.MaxSteps > 0 && in.MaxSteps < maxSteps {
+		maxSteps = in.MaxSteps
+	}
+
+	defs, frontend := a.offeredTools(in.ClientTools)
+	msgs := make([]model.Message, 0, len(in.Messages)+1)
+	if a.Instructions != "" {
+		msgs = append(msgs, model.Message{Role: "system", Content: a.Instructions})
+	}
+	msgs = append(msgs, in.Messages...)
+
+	res := &Result{}
+	for step := 1; ; step++ {
+		msgID := NewID("msg")
+		if err := sink(Event{Type: EventStepStarted, Step: step, MessageID: msgID}); err != nil {
+			return nil, err
+		}
+		h := &streamHandler{sink: sink, step: step, msgID: msgID, frontend: frontend}
+		started := time.Now()
+		resp, err := a.Model.Stream(ctx, model.Request{Messages: msgs, Tools: defs}, h)
+		metrics.ModelDuration.WithLabelValues(a.ID).Observe(time.Since(started).Seconds())
+		if err != nil {
+			outcome := "error"
+			if ctx.Err() != nil {
+				outcome = "canceled"
+			}
+			metrics.ModelRequests.WithLabelValues(a.ID, outcome).Inc()
+			return nil, err
+		}
+		metrics.ModelRequests.WithLabelValues(a.ID, "ok").Inc()
+		metrics.ModelTokens.WithLabelValues(a.ID, "prompt").Add(float64(resp.Usage.PromptTokens))
+		metrics.ModelTokens.WithLabelValues(a.ID, "completion").Add(float64(resp.Usage.CompletionTokens))
+		if err := h.close(); err != nil {
+			return nil, err
+		}
+		log.V(1).Info("model step finished", "step", step, "finishReason", resp.FinishReason, "toolCalls", len(resp.ToolCalls))
+
+		st := Step{Text: resp.Text, ToolCalls: nonNil(resp.ToolCalls), ToolResults: []ToolResult{}, FinishReason: finishReason(resp.FinishReason), Usage: resp.Usage}
+		assistant := model.Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls}
+		msgs = append(msgs, assistant)
+		res.Messages = append(res.Messages, assistant)
+		res.Usage.Add(resp.Usage)
+		res.Text = resp.Text
+		res.FinishReason = st.FinishReason
+
+		var pending []model.ToolCall
+		var server []model.ToolCall
+		for _, tc := range resp.ToolCalls {
+			if frontend[tc.Name] {
+				pending = append(pending, tc)
+				metrics.ToolCalls.WithLabelValues(a.ID, tc.Name, "frontend").Inc()
+			} else {
+				server = append(server, tc)
+			}
+		}
+		if len(server) > 0 {
+			results, err := a.runTools(ctx, server, step, msgID, sink)
+			if err != nil {
+				return nil, err
+			}
+			st.ToolResults = results
+			for _, r := range results {
+				m := model.Message{Role: "tool", Content: string(r.Result), ToolCallID: r.ToolCallID}
+				msgs = append(msgs, m)
+				res.Messages = append(res.Messages, m)
+			}
+		}
+		if len(resp.ToolCalls) > 0 {
+			res.FinishReason = "tool-calls"
+			st.FinishReason = "tool-calls"
+		}
+		res.Steps = append(res.Steps, st)
+		if err := sink(Event{Type: EventStepFinished, Step: step, MessageID: msgID, FinishReason: st.FinishReason, Usage: resp.Usage}); err != nil {
+			return nil, err
+		}
+		if len(resp.ToolCalls) == 0 || len(pending) > 0 || step >= maxSteps {
+			res.PendingToolCalls = pending
+			metrics.RunSteps.WithLabelValues(a.ID).Observe(float64(step))
+			return res, nil
+		}
+	}
+}
+
+// offeredTools merges the agent's server tools, its FrontendActions and the request's client
+// tools. A server tool wins a name clash: its key is what the model must be able to call.
+func (a *Agent) offeredTools(client []tools.Definition) ([]tools.Definition, map[string]bool) {
+	defs := make([]tools.Definition, 0, len(a.ToolKeys)+len(a.FrontendActions)+len(client))
+	seen := map[string]bool{}
+	frontend := map[string]bool{}
+	for _, k := range a.ToolKeys {
+		defs = append(defs, a.Tools[k].Definition())
+		seen[k] = true
+	}
+	add := func(d tools.Definition) {
+		if d.Name == "" || seen[d.Name] {
+			return
+		}
+		seen[d.Name] = true
+		frontend[d.Name] = true
+		defs = append(defs, d)
+	}
+	for _, f := range a.FrontendActions {
+		add(f.Definition())
+	}
+	for _, d := range client {
+		add(d)
+	}
+	return defs, frontend
+}
+
+func nonNil(calls []model.ToolCall) []model.ToolCall {
+	if calls == nil {
+		return []model.ToolCall{}
+	}
+	return calls
+}
+
+// errorResult is what the model sees when a tool fails: the failure, so it can recover.
+func errorResult(msg string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return b
+}
+
+// runTools executes the step's server tool calls concurrently. Results are reported as they
+// complete and returned in call order.
+func (a *Agent) runTools(ctx context.Context, calls []model.ToolCall, step int, msgID string, sink Sink) ([]ToolResult, error) {
+	type done struct {
+		i int
+		r ToolResult
+	}
+	ch := make(chan done, len(calls))
+	for i, tc := range calls {
+		go func() {
+			ch <- done{i, a.callTool(ctx, tc)}
+		}()
+	}
+	results := make([]ToolResult, len(calls))
+	var sinkErr error
+	for range calls {
+		d := <-ch
+		results[d.i] = d.r
+		if sinkErr == nil {
+			tc := calls[d.i]
+			sinkErr = sink(Event{Type: EventToolResult, Step: step, MessageID: msgID, ToolCall: tc, Result: d.r.Result, IsError: d.r.IsError})
+		}
+	}
+	if sinkErr != nil {
+		return nil, sinkErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) ToolResult {
+	r := ToolResult{ToolCallID: tc.ID, ToolName: tc.Name, Args: rawArgs(tc.Arguments)}
+	tool, ok := a.Tools[tc.Name]
+	if !ok {
+		r.Result, r.IsError = errorResult(fmt.Sprintf("tool %q is not available; use one of the offered tools", tc.Name)), true
+		metrics.ToolCalls.WithLabelValues(a.ID, "unknown", "error").Inc()
+		return r
+	}
+	out, err := tool.Call(ctx, json.RawMessage(tc.Arguments))
+	if err != nil {
+		outcome := "error"
+		var ie *tools.InputError
+		if errors.As(err, &ie) {
+			outcome = "invalid_input"
+		}
+		metrics.ToolCalls.WithLabelValues(a.ID, tc.Name, outcome).Inc()
+		logr.FromContextOrDiscard(ctx).V(1).Info("tool call failed", "agent", a.ID, "tool", tc.Name, "error", err.Error())
+		r.Result, r.IsError = errorResult(err.Error()), true
+		return r
+	}
+	metrics.ToolCalls.WithLabelValues(a.ID, tc.Name, "ok").Inc()
+	r.Result = out
+	return r
+}
+
+// rawArgs keeps valid JSON arguments as they are and wraps anything else as a string, so
+// results always serialise.
+func rawArgs(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}

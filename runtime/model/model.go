@@ -1,0 +1,338 @@
+// Package model talks to language models. The one implementation speaks OpenAI's Chat
+// Completions protocol through openai-go, streaming every answer.
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/agentry-dev/agentry/runtime/tools"
+)
+
+// DefaultBaseURL is OpenAI's API.
+const DefaultBaseURL = "https://api.openai.com/v1/"
+
+// Defaults for a model step.
+const (
+	DefaultTimeout    = 120 * time.Second
+	DefaultMaxRetries = 2
+)
+
+// APIKeyEnv is the environment variable the API key comes from.
+const APIKeyEnv = "OPENAI_API_KEY"
+
+// Message is one entry of the conversation sent to the model.
+type Message struct {
+	Role       string     `json:"role"` // system, developer, user, assistant, tool
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"`
+}
+
+// ToolCall is a function call requested by the model.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Usage counts tokens.
+type Usage struct {
+	PromptTokens     int64 `json:"promptTokens"`
+	CompletionTokens int64 `json:"completionTokens"`
+	TotalTokens      int64 `json:"totalTokens"`
+}
+
+// Add sums usage.
+func (u *Usage) Add(o Usage) {
+	u.PromptTokens += o.PromptTokens
+	u.CompletionTokens += o.CompletionTokens
+	u.TotalTokens += o.TotalTokens
+}
+
+// Request is one model step.
+type Request struct {
+	Messages []Message
+	Tools    []tools.Definition
+}
+
+// Response is the complete answer of one step.
+type Response struct {
+	Text         string
+	ToolCalls    []ToolCall
+	FinishReason string
+	Usage        Usage
+}
+
+// StreamHandler receives the answer while it streams. Returning an error stops the stream.
+type StreamHandler interface {
+	// OnText receives a fragment of the answer's text.
+	OnText(delta string) error
+	// OnToolCallStart announces the index-th tool call of the step.
+	OnToolCallStart(index int, id, name string) error
+	// OnToolCallArgs receives a fragment of the index-th tool call's JSON arguments.
+	OnToolCallArgs(index int, delta string) error
+}
+
+// Client is a language model.
+type Client interface {
+	Stream(ctx context.Context, req Request, h StreamHandler) (*Response, error)
+	// ModelID names the model, e.g. gpt-4o-mini.
+	ModelID() string
+}
+
+// Config configures an OpenAI-compatible client.
+type Config struct {
+	Model   string
+	BaseURL string
+	APIKey  string
+	// KeyRequired makes a missing APIKey an error naming APIKeyEnv instead of a request
+	// without credentials.
+	KeyRequired bool
+	// KeySource says where the key should have come from, for the error message.
+	KeySource   string
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   *int64
+	Timeout     time.Duration
+	MaxRetries  int
+	HTTPClient  *http.Client
+}
+
+// ErrMissingAPIKey is returned when a key is required but none is set.
+var ErrMissingAPIKey = errors.New("the model API key is missing")
+
+// OpenAI is a Client for any OpenAI-compatible Chat Completions endpoint.
+type OpenAI struct {
+	cfg    Config
+	client openai.Client
+}
+
+// NewOpenAI builds a client. The base URL and key are taken from cfg only: callers resolve
+// environment variables, so precedence is explicit.
+func NewOpenAI(cfg Config) *OpenAI {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxRetries < 0 {
+		cfg.MaxRetries = DefaultMaxRetries
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithMaxRetries(cfg.MaxRetries),
+		option.WithMaxRetryDelay(10 * time.Second),
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &OpenAI{cfg: cfg, client: openai.NewClient(opts...)}
+}
+
+// ModelID implements Client.
+func (o *OpenAI) ModelID() string { return o.cfg.Model }
+
+// BaseURL is the endpoint in use.
+func (o *OpenAI) BaseURL() string { return o.cfg.BaseURL }
+
+func (o *OpenAI) params(req Request) openai.ChatCompletionNewParams {
+	p := openai.ChatCompletionNewParams{
+		Model:         shared.ChatModel(o.cfg.Model),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	if o.cfg.Temperature != nil {
+		p.Temperature = openai.Float(*o.cfg.Temperature)
+	}
+	if o.cfg.TopP != nil {
+		p.TopP = openai.Float(*o.cfg.TopP)
+	}
+	if o.cfg.MaxTokens != nil {
+		p.MaxCompletionTokens = openai.Int(*o.cfg.MaxTokens)
+	}
+	for _, m := range req.Messages {
+		p.Messages = append(p.Messages, toParam(m))
+	}
+	for _, t := range req.Tools {
+		var params map[string]any
+		_ = json.Unmarshal(t.Parameters, &params)
+		if params == nil {
+			params = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        t.Name,
+			Description: openai.String(t.Description),
+			Parameters:  shared.FunctionParameters(params),
+		}))
+	}
+	return p
+}
+
+func toParam(m Message) openai.ChatCompletionMessageParamUnion {
+	switch m.Role {
+	case "system":
+		return openai.SystemMessage(m.Content)
+	case "developer":
+		return openai.DeveloperMessage(m.Content)
+	case "tool":
+		return openai.ToolMessage(m.Content, m.ToolCallID)
+	case "assistant":
+		a := openai.ChatCompletionAssistantMessageParam{}
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			a.Content.OfString = openai.String(m.Content)
+		}
+		for _, tc := range m.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+					ID:       tc.ID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
+				},
+			})
+		}
+		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+	default:
+		return openai.UserMessage(m.Content)
+	}
+}
+
+// Stream implements Client: one streaming Chat Completions request.
+func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Response, error) {
+	if o.cfg.KeyRequired && o.cfg.APIKey == "" {
+		src := o.cfg.KeySource
+		if src == "" {
+			src = "the model endpoint requires one"
+		}
+		return nil, fmt.Errorf("%w: set %s (%s)", ErrMissingAPIKey, APIKeyEnv, src)
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
+	defer cancel()
+	stream := o.client.Chat.Completions.NewStreaming(ctx, o.params(req))
+	defer stream.Close()
+
+	resp := &Response{}
+	var text strings.Builder
+	type callState struct {
+		call    ToolCall
+		args    strings.Builder
+		started bool
+	}
+	var calls []*callState
+	byIndex := map[int64]*callState{}
+	for stream.Next() {
+		chunk := stream.Current()
+		if chunk.JSON.Usage.Valid() && chunk.Usage.TotalTokens > 0 {
+			resp.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens, TotalTokens: chunk.Usage.TotalTokens}
+		}
+		for _, choice := range chunk.Choices {
+			if choice.Index != 0 {
+				continue
+			}
+			d := choice.Delta
+			if d.Content != "" {
+				text.WriteString(d.Content)
+				if err := h.OnText(d.Content); err != nil {
+					return nil, err
+				}
+			}
+			for _, tc := range d.ToolCalls {
+				st, ok := byIndex[tc.Index]
+				if !ok {
+					st = &callState{}
+					byIndex[tc.Index] = st
+					calls = append(calls, st)
+				}
+				if tc.ID != "" {
+					st.call.ID = tc.ID
+				}
+				if tc.Function.Name != "" {
+					st.call.Name += tc.Function.Name
+				}
+				pos := indexOf(calls, st)
+				if !st.started && st.call.Name != "" {
+					if st.call.ID == "" {
+						st.call.ID = fmt.Sprintf("call_%d_%d", time.Now().UnixNano(), pos)
+					}
+					st.started = true
+					if err := h.OnToolCallStart(pos, st.call.ID, st.call.Name); err != nil {
+						return nil, err
+					}
+					// Fragments that arrived before the name are replayed now.
+					if pending := st.args.String(); pending != "" {
+						if err := h.OnToolCallArgs(pos, pending); err != nil {
+							return nil, err
+						}
+					}
+				}
+				if frag := tc.Function.Arguments; frag != "" {
+					st.args.WriteString(frag)
+					if st.started {
+						if err := h.OnToolCallArgs(pos, frag); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
+			if choice.FinishReason != "" {
+				resp.FinishReason = choice.FinishReason
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, describeError(ctx, err, o.cfg)
+	}
+	resp.Text = text.String()
+	for _, st := range calls {
+		if !st.started {
+			return nil, errors.New("the model sent a tool call without a function name")
+		}
+		st.call.Arguments = st.args.String()
+		resp.ToolCalls = append(resp.ToolCalls, st.call)
+	}
+	if resp.FinishReason == "" {
+		return nil, errors.New("the model stream ended before the answer was complete")
+	}
+	return resp, nil
+}
+
+func indexOf[T comparable](list []T, x T) int {
+	for i, v := range list {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// describeError turns transport and API errors into messages a user can act on.
+func describeError(ctx context.Context, err error, cfg Config) error {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		msg := strings.TrimSpace(apiErr.Message)
+		if msg == "" {
+			msg = http.StatusText(apiErr.StatusCode)
+		}
+		hint := ""
+		if apiErr.StatusCode == http.StatusUnauthorized {
+			hint = fmt.Sprintf(" (check %s)", APIKeyEnv)
+		}
+		return fmt.Errorf("model request failed with status %d: %s%s", apiErr.StatusCode, msg, hint)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("model request timed out after %s", cfg.Timeout)
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("model request canceled: %w", ctx.Err())
+	}
+	return fmt.Errorf("model request to %s failed: %w", cfg.BaseURL, err)
+}

@@ -1,0 +1,236 @@
+// Package registry turns loaded manifests into runnable agents: it resolves each Agent's tool
+// map and frontend actions, compiles every Tool, and configures the model client. A tool whose
+// map key differs from its Tool's spec.id is left out (it does not fire) and reported.
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/secrets"
+	"github.com/agentry-dev/agentry/runtime/tools"
+)
+
+// BaseURLEnv overrides the model base URL for agents whose manifest sets none.
+const BaseURLEnv = "OPENAI_BASE_URL"
+
+// ModelOverride replaces every agent's model endpoint (agentry dev's scripted model).
+type ModelOverride struct {
+	BaseURL string
+	APIKey  string
+}
+
+// Options are what the registry needs from its environment.
+type Options struct {
+	// Getenv reads environment variables (os.Getenv in production).
+	Getenv func(string) string
+	// Secrets resolves Secret references (the operator mounts them as files).
+	Secrets secrets.Source
+	// HTTPClient is used for model and HTTP tool calls; nil means defaults.
+	HTTPClient *http.Client
+	// ModelOverride, when set, points every agent at one endpoint.
+	ModelOverride *ModelOverride
+}
+
+// Warning is a problem that does not stop start-up but changes behaviour.
+type Warning struct {
+	Agent   string
+	Message string
+}
+
+// Registry holds the runnable agents by agent id.
+type Registry struct {
+	agents map[string]*Entry
+	order  []string
+}
+
+// Entry is a runnable agent with the manifest it came from.
+type Entry struct {
+	Agent    *agent.Agent
+	Manifest *v1alpha1.Agent
+	BaseURL  string
+}
+
+// Get returns the agent registered under id.
+func (r *Registry) Get(id string) (*Entry, bool) {
+	e, ok := r.agents[id]
+	return e, ok
+}
+
+// IDs lists the agent ids in order.
+func (r *Registry) IDs() []string { return append([]string(nil), r.order...) }
+
+// Build compiles a manifest set. Invalid Tools and FrontendActions and clashing agent ids are
+// errors (naming file, object and field); unresolved references and tool-key mismatches are
+// warnings, and the affected tools do not fire.
+func Build(set *manifest.Set, opts Options) (*Registry, []Warning, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
+	}
+	var errs []error
+	compiled := map[*v1alpha1.Tool]*tools.Tool{}
+	toolOpts := tools.Options{Secrets: opts.Secrets, HTTPClient: opts.HTTPClient}
+	for _, t := range set.Tools {
+		ct, ferrs := tools.Compile(t, toolOpts)
+		if len(ferrs) > 0 {
+			errs = append(errs, fmt.Errorf("%s: %w", set.SourceOf("Tool", t.Namespace, t.Name), ferrs.ToAggregate()))
+			continue
+		}
+		compiled[t] = ct
+	}
+	for _, f := range set.FrontendActions {
+		if f.Spec.Parameters == nil {
+			continue
+		}
+		if ferrs := tools.ValidateParameters(f.Spec.Parameters.Raw, field.NewPath("spec", "parameters")); len(ferrs) > 0 {
+			errs = append(errs, fmt.Errorf("%s: %w", set.SourceOf("FrontendAction", f.Namespace, f.Name), ferrs.ToAggregate()))
+		}
+	}
+
+	reg := &Registry{agents: map[string]*Entry{}}
+	var warnings []Warning
+	for _, m := range set.Agents {
+		id := m.EffectiveAgentID()
+		src := set.SourceOf("Agent", m.Namespace, m.Name)
+		if prev, dup := reg.agents[id]; dup {
+			errs = append(errs, fmt.Errorf("%s: agent id %q is already used by Agent %q", src, id, prev.Manifest.Name))
+			continue
+		}
+		a, w, err := buildAgent(set, m, compiled, opts)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", src, err))
+			continue
+		}
+		warnings = append(warnings, w...)
+		reg.agents[id] = &Entry{Agent: a, Manifest: m, BaseURL: a.Model.(*model.OpenAI).BaseURL()}
+		reg.order = append(reg.order, id)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	sort.Strings(reg.order)
+	return reg, warnings, nil
+}
+
+func buildAgent(set *manifest.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]*tools.Tool, opts Options) (*agent.Agent, []Warning, error) {
+	id := m.EffectiveAgentID()
+	a := &agent.Agent{
+		ID:           id,
+		Name:         m.EffectiveDisplayName(),
+		Instructions: m.Spec.Instructions,
+		Provider:     string(m.Spec.Model.Provider),
+		Tools:        map[string]*tools.Tool{},
+		MaxSteps:     m.EffectiveMaxSteps(),
+	}
+	if a.Provider == "" {
+		a.Provider = string(v1alpha1.ModelProviderOpenAI)
+	}
+	var warnings []Warning
+	disable := func(key, toolID, reason string) {
+		a.Disabled = append(a.Disabled, agent.DisabledTool{Key: key, ToolID: toolID, Reason: reason})
+		warnings = append(warnings, Warning{Agent: id, Message: reason})
+	}
+	for _, ref := range m.Spec.Tools {
+		t := set.Tool(m.Namespace, ref.ToolRef.Name)
+		switch {
+		case t == nil:
+			disable(ref.Key, "", fmt.Sprintf("tool key %q refers to Tool %q, which does not exist; the tool will not fire", ref.Key, ref.ToolRef.Name))
+		case t.Spec.ID != ref.Key:
+			disable(ref.Key, t.Spec.ID, fmt.Sprintf("tool key %q differs from the id %q of Tool %q; the tool will not fire until the key equals the id exactly", ref.Key, t.Spec.ID, t.Name))
+		case compiled[t] == nil:
+			disable(ref.Key, t.Spec.ID, fmt.Sprintf("Tool %q is invalid; the tool will not fire", t.Name))
+		default:
+			a.Tools[ref.Key] = compiled[t]
+			a.ToolKeys = append(a.ToolKeys, ref.Key)
+		}
+	}
+	for _, ref := range m.Spec.FrontendActions {
+		f := set.FrontendAction(m.Namespace, ref.Name)
+		if f == nil {
+			warnings = append(warnings, Warning{Agent: id, Message: fmt.Sprintf("FrontendAction %q does not exist; it is not offered to the model", ref.Name)})
+			continue
+		}
+		if _, clash := a.Tools[f.Spec.Name]; clash {
+			warnings = append(warnings, Warning{Agent: id, Message: fmt.Sprintf("FrontendAction %q has the same name %q as a server tool; the server tool wins", f.Name, f.Spec.Name)})
+			continue
+		}
+		fa := agent.FrontendAction{Name: f.Spec.Name, DisplayName: f.Spec.DisplayName, ExecutionText: f.Spec.ExecutionText, Description: f.Spec.Description}
+		if f.Spec.Parameters != nil {
+			fa.Parameters = f.Spec.Parameters.Raw
+		}
+		a.FrontendActions = append(a.FrontendActions, fa)
+	}
+	cfg, err := modelConfig(m, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	a.Model = model.NewOpenAI(cfg)
+	return a, warnings, nil
+}
+
+func modelConfig(m *v1alpha1.Agent, opts Options) (model.Config, error) {
+	spec := m.Spec.Model
+	cfg := model.Config{
+		Model:      spec.Name,
+		BaseURL:    spec.BaseURL,
+		Timeout:    model.DefaultTimeout,
+		MaxRetries: model.DefaultMaxRetries,
+		HTTPClient: opts.HTTPClient,
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = opts.Getenv(BaseURLEnv)
+	}
+	if spec.Timeout != nil && spec.Timeout.Duration > 0 {
+		cfg.Timeout = spec.Timeout.Duration
+	}
+	if spec.MaxRetries != nil {
+		cfg.MaxRetries = int(*spec.MaxRetries)
+	}
+	parse := func(name, s string) (*float64, error) {
+		if s == "" {
+			return nil, nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("spec.model.%s: %q is not a decimal number", name, s)
+		}
+		return &f, nil
+	}
+	var err error
+	if cfg.Temperature, err = parse("temperature", spec.Temperature); err != nil {
+		return cfg, err
+	}
+	if cfg.TopP, err = parse("topP", spec.TopP); err != nil {
+		return cfg, err
+	}
+	if spec.MaxTokens != nil {
+		v := int64(*spec.MaxTokens)
+		cfg.MaxTokens = &v
+	}
+	cfg.APIKey = opts.Getenv(model.APIKeyEnv)
+	if ref := spec.APIKeySecretRef; ref != nil {
+		cfg.KeyRequired = true
+		cfg.KeySource = fmt.Sprintf("spec.model.apiKeySecretRef names key %q of Secret %q", ref.Key, ref.Name)
+		if cfg.APIKey == "" && opts.Secrets != nil {
+			if data, err := opts.Secrets.Secret(ref.Name); err == nil {
+				cfg.APIKey = data[ref.Key]
+			}
+		}
+	}
+	if o := opts.ModelOverride; o != nil {
+		cfg.BaseURL, cfg.APIKey, cfg.KeyRequired = o.BaseURL, o.APIKey, false
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = model.DefaultBaseURL
+	}
+	return cfg, nil
+}

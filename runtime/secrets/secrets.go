@@ -1,0 +1,74 @@
+// Package secrets resolves references to Kubernetes Secrets inside the runtime. The operator
+// mounts each referenced Secret as a directory (one file per key); locally, a directory laid
+// out the same way works. Values are read on use, so a rotated Secret needs no restart.
+package secrets
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultDir is where the operator mounts referenced Secrets.
+const DefaultDir = "/var/run/agentry/secrets"
+
+// Source resolves Secret data by name.
+type Source interface {
+	// Secret returns every key of the named Secret.
+	Secret(name string) (map[string]string, error)
+}
+
+// ErrNotFound is returned for a Secret that is not available.
+var ErrNotFound = errors.New("secret not found")
+
+// Dir reads Secrets from <dir>/<name>/<key> files.
+type Dir string
+
+// Secret implements Source.
+func (d Dir) Secret(name string) (map[string]string, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return nil, fmt.Errorf("invalid secret name %q", name)
+	}
+	root := filepath.Join(string(d), name)
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("failed to read secret %q from %s: %w", name, string(d), ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read secret %q: %w", name, err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		// Kubernetes secret volumes hold ..data and timestamped directories next to the key links.
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, e.Name()))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) || isDirErr(err) {
+				continue
+			}
+			return nil, fmt.Errorf("failed to read key %q of secret %q: %w", e.Name(), name, err)
+		}
+		out[e.Name()] = strings.TrimRight(string(data), "\r\n")
+	}
+	return out, nil
+}
+
+func isDirErr(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
+}
+
+// Static is an in-memory Source, for tests and embedding.
+type Static map[string]map[string]string
+
+// Secret implements Source.
+func (s Static) Secret(name string) (map[string]string, error) {
+	if v, ok := s[name]; ok {
+		return v, nil
+	}
+	return nil, fmt.Errorf("secret %q: %w", name, ErrNotFound)
+}

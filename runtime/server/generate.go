@@ -1,0 +1,250 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/model"
+)
+
+// genericAgentError is the message of a 500 whose failure has none.
+const genericAgentError = "Agent error"
+
+// generateRequest is the body of POST /api/agents/{agentId}/generate.
+type generateRequest struct {
+	Messages json.RawMessage `json:"messages"`
+	RunID    string          `json:"runId"`
+	MaxSteps int             `json:"maxSteps"`
+	Memory   *struct {
+		Thread   json.RawMessage `json:"thread"`
+		Resource string          `json:"resource"`
+	} `json:"memory"`
+}
+
+// decodeBody reads a JSON object body, answering 400 (or 413) when it cannot.
+func decodeBody(c echo.Context, v any) error {
+	data, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return he
+		}
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return echo.ErrStatusRequestEntityTooLarge
+		}
+		return echo.NewHTTPError(http.StatusBadRequest, "failed to read the request body")
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return echo.NewHTTPError(http.StatusBadRequest, "request body is empty; send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, "invalid JSON body: "+err.Error())
+	}
+	return nil
+}
+
+// parseMessages accepts what Mastra's generate accepts: a string, a list of strings, or a list
+// of {role, content} where content is a string or a list of text parts.
+func parseMessages(raw json.RawMessage) ([]model.Message, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, errors.New("messages is required")
+	}
+	var single string
+	if json.Unmarshal(raw, &single) == nil {
+		if strings.TrimSpace(single) == "" {
+			return nil, errors.New("messages must not be empty")
+		}
+		return []model.Message{{Role: "user", Content: single}}, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, errors.New("messages must be a string or an array of {role, content}")
+	}
+	if len(list) == 0 {
+		return nil, errors.New("messages must not be empty")
+	}
+	out := make([]model.Message, 0, len(list))
+	for i, item := range list {
+		if json.Unmarshal(item, &single) == nil {
+			out = append(out, model.Message{Role: "user", Content: single})
+			continue
+		}
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(item, &m); err != nil {
+			return nil, fmt.Errorf("messages[%d] must be a string or an object with role and content", i)
+		}
+		switch m.Role {
+		case "user", "assistant", "system":
+		case "":
+			return nil, fmt.Errorf("messages[%d].role is required", i)
+		default:
+			return nil, fmt.Errorf("messages[%d].role %q is not supported; use user, assistant or system", i, m.Role)
+		}
+		text, err := contentText(m.Content)
+		if err != nil {
+			return nil, fmt.Errorf("messages[%d].content %s", i, err)
+		}
+		out = append(out, model.Message{Role: m.Role, Content: text})
+	}
+	return out, nil
+}
+
+func contentText(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", errors.New("is required")
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("must be a string or an array of text parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type != "text" {
+			return "", fmt.Errorf("has a %q part; only text parts are supported", p.Type)
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// Mastra's generate result shapes.
+type toolCallOut struct {
+	Type       string          `json:"type"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Args       json.RawMessage `json:"args"`
+}
+
+type toolResultOut struct {
+	Type       string          `json:"type"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Args       json.RawMessage `json:"args"`
+	Result     json.RawMessage `json:"result"`
+	IsError    bool            `json:"isError,omitempty"`
+}
+
+type stepOut struct {
+	StepType     string          `json:"stepType"`
+	Text         string          `json:"text"`
+	ToolCalls    []toolCallOut   `json:"toolCalls"`
+	ToolResults  []toolResultOut `json:"toolResults"`
+	FinishReason string          `json:"finishReason"`
+	Usage        model.Usage     `json:"usage"`
+}
+
+type generateResponse struct {
+	Text         string          `json:"text"`
+	FinishReason string          `json:"finishReason"`
+	Usage        model.Usage     `json:"usage"`
+	ToolCalls    []toolCallOut   `json:"toolCalls"`
+	ToolResults  []toolResultOut `json:"toolResults"`
+	Steps        []stepOut       `json:"steps"`
+	RunID        string          `json:"runId"`
+}
+
+func callsOut(calls []model.ToolCall) []toolCallOut {
+	out := make([]toolCallOut, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, toolCallOut{Type: "tool-call", ToolCallID: c.ID, ToolName: c.Name, Args: argsJSON(c.Arguments)})
+	}
+	return out
+}
+
+func resultsOut(results []agent.ToolResult) []toolResultOut {
+	out := make([]toolResultOut, 0, len(results))
+	for _, r := range results {
+		out = append(out, toolResultOut{Type: "tool-result", ToolCallID: r.ToolCallID, ToolName: r.ToolName, Args: r.Args, Result: r.Result, IsError: r.IsError})
+	}
+	return out
+}
+
+func argsJSON(s string) json.RawMessage {
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func (s *Server) generate(c echo.Context) error {
+	if c.Request().Method != http.MethodPost {
+		if c.Request().Method == http.MethodOptions {
+			return c.NoContent(http.StatusNoContent)
+		}
+		return echo.NewHTTPError(http.StatusMethodNotAllowed)
+	}
+	e, err := s.lookup(c)
+	if err != nil {
+		return err
+	}
+	var req generateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	msgs, err := parseMessages(req.Messages)
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	if req.MaxSteps < 0 {
+		return echo.NewHTTPError(http.StatusBadRequest, "maxSteps must be positive")
+	}
+	runID := req.RunID
+	if runID == "" {
+		runID = agent.NewID("run")
+	}
+	ctx := c.Request().Context()
+	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, MaxSteps: req.MaxSteps}, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			// The client is gone; there is nobody to answer.
+			return nil
+		}
+		msg := err.Error()
+		if strings.TrimSpace(msg) == "" {
+			msg = genericAgentError
+		}
+		s.opts.Logger.Info("generate failed", "agent", e.Agent.ID, "runId", runID, "error", msg)
+		return c.JSON(http.StatusInternalServerError, jsonError{Error: msg})
+	}
+	out := generateResponse{
+		Text:         res.Text,
+		FinishReason: res.FinishReason,
+		Usage:        res.Usage,
+		ToolCalls:    callsOut(res.ToolCalls()),
+		ToolResults:  resultsOut(res.ToolResults()),
+		Steps:        make([]stepOut, 0, len(res.Steps)),
+		RunID:        runID,
+	}
+	for i, st := range res.Steps {
+		typ := "initial"
+		if i > 0 {
+			typ = "tool-result"
+		}
+		out.Steps = append(out.Steps, stepOut{
+			StepType: typ, Text: st.Text, ToolCalls: callsOut(st.ToolCalls), ToolResults: resultsOut(st.ToolResults),
+			FinishReason: st.FinishReason, Usage: st.Usage,
+		})
+	}
+	return c.JSON(http.StatusOK, out)
+}
