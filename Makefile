@@ -23,6 +23,7 @@ generate: controller-gen ## Generate deepcopy code.
 manifests: controller-gen ## Generate CRDs and RBAC from markers.
 	$(CONTROLLER_GEN) rbac:roleName=agentry-operator crd:allowDangerousTypes=false paths="./api/..." paths="./controllers/..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	rm -f charts/agentry/crds/*.yaml && cp config/crd/bases/*.yaml charts/agentry/crds/
 
 .PHONY: fmt
 fmt:
@@ -52,8 +53,8 @@ test-go:
 
 .PHONY: verify-generated
 verify-generated: generate manifests
-	@git diff --exit-code -- api config || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- api config)" || { git status --porcelain -- api config; echo "untracked generated files: run 'make generate manifests' and commit"; exit 1; }
+	@git diff --exit-code -- api config charts/agentry/crds || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- api config charts/agentry/crds)" || { git status --porcelain -- api config charts/agentry/crds; echo "untracked generated files: run 'make generate manifests' and commit"; exit 1; }
 
 .PHONY: bench
 bench: ## Benchmarks that print numbers.

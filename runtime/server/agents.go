@@ -24,15 +24,15 @@ type toolInfo struct {
 
 // agentInfo is an agent as listed by GET /api/agents.
 type agentInfo struct {
-	Name            string                           `json:"name"`
-	Instructions    string                           `json:"instructions"`
-	Provider        string                           `json:"provider"`
-	ModelID         string                           `json:"modelId"`
-	Tools           map[string]toolInfo              `json:"tools"`
+	Name            string                          `json:"name"`
+	Instructions    string                          `json:"instructions"`
+	Provider        string                          `json:"provider"`
+	ModelID         string                          `json:"modelId"`
+	Tools           map[string]toolInfo             `json:"tools"`
 	FrontendActions map[string]agent.FrontendAction `json:"frontendActions"`
-	DisabledTools   []agent.DisabledTool             `json:"disabledTools,omitempty"`
-	MaxSteps        int                              `json:"maxSteps"`
-	Platform        *v1alpha1.PlatformSpec           `json:"platform,omitempty"`
+	DisabledTools   []agent.DisabledTool            `json:"disabledTools,omitempty"`
+	MaxSteps        int                             `json:"maxSteps"`
+	Platform        *v1alpha1.PlatformSpec          `json:"platform,omitempty"`
 }
 
 func describeTool(t *tools.Tool) toolInfo {

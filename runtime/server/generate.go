@@ -188,12 +188,6 @@ func argsJSON(s string) json.RawMessage {
 }
 
 func (s *Server) generate(c echo.Context) error {
-	if c.Request().Method != http.MethodPost {
-		if c.Request().Method == http.MethodOptions {
-			return c.NoContent(http.StatusNoContent)
-		}
-		return echo.NewHTTPError(http.StatusMethodNotAllowed)
-	}
 	e, err := s.lookup(c)
 	if err != nil {
 		return err

@@ -72,9 +72,9 @@ func New(opts Options) *Server {
 	api := e.Group("/api", middleware.BodyLimit(strconv.FormatInt(opts.MaxBodyBytes, 10)+"B"))
 	api.GET("/agents", s.listAgents)
 	api.GET("/agents/:agentId", s.getAgent)
-	api.Any("/agents/:agentId/generate", s.generate)
+	api.Any("/agents/:agentId/generate", postOnly(s.generate))
 	api.GET("/agents/:agentId/tools/:toolId", s.getTool)
-	api.POST("/agents/:agentId/tools/:toolId/execute", s.executeTool)
+	api.Any("/agents/:agentId/tools/:toolId/execute", postOnly(s.executeTool))
 	return s
 }
 
@@ -126,15 +126,19 @@ func errorHandler(log logr.Logger) echo.HTTPErrorHandler {
 		var he *echo.HTTPError
 		if errors.As(err, &he) {
 			code = he.Code
-			switch code {
-			case http.StatusNotFound:
-				msg = "Not found"
-			case http.StatusMethodNotAllowed:
-				msg = "Method not allowed"
-			case http.StatusRequestEntityTooLarge:
-				msg = "Request body too large"
-			default:
-				msg = fmt.Sprint(he.Message)
+			msg = fmt.Sprint(he.Message)
+			if he.Message == nil || msg == http.StatusText(code) {
+				// echo's stock messages, normalised to the API's wording.
+				switch code {
+				case http.StatusNotFound:
+					msg = "Not found"
+				case http.StatusMethodNotAllowed:
+					msg = "Method not allowed"
+				case http.StatusRequestEntityTooLarge:
+					msg = "Request body too large"
+				default:
+					msg = http.StatusText(code)
+				}
 			}
 		} else {
 			log.Error(err, "request failed", "path", c.Path())
@@ -170,5 +174,20 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		metrics.HTTPDuration.WithLabelValues(agentID, route).Observe(time.Since(start).Seconds())
 		s.opts.Logger.V(1).Info("request", "method", c.Request().Method, "path", c.Request().URL.Path, "status", code, "duration", time.Since(start).String())
 		return nil
+	}
+}
+
+// postOnly answers every method but POST with 405 {"error":"Method not allowed"}, as the
+// specification's deployment wrapper does (OPTIONS is left to CORS pre-flight handling).
+func postOnly(h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		switch c.Request().Method {
+		case http.MethodPost:
+			return h(c)
+		case http.MethodOptions:
+			return c.NoContent(http.StatusNoContent)
+		default:
+			return echo.NewHTTPError(http.StatusMethodNotAllowed)
+		}
 	}
 }

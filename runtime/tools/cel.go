@@ -10,7 +10,6 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/ext"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -86,7 +85,8 @@ func (e *celExecutor) execute(ctx context.Context, input json.RawMessage) (json.
 	if _, ok := pv.GetKind().(*structpb.Value_StructValue); !ok {
 		return nil, fmt.Errorf("CEL result must be an object, got %s", val.Type())
 	}
-	return protojson.Marshal(pv)
+	// encoding/json, not protojson: protojson deliberately varies its whitespace.
+	return json.Marshal(pv.AsInterface())
 }
 
 // coerceIntegers turns whole JSON numbers into int64 where the schema says "integer", so CEL

@@ -1,0 +1,146 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/testr"
+
+	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/runtime/registry"
+)
+
+// env is a runtime listening on loopback with a scripted model behind it.
+type env struct {
+	t       *testing.T
+	base    string
+	model   *scriptedmodel.Server
+	reg     *registry.Registry
+	warning []registry.Warning
+}
+
+type envOptions struct {
+	// manifests are extra YAML documents; the samples are always loaded.
+	manifests string
+	// getenv replaces the environment (default: nothing set).
+	getenv func(string) string
+	// noOverride leaves the agents' model endpoint alone (baseURL from manifest or getenv).
+	noOverride bool
+	logger     logr.Logger
+}
+
+func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *env {
+	t.Helper()
+	sm, err := scriptedmodel.Start("127.0.0.1:0", responder, scriptedmodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sm.Close() })
+
+	dir := t.TempDir()
+	samples, err := filepath.Glob("../../config/samples/*.yaml")
+	if err != nil || len(samples) == 0 {
+		t.Fatalf("no samples: %v", err)
+	}
+	for _, f := range samples {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.manifests != "" {
+		if err := os.WriteFile(filepath.Join(dir, "zz-extra.yaml"), []byte(o.manifests), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loader, err := manifest.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := loader.LoadPath(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := registry.Options{Getenv: o.getenv}
+	if !o.noOverride {
+		opts.ModelOverride = &registry.ModelOverride{BaseURL: sm.URL()}
+	}
+	reg, warnings, err := registry.Build(set, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := o.logger
+	if log.GetSink() == nil {
+		log = testr.New(t)
+	}
+	srv := New(Options{Registry: reg, Logger: log, MaxBodyBytes: 64 << 10})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server: %v", err)
+		}
+	})
+	return &env{t: t, base: "http://" + ln.Addr().String(), model: sm, reg: reg, warning: warnings}
+}
+
+// do sends a request and returns the status and decoded JSON body.
+func (e *env) do(method, path, body string) (int, map[string]any) {
+	e.t.Helper()
+	status, raw := e.raw(method, path, body)
+	var out map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			e.t.Fatalf("%s %s: body is not a JSON object: %q", method, path, raw)
+		}
+	}
+	return status, out
+}
+
+func (e *env) raw(method, path, body string) (int, []byte) {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = bytes.NewBufferString(body)
+	}
+	req, err := http.NewRequest(method, e.base+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return resp.StatusCode, raw
+}
+
+func userMessage(text string) string {
+	b, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": text}}})
+	return string(b)
+}

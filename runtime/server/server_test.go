@@ -1,0 +1,497 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+)
+
+func TestListAndGetAgents(t *testing.T) {
+	e := startEnv(t, scriptedmodel.DevScript(), envOptions{})
+
+	status, body := e.do("GET", "/api/agents", "")
+	if status != 200 {
+		t.Fatalf("status %d", status)
+	}
+	for _, id := range []string{"chef", "weather"} {
+		a, ok := body[id].(map[string]any)
+		if !ok {
+			t.Fatalf("agent %s missing from %v", id, body)
+		}
+		if a["provider"] != "openai" || a["modelId"] != "gpt-4o-mini" || a["instructions"] == "" {
+			t.Errorf("%s: %v", id, a)
+		}
+	}
+	chef := body["chef"].(map[string]any)
+	tools := chef["tools"].(map[string]any)
+	sub := tools["suggest-substitute"].(map[string]any)
+	if sub["id"] != "suggest-substitute" || sub["description"] == "" || sub["inputSchema"].(map[string]any)["type"] != "object" || sub["outputSchema"] == nil {
+		t.Errorf("tool listing: %v", sub)
+	}
+	if _, ok := chef["frontendActions"].(map[string]any)["show-recipe-card"]; !ok {
+		t.Errorf("frontend actions: %v", chef["frontendActions"])
+	}
+
+	status, one := e.do("GET", "/api/agents/weather", "")
+	if status != 200 || one["name"] != "Weather" {
+		t.Errorf("get weather: %d %v", status, one)
+	}
+	status, nf := e.do("GET", "/api/agents/nobody", "")
+	if status != 404 || nf["error"] != "Agent with id nobody not found" {
+		t.Errorf("unknown agent: %d %v", status, nf)
+	}
+	status, nf = e.do("POST", "/api/agents/nobody/generate", userMessage("hi"))
+	if status != 404 || nf["error"] != "Agent with id nobody not found" {
+		t.Errorf("generate on unknown agent: %d %v", status, nf)
+	}
+	status, nf = e.do("GET", "/api/nothing-here", "")
+	if status != 404 || nf["error"] != "Not found" {
+		t.Errorf("unknown route: %d %v", status, nf)
+	}
+}
+
+func TestGenerateWithServerTool(t *testing.T) {
+	e := startEnv(t, scriptedmodel.DevScript(), envOptions{})
+	status, body := e.do("POST", "/api/agents/chef/generate", userMessage("What can I use instead of butter?"))
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, body)
+	}
+	if !strings.Contains(body["text"].(string), "olive oil") || body["finishReason"] != "stop" {
+		t.Errorf("text/finishReason: %v", body)
+	}
+	if body["runId"] == "" {
+		t.Error("runId missing")
+	}
+	calls := body["toolCalls"].([]any)
+	results := body["toolResults"].([]any)
+	steps := body["steps"].([]any)
+	if len(calls) != 1 || len(results) != 1 || len(steps) != 2 {
+		t.Fatalf("calls %d results %d steps %d", len(calls), len(results), len(steps))
+	}
+	call := calls[0].(map[string]any)
+	if call["type"] != "tool-call" || call["toolName"] != "suggest-substitute" || call["args"].(map[string]any)["ingredient"] != "butter" {
+		t.Errorf("tool call: %v", call)
+	}
+	res := results[0].(map[string]any)
+	if res["type"] != "tool-result" || res["toolCallId"] != call["toolCallId"] || res["result"].(map[string]any)["substitute"] == nil {
+		t.Errorf("tool result: %v", res)
+	}
+	usage := body["usage"].(map[string]any)
+	if usage["totalTokens"].(float64) <= 0 || usage["promptTokens"].(float64) <= 0 {
+		t.Errorf("usage: %v", usage)
+	}
+	if steps[0].(map[string]any)["stepType"] != "initial" || steps[1].(map[string]any)["stepType"] != "tool-result" {
+		t.Errorf("steps: %v", steps)
+	}
+
+	// The model saw the instructions as a system message, the tools, and in step 2 the result.
+	reqs := e.model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model requests: %d", len(reqs))
+	}
+	if reqs[0].Messages[0].Role != "system" || !strings.Contains(reqs[0].Messages[0].Content, "friendly chef") {
+		t.Errorf("system message: %v", reqs[0].Messages[0])
+	}
+	offered := strings.Join(reqs[0].Tools, ",")
+	if offered != "suggest-substitute,recipe-from-pantry,show-recipe-card" {
+		t.Errorf("offered tools: %s", offered)
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Role != "tool" || !strings.Contains(last.Content, "olive oil") {
+		t.Errorf("tool result message: %v", last)
+	}
+	if !reqs[0].Stream || !reqs[0].IncludeUsage {
+		t.Error("the runtime must stream and ask for usage")
+	}
+}
+
+func TestGenerateRequestShapes(t *testing.T) {
+	e := startEnv(t, scriptedmodel.Sequence(scriptedmodel.Reply{Text: "hello there"}), envOptions{})
+	for _, body := range []string{
+		`{"messages":"just a string"}`,
+		`{"messages":["one","two"]}`,
+		`{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"parts"}]}]}`,
+	} {
+		status, out := e.do("POST", "/api/agents/weather/generate", body)
+		if status != 200 || out["text"] != "hello there" {
+			t.Errorf("%s: %d %v", body, status, out)
+		}
+	}
+	reqs := e.model.Requests()
+	if got := reqs[1].Messages; len(got) != 3 || got[1].Content != "one" || got[2].Content != "two" {
+		t.Errorf("string list: %v", got)
+	}
+	if got := reqs[2].Messages; got[1].Role != "system" || got[2].Content != "parts" {
+		t.Errorf("parts: %v", got)
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	e := startEnv(t, scriptedmodel.ResponderFunc(func(r *scriptedmodel.Request) scriptedmodel.Reply {
+		if strings.Contains(r.Messages[len(r.Messages)-1].Content, "explode") {
+			return scriptedmodel.Reply{Status: 400, Error: "This model cannot explode."}
+		}
+		return scriptedmodel.Reply{Text: "fine"}
+	}), envOptions{})
+
+	for _, method := range []string{"GET", "PUT", "DELETE", "PATCH"} {
+		status, body := e.do(method, "/api/agents/chef/generate", "")
+		if status != 405 || body["error"] != "Method not allowed" {
+			t.Errorf("%s: %d %v", method, status, body)
+		}
+	}
+	bad := map[string]string{
+		`{"messages":`:                   "invalid JSON body",
+		``:                               "request body is empty",
+		`{}`:                             "messages is required",
+		`{"messages":[]}`:                "messages must not be empty",
+		`{"messages":""}`:                "messages must not be empty",
+		`{"messages":42}`:                "messages must be a string or an array",
+		`{"messages":[{"content":"x"}]}`: "messages[0].role is required",
+		`{"messages":[{"role":"robot","content":"x"}]}`:                           `messages[0].role "robot" is not supported`,
+		`{"messages":[{"role":"user"}]}`:                                          "messages[0].content is required",
+		`{"messages":[{"role":"user","content":[{"type":"image","image":"x"}]}]}`: `has a "image" part`,
+		`{"messages":"hi","maxSteps":-1}`:                                         "maxSteps must be positive",
+	}
+	for body, want := range bad {
+		status, out := e.do("POST", "/api/agents/chef/generate", body)
+		if status != 400 || !strings.Contains(out["error"].(string), want) {
+			t.Errorf("%q: %d %v (want %q)", body, status, out, want)
+		}
+	}
+	status, out := e.do("POST", "/api/agents/chef/generate", userMessage("please explode"))
+	if status != 500 || !strings.Contains(out["error"].(string), "This model cannot explode.") || !strings.Contains(out["error"].(string), "400") {
+		t.Errorf("model failure: %d %v", status, out)
+	}
+	status, raw := e.raw("POST", "/api/agents/chef/generate", `{"messages":"`+strings.Repeat("x", 70<<10)+`"}`)
+	if status != 413 || !strings.Contains(string(raw), `"error":"Request body too large"`) {
+		t.Errorf("large body: %d %s", status, raw)
+	}
+}
+
+func TestModelRetriesOn429And5xx(t *testing.T) {
+	var n atomic.Int32
+	e := startEnv(t, scriptedmodel.ResponderFunc(func(*scriptedmodel.Request) scriptedmodel.Reply {
+		switch n.Add(1) {
+		case 1:
+			return scriptedmodel.Reply{Status: 429, Error: "slow down"}
+		case 2:
+			return scriptedmodel.Reply{Status: 503, Error: "overloaded"}
+		default:
+			return scriptedmodel.Reply{Text: "third time lucky"}
+		}
+	}), envOptions{})
+	status, out := e.do("POST", "/api/agents/weather/generate", userMessage("hi"))
+	if status != 200 || out["text"] != "third time lucky" || n.Load() != 3 {
+		t.Errorf("%d %v after %d model calls", status, out, n.Load())
+	}
+}
+
+func TestBrokenModelStream(t *testing.T) {
+	e := startEnv(t, scriptedmodel.Sequence(scriptedmodel.Reply{Text: "this answer will break off half way", FailAfterChunks: 3}), envOptions{})
+	status, out := e.do("POST", "/api/agents/weather/generate", userMessage("hi"))
+	if status != 500 || out["error"] == "" {
+		t.Errorf("%d %v", status, out)
+	}
+}
+
+func TestToolWithInvalidInputGoesBackToTheModel(t *testing.T) {
+	e := startEnv(t, scriptedmodel.Sequence(
+		scriptedmodel.Reply{ToolCalls: []scriptedmodel.ToolCall{{Name: "recipe-from-pantry", Arguments: `{"ingredients":[]}`}}},
+		scriptedmodel.Reply{ToolCalls: []scriptedmodel.ToolCall{{Name: "recipe-from-pantry", Arguments: `not json`}}},
+		scriptedmodel.Reply{Text: "sorry, I need at least one ingredient"},
+	), envOptions{})
+	status, out := e.do("POST", "/api/agents/chef/generate", userMessage("cook something"))
+	if status != 200 || out["text"] != "sorry, I need at least one ingredient" {
+		t.Fatalf("%d %v", status, out)
+	}
+	results := out["toolResults"].([]any)
+	if len(results) != 2 {
+		t.Fatalf("results: %v", results)
+	}
+	for _, r := range results {
+		m := r.(map[string]any)
+		errMsg, _ := m["result"].(map[string]any)["error"].(string)
+		if m["isError"] != true || !strings.Contains(errMsg, "invalid input") {
+			t.Errorf("result: %v", m)
+		}
+	}
+	reqs := e.model.Requests()
+	second := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if second.Role != "tool" || !strings.Contains(second.Content, "/ingredients") {
+		t.Errorf("the model must see the validation error: %v", second)
+	}
+}
+
+func TestConcurrentToolCallsInOneStep(t *testing.T) {
+	e := startEnv(t, scriptedmodel.Sequence(
+		scriptedmodel.Reply{ToolCalls: []scriptedmodel.ToolCall{
+			{Name: "suggest-substitute", Arguments: `{"ingredient":"milk"}`},
+			{Name: "suggest-substitute", Arguments: `{"ingredient":"egg"}`},
+			{Name: "recipe-from-pantry", Arguments: `{"ingredients":["rice"]}`},
+		}},
+		scriptedmodel.Reply{Text: "done"},
+	), envOptions{})
+	status, out := e.do("POST", "/api/agents/chef/generate", userMessage("go"))
+	if status != 200 {
+		t.Fatalf("%d %v", status, out)
+	}
+	results := out["toolResults"].([]any)
+	calls := out["toolCalls"].([]any)
+	if len(results) != 3 {
+		t.Fatalf("results: %v", results)
+	}
+	for i := range results {
+		if results[i].(map[string]any)["toolCallId"] != calls[i].(map[string]any)["toolCallId"] {
+			t.Errorf("results must follow call order: %v vs %v", results[i], calls[i])
+		}
+	}
+	if got := len(e.model.Requests()[1].Messages); got != 1+1+1+3 {
+		t.Errorf("step 2 should carry system, user, assistant and 3 tool messages, got %d", got)
+	}
+}
+
+func TestStepCap(t *testing.T) {
+	always := scriptedmodel.ResponderFunc(func(*scriptedmodel.Request) scriptedmodel.Reply {
+		return scriptedmodel.Reply{ToolCalls: []scriptedmodel.ToolCall{{Name: "weather", Arguments: `{"location":"Oslo"}`}}}
+	})
+	e := startEnv(t, always, envOptions{})
+	status, out := e.do("POST", "/api/agents/weather/generate", userMessage("loop forever"))
+	if status != 200 {
+		t.Fatalf("%d %v", status, out)
+	}
+	if n := len(e.model.Requests()); n != 100 {
+		t.Errorf("model steps: %d, want exactly 100", n)
+	}
+	if len(out["steps"].([]any)) != 100 || out["finishReason"] != "tool-calls" {
+		t.Errorf("steps %d finishReason %v", len(out["steps"].([]any)), out["finishReason"])
+	}
+
+	// A request may lower the limit, never raise it; chef's manifest says 10.
+	e.model.Reset()
+	e.do("POST", "/api/agents/weather/generate", `{"messages":"x","maxSteps":3}`)
+	if n := len(e.model.Requests()); n != 3 {
+		t.Errorf("maxSteps 3: %d steps", n)
+	}
+	e.model.Reset()
+	e.do("POST", "/api/agents/chef/generate", `{"messages":"x","maxSteps":1000}`)
+	if n := len(e.model.Requests()); n != 10 {
+		t.Errorf("chef (maxSteps 10) asked for 1000: %d steps", n)
+	}
+}
+
+const mismatched = `
+apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: sloppy}
+spec:
+  model: {name: m}
+  tools:
+  - key: weatherTool
+    toolRef: {name: weather}
+  - key: weather
+    toolRef: {name: weather}
+  - key: ghost
+    toolRef: {name: does-not-exist}
+`
+
+func TestMismatchedToolKeyNeverFires(t *testing.T) {
+	e := startEnv(t, scriptedmodel.Sequence(
+		scriptedmodel.Reply{ToolCalls: []scriptedmodel.ToolCall{{Name: "weatherTool", Arguments: `{"location":"Rome"}`}}},
+		scriptedmodel.Reply{Text: "that tool is not there"},
+	), envOptions{manifests: mismatched})
+
+	var sawMismatch, sawMissing bool
+	for _, w := range e.warning {
+		if w.Agent == "sloppy" && strings.Contains(w.Message, `"weatherTool"`) && strings.Contains(w.Message, `"weather"`) && strings.Contains(w.Message, "will not fire") {
+			sawMismatch = true
+		}
+		if w.Agent == "sloppy" && strings.Contains(w.Message, "does-not-exist") {
+			sawMissing = true
+		}
+	}
+	if !sawMismatch || !sawMissing {
+		t.Errorf("start-up warnings must name key and id: %v", e.warning)
+	}
+
+	_, info := e.do("GET", "/api/agents/sloppy", "")
+	tools := info["tools"].(map[string]any)
+	if _, ok := tools["weatherTool"]; ok || len(tools) != 1 {
+		t.Errorf("only the matching key may be listed: %v", tools)
+	}
+	if d := info["disabledTools"].([]any); len(d) != 2 {
+		t.Errorf("disabledTools: %v", d)
+	}
+
+	status, out := e.do("POST", "/api/agents/sloppy/generate", userMessage("weather in Rome?"))
+	if status != 200 {
+		t.Fatalf("%d %v", status, out)
+	}
+	if offered := e.model.Requests()[0].Tools; len(offered) != 1 || offered[0] != "weather" {
+		t.Errorf("the model must not be offered the mismatched key: %v", offered)
+	}
+	res := out["toolResults"].([]any)[0].(map[string]any)
+	if res["isError"] != true || !strings.Contains(res["result"].(map[string]any)["error"].(string), "not available") {
+		t.Errorf("calling the mismatched key must not run the tool: %v", res)
+	}
+	status, _ = e.do("POST", "/api/agents/sloppy/tools/weatherTool/execute", `{"data":{"location":"Rome"}}`)
+	if status != 404 {
+		t.Errorf("execute via mismatched key: %d", status)
+	}
+}
+
+func TestToolRoutes(t *testing.T) {
+	e := startEnv(t, scriptedmodel.DevScript(), envOptions{})
+	status, tool := e.do("GET", "/api/agents/weather/tools/weather", "")
+	if status != 200 || tool["id"] != "weather" || tool["inputSchema"] == nil {
+		t.Errorf("get tool: %d %v", status, tool)
+	}
+	status, out := e.do("POST", "/api/agents/weather/tools/weather/execute", `{"data":{"location":"Lima"}}`)
+	if status != 200 || out["location"] != "Lima" || out["temperature"] == nil {
+		t.Errorf("execute: %d %v", status, out)
+	}
+	status, out = e.do("POST", "/api/agents/weather/tools/weather/execute", `{"data":{"city":"Lima"}}`)
+	if status != 400 || !strings.Contains(out["error"].(string), "location") {
+		t.Errorf("invalid input: %d %v", status, out)
+	}
+	status, out = e.do("POST", "/api/agents/weather/tools/weather/execute", `{}`)
+	if status != 400 || !strings.Contains(out["error"].(string), "data is required") {
+		t.Errorf("missing data: %d %v", status, out)
+	}
+	status, out = e.do("GET", "/api/agents/weather/tools/suggest-substitute", "")
+	if status != 404 || out["error"] != "Tool with id suggest-substitute not found" {
+		t.Errorf("tool of another agent: %d %v", status, out)
+	}
+	status, out = e.do("GET", "/api/agents/weather/tools/weather/execute", "")
+	if status != 405 || out["error"] != "Method not allowed" {
+		t.Errorf("GET execute: %d %v", status, out)
+	}
+}
+
+const httpToolAgent = `
+apiVersion: agentry.dev/v1alpha1
+kind: Tool
+metadata: {name: forecast}
+spec:
+  id: forecast
+  description: Forecast from the weather service.
+  inputSchema: {type: object, required: [city], properties: {city: {type: string}}}
+  outputSchema: {type: object, required: [summary], properties: {summary: {type: string}}}
+  execute:
+    http: {url: "URL"}
+    timeout: 300ms
+---
+apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: forecaster}
+spec:
+  model: {name: m}
+  tools:
+  - {key: forecast, toolRef: {name: forecast}}
+`
+
+func TestHTTPToolAgainstRealServer(t *testing.T) {
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in map[string]string
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		if in["city"] == "Slowtown" {
+			select {
+			case <-time.After(3 * time.Second):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]string{"summary": "sunny in " + in["city"]})
+	}))
+	defer svc.Close()
+
+	responder := scriptedmodel.ResponderFunc(func(r *scriptedmodel.Request) scriptedmodel.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		if last.Role == "tool" {
+			return scriptedmodel.Reply{Text: "forecast: " + last.Content}
+		}
+		return scriptedmodel.Reply{ToolCalls: []scriptedmodel.ToolCall{{Name: "forecast", Arguments: `{"city":` + mustJSON(last.Content) + `}`}}}
+	})
+	e := startEnv(t, responder, envOptions{manifests: strings.Replace(httpToolAgent, "URL", svc.URL, 1)})
+
+	status, out := e.do("POST", "/api/agents/forecaster/generate", userMessage("Bergen"))
+	if status != 200 || !strings.Contains(out["text"].(string), "sunny in Bergen") {
+		t.Errorf("%d %v", status, out)
+	}
+	start := time.Now()
+	status, out = e.do("POST", "/api/agents/forecaster/generate", userMessage("Slowtown"))
+	if status != 200 || !strings.Contains(out["text"].(string), "did not answer in time") {
+		t.Errorf("timeout: %d %v", status, out)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the 300ms tool timeout took %v", d)
+	}
+}
+
+func mustJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
+	e := startEnv(t, scriptedmodel.DevScript(), envOptions{noOverride: true, getenv: func(k string) string {
+		if k == "OPENAI_BASE_URL" {
+			return "http://127.0.0.1:9/v1"
+		}
+		return ""
+	}})
+	status, out := e.do("POST", "/api/agents/chef/generate", userMessage("hi"))
+	msg, _ := out["error"].(string)
+	if status != 500 || !strings.Contains(msg, "OPENAI_API_KEY") || !strings.Contains(msg, `Secret "openai"`) {
+		t.Errorf("%d %v", status, out)
+	}
+}
+
+func TestHealthAndMetrics(t *testing.T) {
+	e := startEnv(t, scriptedmodel.DevScript(), envOptions{})
+	if status, body := e.do("GET", "/healthz", ""); status != 200 || body["status"] != "ok" {
+		t.Errorf("healthz: %d %v", status, body)
+	}
+	if status, body := e.do("GET", "/readyz", ""); status != 200 || body["agents"] != float64(2) {
+		t.Errorf("readyz: %d %v", status, body)
+	}
+	e.do("POST", "/api/agents/chef/generate", userMessage("What can I use instead of butter?"))
+	status, raw := e.raw("GET", "/metrics", "")
+	text := string(raw)
+	for _, want := range []string{
+		`agentry_http_requests_total{agent="chef",code="200",route="/api/agents/:agentId/generate"}`,
+		`agentry_tool_calls_total{agent="chef",outcome="ok",tool="suggest-substitute"}`,
+		`agentry_model_requests_total{agent="chef",outcome="ok"}`,
+	} {
+		if status != 200 || !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+const slowModelAgent = `
+apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: impatient}
+spec:
+  model: {name: m, timeout: 300ms, maxRetries: 0}
+`
+
+func TestModelTimeout(t *testing.T) {
+	e := startEnv(t, scriptedmodel.Sequence(scriptedmodel.Reply{Hang: true}), envOptions{manifests: slowModelAgent})
+	start := time.Now()
+	status, out := e.do("POST", "/api/agents/impatient/generate", userMessage("hello?"))
+	if status != 500 || !strings.Contains(fmt.Sprint(out["error"]), "timed out after 300ms") {
+		t.Errorf("%d %v", status, out)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("a 300ms model timeout took %v", d)
+	}
+}

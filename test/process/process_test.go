@@ -1,0 +1,250 @@
+// Package process runs the agentry binary as users do: separate processes, real ports, the
+// scripted model as its own process behind OPENAI_BASE_URL.
+package process
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agentry-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "agentry")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Dir = "../.."
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "failed to build agentry:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is a running agentry process whose output is captured.
+type proc struct {
+	cmd *exec.Cmd
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (p *proc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// start runs agentry with args and env, and waits until its output matches ready; it returns
+// the first group of the match (e.g. the address).
+func start(t *testing.T, env []string, ready string, args ...string) (*proc, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = "../.."
+	cmd.Env = append(cleanEnv(), env...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
+	p := &proc{cmd: cmd}
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	found := make(chan string, 1)
+	re := regexp.MustCompile(ready)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.out.WriteString(line + "\n")
+			p.mu.Unlock()
+			if m := re.FindStringSubmatch(line); m != nil && !sent {
+				sent = true
+				if len(m) > 1 {
+					found <- m[1]
+				} else {
+					found <- ""
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		_ = pw.Close()
+	})
+	select {
+	case v := <-found:
+		return p, v
+	case <-time.After(60 * time.Second):
+		t.Fatalf("agentry %v did not get ready; output:\n%s", args, p.output())
+	}
+	return nil, ""
+}
+
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "AGENTRY_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func post(t *testing.T, url, body string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("not JSON: %s", raw)
+	}
+	return resp.StatusCode, out
+}
+
+const butter = `{"messages":[{"role":"user","content":"What can I use instead of butter?"}]}`
+
+// TestServeAgainstSeparateModelProcess: OPENAI_BASE_URL pointed at an OpenAI-compatible server
+// (the scripted model as its own process, requiring a key) works unchanged.
+func TestServeAgainstSeparateModelProcess(t *testing.T) {
+	_, modelURL := start(t, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0", "--require-api-key", "sk-test-123")
+	env := []string{"OPENAI_BASE_URL=" + modelURL, "OPENAI_API_KEY=sk-test-123"}
+	p, addr := start(t, env, `msg="serving agents" addr=(\S+)`, "serve", "--config", "config/samples", "--addr", "127.0.0.1:0")
+	status, out := post(t, "http://"+addr+"/api/agents/chef/generate", butter)
+	if status != 200 || !strings.Contains(fmt.Sprint(out["text"]), "olive oil") {
+		t.Fatalf("%d %v\n%s", status, out, p.output())
+	}
+	if strings.Contains(p.output(), "sk-test-123") {
+		t.Error("the API key must never be logged")
+	}
+
+	// The same server with a wrong key: the model's 401 comes back as a clear 500.
+	env = []string{"OPENAI_BASE_URL=" + modelURL, "OPENAI_API_KEY=sk-wrong"}
+	_, addr = start(t, env, `msg="serving agents" addr=(\S+)`, "serve", "--config", "config/samples", "--addr", "127.0.0.1:0")
+	status, out = post(t, "http://"+addr+"/api/agents/weather/generate", `{"messages":"What is the weather in Paris?"}`)
+	if msg := fmt.Sprint(out["error"]); status != 500 || !strings.Contains(msg, "401") || !strings.Contains(msg, "OPENAI_API_KEY") || strings.Contains(msg, "sk-wrong") {
+		t.Errorf("%d %v", status, out)
+	}
+}
+
+// TestDevWithoutKey is the README's newcomer path: agentry dev with no key, then the curl.
+func TestDevWithoutKey(t *testing.T) {
+	p, addr := start(t, nil, `Agentry dev server: http://(\S+)/api/agents`, "dev", "--addr", "127.0.0.1:0")
+	if !strings.Contains(p.output(), "No OPENAI_API_KEY is set") {
+		t.Errorf("the banner must say the scripted model is in use:\n%s", p.output())
+	}
+	resp, err := http.Get("http://" + addr + "/api/agents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if _, ok := list["chef"]; !ok {
+		t.Errorf("chef missing: %v", list)
+	}
+	if _, ok := list["weather"]; !ok {
+		t.Errorf("weather missing: %v", list)
+	}
+	status, out := post(t, "http://"+addr+"/api/agents/chef/generate", butter)
+	if status != 200 || out["text"] == "" || len(out["toolResults"].([]any)) != 1 {
+		t.Errorf("%d %v", status, out)
+	}
+	status, out = post(t, "http://"+addr+"/api/agents/weather/generate", `{"messages":"What is the weather in Paris?"}`)
+	if status != 200 || !strings.Contains(fmt.Sprint(out["text"]), "Paris") {
+		t.Errorf("%d %v", status, out)
+	}
+}
+
+func TestServeRejectsInvalidConfig(t *testing.T) {
+	dir := t.TempDir()
+	bad := `apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: broken}
+spec:
+  model: {name: m}
+  maxSteps: 500
+---
+apiVersion: agentry.dev/v1alpha1
+kind: Tool
+metadata: {name: badcel}
+spec:
+  id: badcel
+  description: d
+  inputSchema: {type: object}
+  execute: {cel: "{'a': input.}"}
+`
+	file := filepath.Join(dir, "agents.yaml")
+	if err := os.WriteFile(file, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "serve", "--config", dir, "--addr", "127.0.0.1:0")
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("start-up must fail:\n%s", out)
+	}
+	text := string(out)
+	for _, want := range []string{file, `Agent "broken"`, "spec.maxSteps"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	// The Agent error stops loading before Tools compile; fix it and the CEL error shows.
+	fixed := strings.Replace(bad, "maxSteps: 500", "maxSteps: 5", 1)
+	_ = os.WriteFile(file, []byte(fixed), 0o600)
+	cmd = exec.Command(binary, "serve", "--config", dir, "--addr", "127.0.0.1:0")
+	cmd.Env = cleanEnv()
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `Tool "badcel"`) || !strings.Contains(string(out), "spec.execute.cel") {
+		t.Errorf("CEL error must name the tool and field:\n%s", out)
+	}
+}
+
+func TestServeWarnsAboutMismatchedToolKey(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"tool_weather.yaml"} {
+		data, _ := os.ReadFile(filepath.Join("../../config/samples", f))
+		_ = os.WriteFile(filepath.Join(dir, f), data, 0o600)
+	}
+	agent := `apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: mixup}
+spec:
+  model: {name: m}
+  tools: [{key: getWeather, toolRef: {name: weather}}]
+`
+	_ = os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(agent), 0o600)
+	p, _ := start(t, nil, `msg="serving agents"`, "serve", "--config", dir, "--addr", "127.0.0.1:0")
+	out := p.output()
+	if !strings.Contains(out, "WARNING") || !strings.Contains(out, `tool key \"getWeather\" differs from the id \"weather\"`) {
+		t.Errorf("start-up must warn naming key and id:\n%s", out)
+	}
+}
