@@ -199,7 +199,7 @@ type EndpointSpec struct {
 	// +kubebuilder:validation:MaxLength=2048
 	PublicURL string `json:"publicURL,omitempty"`
 
-	// rateLimit limits requests per client IP plus user.
+	// rateLimit limits requests per client IP plus user (default 600 per minute, burst 100).
 	// +optional
 	RateLimit *RateLimitSpec `json:"rateLimit,omitempty"`
 
@@ -240,15 +240,22 @@ type IngressSpec struct {
 
 // RateLimitSpec limits requests per client IP plus user.
 type RateLimitSpec struct {
-	// requestsPerMinute is the sustained rate allowed per client (0 disables the limit).
+	// requestsPerMinute is the sustained rate allowed per client IP plus user (default 600;
+	// 0 disables the limit).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	RequestsPerMinute int32 `json:"requestsPerMinute,omitempty"`
+	RequestsPerMinute *int32 `json:"requestsPerMinute,omitempty"`
 
 	// burst is how many requests a client may send at once (default: requestsPerMinute/6, at least 1).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Burst int32 `json:"burst,omitempty"`
+
+	// userHeader names the request header that identifies the end user behind the platform,
+	// so one platform IP serving many users is limited per user (default X-User-Id).
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9-]{1,64}$`
+	UserHeader string `json:"userHeader,omitempty"`
 }
 
 // PlatformSpec is what the chat platform's agent form needs besides the URL and id.

@@ -62,7 +62,7 @@ the agents to it through the same client, so tools and frontend actions work off
 				fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/generate\n", id, base, id)
 			}
 			fmt.Fprintln(out)
-			srv := server.New(server.Options{Registry: reg, Logger: log})
+			srv := server.New(server.Options{Registry: reg, Logger: log, Secrets: secrets.Dir(o.secretsDir)})
 			return ignoreCanceled(srv.Serve(cmd.Context(), ln))
 		},
 	}

@@ -53,7 +53,7 @@ manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.`,
 				return fmt.Errorf("failed to listen on %q: %w", o.addr, err)
 			}
 			log.Info("serving agents", "addr", ln.Addr().String(), "agents", reg.IDs())
-			srv := server.New(server.Options{Registry: reg, Logger: log, MaxBodyBytes: o.maxBodyBytes})
+			srv := server.New(server.Options{Registry: reg, Logger: log, MaxBodyBytes: o.maxBodyBytes, Secrets: secrets.Dir(o.secretsDir)})
 			return ignoreCanceled(srv.Serve(cmd.Context(), ln))
 		},
 	}

@@ -57,14 +57,14 @@ type Message struct {
 
 // Request is a received chat completion request.
 type Request struct {
-	Model         string
-	Messages      []Message
-	Tools         []string
-	ToolChoice    any
-	Stream        bool
-	IncludeUsage  bool
-	Authorization string
-	Raw           json.RawMessage
+	Model         string          `json:"model"`
+	Messages      []Message       `json:"messages"`
+	Tools         []string        `json:"tools"`
+	ToolChoice    any             `json:"toolChoice,omitempty"`
+	Stream        bool            `json:"stream"`
+	IncludeUsage  bool            `json:"includeUsage"`
+	Authorization string          `json:"-"`
+	Raw           json.RawMessage `json:"-"`
 }
 
 // Responder decides the reply to a request.
@@ -94,7 +94,25 @@ type Server struct {
 	mu       sync.Mutex
 	requests []*Request
 	calls    int
+	stats    Stats
 	done     chan struct{}
+}
+
+// Stats counts requests by how they ended.
+type Stats struct {
+	// InFlight requests are being answered now.
+	InFlight int `json:"inFlight"`
+	// Completed requests were answered in full.
+	Completed int `json:"completed"`
+	// Canceled requests ended because the client went away first.
+	Canceled int `json:"canceled"`
+}
+
+// Stats returns the request counters.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
 }
 
 // Start listens on addr (e.g. 127.0.0.1:0) and serves in the background.
@@ -109,6 +127,9 @@ func Start(addr string, r Responder, opts Options) (*Server, error) {
 	e.POST("/v1/chat/completions", s.chatCompletions)
 	e.POST("/chat/completions", s.chatCompletions)
 	e.GET("/v1/models", s.models)
+	// Inspection routes for tests that run the model as a separate process.
+	e.GET("/_scripted/requests", func(c echo.Context) error { return c.JSON(http.StatusOK, s.Requests()) })
+	e.GET("/_scripted/stats", func(c echo.Context) error { return c.JSON(http.StatusOK, s.Stats()) })
 	e.Listener = ln
 	s.echo = e
 	go func() {
@@ -229,7 +250,18 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	s.requests = append(s.requests, req)
 	s.calls++
 	seq := s.calls
+	s.stats.InFlight++
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.stats.InFlight--
+		if c.Request().Context().Err() != nil {
+			s.stats.Canceled++
+		} else {
+			s.stats.Completed++
+		}
+	}()
 
 	reply := s.responder.Respond(req)
 	ctx := c.Request().Context()

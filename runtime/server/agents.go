@@ -69,6 +69,10 @@ func (s *Server) listAgents(c echo.Context) error {
 	out := map[string]agentInfo{}
 	for _, id := range s.opts.Registry.IDs() {
 		e, _ := s.opts.Registry.Get(id)
+		// Agents behind auth are listed only to callers that present their headers.
+		if ok, err := s.auth.check(c.Request(), e); err != nil || !ok {
+			continue
+		}
 		out[id] = describe(e)
 	}
 	return c.JSON(http.StatusOK, out)
@@ -89,18 +93,11 @@ func (s *Server) lookup(c echo.Context) (*registry.Entry, error) {
 }
 
 func (s *Server) getAgent(c echo.Context) error {
-	e, err := s.lookup(c)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, describe(e))
+	return c.JSON(http.StatusOK, describe(agentOf(c)))
 }
 
 func (s *Server) tool(c echo.Context) (*tools.Tool, error) {
-	e, err := s.lookup(c)
-	if err != nil {
-		return nil, err
-	}
+	e := agentOf(c)
 	id := c.Param("toolId")
 	t, ok := e.Agent.Tool(id)
 	if !ok {

@@ -188,10 +188,7 @@ func argsJSON(s string) json.RawMessage {
 }
 
 func (s *Server) generate(c echo.Context) error {
-	e, err := s.lookup(c)
-	if err != nil {
-		return err
-	}
+	e := agentOf(c)
 	var req generateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"
+	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
 // DefaultAddr is where the runtime listens (Mastra's local development port).
@@ -35,12 +36,16 @@ type Options struct {
 	MaxBodyBytes int64
 	// CORSOrigins are the allowed origins (default: any).
 	CORSOrigins []string
+	// Secrets resolves endpoint auth Secrets (headersSecretRef).
+	Secrets secrets.Source
 }
 
 // Server serves the runtime API.
 type Server struct {
-	opts Options
-	echo *echo.Echo
+	opts   Options
+	echo   *echo.Echo
+	auth   *authChecker
+	limits *rateLimiters
 }
 
 // New builds the server and its routes.
@@ -54,7 +59,10 @@ func New(opts Options) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
-	s := &Server{opts: opts, echo: e}
+	// Behind an Ingress the client address is in X-Forwarded-For; trust it only from
+	// loopback and private networks, where proxies live.
+	e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	s := &Server{opts: opts, echo: e, auth: &authChecker{secrets: opts.Secrets}, limits: &rateLimiters{}}
 
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 		opts.Logger.Error(err, "panic while serving a request", "path", c.Path())
@@ -69,12 +77,14 @@ func New(opts Options) *Server {
 	})
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})))
 
-	api := e.Group("/api", middleware.BodyLimit(strconv.FormatInt(opts.MaxBodyBytes, 10)+"B"))
+	api := e.Group("/api")
 	api.GET("/agents", s.listAgents)
-	api.GET("/agents/:agentId", s.getAgent)
-	api.Any("/agents/:agentId/generate", postOnly(s.generate))
-	api.GET("/agents/:agentId/tools/:toolId", s.getTool)
-	api.Any("/agents/:agentId/tools/:toolId/execute", postOnly(s.executeTool))
+	api.GET("/agents/:agentId", s.guard(s.getAgent))
+	api.Any("/agents/:agentId/generate", postOnly(s.guard(s.generate)))
+	api.Any("/agents/:agentId/stream", postOnly(s.guard(s.stream)))
+	api.Any("/agents/:agentId/ag-ui", postOnly(s.guard(s.agui)))
+	api.GET("/agents/:agentId/tools/:toolId", s.guard(s.getTool))
+	api.Any("/agents/:agentId/tools/:toolId/execute", postOnly(s.guard(s.executeTool)))
 	return s
 }
 

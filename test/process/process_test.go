@@ -3,9 +3,6 @@
 package process
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,106 +10,32 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"time"
+
+	"github.com/agentry-dev/agentry/internal/testutil"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agentry-bin")
+	bin, cleanup, err := testutil.BuildBinary("../..")
 	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "agentry")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Dir = "../.."
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "failed to build agentry:", err)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	binary = bin
 	code := m.Run()
-	_ = os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
-// proc is a running agentry process whose output is captured.
-type proc struct {
-	cmd *exec.Cmd
-	mu  sync.Mutex
-	out bytes.Buffer
-}
-
-func (p *proc) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}
-
-// start runs agentry with args and env, and waits until its output matches ready; it returns
-// the first group of the match (e.g. the address).
-func start(t *testing.T, env []string, ready string, args ...string) (*proc, string) {
+func start(t *testing.T, env []string, ready string, args ...string) (*testutil.Proc, string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = "../.."
-	cmd.Env = append(cleanEnv(), env...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 5 * time.Second
-	p := &proc{cmd: cmd}
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	found := make(chan string, 1)
-	re := regexp.MustCompile(ready)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		sent := false
-		for sc.Scan() {
-			line := sc.Text()
-			p.mu.Lock()
-			p.out.WriteString(line + "\n")
-			p.mu.Unlock()
-			if m := re.FindStringSubmatch(line); m != nil && !sent {
-				sent = true
-				if len(m) > 1 {
-					found <- m[1]
-				} else {
-					found <- ""
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-		_ = pw.Close()
-	})
-	select {
-	case v := <-found:
-		return p, v
-	case <-time.After(60 * time.Second):
-		t.Fatalf("agentry %v did not get ready; output:\n%s", args, p.output())
-	}
-	return nil, ""
+	return testutil.Start(t, binary, "../..", env, ready, args...)
 }
 
-func cleanEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "AGENTRY_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
+func cleanEnv() []string { return testutil.CleanEnv() }
 
 func post(t *testing.T, url, body string) (int, map[string]any) {
 	t.Helper()
@@ -139,9 +62,9 @@ func TestServeAgainstSeparateModelProcess(t *testing.T) {
 	p, addr := start(t, env, `msg="serving agents" addr=(\S+)`, "serve", "--config", "config/samples", "--addr", "127.0.0.1:0")
 	status, out := post(t, "http://"+addr+"/api/agents/chef/generate", butter)
 	if status != 200 || !strings.Contains(fmt.Sprint(out["text"]), "olive oil") {
-		t.Fatalf("%d %v\n%s", status, out, p.output())
+		t.Fatalf("%d %v\n%s", status, out, p.Output())
 	}
-	if strings.Contains(p.output(), "sk-test-123") {
+	if strings.Contains(p.Output(), "sk-test-123") {
 		t.Error("the API key must never be logged")
 	}
 
@@ -157,8 +80,8 @@ func TestServeAgainstSeparateModelProcess(t *testing.T) {
 // TestDevWithoutKey is the README's newcomer path: agentry dev with no key, then the curl.
 func TestDevWithoutKey(t *testing.T) {
 	p, addr := start(t, nil, `Agentry dev server: http://(\S+)/api/agents`, "dev", "--addr", "127.0.0.1:0")
-	if !strings.Contains(p.output(), "No OPENAI_API_KEY is set") {
-		t.Errorf("the banner must say the scripted model is in use:\n%s", p.output())
+	if !strings.Contains(p.Output(), "No OPENAI_API_KEY is set") {
+		t.Errorf("the banner must say the scripted model is in use:\n%s", p.Output())
 	}
 	resp, err := http.Get("http://" + addr + "/api/agents")
 	if err != nil {
@@ -243,7 +166,7 @@ spec:
 `
 	_ = os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(agent), 0o600)
 	p, _ := start(t, nil, `msg="serving agents"`, "serve", "--config", dir, "--addr", "127.0.0.1:0")
-	out := p.output()
+	out := p.Output()
 	if !strings.Contains(out, "WARNING") || !strings.Contains(out, `tool key \"getWeather\" differs from the id \"weather\"`) {
 		t.Errorf("start-up must warn naming key and id:\n%s", out)
 	}

@@ -1,0 +1,114 @@
+// Package testutil runs the agentry binary as separate processes for end-to-end tests.
+package testutil
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BuildBinary builds agentry from the module root into a temporary directory and returns the
+// path and a cleanup function. Call it from TestMain.
+func BuildBinary(moduleRoot string) (string, func(), error) {
+	dir, err := os.MkdirTemp("", "agentry-bin")
+	if err != nil {
+		return "", nil, err
+	}
+	bin := filepath.Join(dir, "agentry")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = moduleRoot
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("failed to build agentry: %w", err)
+	}
+	return bin, func() { _ = os.RemoveAll(dir) }, nil
+}
+
+// Proc is a running process whose combined output is captured.
+type Proc struct {
+	Cmd *exec.Cmd
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+// Output is everything the process printed so far.
+func (p *Proc) Output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// CleanEnv is the test's environment without OPENAI_* and AGENTRY_* variables.
+func CleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "OPENAI_") || strings.HasPrefix(kv, "AGENTRY_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// Start runs bin with args in dir and env (added to CleanEnv), waits until a line of its output
+// matches ready and returns the first group of that match. The process gets SIGINT at cleanup.
+func Start(t *testing.T, bin, dir string, env []string, ready string, args ...string) (*Proc, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(CleanEnv(), env...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
+	p := &Proc{Cmd: cmd}
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	found := make(chan string, 1)
+	re := regexp.MustCompile(ready)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.out.WriteString(line + "\n")
+			p.mu.Unlock()
+			if m := re.FindStringSubmatch(line); m != nil && !sent {
+				sent = true
+				v := ""
+				if len(m) > 1 {
+					v = m[1]
+				}
+				found <- v
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		_ = pw.Close()
+	})
+	select {
+	case v := <-found:
+		return p, v
+	case <-time.After(90 * time.Second):
+		t.Fatalf("%s %v did not get ready; output:\n%s", filepath.Base(bin), args, p.Output())
+	}
+	return nil, ""
+}

@@ -1,0 +1,175 @@
+package agui
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/model"
+)
+
+// AG-UI event types the endpoint sends.
+const (
+	RunStarted         = "RUN_STARTED"
+	RunFinished        = "RUN_FINISHED"
+	RunError           = "RUN_ERROR"
+	StepStarted        = "STEP_STARTED"
+	StepFinished       = "STEP_FINISHED"
+	TextMessageStart   = "TEXT_MESSAGE_START"
+	TextMessageContent = "TEXT_MESSAGE_CONTENT"
+	TextMessageEnd     = "TEXT_MESSAGE_END"
+	ToolCallStart      = "TOOL_CALL_START"
+	ToolCallArgs       = "TOOL_CALL_ARGS"
+	ToolCallEnd        = "TOOL_CALL_END"
+	ToolCallResult     = "TOOL_CALL_RESULT"
+	// ErrorType is the specification's failure event, sent before RUN_ERROR.
+	ErrorType = "error"
+)
+
+// ProcessingFailed is the message of the failure events; the cause is logged, not sent.
+const ProcessingFailed = "Agent processing failed"
+
+// Event is one AG-UI event. Optional fields are omitted, never null.
+type Event struct {
+	Type            string       `json:"type"`
+	ThreadID        string       `json:"threadId,omitempty"`
+	RunID           string       `json:"runId,omitempty"`
+	Timestamp       int64        `json:"timestamp"`
+	MessageID       string       `json:"messageId,omitempty"`
+	Role            string       `json:"role,omitempty"`
+	Delta           string       `json:"delta,omitempty"`
+	ToolCallID      string       `json:"toolCallId,omitempty"`
+	ToolCallName    string       `json:"toolCallName,omitempty"`
+	ParentMessageID string       `json:"parentMessageId,omitempty"`
+	Content         *string      `json:"content,omitempty"`
+	StepName        string       `json:"stepName,omitempty"`
+	Message         string       `json:"message,omitempty"`
+	Outcome         *Outcome     `json:"outcome,omitempty"`
+	Usage           []TokenUsage `json:"usage,omitempty"`
+}
+
+// Outcome is RUN_FINISHED's outcome.
+type Outcome struct {
+	Type               string   `json:"type"`
+	PendingToolCallIDs []string `json:"pendingToolCallIds,omitempty"`
+}
+
+// TokenUsage is RUN_FINISHED's usage entry.
+type TokenUsage struct {
+	Provider     string `json:"provider,omitempty"`
+	Model        string `json:"model,omitempty"`
+	InputTokens  int64  `json:"inputTokens"`
+	OutputTokens int64  `json:"outputTokens"`
+	TotalTokens  int64  `json:"totalTokens"`
+}
+
+// Mapper turns run events into AG-UI events for one run.
+type Mapper struct {
+	ThreadID string
+	RunID    string
+	// Now returns epoch milliseconds; time.Now by default.
+	Now func() int64
+}
+
+func (m *Mapper) now() int64 {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now().UnixMilli()
+}
+
+func (m *Mapper) event(typ string) Event {
+	return Event{Type: typ, ThreadID: m.ThreadID, RunID: m.RunID, Timestamp: m.now()}
+}
+
+// Started is the first event of every run.
+func (m *Mapper) Started() Event { return m.event(RunStarted) }
+
+// Map converts one run event to zero or more AG-UI events.
+func (m *Mapper) Map(e agent.Event) []Event {
+	switch e.Type {
+	case agent.EventStepStarted:
+		ev := m.event(StepStarted)
+		ev.StepName = stepName(e.Step)
+		return []Event{ev}
+	case agent.EventStepFinished:
+		ev := m.event(StepFinished)
+		ev.StepName = stepName(e.Step)
+		return []Event{ev}
+	case agent.EventTextStart:
+		ev := m.event(TextMessageStart)
+		ev.MessageID, ev.Role = e.MessageID, "assistant"
+		return []Event{ev}
+	case agent.EventTextDelta:
+		if e.Delta == "" {
+			return nil
+		}
+		ev := m.event(TextMessageContent)
+		ev.MessageID, ev.Delta = e.MessageID, e.Delta
+		return []Event{ev}
+	case agent.EventTextEnd:
+		ev := m.event(TextMessageEnd)
+		ev.MessageID = e.MessageID
+		return []Event{ev}
+	case agent.EventToolCallStart:
+		ev := m.event(ToolCallStart)
+		ev.ToolCallID, ev.ToolCallName, ev.ParentMessageID = e.ToolCall.ID, e.ToolCall.Name, e.MessageID
+		return []Event{ev}
+	case agent.EventToolCallArgs:
+		if e.Delta == "" {
+			return nil
+		}
+		ev := m.event(ToolCallArgs)
+		ev.ToolCallID, ev.Delta = e.ToolCall.ID, e.Delta
+		return []Event{ev}
+	case agent.EventToolCallEnd:
+		ev := m.event(ToolCallEnd)
+		ev.ToolCallID = e.ToolCall.ID
+		return []Event{ev}
+	case agent.EventToolResult:
+		ev := m.event(ToolCallResult)
+		content := string(e.Result)
+		ev.MessageID, ev.ToolCallID, ev.Content, ev.Role = "tool_"+e.ToolCall.ID, e.ToolCall.ID, &content, "tool"
+		return []Event{ev}
+	}
+	return nil
+}
+
+func stepName(n int) string { return fmt.Sprintf("step-%d", n) }
+
+// Finished is the last event of a successful run. Frontend tool calls left for the client are
+// named in the outcome, so the UI knows what to execute.
+func (m *Mapper) Finished(pending []model.ToolCall, usage model.Usage, provider, modelID string) Event {
+	ev := m.event(RunFinished)
+	ev.Outcome = &Outcome{Type: "success"}
+	for _, tc := range pending {
+		ev.Outcome.PendingToolCallIDs = append(ev.Outcome.PendingToolCallIDs, tc.ID)
+	}
+	if usage.TotalTokens > 0 {
+		ev.Usage = []TokenUsage{{Provider: provider, Model: modelID, InputTokens: usage.PromptTokens, OutputTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}}
+	}
+	return ev
+}
+
+// Failed are the events that end a run that failed after the stream started: the
+// specification's error event, then RUN_ERROR with the same message.
+func (m *Mapper) Failed() []Event {
+	errEv := m.event(ErrorType)
+	errEv.Message = ProcessingFailed
+	runErr := m.event(RunError)
+	runErr.Message = ProcessingFailed
+	return []Event{errEv, runErr}
+}
+
+// Encode writes one event as an SSE frame: `data: <json>` and a blank line, LF only.
+func Encode(ev any) ([]byte, error) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(b)+8)
+	out = append(out, "data: "...)
+	out = append(out, b...)
+	return append(out, '\n', '\n'), nil
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/agui"
+	"github.com/agentry-dev/agentry/runtime/metrics"
+)
+
+// sseStream writes server-sent events, flushing each one at once. After the first write
+// failure every later write fails too, so a gone client stops the run.
+type sseStream struct {
+	c       echo.Context
+	mu      sync.Mutex
+	err     error
+	started bool
+}
+
+func (s *sseStream) start() {
+	h := s.c.Response().Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	s.c.Response().WriteHeader(http.StatusOK)
+	s.c.Response().Flush()
+	s.started = true
+}
+
+func (s *sseStream) send(ev any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.c.Request().Context().Err(); err != nil {
+		s.err = err
+		return err
+	}
+	frame, err := agui.Encode(ev)
+	if err != nil {
+		s.err = fmt.Errorf("failed to encode event: %w", err)
+		return s.err
+	}
+	if _, err := s.c.Response().Write(frame); err != nil {
+		s.err = err
+		return err
+	}
+	s.c.Response().Flush()
+	return nil
+}
+
+func (s *sseStream) sendRaw(frame string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		_, s.err = s.c.Response().Write([]byte(frame))
+		s.c.Response().Flush()
+	}
+}
+
+// invalidRequest answers 400 {"error":"Invalid request","detail":…}: the error is the
+// specification's exact text, the detail says what to fix.
+func invalidRequest(c echo.Context, err error) error {
+	body := map[string]string{"error": agui.ErrInvalidRequest.Error()}
+	var ie *agui.InputError
+	if errors.As(err, &ie) {
+		body["detail"] = ie.Detail
+	} else if err != nil {
+		body["detail"] = err.Error()
+	}
+	return c.JSON(http.StatusBadRequest, body)
+}
+
+// agui serves POST /api/agents/{agentId}/ag-ui: AG-UI RunAgentInput in, AG-UI events out.
+func (s *Server) agui(c echo.Context) error {
+	e := agentOf(c)
+	var in agui.RunAgentInput
+	if err := decodeBody(c, &in); err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) && he.Code == http.StatusBadRequest {
+			return invalidRequest(c, fmt.Errorf("%v", he.Message))
+		}
+		return err
+	}
+	msgs, err := agui.ConvertMessages(in.Messages)
+	if err != nil {
+		return invalidRequest(c, err)
+	}
+	clientTools, err := agui.ConvertTools(in.Tools)
+	if err != nil {
+		return invalidRequest(c, err)
+	}
+	if in.RunID == "" {
+		in.RunID = fmt.Sprintf("run_%d", time.Now().UnixMilli())
+	}
+	if in.ThreadID == "" {
+		in.ThreadID = "thread_1"
+	}
+	log := s.opts.Logger.WithValues("agent", e.Agent.ID, "runId", in.RunID, "threadId", in.ThreadID)
+	mapper := &agui.Mapper{ThreadID: in.ThreadID, RunID: in.RunID}
+	out := &sseStream{c: c}
+	out.start()
+	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
+	defer metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
+
+	if err := out.send(mapper.Started()); err != nil {
+		return nil
+	}
+	ctx := c.Request().Context()
+	res, err := e.Agent.Run(ctx, agent.Input{Messages: agui.ModelMessages(msgs), ClientTools: clientTools}, func(ev agent.Event) error {
+		for _, a := range mapper.Map(ev) {
+			if err := out.send(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil || out.err != nil {
+			log.V(1).Info("client went away; run canceled")
+			return nil
+		}
+		log.Error(err, "run failed after the stream started")
+		for _, ev := range mapper.Failed() {
+			_ = out.send(ev)
+		}
+		return nil
+	}
+	_ = out.send(mapper.Finished(res.PendingToolCalls, res.Usage, e.Agent.Provider, e.Agent.Model.ModelID()))
+	return nil
+}

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/metrics"
+)
+
+// streamChunk is one Mastra-style stream chunk: {type, runId, from, payload}.
+type streamChunk struct {
+	Type    string `json:"type"`
+	RunID   string `json:"runId"`
+	From    string `json:"from"`
+	Payload any    `json:"payload"`
+}
+
+// stream serves POST /api/agents/{agentId}/stream: the generate request, answered as
+// server-sent Mastra-style chunks and a final `data: [DONE]`.
+func (s *Server) stream(c echo.Context) error {
+	e := agentOf(c)
+	var req generateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	msgs, err := parseMessages(req.Messages)
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	if req.MaxSteps < 0 {
+		return echo.NewHTTPError(http.StatusBadRequest, "maxSteps must be positive")
+	}
+	runID := req.RunID
+	if runID == "" {
+		runID = agent.NewID("run")
+	}
+	out := &sseStream{c: c}
+	out.start()
+	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
+	defer metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
+	chunk := func(typ string, payload any) error {
+		return out.send(streamChunk{Type: typ, RunID: runID, From: "AGENT", Payload: payload})
+	}
+	if err := chunk("start", map[string]any{}); err != nil {
+		return nil
+	}
+	ctx := c.Request().Context()
+	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, MaxSteps: req.MaxSteps}, func(ev agent.Event) error {
+		switch ev.Type {
+		case agent.EventStepStarted:
+			return chunk("step-start", map[string]any{"messageId": ev.MessageID})
+		case agent.EventTextDelta:
+			return chunk("text-delta", map[string]any{"id": ev.MessageID, "text": ev.Delta})
+		case agent.EventToolCallEnd:
+			return chunk("tool-call", map[string]any{"toolCallId": ev.ToolCall.ID, "toolName": ev.ToolCall.Name, "args": argsJSON(ev.ToolCall.Arguments)})
+		case agent.EventToolResult:
+			p := map[string]any{"toolCallId": ev.ToolCall.ID, "toolName": ev.ToolCall.Name, "result": json.RawMessage(ev.Result)}
+			if ev.IsError {
+				p["isError"] = true
+			}
+			return chunk("tool-result", p)
+		case agent.EventStepFinished:
+			return chunk("step-finish", map[string]any{"finishReason": ev.FinishReason, "usage": ev.Usage})
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil || out.err != nil {
+			return nil
+		}
+		s.opts.Logger.Error(err, "stream run failed", "agent", e.Agent.ID, "runId", runID)
+		_ = chunk("error", map[string]any{"error": err.Error()})
+		out.sendRaw("data: [DONE]\n\n")
+		return nil
+	}
+	_ = chunk("finish", map[string]any{"finishReason": res.FinishReason, "usage": res.Usage, "text": res.Text})
+	out.sendRaw("data: [DONE]\n\n")
+	return nil
+}
