@@ -7,6 +7,13 @@ step() { printf '\n=== %s\n' "$*"; }
 
 step "tools"
 make --no-print-directory controller-gen >/dev/null
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "installing Node.js and npm from Debian"
+  if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
+fi
+# The AG-UI conformance suite's client, pinned by package-lock.json.
+(cd test/conformance && npm ci --no-audit --no-fund --loglevel=error)
 
 step "generated code is current (make generate manifests && git diff --exit-code)"
 make --no-print-directory verify-generated

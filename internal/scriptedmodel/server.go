@@ -98,6 +98,9 @@ type Server struct {
 	done     chan struct{}
 }
 
+// abortedKey marks a streamed answer the client stopped reading.
+const abortedKey = "scripted.aborted"
+
 // Stats counts requests by how they ended.
 type Stats struct {
 	// InFlight requests are being answered now.
@@ -256,7 +259,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.stats.InFlight--
-		if c.Request().Context().Err() != nil {
+		if c.Request().Context().Err() != nil || c.Get(abortedKey) != nil {
 			s.stats.Canceled++
 		} else {
 			s.stats.Completed++

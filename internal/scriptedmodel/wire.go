@@ -88,6 +88,7 @@ func (s *Server) stream(c echo.Context, id string, req *Request, reply Reply) er
 			panic(http.ErrAbortHandler)
 		}
 		if sent > 0 && !sleep(ctx, time.Duration(reply.ChunkDelayMs)*time.Millisecond) {
+			c.Set(abortedKey, true)
 			return false
 		}
 		chunk := map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": req.Model, "choices": choices}
@@ -96,11 +97,16 @@ func (s *Server) stream(c echo.Context, id string, req *Request, reply Reply) er
 		}
 		b, _ := json.Marshal(chunk)
 		if _, err := w.Write([]byte("data: " + string(b) + "\n\n")); err != nil {
+			c.Set(abortedKey, true)
 			return false
 		}
 		w.Flush()
 		sent++
-		return ctx.Err() == nil
+		if ctx.Err() != nil {
+			c.Set(abortedKey, true)
+			return false
+		}
+		return true
 	}
 	delta := func(d map[string]any, finish any) []map[string]any {
 		return []map[string]any{{"index": 0, "delta": d, "finish_reason": finish}}

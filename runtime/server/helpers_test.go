@@ -144,3 +144,12 @@ func userMessage(text string) string {
 	b, _ := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": text}}})
 	return string(b)
 }
+
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}

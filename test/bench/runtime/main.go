@@ -1,0 +1,324 @@
+// Command runtime-bench measures the runtime's generate and AG-UI endpoints against a floor: a
+// minimal echo server that makes the same streaming openai-go call to the same scripted model
+// and returns its text. Every server is its own process; the load comes from this one.
+//
+//	go run ./test/bench/runtime [-duration 3s] [-concurrency 1,8,32]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+const script = `fallback:
+  text: "This is a fixed answer of about thirty words from the scripted model, long enough to stream in several chunks through every layer of the runtime and back to the client."
+`
+
+const manifest = `apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: bench}
+spec:
+  instructions: You answer briefly.
+  model: {name: scripted, maxRetries: 0}
+  endpoint:
+    rateLimit: {requestsPerMinute: 0}
+`
+
+func main() {
+	if len(os.Args) > 2 && os.Args[1] == "serve-floor" {
+		serveFloor(os.Args[2], os.Args[3])
+		return
+	}
+	duration := flag.Duration("duration", 3*time.Second, "measuring time per cell")
+	levels := flag.String("concurrency", "1,8,32", "concurrency levels")
+	flag.Parse()
+	if err := run(*duration, *levels); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	addr string
+}
+
+// start runs a command and waits for a line matching ready; the first group is the address.
+func start(name string, env []string, ready string, args ...string) (*proc, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	re := regexp.MustCompile(ready)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case addr := <-found:
+		return &proc{cmd: cmd, addr: addr}, nil
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		return nil, fmt.Errorf("%s %v did not start", name, args)
+	}
+}
+
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	_ = p.cmd.Wait()
+}
+
+func run(duration time.Duration, levels string) error {
+	dir, err := os.MkdirTemp("", "agentry-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "agentry")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build agentry: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	_ = os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(script), 0o600)
+	_ = os.MkdirAll(filepath.Join(dir, "config"), 0o700)
+	_ = os.WriteFile(filepath.Join(dir, "config", "agent.yaml"), []byte(manifest), 0o600)
+
+	model, err := start(bin, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0", "--script", filepath.Join(dir, "script.yaml"))
+	if err != nil {
+		return err
+	}
+	defer model.stop()
+	runtime, err := start(bin, []string{"OPENAI_BASE_URL=" + model.addr, "OPENAI_API_KEY=bench"}, `msg="serving agents" addr=(\S+)`,
+		"serve", "--config", filepath.Join(dir, "config"), "--addr", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer runtime.stop()
+	floor, err := start(self, nil, `floor listening on (\S+)`, "serve-floor", "127.0.0.1:0", model.addr)
+	if err != nil {
+		return err
+	}
+	defer floor.stop()
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
+	body := `{"messages":[{"id":"u1","role":"user","content":"Say something short."}]}`
+	// Each answer must be complete to count: the full text, or the AG-UI stream's last event.
+	targets := []struct {
+		name, url, marker string
+	}{
+		{"floor", "http://" + floor.addr + "/floor", "thirty words"},
+		{"generate", "http://" + runtime.addr + "/api/agents/bench/generate", "thirty words"},
+		{"ag-ui", "http://" + runtime.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
+	}
+	type cell struct {
+		rps      float64
+		p50, p99 time.Duration
+		errors   int
+	}
+	results := map[string]map[int]cell{}
+	var concs []int
+	for _, s := range strings.Split(levels, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("bad concurrency %q", s)
+		}
+		concs = append(concs, n)
+	}
+	for _, c := range concs {
+		for _, t := range targets {
+			load(client, t.url, t.marker, body, c, duration/3) // warm up
+			lat, errs, elapsed := load(client, t.url, t.marker, body, c, duration)
+			if results[t.name] == nil {
+				results[t.name] = map[int]cell{}
+			}
+			results[t.name][c] = cell{rps: float64(len(lat)) / elapsed.Seconds(), p50: pct(lat, 50), p99: pct(lat, 99), errors: errs}
+		}
+	}
+
+	fmt.Printf("\nRuntime benchmark: scripted model with zero delay, %s per cell, %d cores\n\n", duration, numCPU())
+	fmt.Printf("| endpoint | c | req/s | p50 | p99 | p50 / floor p50 | req/s / floor req/s | errors |\n|---|---|---|---|---|---|---|---|\n")
+	for _, c := range concs {
+		f := results["floor"][c]
+		for _, t := range targets {
+			r := results[t.name][c]
+			fmt.Printf("| %s | %d | %.0f | %s | %s | %.2f× | %.2f× | %d |\n", t.name, c, r.rps, ms(r.p50), ms(r.p99),
+				float64(r.p50)/float64(f.p50), r.rps/f.rps, r.errors)
+		}
+	}
+	cur, peak := rss(runtime.cmd.Process.Pid)
+	fmt.Printf("\nRuntime RSS after the run: %.1f MiB (peak %.1f MiB)\n", cur, peak)
+	if f, a := results["floor"][32], results["ag-ui"][32]; f.p50 > 0 && a.p50 > 0 {
+		ratio := float64(a.p50) / float64(f.p50)
+		verdict := "within"
+		if ratio > 1.5 {
+			verdict = "OUTSIDE"
+		}
+		fmt.Printf("Target: AG-UI p50 at c=32 within 1.5× of the floor: %.2f× (%s)\n", ratio, verdict)
+	}
+	return nil
+}
+
+// load sends requests from c workers for d and returns the latencies of the successful ones
+// (until the whole body is read), the error count and the elapsed time.
+func load(client *http.Client, url, marker, body string, c int, d time.Duration) ([]time.Duration, int, time.Duration) {
+	var mu sync.Mutex
+	var lat []time.Duration
+	errs := 0
+	deadline := time.Now().Add(d)
+	begin := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < c; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				t0 := time.Now()
+				resp, err := client.Post(url, "application/json", strings.NewReader(body))
+				ok := err == nil && resp.StatusCode == 200
+				if err == nil {
+					data, rerr := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					ok = ok && rerr == nil && bytes.Contains(data, []byte(marker))
+				}
+				el := time.Since(t0)
+				mu.Lock()
+				if ok {
+					lat = append(lat, el)
+				} else {
+					errs++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return lat, errs, time.Since(begin)
+}
+
+func pct(lat []time.Duration, p int) time.Duration {
+	if len(lat) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), lat...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	idx := (len(s)*p + 99) / 100
+	if idx > 0 {
+		idx--
+	}
+	return s[min(idx, len(s)-1)]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+func numCPU() int {
+	data, _ := os.ReadFile("/proc/cpuinfo")
+	return max(1, strings.Count(string(data), "processor\t:"))
+}
+
+// rss reads VmRSS and VmHWM (peak) of a process in MiB.
+func rss(pid int) (cur, peak float64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			if f[0] == "VmRSS:" {
+				cur = kb / 1024
+			} else {
+				peak = kb / 1024
+			}
+		}
+	}
+	return cur, peak
+}
+
+// serveFloor is the floor: an echo handler that makes the same streaming model call and
+// returns its text, with nothing else (no validation, no loop, no events).
+func serveFloor(addr, modelURL string) {
+	client := openai.NewClient(option.WithBaseURL(modelURL), option.WithAPIKey("bench"), option.WithMaxRetries(0))
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.POST("/floor", func(c echo.Context) error {
+		var req struct {
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			return c.JSON(http.StatusBadRequest, map[string]string{"error": "bad request"})
+		}
+		stream := client.Chat.Completions.NewStreaming(c.Request().Context(), openai.ChatCompletionNewParams{
+			Model:    "scripted",
+			Messages: []openai.ChatCompletionMessageParamUnion{openai.SystemMessage("You answer briefly."), openai.UserMessage(req.Messages[0].Content)},
+		})
+		defer stream.Close()
+		var text strings.Builder
+		for stream.Next() {
+			for _, ch := range stream.Current().Choices {
+				text.WriteString(ch.Delta.Content)
+			}
+		}
+		if err := stream.Err(); err != nil {
+			return c.JSON(http.StatusInternalServerError, map[string]string{"error": err.Error()})
+		}
+		return c.JSON(http.StatusOK, map[string]string{"text": text.String()})
+	})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("floor listening on %s\n", ln.Addr())
+	e.Listener = ln
+	ctx, stop := signalContext()
+	defer stop()
+	go func() { <-ctx.Done(); _ = e.Close() }()
+	_ = e.Start("")
+}
+
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
