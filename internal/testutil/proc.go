@@ -112,3 +112,17 @@ func Start(t *testing.T, bin, dir string, env []string, ready string, args ...st
 	}
 	return nil, ""
 }
+
+// RunWithBinary is a TestMain body: it builds agentry from moduleRoot, stores the path in *bin,
+// runs the tests and exits with their code.
+func RunWithBinary(m *testing.M, moduleRoot string, bin *string) {
+	path, cleanup, err := BuildBinary(moduleRoot)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = path
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}

@@ -293,7 +293,7 @@ func (a *Agent) runTools(ctx context.Context, calls []model.ToolCall, step int, 
 }
 
 func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) ToolResult {
-	r := ToolResult{ToolCallID: tc.ID, ToolName: tc.Name, Args: rawArgs(tc.Arguments)}
+	r := ToolResult{ToolCallID: tc.ID, ToolName: tc.Name, Args: RawArgs(tc.Arguments)}
 	tool, ok := a.Tools[tc.Name]
 	if !ok {
 		r.Result, r.IsError = errorResult(fmt.Sprintf("tool %q is not available; use one of the offered tools", tc.Name)), true
@@ -317,9 +317,9 @@ func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) ToolResult {
 	return r
 }
 
-// rawArgs keeps valid JSON arguments as they are and wraps anything else as a string, so
+// RawArgs keeps valid JSON arguments as they are and wraps anything else as a string, so
 // results always serialise.
-func rawArgs(s string) json.RawMessage {
+func RawArgs(s string) json.RawMessage {
 	if json.Valid([]byte(s)) {
 		return json.RawMessage(s)
 	}

@@ -179,33 +179,43 @@ func resultsOut(results []agent.ToolResult) []toolResultOut {
 	return out
 }
 
-func argsJSON(s string) json.RawMessage {
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
+func argsJSON(s string) json.RawMessage { return agent.RawArgs(s) }
+
+// generateInput is a parsed generate (or stream) request.
+type generateInput struct {
+	agent.Input
+	RunID string
+}
+
+// parseGenerate reads the body shared by generate and stream; errors are 400s.
+func parseGenerate(c echo.Context) (*generateInput, error) {
+	var req generateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return nil, err
 	}
-	b, _ := json.Marshal(s)
-	return b
+	msgs, err := parseMessages(req.Messages)
+	if err != nil {
+		return nil, echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	if req.MaxSteps < 0 {
+		return nil, echo.NewHTTPError(http.StatusBadRequest, "maxSteps must be positive")
+	}
+	in := &generateInput{Input: agent.Input{Messages: msgs, MaxSteps: req.MaxSteps}, RunID: req.RunID}
+	if in.RunID == "" {
+		in.RunID = agent.NewID("run")
+	}
+	return in, nil
 }
 
 func (s *Server) generate(c echo.Context) error {
 	e := agentOf(c)
-	var req generateRequest
-	if err := decodeBody(c, &req); err != nil {
+	in, err := parseGenerate(c)
+	if err != nil {
 		return err
 	}
-	msgs, err := parseMessages(req.Messages)
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
-	}
-	if req.MaxSteps < 0 {
-		return echo.NewHTTPError(http.StatusBadRequest, "maxSteps must be positive")
-	}
-	runID := req.RunID
-	if runID == "" {
-		runID = agent.NewID("run")
-	}
+	runID := in.RunID
 	ctx := c.Request().Context()
-	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, MaxSteps: req.MaxSteps}, nil)
+	res, err := e.Agent.Run(ctx, in.Input, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			// The client is gone; there is nobody to answer.

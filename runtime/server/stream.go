@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -22,21 +21,11 @@ type streamChunk struct {
 // server-sent Mastra-style chunks and a final `data: [DONE]`.
 func (s *Server) stream(c echo.Context) error {
 	e := agentOf(c)
-	var req generateRequest
-	if err := decodeBody(c, &req); err != nil {
+	in, err := parseGenerate(c)
+	if err != nil {
 		return err
 	}
-	msgs, err := parseMessages(req.Messages)
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
-	}
-	if req.MaxSteps < 0 {
-		return echo.NewHTTPError(http.StatusBadRequest, "maxSteps must be positive")
-	}
-	runID := req.RunID
-	if runID == "" {
-		runID = agent.NewID("run")
-	}
+	runID := in.RunID
 	out := &sseStream{c: c}
 	out.start()
 	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
@@ -48,7 +37,7 @@ func (s *Server) stream(c echo.Context) error {
 		return nil
 	}
 	ctx := c.Request().Context()
-	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, MaxSteps: req.MaxSteps}, func(ev agent.Event) error {
+	res, err := e.Agent.Run(ctx, in.Input, func(ev agent.Event) error {
 		switch ev.Type {
 		case agent.EventStepStarted:
 			return chunk("step-start", map[string]any{"messageId": ev.MessageID})

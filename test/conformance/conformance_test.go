@@ -4,7 +4,6 @@
 package conformance
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -15,17 +14,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	bin, cleanup, err := testutil.BuildBinary("../..")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = bin
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.RunWithBinary(m, "../..", &binary) }
 
 func TestAGUIConformance(t *testing.T) {
 	if _, err := os.Stat("node_modules/@ag-ui/client/package.json"); err != nil {

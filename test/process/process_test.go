@@ -18,17 +18,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	bin, cleanup, err := testutil.BuildBinary("../..")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = bin
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.RunWithBinary(m, "../..", &binary) }
 
 func start(t *testing.T, env []string, ready string, args ...string) (*testutil.Proc, string) {
 	t.Helper()
