@@ -1,0 +1,185 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/controllers/render"
+)
+
+// AgentReconciler turns each Agent into a runtime ConfigMap, Deployment, Service and
+// (optionally) Ingress, and reports in status what the user must know or do.
+type AgentReconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder events.EventRecorder
+	Render   render.Config
+	// MaxConcurrentReconciles defaults to 4.
+	MaxConcurrentReconciles int
+}
+
+// +kubebuilder:rbac:groups=agentry.dev,resources=agents,verbs=get;list;watch
+// +kubebuilder:rbac:groups=agentry.dev,resources=agents/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=agentry.dev,resources=agents/finalizers,verbs=update
+// +kubebuilder:rbac:groups=agentry.dev,resources=tools;frontendactions,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile runs the sub-reconcilers in order and writes status once, only when it changed.
+// API errors are returned (retried with backoff); problems the user must fix are conditions,
+// and the watches on Tools, FrontendActions and Secrets bring the Agent back when they change.
+func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var agent v1alpha1.Agent
+	if err := r.Get(ctx, req.NamespacedName, &agent); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !agent.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // owned objects are garbage-collected
+	}
+	original := agent.DeepCopy()
+
+	resolvedTools, referencedTools, toolsCond, err := r.resolveTools(ctx, &agent)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	firing := map[string]bool{}
+	for _, t := range resolvedTools {
+		firing[t.Entry.Key] = true
+	}
+	actions, actionsCond, err := r.resolveFrontendActions(ctx, &agent, firing)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	secretData, secretCond, secretProblems, err := r.resolveSecrets(ctx, &agent, referencedTools)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	resolved := render.Resolved{Agent: &agent, Tools: resolvedTools, FrontendActions: actions, SecretData: secretData}
+	config, err := render.ConfigYAML(resolved)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	hash := render.ConfigHash(config, secretData)
+
+	if _, err := r.apply(ctx, &agent, render.ConfigMapFor(&agent, config)); err != nil {
+		return ctrl.Result{}, err
+	}
+	dep, err := r.apply(ctx, &agent, render.DeploymentFor(resolved, r.Render, hash))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if _, err := r.apply(ctx, &agent, render.ServiceFor(&agent)); err != nil {
+		return ctrl.Result{}, err
+	}
+	var ing *networkingv1.Ingress
+	if desired := render.IngressFor(&agent, r.Render); desired != nil {
+		obj, err := r.apply(ctx, &agent, desired)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		ing = obj.(*networkingv1.Ingress)
+	} else if err := r.deleteOwned(ctx, &agent, &networkingv1.Ingress{}); err != nil {
+		return ctrl.Result{}, err
+	}
+
+	exposedCond, endpoints, url := exposure(&agent, r.Render, ing)
+	availableCond, readyReplicas := availability(&agent, dep.(*appsv1.Deployment))
+	conds := []metav1.Condition{toolsCond, actionsCond, secretCond, exposedCond, availableCond}
+	readyCond := readiness(&agent, conds, secretProblems)
+
+	st := &agent.Status
+	for _, c := range append(conds, readyCond) {
+		meta.SetStatusCondition(&st.Conditions, c)
+	}
+	st.ObservedGeneration = agent.Generation
+	st.AgentID = agent.EffectiveAgentID()
+	st.Endpoints = endpoints
+	st.DeploymentURL = url
+	st.ReadyReplicas = readyReplicas
+	st.ConfigHash = hash
+	st.Storage = storageKind(&agent)
+
+	if equality.Semantic.DeepEqual(original.Status, agent.Status) {
+		return ctrl.Result{}, nil
+	}
+	if err := r.Status().Patch(ctx, &agent, client.MergeFrom(original)); err != nil {
+		return ctrl.Result{}, fmt.Errorf("failed to patch status of agent %q: %w", agent.Name, err)
+	}
+	r.recordTransitions(original.Status.Conditions, &agent)
+	return ctrl.Result{}, nil
+}
+
+// storageKind names the memory backend for status.
+func storageKind(a *v1alpha1.Agent) string {
+	m := a.Spec.Memory
+	switch {
+	case m == nil:
+		return ""
+	case m.URLSecretRef != nil:
+		return "from Secret " + m.URLSecretRef.Name
+	case strings.HasPrefix(m.URL, "file:"):
+		return "sqlite"
+	case strings.HasPrefix(m.URL, "postgres"):
+		return "postgres"
+	default:
+		return "memory"
+	}
+}
+
+// recordTransitions emits an event for each condition whose status changed.
+func (r *AgentReconciler) recordTransitions(before []metav1.Condition, a *v1alpha1.Agent) {
+	if r.Recorder == nil {
+		return
+	}
+	for _, c := range a.Status.Conditions {
+		old := meta.FindStatusCondition(before, c.Type)
+		if old != nil && old.Status == c.Status && old.Reason == c.Reason {
+			continue
+		}
+		typ := corev1.EventTypeNormal
+		if c.Status != metav1.ConditionTrue {
+			typ = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(a, nil, typ, c.Reason, c.Type, "%s", c.Message)
+	}
+}
+
+// SetupWithManager watches Agents, what they own, and what they reference through the field
+// indexes (SetupIndexes must run first).
+func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.MaxConcurrentReconciles == 0 {
+		r.MaxConcurrentReconciles = 4
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&corev1.ConfigMap{}).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}).
+		Owns(&networkingv1.Ingress{}).
+		Watches(&v1alpha1.Tool{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexToolRefs))).
+		Watches(&v1alpha1.FrontendAction{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexFrontendActionRefs))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToAgents(mgr.GetClient()))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
+		Complete(r)
+}

@@ -1,0 +1,156 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/runtime/tools"
+)
+
+// problem is a reason and a message a user can act on.
+type problem struct{ reason, message string }
+
+// conditionFrom is True with okReason when there are no problems, else False with the first
+// problem's reason and every problem's message.
+func conditionFrom(typ string, gen int64, okReason, okMessage string, problems []problem) metav1.Condition {
+	c := metav1.Condition{Type: typ, ObservedGeneration: gen, Status: metav1.ConditionTrue, Reason: okReason, Message: okMessage}
+	if len(problems) == 0 {
+		return c
+	}
+	msgs := make([]string, 0, len(problems))
+	for _, p := range problems {
+		msgs = append(msgs, p.message)
+	}
+	c.Status, c.Reason, c.Message = metav1.ConditionFalse, problems[0].reason, strings.Join(msgs, "; ")
+	return c
+}
+
+// resolveTools finds each tool-map entry's Tool. An entry fires only when the Tool exists, is
+// valid and its spec.id equals the key exactly; every other entry is reported, never fixed.
+func (r *AgentReconciler) resolveTools(ctx context.Context, a *v1alpha1.Agent) ([]render.ResolvedTool, []*v1alpha1.Tool, metav1.Condition, error) {
+	var resolved []render.ResolvedTool
+	var found []*v1alpha1.Tool
+	var problems []problem
+	for _, entry := range a.Spec.Tools {
+		var t v1alpha1.Tool
+		err := r.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: entry.ToolRef.Name}, &t)
+		if apierrors.IsNotFound(err) {
+			problems = append(problems, problem{v1alpha1.ReasonToolNotFound,
+				fmt.Sprintf("tool key %q refers to Tool %q, which does not exist in namespace %q; create it or fix spec.tools", entry.Key, entry.ToolRef.Name, a.Namespace)})
+			continue
+		}
+		if err != nil {
+			return nil, nil, metav1.Condition{}, fmt.Errorf("failed to get tool %q: %w", entry.ToolRef.Name, err)
+		}
+		found = append(found, &t)
+		if t.Spec.ID != entry.Key {
+			problems = append(problems, problem{v1alpha1.ReasonToolIDMismatch,
+				fmt.Sprintf("tool key %q differs from the spec.id %q of Tool %q, so the tool will not fire; make the key equal the id exactly", entry.Key, t.Spec.ID, t.Name)})
+			continue
+		}
+		if _, errs := tools.Compile(&t, tools.Options{}); len(errs) > 0 {
+			problems = append(problems, problem{v1alpha1.ReasonToolInvalid,
+				fmt.Sprintf("Tool %q is invalid (%s), so it will not fire", t.Name, errs.ToAggregate().Error())})
+			continue
+		}
+		resolved = append(resolved, render.ResolvedTool{Entry: entry, Tool: &t})
+	}
+	msg := fmt.Sprintf("%d of %d tools resolved", len(resolved), len(a.Spec.Tools))
+	return resolved, found, conditionFrom(v1alpha1.ConditionToolsResolved, a.Generation, v1alpha1.ReasonResolved, msg, problems), nil
+}
+
+// resolveFrontendActions finds each referenced FrontendAction; missing, invalid and
+// clashing-with-a-server-tool actions are left out and reported.
+func (r *AgentReconciler) resolveFrontendActions(ctx context.Context, a *v1alpha1.Agent, toolKeys map[string]bool) ([]*v1alpha1.FrontendAction, metav1.Condition, error) {
+	var resolved []*v1alpha1.FrontendAction
+	var problems []problem
+	for _, ref := range a.Spec.FrontendActions {
+		var f v1alpha1.FrontendAction
+		err := r.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: ref.Name}, &f)
+		if apierrors.IsNotFound(err) {
+			problems = append(problems, problem{v1alpha1.ReasonFrontendActionNotFound,
+				fmt.Sprintf("FrontendAction %q does not exist in namespace %q; create it or fix spec.frontendActions", ref.Name, a.Namespace)})
+			continue
+		}
+		if err != nil {
+			return nil, metav1.Condition{}, fmt.Errorf("failed to get frontend action %q: %w", ref.Name, err)
+		}
+		if f.Spec.Parameters != nil {
+			if errs := tools.ValidateParameters(f.Spec.Parameters.Raw, field.NewPath("spec", "parameters")); len(errs) > 0 {
+				problems = append(problems, problem{v1alpha1.ReasonFrontendActionInvalid,
+					fmt.Sprintf("FrontendAction %q is invalid (%s); it is not offered to the model", f.Name, errs.ToAggregate().Error())})
+				continue
+			}
+		}
+		if toolKeys[f.Spec.Name] {
+			problems = append(problems, problem{v1alpha1.ReasonNameConflict,
+				fmt.Sprintf("FrontendAction %q has the name %q of a server tool; rename one of them (the server tool wins)", f.Name, f.Spec.Name)})
+			continue
+		}
+		resolved = append(resolved, &f)
+	}
+	msg := fmt.Sprintf("%d of %d frontend actions resolved", len(resolved), len(a.Spec.FrontendActions))
+	return resolved, conditionFrom(v1alpha1.ConditionFrontendActionsResolved, a.Generation, v1alpha1.ReasonResolved, msg, problems), nil
+}
+
+// resolveSecrets reads every Secret the Agent's pods need. The model key Secret gets its own
+// condition; the others (auth headers, tool headers, memory URL) are reported through Ready.
+// Secret data is returned for hashing only.
+func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent, referencedTools []*v1alpha1.Tool) (map[string]map[string][]byte, metav1.Condition, []problem, error) {
+	data := map[string]map[string][]byte{}
+	missing := map[string]bool{}
+	for _, name := range render.ReferencedSecrets(a, referencedTools) {
+		var s corev1.Secret
+		err := r.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: name}, &s)
+		if apierrors.IsNotFound(err) {
+			missing[name] = true
+			continue
+		}
+		if err != nil {
+			return nil, metav1.Condition{}, nil, fmt.Errorf("failed to get secret %q: %w", name, err)
+		}
+		data[name] = s.Data
+	}
+
+	cond := metav1.Condition{Type: v1alpha1.ConditionModelSecretResolved, ObservedGeneration: a.Generation}
+	ref := a.Spec.Model.APIKeySecretRef
+	switch {
+	case ref == nil:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.ReasonNotRequired, "spec.model.apiKeySecretRef is not set: the model endpoint is called without a key"
+	case missing[ref.Name]:
+		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound
+		cond.Message = fmt.Sprintf("Secret %q not found in namespace %q; create it (kubectl create secret generic %s --from-literal=%s=<your API key>) or change spec.model.apiKeySecretRef.name", ref.Name, a.Namespace, ref.Name, ref.Key)
+	case len(data[ref.Name][ref.Key]) == 0:
+		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonSecretKeyMissing
+		cond.Message = fmt.Sprintf("Secret %q has no key %q; add it or change spec.model.apiKeySecretRef.key", ref.Name, ref.Key)
+	default:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.ReasonResolved, fmt.Sprintf("Secret %q has key %q", ref.Name, ref.Key)
+	}
+
+	var others []problem
+	if m := a.Spec.Memory; m != nil && m.URLSecretRef != nil {
+		if missing[m.URLSecretRef.Name] {
+			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("memory Secret %q not found; create it or change spec.memory.urlSecretRef", m.URLSecretRef.Name)})
+		} else if len(data[m.URLSecretRef.Name][m.URLSecretRef.Key]) == 0 {
+			others = append(others, problem{v1alpha1.ReasonSecretKeyMissing, fmt.Sprintf("memory Secret %q has no key %q", m.URLSecretRef.Name, m.URLSecretRef.Key)})
+		}
+	}
+	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil && missing[ep.Auth.HeadersSecretRef.Name] {
+		others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("auth headers Secret %q not found; create it or change spec.endpoint.auth.headersSecretRef", ep.Auth.HeadersSecretRef.Name)})
+	}
+	for _, t := range referencedTools {
+		if h := t.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil && missing[h.HeadersSecretRef.Name] {
+			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("headers Secret %q of Tool %q not found", h.HeadersSecretRef.Name, t.Name)})
+		}
+	}
+	return data, cond, others, nil
+}

@@ -1,0 +1,122 @@
+package controllers
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/controllers/render"
+)
+
+// Field indexes on Agents: which Tools, FrontendActions and Secrets each one references, so a
+// change to one of those re-reconciles exactly the Agents that use it.
+const (
+	IndexToolRefs           = ".spec.tools.toolRef.name"
+	IndexFrontendActionRefs = ".spec.frontendActions.name"
+	IndexSecretRefs         = ".agentry.referencedSecrets"
+	// IndexToolHeaderSecret is on Tools: the Secret holding an HTTP tool's headers.
+	IndexToolHeaderSecret = ".spec.execute.http.headersSecretRef.name"
+)
+
+// referencedToolNames lists the Tools an Agent references.
+func referencedToolNames(a *v1alpha1.Agent) []string {
+	out := make([]string, 0, len(a.Spec.Tools))
+	for _, t := range a.Spec.Tools {
+		out = append(out, t.ToolRef.Name)
+	}
+	return out
+}
+
+// referencedSecretNames lists the Secrets an Agent's own spec references. Tool header Secrets
+// are found through the Tools (see secretToAgents).
+func referencedSecretNames(a *v1alpha1.Agent) []string {
+	return render.ReferencedSecrets(a, nil)
+}
+
+// SetupIndexes registers the field indexes the Agent reconciler's watches use.
+func SetupIndexes(ctx context.Context, mgr ctrl.Manager) error {
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(ctx, &v1alpha1.Agent{}, IndexToolRefs, func(o client.Object) []string {
+		return referencedToolNames(o.(*v1alpha1.Agent))
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.Agent{}, IndexFrontendActionRefs, func(o client.Object) []string {
+		a := o.(*v1alpha1.Agent)
+		out := make([]string, 0, len(a.Spec.FrontendActions))
+		for _, f := range a.Spec.FrontendActions {
+			out = append(out, f.Name)
+		}
+		return out
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.Agent{}, IndexSecretRefs, func(o client.Object) []string {
+		return referencedSecretNames(o.(*v1alpha1.Agent))
+	}); err != nil {
+		return err
+	}
+	return idx.IndexField(ctx, &v1alpha1.Tool{}, IndexToolHeaderSecret, func(o client.Object) []string {
+		if h := o.(*v1alpha1.Tool).Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil {
+			return []string{h.HeadersSecretRef.Name}
+		}
+		return nil
+	})
+}
+
+// agentsBy maps an object to the Agents in its namespace whose index holds its name.
+func agentsBy(c client.Client, index string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		var list v1alpha1.AgentList
+		if err := c.List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{index: o.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "failed to list agents for a watch event", "index", index, "object", o.GetName())
+			return nil
+		}
+		return requests(list.Items)
+	}
+}
+
+// secretToAgents maps a Secret to the Agents that reference it directly or through a Tool's
+// HTTP headers.
+func secretToAgents(c client.Client) handler.MapFunc {
+	direct := agentsBy(c, IndexSecretRefs)
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		if _, ok := o.(*corev1.Secret); !ok {
+			return nil
+		}
+		reqs := direct(ctx, o)
+		var tools v1alpha1.ToolList
+		if err := c.List(ctx, &tools, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexToolHeaderSecret: o.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "failed to list tools for a secret event", "secret", o.GetName())
+			return reqs
+		}
+		seen := map[types.NamespacedName]bool{}
+		for _, r := range reqs {
+			seen[r.NamespacedName] = true
+		}
+		byTool := agentsBy(c, IndexToolRefs)
+		for i := range tools.Items {
+			for _, r := range byTool(ctx, &tools.Items[i]) {
+				if !seen[r.NamespacedName] {
+					seen[r.NamespacedName] = true
+					reqs = append(reqs, r)
+				}
+			}
+		}
+		return reqs
+	}
+}
+
+func requests(agents []v1alpha1.Agent) []reconcile.Request {
+	out := make([]reconcile.Request, 0, len(agents))
+	for _, a := range agents {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: a.Namespace, Name: a.Name}})
+	}
+	return out
+}

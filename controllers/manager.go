@@ -1,0 +1,109 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/controllers/render"
+)
+
+// Options configure the operator.
+type Options struct {
+	Render render.Config
+	// Namespaces limits the operator to these namespaces (namespace-scoped mode); empty
+	// means all.
+	Namespaces              []string
+	MetricsAddr             string
+	ProbeAddr               string
+	LeaderElection          bool
+	LeaderElectionNamespace string
+	MaxConcurrentReconciles int
+}
+
+// NewScheme has the built-in types and Agentry's.
+func NewScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(v1alpha1.AddToScheme(s))
+	return s
+}
+
+// NewManager builds a manager with the indexes and the three reconcilers.
+func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	scheme := NewScheme()
+	// Cache only the operator's own children of these kinds, not every ConfigMap, Deployment,
+	// Service and Ingress of the cluster.
+	owned := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedBy})}
+	cacheOpts := cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.ConfigMap{}:     owned,
+		&appsv1.Deployment{}:    owned,
+		&corev1.Service{}:       owned,
+		&networkingv1.Ingress{}: owned,
+	}}
+	if len(opts.Namespaces) > 0 {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range opts.Namespaces {
+			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	if opts.MetricsAddr == "" {
+		opts.MetricsAddr = "0"
+	}
+	if opts.ProbeAddr == "" {
+		opts.ProbeAddr = "0"
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        scheme,
+		Cache:                         cacheOpts,
+		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress:        opts.ProbeAddr,
+		LeaderElection:                opts.LeaderElection,
+		LeaderElectionID:              "agentry-operator.agentry.dev",
+		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		GracefulShutdownTimeout:       ptrDuration(15 * time.Second),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("failed to create manager: %w", err)
+	}
+	if err := SetupIndexes(ctx, mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up field indexes: %w", err)
+	}
+	if err := (&AgentReconciler{
+		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("agentry-operator"),
+		Render: opts.Render, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+	}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the Agent controller: %w", err)
+	}
+	if err := (&ToolReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("agentry-operator")}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the Tool controller: %w", err)
+	}
+	if err := (&FrontendActionReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("agentry-operator")}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the FrontendAction controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+func ptrDuration(d time.Duration) *time.Duration { return &d }

@@ -1,0 +1,194 @@
+// Package render builds the objects the operator runs for an Agent — the runtime config
+// ConfigMap, the Deployment, the Service and the Ingress — as pure functions of the Agent, what
+// it references and the operator's settings, so they are tested without a cluster.
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+)
+
+// Runtime paths and ports, shared with `agentry serve`.
+const (
+	ConfigDir   = "/etc/agentry/config"
+	ConfigKey   = "agent.yaml"
+	SecretsDir  = "/var/run/agentry/secrets"
+	RuntimePort = 4111
+	PortName    = "http"
+)
+
+// Labels and annotations the operator sets.
+const (
+	LabelAgent           = "agentry.dev/agent"
+	LabelName            = "app.kubernetes.io/name"
+	LabelInstance        = "app.kubernetes.io/instance"
+	LabelManagedBy       = "app.kubernetes.io/managed-by"
+	LabelComponent       = "app.kubernetes.io/component"
+	AnnotationConfigHash = "agentry.dev/config-hash"
+	AnnotationSpecHash   = "agentry.dev/spec-hash"
+	ManagedBy            = "agentry-operator"
+)
+
+// IngressDefaults apply to Agents that ask for an Ingress without saying everything.
+type IngressDefaults struct {
+	ClassName     string
+	Host          string
+	TLSSecretName string
+}
+
+// Config is the operator's side of rendering.
+type Config struct {
+	// RuntimeImage runs `agentry serve` (default: the operator's own image).
+	RuntimeImage    string
+	ImagePullPolicy string
+	// ClusterDomain builds in-cluster URLs (default cluster.local).
+	ClusterDomain  string
+	DefaultIngress IngressDefaults
+}
+
+func (c Config) clusterDomain() string {
+	if c.ClusterDomain == "" {
+		return "cluster.local"
+	}
+	return c.ClusterDomain
+}
+
+// Resolved is an Agent with what the reconciler resolved for it.
+type Resolved struct {
+	Agent *v1alpha1.Agent
+	// Tools are the entries that fire (key equals the Tool's id, the Tool exists and is valid),
+	// with their Tools, in spec order.
+	Tools []ResolvedTool
+	// FrontendActions are the valid, non-conflicting referenced actions.
+	FrontendActions []*v1alpha1.FrontendAction
+	// SecretData holds the data of every referenced Secret, for the config hash only.
+	SecretData map[string]map[string][]byte
+}
+
+// ResolvedTool is a firing tool-map entry.
+type ResolvedTool struct {
+	Entry v1alpha1.AgentTool
+	Tool  *v1alpha1.Tool
+}
+
+// ChildName is the name of the Deployment, Service, ConfigMap and Ingress of an Agent: a
+// DNS-1035 label of at most 63 characters, unique per Agent name.
+func ChildName(agentName string) string {
+	name := "agentry-" + agentName
+	if len(name) <= 63 && !strings.Contains(agentName, ".") {
+		return name
+	}
+	sum := sha256.Sum256([]byte(agentName))
+	short := strings.ReplaceAll(agentName, ".", "-")
+	if len(short) > 45 {
+		short = short[:45]
+	}
+	return strings.TrimRight("agentry-"+short, "-") + "-" + hex.EncodeToString(sum[:])[:8]
+}
+
+// Labels are the selector labels of an Agent's pods and objects.
+func Labels(agentName string) map[string]string {
+	return map[string]string{
+		LabelName:      "agentry-runtime",
+		LabelInstance:  ChildName(agentName),
+		LabelManagedBy: ManagedBy,
+		LabelAgent:     labelValue(agentName),
+	}
+}
+
+// labelValue fits a name into a label value (63 characters).
+func labelValue(s string) string {
+	if len(s) <= 63 {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return s[:54] + "-" + hex.EncodeToString(sum[:])[:8]
+}
+
+// MountedSecrets are the Secrets the runtime reads as files: endpoint auth headers and HTTP
+// tool headers. Sorted, without duplicates.
+func MountedSecrets(r Resolved) []string {
+	set := map[string]bool{}
+	if ep := r.Agent.Spec.Endpoint; ep != nil && ep.Auth != nil {
+		set[ep.Auth.HeadersSecretRef.Name] = true
+	}
+	for _, t := range r.Tools {
+		if h := t.Tool.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil {
+			set[h.HeadersSecretRef.Name] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReferencedSecrets are every Secret an Agent's pods need: the model key, the memory URL and
+// the mounted ones.
+func ReferencedSecrets(a *v1alpha1.Agent, tools []*v1alpha1.Tool) []string {
+	set := map[string]bool{}
+	if ref := a.Spec.Model.APIKeySecretRef; ref != nil {
+		set[ref.Name] = true
+	}
+	if m := a.Spec.Memory; m != nil && m.URLSecretRef != nil {
+		set[m.URLSecretRef.Name] = true
+	}
+	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil {
+		set[ep.Auth.HeadersSecretRef.Name] = true
+	}
+	for _, t := range tools {
+		if h := t.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil {
+			set[h.HeadersSecretRef.Name] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ConfigHash hashes the rendered config and the referenced Secrets' data, so that any change
+// to either rolls the pods. Only the hash leaves this function.
+func ConfigHash(config []byte, secrets map[string]map[string][]byte) string {
+	h := sha256.New()
+	h.Write(config)
+	names := make([]string, 0, len(secrets))
+	for n := range secrets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		keys := make([]string, 0, len(secrets[n]))
+		for k := range secrets[n] {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(h, "\x00%s\x00%s\x00%d\x00", n, k, len(secrets[n][k]))
+			h.Write(secrets[n][k])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// AgentURLs are an Agent's base URLs.
+type AgentURLs struct {
+	// Public is the public base (scheme and host, maybe a path), empty when not exposed.
+	Public string
+	// Internal is the in-cluster URL of the agent's routes.
+	Internal string
+}
+
+// InternalURL is the in-cluster base of an Agent's routes.
+func InternalURL(a *v1alpha1.Agent, cfg Config) string {
+	return fmt.Sprintf("http://%s.%s.svc.%s:%d/api/agents/%s", ChildName(a.Name), a.Namespace, cfg.clusterDomain(), RuntimePort, a.EffectiveAgentID())
+}
