@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -97,7 +98,10 @@ func (r *AgentReconciler) apply(ctx context.Context, owner *v1alpha1.Agent, desi
 		if ref := metav1.GetControllerOf(existing); ref != nil {
 			return nil, fmt.Errorf("%s %q is controlled by %s %q, not by this Agent; rename or delete it", kind, existing.GetName(), ref.Kind, ref.Name)
 		}
-	} else if existing.GetAnnotations()[render.AnnotationSpecHash] == hash {
+	} else if existing.GetAnnotations()[render.AnnotationSpecHash] == hash &&
+		equality.Semantic.DeepDerivative(desiredState(desired), desiredState(existing)) {
+		// Unchanged, and nobody edited it since: DeepDerivative ignores what desired leaves
+		// unset, so API-server defaults do not count as drift.
 		return existing, nil
 	}
 	adopt(existing, desired)

@@ -16,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -34,6 +35,8 @@ type Options struct {
 	LeaderElection          bool
 	LeaderElectionNamespace string
 	MaxConcurrentReconciles int
+	// SkipNameValidation allows more than one manager per process (tests).
+	SkipNameValidation bool
 }
 
 // NewScheme has the built-in types and Agentry's.
@@ -78,6 +81,7 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manag
 		LeaderElectionNamespace:       opts.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       ptrDuration(15 * time.Second),
+		Controller:                    ctrlconfig.Controller{SkipNameValidation: &opts.SkipNameValidation},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("failed to create manager: %w", err)

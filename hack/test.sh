@@ -12,6 +12,11 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
 fi
+# A real kube-apiserver and etcd for the operator's tests (built once, cached outside the repo).
+step "envtest binaries (kube-apiserver from the Go module, etcd from Debian)"
+KUBEBUILDER_ASSETS="$(hack/setup-envtest.sh)"
+export KUBEBUILDER_ASSETS
+echo "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
 # The AG-UI conformance suite's client, pinned by package-lock.json.
 (cd test/conformance && npm ci --no-audit --no-fund --loglevel=error)
 

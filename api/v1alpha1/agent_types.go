@@ -61,7 +61,7 @@ type AgentSpec struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=key
-	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:XValidation:rule="self.all(t, self.exists_one(u, u.key == t.key))",message="spec.tools keys must be unique"
 	Tools []AgentTool `json:"tools,omitempty"`
 
@@ -154,6 +154,7 @@ type AgentTool struct {
 	// spec.id exactly, otherwise the tool does not fire.
 	// +required
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]{1,64}$`
+	// +kubebuilder:validation:MaxLength=64
 	Key string `json:"key"`
 
 	// toolRef names a Tool in the same namespace.

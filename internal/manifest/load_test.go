@@ -6,6 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"sigs.k8s.io/yaml"
+
+	"github.com/agentry-dev/agentry/config/crd"
 )
 
 func TestLoadSamples(t *testing.T) {
@@ -133,5 +140,29 @@ func TestLoadIgnoresOtherGroups(t *testing.T) {
 	}
 	if len(set.Tools) != 1 || len(set.Ignored) != 1 || set.Ignored[0].Kind != "Secret" {
 		t.Fatalf("tools=%d ignored=%v", len(set.Tools), set.Ignored)
+	}
+}
+
+// TestEmbeddedCRDsPassAPIServerValidation runs the API server's CRD validation, including the
+// CEL cost estimate, on the generated CRDs, so a rule too expensive to install fails here.
+func TestEmbeddedCRDsPassAPIServerValidation(t *testing.T) {
+	entries, err := crd.Bases.ReadDir("bases")
+	if err != nil || len(entries) != 3 {
+		t.Fatalf("embedded CRDs: %v %v", entries, err)
+	}
+	for _, e := range entries {
+		data, _ := crd.Bases.ReadFile("bases/" + e.Name())
+		var v1 apiextensionsv1.CustomResourceDefinition
+		if err := yaml.UnmarshalStrict(data, &v1); err != nil {
+			t.Fatal(err)
+		}
+		var internal apiextensions.CustomResourceDefinition
+		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
+			t.Fatal(err)
+		}
+		internal.Status.StoredVersions = []string{"v1alpha1"} // the API server sets this on create
+		if errs := apiextensionsvalidation.ValidateCustomResourceDefinition(context.Background(), &internal); len(errs) > 0 {
+			t.Errorf("%s: %v", e.Name(), errs.ToAggregate())
+		}
 	}
 }

@@ -1,0 +1,165 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/runtime/registry"
+)
+
+var ctx = context.Background()
+
+// decode turns one YAML document into a typed Agentry object or Secret.
+func decode(t *testing.T, doc string) client.Object {
+	t.Helper()
+	var head struct{ Kind string }
+	if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+		t.Fatal(err)
+	}
+	var obj client.Object
+	switch head.Kind {
+	case "Agent":
+		obj = &v1alpha1.Agent{}
+	case "Tool":
+		obj = &v1alpha1.Tool{}
+	case "FrontendAction":
+		obj = &v1alpha1.FrontendAction{}
+	case "Secret":
+		obj = &corev1.Secret{}
+	default:
+		t.Fatalf("unexpected kind %q", head.Kind)
+	}
+	if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
+		t.Fatalf("%s: %v", head.Kind, err)
+	}
+	return obj
+}
+
+// create creates every document of a multi-document YAML in namespace ns.
+func create(t *testing.T, ns, docs string) {
+	t.Helper()
+	for _, doc := range strings.Split(docs, "\n---\n") {
+		if strings.TrimSpace(doc) == "" {
+			continue
+		}
+		obj := decode(t, doc)
+		obj.SetNamespace(ns)
+		if err := k8s.Create(ctx, obj); err != nil {
+			t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+}
+
+// createSamples creates every document of config/samples in ns.
+func createSamples(t *testing.T, ns string) {
+	t.Helper()
+	files, _ := filepath.Glob("../config/samples/*.yaml")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		create(t, ns, string(data))
+	}
+}
+
+func secret(t *testing.T, ns, name string, data map[string]string) *corev1.Secret {
+	t.Helper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, StringData: data}
+	if err := k8s.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func getAgent(t *testing.T, ns, name string) *v1alpha1.Agent {
+	t.Helper()
+	var a v1alpha1.Agent
+	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &a); err != nil {
+		t.Fatal(err)
+	}
+	return &a
+}
+
+// waitCondition waits until the Agent's condition has the status and reason, for the current
+// generation, and returns the Agent.
+func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionStatus, reason string) *v1alpha1.Agent {
+	t.Helper()
+	var a *v1alpha1.Agent
+	eventually(t, fmt.Sprintf("%s/%s %s=%s (%s)", ns, name, typ, status, reason), func() error {
+		a = getAgent(t, ns, name)
+		c := meta.FindStatusCondition(a.Status.Conditions, typ)
+		if c == nil {
+			return fmt.Errorf("no %s condition yet", typ)
+		}
+		if c.Status != status || c.Reason != reason || c.ObservedGeneration != a.Generation || a.Status.ObservedGeneration != a.Generation {
+			return fmt.Errorf("%s is %s/%s (gen %d/%d): %s", typ, c.Status, c.Reason, c.ObservedGeneration, a.Generation, c.Message)
+		}
+		return nil
+	})
+	return a
+}
+
+func condition(a *v1alpha1.Agent, typ string) metav1.Condition {
+	c := meta.FindStatusCondition(a.Status.Conditions, typ)
+	if c == nil {
+		return metav1.Condition{}
+	}
+	return *c
+}
+
+func child[T client.Object](t *testing.T, ns, agent string, obj T) T {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%T of %s/%s", obj, ns, agent), func() error {
+		return k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: render.ChildName(agent)}, obj)
+	})
+	return obj
+}
+
+func deployment(t *testing.T, ns, agent string) *appsv1.Deployment {
+	return child(t, ns, agent, &appsv1.Deployment{})
+}
+
+// renderedRegistry loads the Agent's ConfigMap the way the runtime does and builds its registry.
+func renderedRegistry(t *testing.T, ns, agent string) (*registry.Registry, []registry.Warning, string) {
+	t.Helper()
+	cm := child(t, ns, agent, &corev1.ConfigMap{})
+	data := cm.Data[render.ConfigKey]
+	loader, err := manifest.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &manifest.Set{}
+	if err := loader.Decode(ctx, "configmap", []byte(data), set); err != nil {
+		t.Fatalf("the rendered config does not load in the runtime: %v\n%s", err, data)
+	}
+	reg, warnings, err := registry.Build(set, registry.Options{})
+	if err != nil {
+		t.Fatalf("the rendered config does not build: %v\n%s", err, data)
+	}
+	return reg, warnings, data
+}
+
+func toYAML(t *testing.T, v any) string {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(bytes.TrimSpace(b))
+}

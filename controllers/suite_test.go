@@ -1,0 +1,128 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/agentry-dev/agentry/controllers/render"
+)
+
+// The suite runs a real kube-apiserver and etcd (envtest) and the operator's manager in-process,
+// scoped to the namespaces in pool, which exercises the namespace-scoped mode in every test.
+var (
+	testEnv   *envtest.Environment
+	cfg       *rest.Config
+	k8s       client.Client
+	pool      = []string{"t-samples", "t-mismatch", "t-secret", "t-key", "t-roll", "t-ingress", "t-avail", "t-owner", "t-cel", "t-kubectl", "t-valid", "t-fa", "t-default-ingress"}
+	renderCfg = render.Config{
+		RuntimeImage:   "registry.example/agentry:test",
+		DefaultIngress: render.IngressDefaults{ClassName: "nginx", Host: "agents.example.com", TLSSecretName: "agents-tls"},
+	}
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runSuite(m))
+}
+
+func runSuite(m *testing.M) int {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		// The assets are built once and cached outside the repository (hack/setup-envtest.sh).
+		out, err := exec.Command("../hack/setup-envtest.sh").Output()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set and hack/setup-envtest.sh failed:", err)
+			return 1
+		}
+		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	}
+	ctrl.SetLogger(logr.Discard())
+	testEnv = &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	var err error
+	cfg, err = testEnv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "failed to start envtest:", err)
+		return 1
+	}
+	defer func() { _ = testEnv.Stop() }()
+
+	k8s, err = client.New(cfg, client.Options{Scheme: NewScheme()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, ns := range pool {
+		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	stop, err := startManager(ctx, Options{Render: renderCfg, Namespaces: pool})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer stop()
+	return m.Run()
+}
+
+// startManager runs a manager until the returned function is called.
+func startManager(ctx context.Context, opts Options) (func(), error) {
+	mgr, err := NewManager(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	return func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+		}
+	}, nil
+}
+
+// eventually retries check until it returns nil or the time is up.
+func eventually(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = check(); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s: %v", what, err)
+}
+
+// consistently checks that check keeps returning nil for d.
+func consistently(t *testing.T, what string, d time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if err := check(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
