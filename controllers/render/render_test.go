@@ -1,0 +1,199 @@
+package render
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/manifest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name string, obj any) {
+	t.Helper()
+	got, err := yaml.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", name+".golden.yaml")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./controllers/render -update)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from %s (run with -update if intended):\n%s", name, path, got)
+	}
+}
+
+// load reads manifests the way the runtime does and resolves the named Agent's references.
+func load(t *testing.T, path, agent string) Resolved {
+	t.Helper()
+	l, err := manifest.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := l.LoadPath(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Resolved{SecretData: map[string]map[string][]byte{}}
+	for _, a := range set.Agents {
+		if a.Name == agent {
+			r.Agent = a
+		}
+	}
+	for _, e := range r.Agent.Spec.Tools {
+		r.Tools = append(r.Tools, ResolvedTool{Entry: e, Tool: set.Tool(r.Agent.Namespace, e.ToolRef.Name)})
+	}
+	for _, f := range r.Agent.Spec.FrontendActions {
+		r.FrontendActions = append(r.FrontendActions, set.FrontendAction(r.Agent.Namespace, f.Name))
+	}
+	return r
+}
+
+var cfg = Config{RuntimeImage: "ghcr.io/agentry-dev/agentry:v0.1.0", ImagePullPolicy: "IfNotPresent",
+	DefaultIngress: IngressDefaults{ClassName: "nginx", Host: "agents.example.com", TLSSecretName: "agents-tls"}}
+
+func TestChefSample(t *testing.T) {
+	r := load(t, "../../config/samples", "chef")
+	r.SecretData["openai"] = map[string][]byte{"apiKey": []byte("sk-should-never-appear")}
+	config, err := ConfigYAML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := ConfigHash(config, r.SecretData)
+	golden(t, "chef-configmap", ConfigMapFor(r.Agent, config))
+	golden(t, "chef-deployment", DeploymentFor(r, cfg, hash))
+	golden(t, "chef-service", ServiceFor(r.Agent))
+	if IngressFor(r.Agent, cfg) != nil {
+		t.Error("chef asks for no Ingress")
+	}
+	if strings.Contains(string(config), "sk-should-never-appear") {
+		t.Error("a Secret value reached the config")
+	}
+
+	// The rendered config is what `agentry serve` reads: it must load and validate.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ConfigKey), config, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again := load(t, dir, "chef")
+	if len(again.Tools) != 2 || len(again.FrontendActions) != 1 || again.Agent.Spec.Model.APIKeySecretRef.Name != "openai" {
+		t.Errorf("round trip: %+v", again.Agent.Spec)
+	}
+}
+
+const exposed = `apiVersion: agentry.dev/v1alpha1
+kind: Tool
+metadata: {name: forecast, namespace: prod}
+spec:
+  id: forecast
+  description: Forecast.
+  inputSchema: {type: object}
+  execute:
+    http:
+      service: {name: weather-svc, port: 8080, path: /forecast}
+      headersSecretRef: {name: weather-headers}
+---
+apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: concierge, namespace: prod}
+spec:
+  agentId: concierge-v1
+  model: {name: gpt-4o, baseURL: "https://llm.internal/v1", apiKeySecretRef: {name: llm, key: token}}
+  tools: [{key: forecast, toolRef: {name: forecast}}]
+  memory: {urlSecretRef: {name: db, key: url}}
+  endpoint:
+    auth: {headersSecretRef: {name: platform-auth}}
+    ingress: {host: chat.example.com, tlsSecretName: chat-tls, annotations: {cert-manager.io/cluster-issuer: le}}
+  runtime:
+    replicas: 3
+    env: [{name: OPENAI_API_KEY, value: overridden-by-user}, {name: EXTRA, value: "1"}]
+    podLabels: {team: support, app.kubernetes.io/name: hijack}
+    podAnnotations: {prometheus.io/scrape: "true"}
+`
+
+func TestExposedAgentWithSecrets(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(exposed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := load(t, dir, "concierge")
+	config, err := ConfigYAML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := DeploymentFor(r, cfg, ConfigHash(config, nil))
+	golden(t, "concierge-deployment", dep)
+	golden(t, "concierge-ingress", IngressFor(r.Agent, cfg))
+	if got := MountedSecrets(r); strings.Join(got, ",") != "platform-auth,weather-headers" {
+		t.Errorf("mounted: %v", got)
+	}
+	if got := ReferencedSecrets(r.Agent, []*v1alpha1.Tool{r.Tools[0].Tool}); strings.Join(got, ",") != "db,llm,platform-auth,weather-headers" {
+		t.Errorf("referenced: %v", got)
+	}
+	if strings.Contains(string(config), "replicas") {
+		t.Error("pod settings do not belong in the agent config")
+	}
+	if got := InternalURL(r.Agent, cfg); got != "http://agentry-concierge.prod.svc.cluster.local:4111/api/agents/concierge-v1" {
+		t.Errorf("internal URL %s", got)
+	}
+}
+
+func TestConfigHashCoversSecretData(t *testing.T) {
+	config := []byte("same config")
+	a := ConfigHash(config, map[string]map[string][]byte{"s": {"k": []byte("v1")}})
+	b := ConfigHash(config, map[string]map[string][]byte{"s": {"k": []byte("v2")}})
+	c := ConfigHash(config, map[string]map[string][]byte{"s": {"k": []byte("v1")}})
+	d := ConfigHash([]byte("other config"), map[string]map[string][]byte{"s": {"k": []byte("v1")}})
+	if a == b || a != c || a == d || len(a) != 16 {
+		t.Errorf("%s %s %s %s", a, b, c, d)
+	}
+}
+
+func TestChildNames(t *testing.T) {
+	if got := ChildName("chef"); got != "agentry-chef" {
+		t.Errorf("%s", got)
+	}
+	long := strings.Repeat("a", 60)
+	got := ChildName(long)
+	if len(got) > 63 || !strings.HasPrefix(got, "agentry-aaaa") || got == ChildName(long+"b") {
+		t.Errorf("%s", got)
+	}
+	if got := ChildName("my.agent"); strings.Contains(got, ".") || len(got) > 63 {
+		t.Errorf("dots are not allowed in Service names: %s", got)
+	}
+}
+
+func TestDefaultIngressSettings(t *testing.T) {
+	a := &v1alpha1.Agent{Spec: v1alpha1.AgentSpec{Endpoint: &v1alpha1.EndpointSpec{Ingress: &v1alpha1.IngressSpec{}}}}
+	a.Name, a.Namespace = "x", "ns"
+	host, class, tls := IngressSettings(a, cfg)
+	if host != "agents.example.com" || class != "nginx" || tls != "agents-tls" {
+		t.Errorf("%s %s %s", host, class, tls)
+	}
+	// Their own host without TLS does not borrow the default host's certificate.
+	a.Spec.Endpoint.Ingress.Host = "mine.example.org"
+	if _, _, tls := IngressSettings(a, cfg); tls != "" {
+		t.Errorf("tls %q", tls)
+	}
+	if IngressFor(a, Config{}) == nil {
+		t.Error("an own host needs no defaults")
+	}
+	a.Spec.Endpoint.Ingress.Host = ""
+	if IngressFor(a, Config{}) != nil {
+		t.Error("no host anywhere: no Ingress")
+	}
+}
