@@ -28,9 +28,11 @@ import (
 // (optionally) Ingress, and reports in status what the user must know or do.
 type AgentReconciler struct {
 	client.Client
-	Scheme   *runtime.Scheme
-	Recorder events.EventRecorder
-	Render   render.Config
+	// APIReader reads around the cache, when the cache is behind (an object we just created).
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+	Render    render.Config
 	// MaxConcurrentReconciles defaults to 4.
 	MaxConcurrentReconciles int
 }
@@ -57,56 +59,79 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, nil // owned objects are garbage-collected
 	}
 	original := agent.DeepCopy()
+	recErr := r.reconcile(ctx, &agent)
+	if recErr != nil {
+		// Say why in Ready too, so `kubectl get agents` shows it while the retries go on.
+		meta.SetStatusCondition(&agent.Status.Conditions, metav1.Condition{
+			Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, ObservedGeneration: agent.Generation,
+			Reason: v1alpha1.ReasonReconcileFailed, Message: recErr.Error(),
+		})
+		agent.Status.ObservedGeneration = agent.Generation
+	}
+	if equality.Semantic.DeepEqual(original.Status, agent.Status) {
+		return ctrl.Result{}, recErr
+	}
+	if err := r.Status().Patch(ctx, &agent, client.MergeFrom(original)); err != nil {
+		if recErr != nil {
+			return ctrl.Result{}, recErr
+		}
+		return ctrl.Result{}, fmt.Errorf("failed to patch status of agent %q: %w", agent.Name, err)
+	}
+	r.recordTransitions(original.Status.Conditions, &agent)
+	return ctrl.Result{}, recErr
+}
 
-	resolvedTools, referencedTools, toolsCond, err := r.resolveTools(ctx, &agent)
+// reconcile runs the sub-reconcilers and computes the status in place.
+func (r *AgentReconciler) reconcile(ctx context.Context, agent *v1alpha1.Agent) error {
+	resolvedTools, referencedTools, toolsCond, err := r.resolveTools(ctx, agent)
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	firing := map[string]bool{}
 	for _, t := range resolvedTools {
 		firing[t.Entry.Key] = true
 	}
-	actions, actionsCond, err := r.resolveFrontendActions(ctx, &agent, firing)
+	actions, actionsCond, err := r.resolveFrontendActions(ctx, agent, firing)
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
-	secretData, secretCond, secretProblems, err := r.resolveSecrets(ctx, &agent, referencedTools)
+	secretData, secretCond, secretProblems, err := r.resolveSecrets(ctx, agent, referencedTools)
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 
-	resolved := render.Resolved{Agent: &agent, Tools: resolvedTools, FrontendActions: actions, SecretData: secretData}
+	resolved := render.Resolved{Agent: agent, Tools: resolvedTools, FrontendActions: actions, SecretData: secretData}
 	config, err := render.ConfigYAML(resolved)
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 	hash := render.ConfigHash(config, secretData)
 
-	if _, err := r.apply(ctx, &agent, render.ConfigMapFor(&agent, config)); err != nil {
-		return ctrl.Result{}, err
+	if _, err := r.apply(ctx, agent, render.ConfigMapFor(agent, config)); err != nil {
+		return err
 	}
-	dep, err := r.apply(ctx, &agent, render.DeploymentFor(resolved, r.Render, hash))
+	dep, err := r.apply(ctx, agent, render.DeploymentFor(resolved, r.Render, hash))
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
-	if _, err := r.apply(ctx, &agent, render.ServiceFor(&agent)); err != nil {
-		return ctrl.Result{}, err
+	if _, err := r.apply(ctx, agent, render.ServiceFor(agent)); err != nil {
+		return err
 	}
 	var ing *networkingv1.Ingress
-	if desired := render.IngressFor(&agent, r.Render); desired != nil {
-		obj, err := r.apply(ctx, &agent, desired)
+	if desired := render.IngressFor(agent, r.Render); desired != nil {
+		obj, err := r.apply(ctx, agent, desired)
 		if err != nil {
-			return ctrl.Result{}, err
+			return err
 		}
 		ing = obj.(*networkingv1.Ingress)
-	} else if err := r.deleteOwned(ctx, &agent, &networkingv1.Ingress{}); err != nil {
-		return ctrl.Result{}, err
+	} else if err := r.deleteOwned(ctx, agent, &networkingv1.Ingress{}); err != nil {
+		return err
 	}
 
-	exposedCond, endpoints, url := exposure(&agent, r.Render, ing)
-	availableCond, readyReplicas := availability(&agent, dep.(*appsv1.Deployment))
+	exposedCond, endpoints, url := exposure(agent, r.Render, ing)
+	availableCond, readyReplicas := availability(agent, dep.(*appsv1.Deployment))
 	conds := []metav1.Condition{toolsCond, actionsCond, secretCond, exposedCond, availableCond}
-	readyCond := readiness(&agent, conds, secretProblems)
+	readyCond := readiness(agent, conds, secretProblems)
 
 	st := &agent.Status
 	for _, c := range append(conds, readyCond) {
@@ -118,16 +143,8 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	st.DeploymentURL = url
 	st.ReadyReplicas = readyReplicas
 	st.ConfigHash = hash
-	st.Storage = storageKind(&agent)
-
-	if equality.Semantic.DeepEqual(original.Status, agent.Status) {
-		return ctrl.Result{}, nil
-	}
-	if err := r.Status().Patch(ctx, &agent, client.MergeFrom(original)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("failed to patch status of agent %q: %w", agent.Name, err)
-	}
-	r.recordTransitions(original.Status.Conditions, &agent)
-	return ctrl.Result{}, nil
+	st.Storage = storageKind(agent)
+	return nil
 }
 
 // storageKind names the memory backend for status.
@@ -177,8 +194,12 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Owns(&networkingv1.Ingress{}).
-		Watches(&v1alpha1.Tool{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexToolRefs))).
-		Watches(&v1alpha1.FrontendAction{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexFrontendActionRefs))).
+		// Only spec changes of Tools and FrontendActions matter: the Agent checks them itself,
+		// so their status updates need not wake it.
+		Watches(&v1alpha1.Tool{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexToolRefs)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.FrontendAction{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexFrontendActionRefs)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToAgents(mgr.GetClient()))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)

@@ -448,3 +448,30 @@ func reconcileCount(t *testing.T) float64 {
 	}
 	return total
 }
+
+// An object in the way (same name, controlled by something else) is reported in Ready and
+// left alone.
+func TestConflictingObjectIsReported(t *testing.T) {
+	ns := "t-owner"
+	isController := true
+	taken := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Name: render.ChildName("squatted"), Namespace: ns,
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "someone-else", UID: "1234", Controller: &isController}},
+	}, Data: map[string]string{"mine": "yes"}}
+	if err := k8s.Create(ctx, taken); err != nil {
+		t.Fatal(err)
+	}
+	create(t, ns, `apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: squatted}
+spec:
+  model: {name: m}`)
+	a := waitCondition(t, ns, "squatted", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonReconcileFailed)
+	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `ConfigMap "agentry-squatted" is controlled by ConfigMap "someone-else"`) {
+		t.Errorf("message: %s", msg)
+	}
+	var cm corev1.ConfigMap
+	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: taken.Name}, &cm); err != nil || cm.Data["mine"] != "yes" {
+		t.Errorf("the other object must be left alone: %v %v", err, cm.Data)
+	}
+}

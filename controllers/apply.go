@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -78,18 +79,25 @@ func setAnnotation(obj client.Object, k, v string) {
 // already controls is left alone. It returns the object as it is in the cluster.
 func (r *AgentReconciler) apply(ctx context.Context, owner *v1alpha1.Agent, desired client.Object) (client.Object, error) {
 	hash := render.SpecHash(desiredState(desired))
-	kind := fmt.Sprintf("%T", desired)
+	kind := reflect.TypeOf(desired).Elem().Name()
 	existing := desired.DeepCopyObject().(client.Object)
-	err := r.Get(ctx, types.NamespacedName{Namespace: desired.GetNamespace(), Name: desired.GetName()}, existing)
+	key := types.NamespacedName{Namespace: desired.GetNamespace(), Name: desired.GetName()}
+	err := r.Get(ctx, key, existing)
 	if apierrors.IsNotFound(err) {
-		setAnnotation(desired, render.AnnotationSpecHash, hash)
-		if err := controllerutil.SetControllerReference(owner, desired, r.Scheme); err != nil {
+		created := desired.DeepCopyObject().(client.Object)
+		setAnnotation(created, render.AnnotationSpecHash, hash)
+		if err := controllerutil.SetControllerReference(owner, created, r.Scheme); err != nil {
 			return nil, err
 		}
-		if err := r.Create(ctx, desired); err != nil {
+		err = r.Create(ctx, created)
+		if err == nil {
+			return created, nil
+		}
+		if !apierrors.IsAlreadyExists(err) || r.APIReader == nil {
 			return nil, fmt.Errorf("failed to create %s %q: %w", kind, desired.GetName(), err)
 		}
-		return desired, nil
+		// The cache is behind our own earlier create: read the object from the API server.
+		err = r.APIReader.Get(ctx, key, existing)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("failed to get %s %q: %w", kind, desired.GetName(), err)
@@ -122,13 +130,13 @@ func (r *AgentReconciler) deleteOwned(ctx context.Context, owner *v1alpha1.Agent
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("failed to get %T %q: %w", obj, render.ChildName(owner.Name), err)
+		return fmt.Errorf("failed to get %s %q: %w", reflect.TypeOf(obj).Elem().Name(), render.ChildName(owner.Name), err)
 	}
 	if !metav1.IsControlledBy(obj, owner) {
 		return nil
 	}
 	if err := r.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("failed to delete %T %q: %w", obj, obj.GetName(), err)
+		return fmt.Errorf("failed to delete %s %q: %w", reflect.TypeOf(obj).Elem().Name(), obj.GetName(), err)
 	}
 	return nil
 }

@@ -50,6 +50,12 @@ func NewScheme() *runtime.Scheme {
 // NewManager builds a manager with the indexes and the three reconcilers.
 func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	scheme := NewScheme()
+	if cfg.QPS == 0 {
+		// As ctrl.GetConfig does: no client-side throttling, the API server's priority and
+		// fairness decides.
+		cfg = rest.CopyConfig(cfg)
+		cfg.QPS = -1
+	}
 	// Cache only the operator's own children of these kinds, not every ConfigMap, Deployment,
 	// Service and Ingress of the cluster.
 	owned := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedBy})}
@@ -90,7 +96,7 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manag
 		return nil, fmt.Errorf("failed to set up field indexes: %w", err)
 	}
 	if err := (&AgentReconciler{
-		Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorder("agentry-operator"),
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: scheme, Recorder: mgr.GetEventRecorder("agentry-operator"),
 		Render: opts.Render, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the Agent controller: %w", err)

@@ -4,3 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "=== runtime: generate and AG-UI against the floor"
 go run ./test/bench/runtime "$@"
+echo
+echo "=== operator: 1,000 Agents with 2 Tools each on envtest"
+KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/setup-envtest.sh)}" go run ./test/bench/operator

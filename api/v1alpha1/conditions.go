@@ -45,8 +45,9 @@ const (
 	ReasonDeploymentUnavailable = "DeploymentUnavailable"
 	ReasonDeploymentProgressing = "DeploymentProgressing"
 
-	ReasonReady    = "Ready"
-	ReasonNotReady = "NotReady"
+	ReasonReady           = "Ready"
+	ReasonNotReady        = "NotReady"
+	ReasonReconcileFailed = "ReconcileFailed"
 
 	ReasonValid         = "Valid"
 	ReasonInvalidSchema = "InvalidSchema"

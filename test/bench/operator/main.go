@@ -1,0 +1,278 @@
+// Command operator-bench creates 1,000 Agents with 2 Tools each on envtest (a real
+// kube-apiserver and etcd) and measures how long the operator takes until every Agent has its
+// ConfigMap, Deployment and Service and a current observedGeneration; it prints reconciles per
+// second and the operator process's memory.
+//
+//	go run ./test/bench/operator [-agents 1000]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	restclient "k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/controllers"
+	"github.com/agentry-dev/agentry/controllers/render"
+)
+
+func main() {
+	agents := flag.Int("agents", 1000, "number of Agents (each with 2 Tools)")
+	workers := flag.Int("reconcilers", 4, "MaxConcurrentReconciles")
+	flag.Parse()
+	if err := run(*agents, *workers); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n, workers int) error {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		out, err := exec.Command("hack/setup-envtest.sh").Output()
+		if err != nil {
+			return fmt.Errorf("hack/setup-envtest.sh: %w", err)
+		}
+		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	}
+	if os.Getenv("BENCH_DEBUG") != "" {
+		ctrl.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, nil)))
+	} else {
+		ctrl.SetLogger(logr.Discard())
+	}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{"config/crd/bases"}, ErrorIfCRDPathMissing: true}
+	// envtest's default Service range (a /24) holds 254 Services; the benchmark needs one per Agent.
+	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
+	cfg, err := env.Start()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = env.Stop() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	mgr, err := controllers.NewManager(ctx, cfg, controllers.Options{Render: render.Config{RuntimeImage: "agentry:bench"}, MaxConcurrentReconciles: workers})
+	if err != nil {
+		return err
+	}
+	go func() { _ = mgr.Start(ctx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return fmt.Errorf("cache did not sync")
+	}
+	loader := rest(cfg)
+	k8s, err := client.New(loader, client.Options{Scheme: controllers.NewScheme()})
+	if err != nil {
+		return err
+	}
+	ns := "bench"
+	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return err
+	}
+	runtime.GC()
+
+	start := time.Now()
+	var created atomic.Int64
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	errs := make(chan error, 1)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := createAgent(ctx, k8s, ns, i); err != nil {
+				select {
+				case errs <- err:
+				default:
+				}
+				return
+			}
+			created.Add(1)
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	createdIn := time.Since(start)
+
+	var done int
+	for {
+		// Poll the operator's own cache: polling the API server would load the machine under test.
+		done, err = countDone(ctx, mgr.GetClient(), ns)
+		if err != nil {
+			return err
+		}
+		if done == n || time.Since(start) > 10*time.Minute {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	reconciles := reconcileCount()
+	if os.Getenv("BENCH_DEBUG") != "" {
+		var deps appsv1.DeploymentList
+		_ = k8s.List(ctx, &deps, client.InNamespace(ns))
+		gens := map[int64]int{}
+		for _, d := range deps.Items {
+			gens[d.Generation]++
+		}
+		var cms corev1.ConfigMapList
+		_ = k8s.List(ctx, &cms, client.InNamespace(ns))
+		rv := map[string]int{}
+		for _, c := range cms.Items {
+			rv[fmt.Sprint(len(c.ManagedFields))]++
+		}
+		fmt.Println("deployment generations:", gens, "configmaps:", len(cms.Items), rv)
+	}
+	cur, peak := rss()
+	fmt.Printf("\nOperator benchmark: %d Agents with 2 Tools each on envtest, %d reconcilers, %d cores\n\n", n, workers, runtime.NumCPU())
+	fmt.Printf("| measure | value |\n|---|---|\n")
+	fmt.Printf("| objects created (Agents + Tools) | %d in %.1f s |\n", n*3, createdIn.Seconds())
+	fmt.Printf("| Agents with ConfigMap, Deployment, Service and current observedGeneration | %d/%d after %.1f s |\n", done, n, elapsed.Seconds())
+	fmt.Printf("| Agent reconciles | %.0f (%.0f per second) |\n", reconciles, reconciles/elapsed.Seconds())
+	fmt.Printf("| operator process RSS (includes this load generator) | %.0f MiB now, %.0f MiB peak |\n", cur, peak)
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	fmt.Printf("\nTargets: ≤ 60 s: %s (%.1f s); ≤ 200 MiB: %s (%.0f MiB peak)\n", verdict(elapsed <= time.Minute && done == n), elapsed.Seconds(), verdict(peak <= 200), peak)
+	return nil
+}
+
+func rest(cfg *restclient.Config) *restclient.Config {
+	c := *cfg
+	c.QPS, c.Burst = -1, 0
+	return &c
+}
+
+func createAgent(ctx context.Context, c client.Client, ns string, i int) error {
+	var tools []v1alpha1.AgentTool
+	for j := 0; j < 2; j++ {
+		id := fmt.Sprintf("tool-%d-%d", i, j)
+		t := &v1alpha1.Tool{
+			ObjectMeta: metav1.ObjectMeta{Name: id, Namespace: ns},
+			Spec: v1alpha1.ToolSpec{
+				ID: id, Description: "Benchmark tool.",
+				InputSchema: &k8sruntime.RawExtension{Raw: []byte(`{"type":"object","properties":{"q":{"type":"string"}}}`)},
+				Execute:     v1alpha1.ToolExecute{CEL: `{"answer": input.q}`},
+			},
+		}
+		if err := c.Create(ctx, t); err != nil {
+			return err
+		}
+		tools = append(tools, v1alpha1.AgentTool{Key: id, ToolRef: v1alpha1.LocalObjectReference{Name: id}})
+	}
+	a := &v1alpha1.Agent{
+		ObjectMeta: metav1.ObjectMeta{Name: "agent-" + strconv.Itoa(i), Namespace: ns},
+		Spec:       v1alpha1.AgentSpec{Instructions: "Benchmark agent.", Model: v1alpha1.ModelSpec{Name: "gpt-4o-mini"}, Tools: tools},
+	}
+	return c.Create(ctx, a)
+}
+
+// countDone counts Agents whose status is current and whose three children exist.
+func countDone(ctx context.Context, c client.Client, ns string) (int, error) {
+	var agents v1alpha1.AgentList
+	if err := c.List(ctx, &agents, client.InNamespace(ns)); err != nil {
+		return 0, err
+	}
+	have := func(list client.ObjectList) (map[string]bool, error) {
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return nil, err
+		}
+		out := map[string]bool{}
+		switch l := list.(type) {
+		case *corev1.ConfigMapList:
+			for _, o := range l.Items {
+				out[o.Name] = true
+			}
+		case *appsv1.DeploymentList:
+			for _, o := range l.Items {
+				out[o.Name] = true
+			}
+		case *corev1.ServiceList:
+			for _, o := range l.Items {
+				out[o.Name] = true
+			}
+		}
+		return out, nil
+	}
+	cms, err := have(&corev1.ConfigMapList{})
+	if err != nil {
+		return 0, err
+	}
+	deps, err := have(&appsv1.DeploymentList{})
+	if err != nil {
+		return 0, err
+	}
+	svcs, err := have(&corev1.ServiceList{})
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	for _, a := range agents.Items {
+		name := render.ChildName(a.Name)
+		if a.Status.ObservedGeneration == a.Generation && cms[name] && deps[name] && svcs[name] {
+			done++
+		}
+	}
+	return done, nil
+}
+
+func reconcileCount() float64 {
+	families, _ := ctrlmetrics.Registry.Gather()
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "agent" {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total
+}
+
+func rss() (cur, peak float64) {
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			if f[0] == "VmRSS:" {
+				cur = kb / 1024
+			} else {
+				peak = kb / 1024
+			}
+		}
+	}
+	return cur, peak
+}
