@@ -210,6 +210,8 @@ func TestToolAndSecretChangesRollThePods(t *testing.T) {
 		t.Fatalf("hash %q vs status %q", first, a.Status.ConfigHash)
 	}
 
+	chefBefore := waitCondition(t, ns, "chef", v1alpha1.ConditionModelSecretResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
+	chefDep := deployment(t, ns, "chef")
 	var tool v1alpha1.Tool
 	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: "weather"}, &tool); err != nil {
 		t.Fatal(err)
@@ -228,6 +230,13 @@ func TestToolAndSecretChangesRollThePods(t *testing.T) {
 	_, _, data := renderedRegistry(t, ns, "weather")
 	if !strings.Contains(data, "now with a better description") {
 		t.Error("the ConfigMap must carry the new Tool")
+	}
+	// chef does not use the weather Tool: its pods and status are untouched.
+	if d := deployment(t, ns, "chef"); d.Generation != chefDep.Generation {
+		t.Errorf("chef's Deployment changed: generation %d → %d", chefDep.Generation, d.Generation)
+	}
+	if c := getAgent(t, ns, "chef"); c.Status.ConfigHash != chefBefore.Status.ConfigHash {
+		t.Error("chef's config hash changed")
 	}
 
 	s.StringData = map[string]string{"apiKey": "sk-rotated"}
