@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 step() { printf '\n=== %s\n' "$*"; }
 
 step "tools"
-make --no-print-directory controller-gen >/dev/null
+make --no-print-directory controller-gen helm >/dev/null
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "installing Node.js and npm from Debian"
   if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
@@ -17,6 +17,9 @@ step "envtest binaries (kube-apiserver from the Go module, etcd from Debian)"
 KUBEBUILDER_ASSETS="$(hack/setup-envtest.sh)"
 export KUBEBUILDER_ASSETS
 echo "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
+# kubectl: the machine's, else the one built next to kube-apiserver.
+command -v kubectl >/dev/null 2>&1 || export PATH="$KUBEBUILDER_ASSETS:$PATH"
+kubectl version --client 2>/dev/null | head -1
 # The AG-UI conformance suite's client, pinned by package-lock.json.
 (cd test/conformance && npm ci --no-audit --no-fund --loglevel=error)
 

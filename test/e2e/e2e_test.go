@@ -1,0 +1,266 @@
+// Package e2e proves the install path on a real kube-apiserver and etcd (envtest): the Helm
+// chart installs, kubectl applies the samples, the operator (the agentry binary, running with
+// the chart's ServiceAccount identity and RBAC) renders them, and the runtime started exactly as
+// the rendered Deployment says answers the real @ag-ui/client at the path the Ingress routes.
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/internal/testutil"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+var (
+	root    string
+	binary  string
+	helmBin string
+)
+
+func TestMain(m *testing.M) {
+	abs, err := filepath.Abs("../..")
+	if err != nil {
+		panic(err)
+	}
+	root = abs
+	helmBin = filepath.Join(root, "bin", "helm")
+	if _, err := os.Stat(helmBin); err != nil {
+		build := exec.Command("make", "helm")
+		build.Dir = root
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "failed to build helm:", err)
+			os.Exit(1)
+		}
+	}
+	testutil.RunWithBinary(m, root, &binary)
+}
+
+// cluster is an envtest API server with kubeconfigs for an admin and for the operator's
+// ServiceAccount.
+type cluster struct {
+	env      *envtest.Environment
+	admin    string
+	operator string
+}
+
+func startCluster(t *testing.T) *cluster {
+	t.Helper()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		out, err := exec.Command(filepath.Join(root, "hack/setup-envtest.sh")).Output()
+		if err != nil {
+			t.Fatalf("hack/setup-envtest.sh: %v", err)
+		}
+		t.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	}
+	env := &envtest.Environment{}
+	if _, err := env.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	c := &cluster{env: env}
+	c.admin = kubeconfig(t, env, envtest.User{Name: "e2e-admin", Groups: []string{"system:masters"}})
+	// The chart binds its RBAC to the ServiceAccount agentry in agentry-system; a client
+	// certificate with that user name is authorised exactly as the pod's token would be.
+	c.operator = kubeconfig(t, env, envtest.User{Name: "system:serviceaccount:agentry-system:agentry",
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:agentry-system", "system:authenticated"}})
+	return c
+}
+
+func kubeconfig(t *testing.T, env *envtest.Environment, u envtest.User) string {
+	t.Helper()
+	user, err := env.AddUser(u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sh runs a README-style command line with KUBECONFIG set, from the module root.
+func (c *cluster) sh(t *testing.T, line string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.admin, "PATH="+filepath.Join(root, "bin")+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("$ %s\n%v\n%s", line, err, out)
+	}
+	return string(out)
+}
+
+// jsonOf gets an object as JSON through kubectl.
+func (c *cluster) jsonOf(t *testing.T, args string, v any) {
+	t.Helper()
+	out := c.sh(t, "kubectl get "+args+" -o json")
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("kubectl get %s: %v", args, err)
+	}
+}
+
+func waitFor(t *testing.T, what string, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = check(); err == nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s: %v", what, err)
+}
+
+func TestInstallAndEndToEnd(t *testing.T) {
+	c := startCluster(t)
+
+	// The README's cluster quickstart, command for command, taken from the README itself.
+	quickstart := readmeCommands(t, "## Cluster quickstart")
+	if len(quickstart) < 7 || !strings.HasPrefix(quickstart[0], "helm install") {
+		t.Fatalf("README quickstart commands: %q", quickstart)
+	}
+	out := c.sh(t, quickstart[0])
+	if !strings.Contains(out, "STATUS: deployed") || !strings.Contains(out, "deploymentURL") {
+		t.Fatalf("helm install:\n%s", out)
+	}
+	for _, obj := range []string{"crd/agents.agentry.dev", "crd/tools.agentry.dev", "crd/frontendactions.agentry.dev",
+		"-n agentry-system deployment/agentry-operator", "-n agentry-system serviceaccount/agentry", "clusterrole/agentry-operator",
+		"clusterrolebinding/agentry-operator", "-n agentry-system role/agentry-leader-election", "-n agentry-system service/agentry-metrics"} {
+		c.sh(t, "kubectl get "+obj)
+	}
+	// RBAC is in force for the operator's identity: least privilege, as generated from markers.
+	for check, want := range map[string]string{
+		"create deployments.apps -n default": "yes", "update agents.agentry.dev --subresource=status": "yes", "list secrets -A": "yes",
+		"create secrets": "no", "delete agents.agentry.dev": "no", "update agents.agentry.dev": "no", "create pods": "no", "get nodes": "no",
+	} {
+		cmd := exec.Command("kubectl", append([]string{"--kubeconfig", c.operator, "auth", "can-i"}, strings.Fields(check)...)...)
+		out, _ := cmd.CombinedOutput()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if got := lines[len(lines)-1]; got != want {
+			t.Errorf("operator can-i %s: %q, want %q", check, got, want)
+		}
+	}
+	// The operator pod cannot run here (no kubelet, no images): run the same binary with the
+	// chart's ServiceAccount identity, so the chart's RBAC is what it is allowed to do.
+	testutil.Start(t, binary, root, []string{"KUBECONFIG=" + c.operator}, `msg="starting the operator"`,
+		"operator", "--runtime-image", "ghcr.io/agentry-dev/agentry:e2e", "--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+
+	c.sh(t, quickstart[1]) // kubectl create secret
+	c.sh(t, quickstart[2]) // kubectl apply -f config/samples/
+	waitFor(t, "kubectl get agents to list both samples with a status", 30*time.Second, func() error {
+		out := c.sh(t, quickstart[3])
+		if !strings.Contains(out, "AGENT ID") || !strings.Contains(out, "chef") || !strings.Contains(out, "weather") || strings.Count(out, "False") < 2 {
+			return fmt.Errorf("%s", out)
+		}
+		return nil
+	})
+	if out := c.sh(t, quickstart[4]); out != "" {
+		t.Errorf("an unexposed agent has no Deployment URL yet: %q", out)
+	}
+	c.sh(t, quickstart[5]) // expose chef with an Ingress over HTTPS
+	var deploymentURL string
+	waitFor(t, "chef's Deployment URL", 30*time.Second, func() error {
+		deploymentURL = c.sh(t, quickstart[6])
+		if deploymentURL != "https://agents.example.com/api/agents/chef/ag-ui" {
+			return fmt.Errorf("%q", deploymentURL)
+		}
+		return nil
+	})
+
+	// Route chef to the scripted model, as a user would point it at a self-hosted endpoint.
+	_, modelURL := testutil.Start(t, binary, root, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0")
+	c.sh(t, fmt.Sprintf(`kubectl patch agent chef --type merge -p '{"spec":{"runtime":{"env":[{"name":"OPENAI_BASE_URL","value":%q}]}}}'`, modelURL))
+	waitFor(t, "the env change to reach chef's Deployment", 30*time.Second, func() error {
+		if out := c.sh(t, "kubectl get deployment agentry-chef -o jsonpath='{.spec.template.spec.containers[0].env}'"); !strings.Contains(out, modelURL) {
+			return fmt.Errorf("env %s", out)
+		}
+		return nil
+	})
+
+	rt := startRenderedRuntime(t, c, "chef")
+	ingressPath := ingressPathOf(t, c, "chef")
+	if !strings.HasSuffix(deploymentURL, ingressPath+"/ag-ui") {
+		t.Errorf("the Deployment URL %s is not under the Ingress path %s", deploymentURL, ingressPath)
+	}
+	platformURL := rt.base + ingressPath + "/ag-ui"
+	node := exec.Command("node", "e2e-platform.mjs", platformURL)
+	node.Dir = filepath.Join(root, "test/conformance")
+	nodeOut, err := node.CombinedOutput()
+	t.Logf("platform client:\n%s", nodeOut)
+	if err != nil {
+		t.Fatalf("the platform client failed: %v\nruntime:\n%s", err, rt.proc.Output())
+	}
+	first := generate(t, rt.base+ingressPath+"/generate", "What can I use instead of butter?")
+	if !strings.Contains(first, "olive oil") {
+		t.Errorf("generate: %s", first)
+	}
+
+	// A Tool edit reaches the runtime through a re-render.
+	oldHash := rt.hash
+	c.sh(t, `kubectl patch tool suggest-substitute --type json -p '[{"op":"replace","path":"/spec/execute/cel","value":"{\"substitute\": \"ghee\", \"reason\": \"edited through kubectl\"}"}]'`)
+	waitFor(t, "the Deployment to roll with a new config hash", 30*time.Second, func() error {
+		if h := podTemplateHash(t, c, "chef"); h == oldHash {
+			return fmt.Errorf("hash still %s", h)
+		}
+		return nil
+	})
+	rt.stop()
+	rt = startRenderedRuntime(t, c, "chef")
+	second := generate(t, rt.base+ingressPath+"/generate", "What can I use instead of butter?")
+	if !strings.Contains(second, "ghee") || !strings.Contains(second, "edited through kubectl") {
+		t.Errorf("after the Tool edit: %s", second)
+	}
+	if strings.Contains(rt.proc.Output(), "sk-e2e-not-a-real-key") {
+		t.Error("the API key reached the runtime log")
+	}
+}
+
+// readmeCommands returns the command lines of the shell blocks in the README section that
+// starts with heading, comments stripped.
+func readmeCommands(t *testing.T, heading string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	i := strings.Index(text, heading+"\n")
+	if i < 0 {
+		t.Fatalf("README has no %q", heading)
+	}
+	text = text[i+len(heading):]
+	if j := strings.Index(text, "\n## "); j >= 0 {
+		text = text[:j]
+	}
+	var cmds []string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "```sh"):
+			in = true
+		case strings.HasPrefix(line, "```"):
+			in = false
+		case in && strings.TrimSpace(line) != "":
+			if k := strings.Index(line, "   #"); k >= 0 {
+				line = line[:k]
+			}
+			cmds = append(cmds, strings.TrimSpace(line))
+		}
+	}
+	return cmds
+}

@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+const chart = "charts/agentry"
+
+// helm runs the repository's helm binary from the module root.
+func helm(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(helmBin, args...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// docs splits rendered YAML into kind/name → object.
+func docs(t *testing.T, rendered string) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	for _, d := range strings.Split(rendered, "\n---") {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(d), &obj); err != nil {
+			t.Fatalf("rendered YAML does not parse: %v\n%s", err, d)
+		}
+		if obj == nil {
+			continue
+		}
+		md, _ := obj["metadata"].(map[string]any)
+		key := obj["kind"].(string) + "/" + md["name"].(string)
+		if ns, ok := md["namespace"].(string); ok {
+			key += "@" + ns
+		}
+		out[key] = obj
+	}
+	return out
+}
+
+func args(t *testing.T, objs map[string]map[string]any, deployment string) string {
+	t.Helper()
+	d, ok := objs[deployment]
+	if !ok {
+		t.Fatalf("no %s in %v", deployment, keys(objs))
+	}
+	c := d["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	var out []string
+	for _, a := range c["args"].([]any) {
+		out = append(out, a.(string))
+	}
+	return strings.Join(out, " ") + " image=" + c["image"].(string)
+}
+
+func keys(m map[string]map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestHelmLintAndTemplate(t *testing.T) {
+	helm(t, "lint", "--strict", chart)
+	for _, f := range []string{"namespaced.yaml", "ingress.yaml", "custom.yaml"} {
+		helm(t, "lint", "--strict", chart, "-f", filepath.Join("test/e2e/values", f))
+	}
+
+	def := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system"))
+	a := args(t, def, "Deployment/agentry-operator@agentry-system")
+	for _, want := range []string{"operator", "--runtime-image=ghcr.io/agentry-dev/agentry:0.1.0", "--leader-elect=false", "image=ghcr.io/agentry-dev/agentry:0.1.0"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("default args lack %q: %s", want, a)
+		}
+	}
+	for _, k := range []string{"ClusterRole/agentry-operator", "ClusterRoleBinding/agentry-operator", "Role/agentry-leader-election@agentry-system",
+		"ServiceAccount/agentry@agentry-system", "Service/agentry-metrics@agentry-system"} {
+		if _, ok := def[k]; !ok {
+			t.Errorf("default install lacks %s (has %v)", k, keys(def))
+		}
+	}
+
+	ns := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/namespaced.yaml"))
+	if _, ok := ns["ClusterRole/agentry-operator"]; ok {
+		t.Error("namespaced mode must not create a ClusterRole")
+	}
+	for _, n := range []string{"team-a", "team-b"} {
+		if _, ok := ns["Role/agentry-operator@"+n]; !ok {
+			t.Errorf("namespaced mode lacks the Role in %s", n)
+		}
+		if _, ok := ns["RoleBinding/agentry-operator@"+n]; !ok {
+			t.Errorf("namespaced mode lacks the RoleBinding in %s", n)
+		}
+	}
+	if a := args(t, ns, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--watch-namespaces=team-a,team-b") {
+		t.Errorf("namespaced args: %s", a)
+	}
+
+	ing := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/ingress.yaml"))
+	a = args(t, ing, "Deployment/agentry-operator@agentry-system")
+	for _, want := range []string{"--default-ingress-class=nginx", "--default-ingress-host=agents.example.com", "--default-ingress-tls-secret=agents-tls", "--leader-elect=true"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("ingress args lack %q: %s", want, a)
+		}
+	}
+
+	custom := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/custom.yaml"))
+	a = args(t, custom, "Deployment/agentry-operator@agentry-system")
+	for _, want := range []string{"image=registry.example/agentry:v9", "--runtime-image=registry.example/agentry-runtime:v9", "--log-level=debug", "--metrics-bind-address=0"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("custom args lack %q: %s", want, a)
+		}
+	}
+	if _, ok := custom["Service/agentry-metrics@agentry-system"]; ok {
+		t.Error("metrics disabled: no metrics Service")
+	}
+	if l := custom["Deployment/agentry-operator@agentry-system"]["metadata"].(map[string]any)["labels"].(map[string]any); l["cost-center"] != "ai" {
+		t.Errorf("extra labels: %v", l)
+	}
+
+	// values.schema.json rejects what it should.
+	cmd := exec.Command(helmBin, "template", "agentry", chart, "--set", "logLevel=loud")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "logLevel") {
+		t.Errorf("an invalid logLevel must be rejected by values.schema.json: %s", out)
+	}
+}
+
+// TestChartCRDsMatchGenerated fails when the chart's CRDs drift from config/crd/bases.
+func TestChartCRDsMatchGenerated(t *testing.T) {
+	gen, _ := filepath.Glob(filepath.Join(root, "config/crd/bases/*.yaml"))
+	inChart, _ := filepath.Glob(filepath.Join(root, chart, "crds/*.yaml"))
+	if len(gen) == 0 || len(gen) != len(inChart) {
+		t.Fatalf("config/crd/bases has %d CRDs, the chart %d", len(gen), len(inChart))
+	}
+	for _, f := range gen {
+		a, _ := os.ReadFile(f)
+		b, err := os.ReadFile(filepath.Join(root, chart, "crds", filepath.Base(f)))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs in the chart: run make manifests", filepath.Base(f))
+		}
+	}
+	rules, _ := os.ReadFile(filepath.Join(root, chart, "files/operator-rules.yaml"))
+	role, _ := os.ReadFile(filepath.Join(root, "config/rbac/role.yaml"))
+	body := string(role[strings.Index(string(role), "rules:"):])
+	if !strings.Contains(string(rules), body) {
+		t.Error("charts/agentry/files/operator-rules.yaml differs from config/rbac/role.yaml: run make manifests")
+	}
+}

@@ -1,0 +1,160 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/agentry-dev/agentry/internal/testutil"
+)
+
+type renderedRuntime struct {
+	proc *testutil.Proc
+	base string
+	hash string
+}
+
+func (r *renderedRuntime) stop() { _ = r.proc.Cmd.Process.Signal(os.Interrupt) }
+
+// startRenderedRuntime runs `agentry` exactly as the Agent's rendered Deployment says: its args,
+// its env (secretKeyRef values read from the Secret), its ConfigMap and Secret volumes written
+// as files at their mount paths. Absolute paths are placed under a temporary root and the
+// listen address is a free loopback port; nothing else is changed.
+func startRenderedRuntime(t *testing.T, c *cluster, agent string) *renderedRuntime {
+	t.Helper()
+	var dep appsv1.Deployment
+	c.jsonOf(t, "deployment agentry-"+agent, &dep)
+	pod := dep.Spec.Template.Spec
+	if len(pod.Containers) != 1 {
+		t.Fatalf("containers: %d", len(pod.Containers))
+	}
+	ctr := pod.Containers[0]
+	fsRoot := t.TempDir()
+	local := func(p string) string { return filepath.Join(fsRoot, p) }
+
+	volumes := map[string]corev1.Volume{}
+	for _, v := range pod.Volumes {
+		volumes[v.Name] = v
+	}
+	for _, m := range ctr.VolumeMounts {
+		v := volumes[m.Name]
+		dir := local(m.MountPath)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case v.ConfigMap != nil:
+			var cm corev1.ConfigMap
+			c.jsonOf(t, "configmap "+v.ConfigMap.Name, &cm)
+			for k, val := range cm.Data {
+				writeFile(t, filepath.Join(dir, k), []byte(val))
+			}
+		case v.Secret != nil:
+			var s corev1.Secret
+			out := c.sh(t, "kubectl get secret "+v.Secret.SecretName+" -o json --ignore-not-found")
+			if strings.TrimSpace(out) == "" {
+				if v.Secret.Optional != nil && *v.Secret.Optional {
+					continue
+				}
+				t.Fatalf("secret %s is missing", v.Secret.SecretName)
+			}
+			if err := json.Unmarshal([]byte(out), &s); err != nil {
+				t.Fatal(err)
+			}
+			for k, val := range s.Data {
+				writeFile(t, filepath.Join(dir, k), val)
+			}
+		case v.EmptyDir != nil:
+		default:
+			t.Fatalf("volume %s: unsupported source", v.Name)
+		}
+	}
+
+	var env []string
+	for _, e := range ctr.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env = append(env, e.Name+"="+e.Value)
+		case e.ValueFrom.SecretKeyRef != nil:
+			var s corev1.Secret
+			c.jsonOf(t, "secret "+e.ValueFrom.SecretKeyRef.Name, &s)
+			env = append(env, e.Name+"="+string(s.Data[e.ValueFrom.SecretKeyRef.Key]))
+		default:
+			t.Fatalf("env %s: unsupported source", e.Name)
+		}
+	}
+
+	var args []string
+	for i := 0; i < len(ctr.Args); i++ {
+		a := ctr.Args[i]
+		switch {
+		case a == "--addr" && i+1 < len(ctr.Args):
+			args = append(args, a, "127.0.0.1:0")
+			i++
+		case strings.HasPrefix(a, "/"):
+			args = append(args, local(a))
+		default:
+			args = append(args, a)
+		}
+	}
+	proc, addr := testutil.Start(t, binary, root, env, `"msg":"serving agents".*"addr":"([^"]+)"`, args...)
+	return &renderedRuntime{proc: proc, base: "http://" + addr, hash: dep.Spec.Template.Annotations["agentry.dev/config-hash"]}
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func podTemplateHash(t *testing.T, c *cluster, agent string) string {
+	var dep appsv1.Deployment
+	c.jsonOf(t, "deployment agentry-"+agent, &dep)
+	return dep.Spec.Template.Annotations["agentry.dev/config-hash"]
+}
+
+// ingressPathOf is the path prefix the Agent's Ingress routes to its Service.
+func ingressPathOf(t *testing.T, c *cluster, agent string) string {
+	t.Helper()
+	var ing networkingv1.Ingress
+	c.jsonOf(t, "ingress agentry-"+agent, &ing)
+	if len(ing.Spec.Rules) != 1 || ing.Spec.Rules[0].HTTP == nil || len(ing.Spec.Rules[0].HTTP.Paths) != 1 {
+		t.Fatalf("ingress rules: %+v", ing.Spec.Rules)
+	}
+	p := ing.Spec.Rules[0].HTTP.Paths[0]
+	if p.Backend.Service.Name != "agentry-"+agent || p.Backend.Service.Port.Name != "http" {
+		t.Fatalf("ingress backend: %+v", p.Backend)
+	}
+	return p.Path
+}
+
+func generate(t *testing.T, url, prompt string) string {
+	t.Helper()
+	body := fmt.Sprintf(`{"messages":[{"role":"user","content":%q}]}`, prompt)
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("generate: %d %s", resp.StatusCode, raw)
+	}
+	var out struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Text
+}
