@@ -1,0 +1,120 @@
+package testutil
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Postgres is a real PostgreSQL server (Debian's packages) on a loopback port with its own data
+// directory, started for a test and stopped at its end. Tests may stop and start it to play an
+// outage.
+type Postgres struct {
+	t    *testing.T
+	bin  string
+	dir  string
+	port int
+	// URL connects to the test database.
+	URL string
+}
+
+// StartPostgres initialises and starts a server. It fails the test (it does not skip) when
+// PostgreSQL is not installed: `make test` installs it.
+func StartPostgres(t *testing.T) *Postgres {
+	t.Helper()
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
+	if len(bins) == 0 {
+		t.Fatal("PostgreSQL is not installed (/usr/lib/postgresql/*/bin): run `make test`, which installs Debian's postgresql")
+	}
+	sort.Strings(bins)
+	p := &Postgres{t: t, bin: filepath.Dir(bins[len(bins)-1])}
+	dir, err := os.MkdirTemp("", "agentry-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.dir = dir
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	chownToPostgres(t, dir)
+	p.port = freePort(t)
+	p.run("initdb", "-D", filepath.Join(dir, "data"), "-U", "agentry", "--auth=trust", "-E", "UTF8", "--no-sync")
+	p.Start()
+	p.run("createdb", "-h", "127.0.0.1", "-p", strconv.Itoa(p.port), "-U", "agentry", "agentry")
+	p.URL = fmt.Sprintf("postgres://agentry@127.0.0.1:%d/agentry?sslmode=disable", p.port)
+	t.Cleanup(func() {
+		_ = p.cmd("pg_ctl", "-D", filepath.Join(dir, "data"), "-m", "immediate", "stop").Run()
+		_ = os.RemoveAll(dir)
+	})
+	return p
+}
+
+// Start starts the (stopped) server and waits until it accepts connections.
+func (p *Postgres) Start() {
+	p.t.Helper()
+	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s -c fsync=on -c max_connections=100", p.port, p.dir)
+	p.run("pg_ctl", "-D", filepath.Join(p.dir, "data"), "-l", filepath.Join(p.dir, "log"), "-o", opts, "-w", "-t", "60", "start")
+}
+
+// Stop stops the server at once, as a crash or an outage would.
+func (p *Postgres) Stop() {
+	p.t.Helper()
+	p.run("pg_ctl", "-D", filepath.Join(p.dir, "data"), "-m", "immediate", "-w", "stop")
+}
+
+func (p *Postgres) cmd(name string, args ...string) *exec.Cmd {
+	path := filepath.Join(p.bin, name)
+	if os.Geteuid() == 0 {
+		// PostgreSQL refuses to run as root.
+		return exec.Command("runuser", append([]string{"-u", "postgres", "--", path}, args...)...)
+	}
+	return exec.Command(path, args...)
+}
+
+func (p *Postgres) run(name string, args ...string) {
+	p.t.Helper()
+	var out []byte
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if out, err = p.cmd(name, args...).CombinedOutput(); err == nil {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(p.dir, "log"))
+	p.t.Fatalf("%s %s: %v\n%s\nserver log:\n%s", name, strings.Join(args, " "), err, out, log)
+}
+
+func chownToPostgres(t *testing.T, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		t.Fatalf("no postgres user: %v", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chown(dir, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}

@@ -1,0 +1,241 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/runtime/model"
+)
+
+var ctx = context.Background()
+
+// backends opens a fresh store of each kind; the PostgreSQL one is a real server.
+func backends(parent *testing.T) map[string]func(t *testing.T) Store {
+	var pg *testutil.Postgres
+	var pgOnce sync.Once
+	n := 0
+	return map[string]func(t *testing.T) Store{
+		"memory": func(t *testing.T) Store { return NewInMemory() },
+		"sqlite": func(t *testing.T) Store {
+			s, err := Open(ctx, "file:"+filepath.Join(t.TempDir(), "sub", "memory.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return s
+		},
+		"postgres": func(t *testing.T) Store {
+			pgOnce.Do(func() { pg = testutil.StartPostgres(parent) }) // one server for the whole suite
+			// Each sub-test gets its own database on the shared server.
+			n++
+			admin, err := Open(ctx, pg.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db := fmt.Sprintf("suite_%d", n)
+			if _, err := admin.(*sqlStore).db.ExecContext(ctx, "CREATE DATABASE "+db); err != nil {
+				t.Fatal(err)
+			}
+			_ = admin.Close()
+			s, err := Open(ctx, strings.Replace(pg.URL, "/agentry?", "/"+db+"?", 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return s
+		},
+	}
+}
+
+func msg(id, role, content string) Message { return Message{ID: id, Role: role, Content: content} }
+
+func ids(msgs []Message) string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, m.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+// TestStoreBehaviour is one behaviour suite run against every backend.
+func TestStoreBehaviour(t *testing.T) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Run("save, recall and order", func(t *testing.T) {
+				s := open(t)
+				if s.Kind() != name {
+					t.Errorf("kind %q", s.Kind())
+				}
+				err := s.Save(ctx, "chef", "t1", "alice", []Message{
+					msg("u1", "user", "What can I use instead of butter?"),
+					{ID: "a1", Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "suggest-substitute", Arguments: `{"ingredient":"butter"}`}}},
+					{ID: "t1", Role: "tool", ToolCallID: "c1", Content: `{"substitute":"oil"}`},
+					msg("a2", "assistant", "Use oil."),
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				all, err := s.Messages(ctx, "chef", "t1")
+				if err != nil || ids(all) != "u1,a1,t1,a2" {
+					t.Fatalf("messages %s %v", ids(all), err)
+				}
+				if all[1].ToolCalls[0].Name != "suggest-substitute" || all[2].ToolCallID != "c1" || all[0].ResourceID != "alice" || all[0].ThreadID != "t1" {
+					t.Errorf("fields lost: %+v", all)
+				}
+				if all[0].CreatedAt.IsZero() || time.Since(all[0].CreatedAt) > time.Minute {
+					t.Errorf("createdAt %v", all[0].CreatedAt)
+				}
+				last, _ := s.Recall(ctx, "chef", "t1", 2)
+				if ids(last) != "t1,a2" {
+					t.Errorf("recall 2: %s", ids(last))
+				}
+				if none, _ := s.Recall(ctx, "chef", "nope", 5); len(none) != 0 {
+					t.Errorf("unknown thread: %v", none)
+				}
+			})
+			t.Run("resending the history creates no duplicates", func(t *testing.T) {
+				s := open(t)
+				history := []Message{msg("m1", "user", "hi"), msg("m2", "assistant", "hello")}
+				for i := 0; i < 3; i++ {
+					if err := s.Save(ctx, "a", "t", "", history); err != nil {
+						t.Fatal(err)
+					}
+					history = append(history, msg(fmt.Sprintf("m%d", len(history)+1), "user", "more"))
+				}
+				all, _ := s.Messages(ctx, "a", "t")
+				if ids(all) != "m1,m2,m3,m4" {
+					t.Errorf("got %s", ids(all))
+				}
+			})
+			t.Run("agents, threads and resources are separate", func(t *testing.T) {
+				s := open(t)
+				_ = s.Save(ctx, "a", "t1", "alice", []Message{msg("x", "user", "first thread of alice")})
+				time.Sleep(2 * time.Millisecond)
+				_ = s.Save(ctx, "a", "t2", "bob", []Message{msg("x", "user", "bob")})
+				time.Sleep(2 * time.Millisecond)
+				_ = s.Save(ctx, "a", "t3", "alice", []Message{msg("x", "user", "second")})
+				_ = s.Save(ctx, "b", "t1", "alice", []Message{msg("x", "user", "other agent")})
+				threads, err := s.Threads(ctx, "a", "alice")
+				if err != nil || len(threads) != 2 || threads[0].ID != "t3" || threads[1].ID != "t1" || threads[1].Title != "first thread of alice" {
+					t.Errorf("alice's threads: %+v %v", threads, err)
+				}
+				all, _ := s.Threads(ctx, "a", "")
+				if len(all) != 3 {
+					t.Errorf("all threads of a: %+v", all)
+				}
+				other, _ := s.Messages(ctx, "b", "t1")
+				if len(other) != 1 || other[0].Content != "other agent" {
+					t.Errorf("agent b: %+v", other)
+				}
+			})
+			t.Run("concurrent writers lose and duplicate nothing", func(t *testing.T) {
+				s := open(t)
+				var wg sync.WaitGroup
+				errs := make(chan error, 16)
+				for w := 0; w < 8; w++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := 0; i < 10; i++ {
+							// Every writer also resends another writer's message.
+							batch := []Message{msg(fmt.Sprintf("w%d-%d", w, i), "user", "x"), msg(fmt.Sprintf("w%d-%d", (w+1)%8, i), "user", "x")}
+							if err := s.Save(ctx, "a", "shared", "", batch); err != nil {
+								errs <- err
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Fatal(err)
+				}
+				all, _ := s.Messages(ctx, "a", "shared")
+				seen := map[string]int{}
+				for _, m := range all {
+					seen[m.ID]++
+				}
+				if len(all) != 80 || len(seen) != 80 {
+					t.Errorf("%d messages, %d distinct", len(all), len(seen))
+				}
+			})
+		})
+	}
+}
+
+func TestReopenKeepsDataAndMigrationsRunOnce(t *testing.T) {
+	path := "file:" + filepath.Join(t.TempDir(), "m.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Save(ctx, "a", "t", "", []Message{msg("1", "user", "kept")})
+	_ = s.Close()
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	all, _ := s.Messages(ctx, "a", "t")
+	var versions int
+	_ = s.(*sqlStore).db.QueryRow(`SELECT COUNT(*) FROM agentry_schema_migrations`).Scan(&versions)
+	if len(all) != 1 || versions != len(sqliteDialect.migrations) {
+		t.Errorf("messages %d, migrations recorded %d", len(all), versions)
+	}
+}
+
+func TestPostgresOutageAndRecovery(t *testing.T) {
+	pg := testutil.StartPostgres(t)
+	s, err := Open(ctx, pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Save(ctx, "a", "t", "", []Message{msg("1", "user", "before")}); err != nil {
+		t.Fatal(err)
+	}
+	pg.Stop()
+	err = s.Save(ctx, "a", "t", "", []Message{msg("2", "user", "during")})
+	if !errors.Is(err, ErrUnavailable) {
+		t.Errorf("an outage must be ErrUnavailable, got %v", err)
+	}
+	if err := s.Ping(ctx); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("ping during the outage: %v", err)
+	}
+	pg.Start()
+	var all []Message
+	for i := 0; i < 50; i++ {
+		if err = s.Save(ctx, "a", "t", "", []Message{msg("3", "user", "after")}); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("no recovery after the database returned: %v", err)
+	}
+	all, _ = s.Messages(ctx, "a", "t")
+	if ids(all) != "1,3" {
+		t.Errorf("got %s", ids(all))
+	}
+}
+
+func TestOpenRejectsAndRedacts(t *testing.T) {
+	if _, err := Open(ctx, "redis://x"); err == nil || !strings.Contains(err.Error(), "memory://, file:PATH or postgres://") {
+		t.Errorf("%v", err)
+	}
+	if got := Redact("postgres://user:s3cret@db:5432/x"); got != "postgres://user:***@db:5432/x" {
+		t.Errorf("%s", got)
+	}
+	_, err := Open(ctx, "postgres://user:s3cret@127.0.0.1:1/x?connect_timeout=1")
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("connect errors must not show the password: %v", err)
+	}
+}
