@@ -149,7 +149,7 @@ func renderedRegistry(t *testing.T, ns, agent string) (*registry.Registry, []reg
 	if err := loader.Decode(ctx, "configmap", []byte(data), set); err != nil {
 		t.Fatalf("the rendered config does not load in the runtime: %v\n%s", err, data)
 	}
-	reg, warnings, err := registry.Build(set, registry.Options{})
+	reg, warnings, err := registry.Build(ctx, set, registry.Options{})
 	if err != nil {
 		t.Fatalf("the rendered config does not build: %v\n%s", err, data)
 	}

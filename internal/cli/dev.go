@@ -15,6 +15,7 @@ import (
 )
 
 type devOptions struct {
+	memory     string
 	dir        string
 	addr       string
 	modelAddr  string
@@ -37,6 +38,9 @@ the agents to it through the same client, so tools and frontend actions work off
 				return err
 			}
 			opts := registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir)}
+			if o.memory != "none" {
+				opts.MemoryDefault = o.memory
+			}
 			out := cmd.OutOrStdout()
 			if os.Getenv(model.APIKeyEnv) == "" {
 				sm, err := scriptedmodel.Start(o.modelAddr, scriptedmodel.DevScript(), scriptedmodel.Options{})
@@ -52,6 +56,7 @@ the agents to it through the same client, so tools and frontend actions work off
 			if err != nil {
 				return err
 			}
+			defer reg.Close()
 			ln, err := net.Listen("tcp", o.addr)
 			if err != nil {
 				return fmt.Errorf("failed to listen on %q: %w", o.addr, err)
@@ -67,6 +72,7 @@ the agents to it through the same client, so tools and frontend actions work off
 		},
 	}
 	cmd.Flags().StringVar(&o.dir, "dir", "config/samples", "directory (or file) of manifests")
+	cmd.Flags().StringVar(&o.memory, "memory", "file:.agentry/memory.db", "conversation memory of agents that configure none (a storage URL, or none)")
 	cmd.Flags().StringVar(&o.addr, "addr", server.DefaultAddr, "listen address")
 	cmd.Flags().StringVar(&o.modelAddr, "model-addr", "127.0.0.1:0", "listen address of the scripted dev model")
 	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", ".agentry/secrets", "directory of local Secrets (<dir>/<secret>/<key>)")

@@ -48,6 +48,7 @@ manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.`,
 			if err != nil {
 				return err
 			}
+			defer reg.Close()
 			ln, err := net.Listen("tcp", o.addr)
 			if err != nil {
 				return fmt.Errorf("failed to listen on %q: %w", o.addr, err)
@@ -77,12 +78,17 @@ func loadRegistry(ctx context.Context, log logr.Logger, path string, opts regist
 	for _, ig := range set.Ignored {
 		log.V(1).Info("ignoring a document that is not an Agentry object", "file", ig.File, "kind", ig.Kind, "name", ig.Name)
 	}
-	reg, warnings, err := registry.Build(set, opts)
+	reg, warnings, err := registry.Build(ctx, set, opts)
 	if err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
 	for _, w := range warnings {
 		log.Info("WARNING: "+w.Message, "agent", w.Agent)
+	}
+	for _, id := range reg.IDs() {
+		if e, _ := reg.Get(id); e.Memory != nil {
+			log.Info("conversation memory", "agent", id, "storage", e.Memory.Kind(), "lastMessages", e.LastMessages)
+		}
 	}
 	if len(reg.IDs()) == 0 {
 		return nil, fmt.Errorf("no Agent found in %q", path)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -96,10 +97,16 @@ type Server struct {
 	calls    int
 	stats    Stats
 	done     chan struct{}
+	// instance makes tool call ids unique across restarts, as a real model's are.
+	instance string
 }
 
-// abortedKey marks a streamed answer the client stopped reading.
-const abortedKey = "scripted.aborted"
+// abortedKey marks a streamed answer the client stopped reading; completedKey one that was
+// written in full (the client may hang up right after the last byte).
+const (
+	abortedKey   = "scripted.aborted"
+	completedKey = "scripted.completed"
+)
 
 // Stats counts requests by how they ended.
 type Stats struct {
@@ -124,7 +131,7 @@ func Start(addr string, r Responder, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to listen on %q: %w", addr, err)
 	}
-	s := &Server{responder: r, opts: opts, listener: ln, done: make(chan struct{})}
+	s := &Server{responder: r, opts: opts, listener: ln, done: make(chan struct{}), instance: strconv.FormatInt(time.Now().UnixNano()%1e9, 36)}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.POST("/v1/chat/completions", s.chatCompletions)
@@ -259,7 +266,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.stats.InFlight--
-		if c.Request().Context().Err() != nil || c.Get(abortedKey) != nil {
+		if done, _ := c.Get(completedKey).(bool); !done && (c.Request().Context().Err() != nil || c.Get(abortedKey) != nil) {
 			s.stats.Canceled++
 		} else {
 			s.stats.Completed++
@@ -284,7 +291,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	}
 	for i := range reply.ToolCalls {
 		if reply.ToolCalls[i].ID == "" {
-			reply.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", seq, i+1)
+			reply.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d_%d", s.instance, seq, i+1)
 		}
 	}
 	if reply.FinishReason == "" {
@@ -295,6 +302,7 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	}
 	id := fmt.Sprintf("chatcmpl-scripted-%d", seq)
 	if !req.Stream {
+		c.Set(completedKey, true)
 		return c.JSON(http.StatusOK, completion(id, req, reply))
 	}
 	return s.stream(c, id, req, reply)

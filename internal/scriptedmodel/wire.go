@@ -147,5 +147,6 @@ func (s *Server) stream(c echo.Context, id string, req *Request, reply Reply) er
 	}
 	_, _ = w.Write([]byte("data: [DONE]\n\n"))
 	w.Flush()
+	c.Set(completedKey, true)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -175,7 +176,7 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 		log.V(1).Info("model step finished", "step", step, "finishReason", resp.FinishReason, "toolCalls", len(resp.ToolCalls))
 
 		st := Step{Text: resp.Text, ToolCalls: nonNil(resp.ToolCalls), ToolResults: []ToolResult{}, FinishReason: finishReason(resp.FinishReason), Usage: resp.Usage}
-		assistant := model.Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls}
+		assistant := model.Message{ID: msgID, Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls}
 		msgs = append(msgs, assistant)
 		res.Messages = append(res.Messages, assistant)
 		res.Usage.Add(resp.Usage)
@@ -199,7 +200,7 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 			}
 			st.ToolResults = results
 			for _, r := range results {
-				m := model.Message{Role: "tool", Content: string(r.Result), ToolCallID: r.ToolCallID}
+				m := model.Message{ID: ToolMessageID(msgID, r.ToolCallID), Role: "tool", Content: string(r.Result), ToolCallID: r.ToolCallID}
 				msgs = append(msgs, m)
 				res.Messages = append(res.Messages, m)
 			}
@@ -315,6 +316,13 @@ func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) ToolResult {
 	metrics.ToolCalls.WithLabelValues(a.ID, tc.Name, "ok").Inc()
 	r.Result = out
 	return r
+}
+
+// ToolMessageID is the id of the message that carries a tool call's result; AG-UI's
+// TOOL_CALL_RESULT uses the same, so memory and clients agree on it. It includes the step's
+// message id because tool call ids are only as unique as the model makes them.
+func ToolMessageID(stepMessageID, toolCallID string) string {
+	return "tool_" + strings.TrimPrefix(stepMessageID, "msg_") + "_" + toolCallID
 }
 
 // RawArgs keeps valid JSON arguments as they are and wraps anything else as a string, so

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
@@ -54,18 +55,12 @@ type wireMessage struct {
 	} `json:"toolCalls"`
 }
 
-// Message is a converted message with the platform's id (used for idempotent persistence).
-type Message struct {
-	ID string
-	model.Message
-}
-
 // ConvertMessages turns AG-UI messages into model messages. User, assistant (with tool calls),
 // tool, system and developer messages are all kept; activity and reasoning messages are UI
 // artefacts, not conversation, and are skipped. A result that is empty or not an array is an
 // InputError. Tool calls the client left unanswered get an error result, because models reject
 // a conversation where a tool call has no result.
-func ConvertMessages(raw json.RawMessage) ([]Message, error) {
+func ConvertMessages(raw json.RawMessage) ([]model.Message, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, invalid("messages is required")
 	}
@@ -73,7 +68,7 @@ func ConvertMessages(raw json.RawMessage) ([]Message, error) {
 	if err := json.Unmarshal(raw, &list); err != nil {
 		return nil, invalid("messages must be an array")
 	}
-	out := make([]Message, 0, len(list))
+	out := make([]model.Message, 0, len(list))
 	for i, item := range list {
 		var m wireMessage
 		if err := json.Unmarshal(item, &m); err != nil {
@@ -85,13 +80,13 @@ func ConvertMessages(raw json.RawMessage) ([]Message, error) {
 			if err != nil {
 				return nil, invalid("messages[%d].content %s", i, err)
 			}
-			out = append(out, Message{ID: m.ID, Message: model.Message{Role: m.Role, Content: text}})
+			out = append(out, model.Message{ID: m.ID, Role: m.Role, Content: text})
 		case "assistant":
 			text, err := contentText(m.Content, false)
 			if err != nil && len(m.Content) > 0 && string(m.Content) != "null" {
 				return nil, invalid("messages[%d].content %s", i, err)
 			}
-			msg := model.Message{Role: "assistant", Content: text}
+			msg := model.Message{ID: m.ID, Role: "assistant", Content: text}
 			for j, tc := range m.ToolCalls {
 				if tc.ID == "" || tc.Function.Name == "" {
 					return nil, invalid("messages[%d].toolCalls[%d] needs an id and function.name", i, j)
@@ -101,7 +96,7 @@ func ConvertMessages(raw json.RawMessage) ([]Message, error) {
 			if msg.Content == "" && len(msg.ToolCalls) == 0 {
 				continue // an empty assistant turn carries nothing for the model
 			}
-			out = append(out, Message{ID: m.ID, Message: msg})
+			out = append(out, msg)
 		case "tool":
 			if m.ToolCallID == "" {
 				return nil, invalid("messages[%d].toolCallId is required for a tool message", i)
@@ -114,7 +109,7 @@ func ConvertMessages(raw json.RawMessage) ([]Message, error) {
 				b, _ := json.Marshal(map[string]string{"error": m.Error})
 				text = string(b)
 			}
-			out = append(out, Message{ID: m.ID, Message: model.Message{Role: "tool", Content: text, ToolCallID: m.ToolCallID}})
+			out = append(out, model.Message{ID: m.ID, Role: "tool", Content: text, ToolCallID: m.ToolCallID})
 		case "activity", "reasoning":
 			continue
 		case "":
@@ -123,7 +118,7 @@ func ConvertMessages(raw json.RawMessage) ([]Message, error) {
 			return nil, invalid("messages[%d].role %q is not supported", i, m.Role)
 		}
 	}
-	out = answerDanglingToolCalls(out)
+	out = agent.RepairHistory(out)
 	if len(out) == 0 {
 		return nil, invalid("messages convert to an empty conversation")
 	}
@@ -164,39 +159,6 @@ func contentText(raw json.RawMessage, allowParts bool) (string, error) {
 		fmt.Fprintf(&b, "[%s attachment]", kind)
 	}
 	return b.String(), nil
-}
-
-func answerDanglingToolCalls(in []Message) []Message {
-	out := make([]Message, 0, len(in))
-	for i := 0; i < len(in); i++ {
-		out = append(out, in[i])
-		if in[i].Role != "assistant" || len(in[i].ToolCalls) == 0 {
-			continue
-		}
-		answered := map[string]bool{}
-		j := i + 1
-		for ; j < len(in) && in[j].Role == "tool"; j++ {
-			answered[in[j].ToolCallID] = true
-			out = append(out, in[j])
-		}
-		for _, tc := range in[i].ToolCalls {
-			if !answered[tc.ID] {
-				out = append(out, Message{ID: "", Message: model.Message{Role: "tool", ToolCallID: tc.ID,
-					Content: `{"error":"the client sent no result for this tool call"}`}})
-			}
-		}
-		i = j - 1
-	}
-	return out
-}
-
-// ModelMessages drops the platform ids.
-func ModelMessages(in []Message) []model.Message {
-	out := make([]model.Message, len(in))
-	for i, m := range in {
-		out[i] = m.Message
-	}
-	return out
 }
 
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)

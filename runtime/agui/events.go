@@ -45,6 +45,7 @@ type Event struct {
 	Content         *string      `json:"content,omitempty"`
 	StepName        string       `json:"stepName,omitempty"`
 	Message         string       `json:"message,omitempty"`
+	Code            string       `json:"code,omitempty"`
 	Outcome         *Outcome     `json:"outcome,omitempty"`
 	Usage           []TokenUsage `json:"usage,omitempty"`
 }
@@ -130,7 +131,7 @@ func (m *Mapper) Map(e agent.Event) []Event {
 	case agent.EventToolResult:
 		ev := m.event(ToolCallResult)
 		content := string(e.Result)
-		ev.MessageID, ev.ToolCallID, ev.Content, ev.Role = "tool_"+e.ToolCall.ID, e.ToolCall.ID, &content, "tool"
+		ev.MessageID, ev.ToolCallID, ev.Content, ev.Role = agent.ToolMessageID(e.MessageID, e.ToolCall.ID), e.ToolCall.ID, &content, "tool"
 		return []Event{ev}
 	}
 	return nil
@@ -152,13 +153,18 @@ func (m *Mapper) Finished(pending []model.ToolCall, usage model.Usage, provider,
 	return ev
 }
 
+// Error codes on RUN_ERROR: a category the client can act on, never the internal cause.
+const (
+	CodeStorageUnavailable = "STORAGE_UNAVAILABLE"
+)
+
 // Failed are the events that end a run that failed after the stream started: the
-// specification's error event, then RUN_ERROR with the same message.
-func (m *Mapper) Failed() []Event {
+// specification's error event, then RUN_ERROR with the same message (and code, when known).
+func (m *Mapper) Failed(code string) []Event {
 	errEv := m.event(ErrorType)
 	errEv.Message = ProcessingFailed
 	runErr := m.event(RunError)
-	runErr.Message = ProcessingFailed
+	runErr.Message, runErr.Code = ProcessingFailed, code
 	return []Event{errEv, runErr}
 }
 

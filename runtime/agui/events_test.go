@@ -18,7 +18,7 @@ func TestMapperEnvelopeAndOmittedFields(t *testing.T) {
 	all = append(all, m.Map(agent.Event{Type: agent.EventTextDelta, MessageID: "m1", Delta: "hi"})...)
 	all = append(all, m.Map(agent.Event{Type: agent.EventToolResult, ToolCall: model.ToolCall{ID: "c1"}, Result: json.RawMessage(`{}`)})...)
 	all = append(all, m.Finished([]model.ToolCall{{ID: "c9"}}, model.Usage{}, "openai", "m"))
-	all = append(all, m.Failed()...)
+	all = append(all, m.Failed("")...)
 	if len(all) != 7 {
 		t.Fatalf("%d events", len(all))
 	}

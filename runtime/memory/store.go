@@ -103,3 +103,17 @@ func titleOf(msgs []Message) string {
 	}
 	return "New thread"
 }
+
+// FromModel turns a conversation message into a stored one.
+func FromModel(m model.Message) Message {
+	return Message{ID: m.ID, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+}
+
+// ToModel turns stored messages into conversation messages.
+func ToModel(msgs []Message) []model.Message {
+	out := make([]model.Message, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, model.Message{ID: m.ID, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID})
+	}
+	return out
+}

@@ -32,6 +32,8 @@ const APIKeyEnv = "OPENAI_API_KEY"
 
 // Message is one entry of the conversation sent to the model.
 type Message struct {
+	// ID identifies the message in conversation memory; the model never sees it.
+	ID         string     `json:"id,omitempty"`
 	Role       string     `json:"role"` // system, developer, user, assistant, tool
 	Content    string     `json:"content"`
 	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`

@@ -4,6 +4,7 @@
 package registry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/internal/manifest"
 	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 	"github.com/agentry-dev/agentry/runtime/tools"
@@ -39,7 +41,16 @@ type Options struct {
 	HTTPClient *http.Client
 	// ModelOverride, when set, points every agent at one endpoint.
 	ModelOverride *ModelOverride
+	// MemoryDefault is the storage URL of agents that configure no memory ("" = none).
+	MemoryDefault string
 }
+
+// MemoryURLEnv carries the storage URL of an Agent whose spec.memory.urlSecretRef names a
+// Secret (the operator sets it from secretKeyRef).
+const MemoryURLEnv = "AGENTRY_MEMORY_URL"
+
+// DefaultLastMessages is how many messages are recalled when spec.memory.lastMessages is unset.
+const DefaultLastMessages = 20
 
 // Warning is a problem that does not stop start-up but changes behaviour.
 type Warning struct {
@@ -51,6 +62,7 @@ type Warning struct {
 type Registry struct {
 	agents map[string]*Entry
 	order  []string
+	stores map[string]memory.Store // by URL, shared by the agents that use it
 }
 
 // Entry is a runnable agent with the manifest it came from.
@@ -58,6 +70,27 @@ type Entry struct {
 	Agent    *agent.Agent
 	Manifest *v1alpha1.Agent
 	BaseURL  string
+	// Memory is the agent's conversation store, nil without memory.
+	Memory       memory.Store
+	LastMessages int
+}
+
+// Stores are the distinct memory stores in use.
+func (r *Registry) Stores() []memory.Store {
+	out := make([]memory.Store, 0, len(r.stores))
+	for _, s := range r.stores {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Close closes the memory stores.
+func (r *Registry) Close() error {
+	var errs []error
+	for _, s := range r.stores {
+		errs = append(errs, s.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // Get returns the agent registered under id.
@@ -72,7 +105,7 @@ func (r *Registry) IDs() []string { return append([]string(nil), r.order...) }
 // Build compiles a manifest set. Invalid Tools and FrontendActions and clashing agent ids are
 // errors (naming file, object and field); unresolved references and tool-key mismatches are
 // warnings, and the affected tools do not fire.
-func Build(set *manifest.Set, opts Options) (*Registry, []Warning, error) {
+func Build(ctx context.Context, set *manifest.Set, opts Options) (*Registry, []Warning, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
@@ -96,7 +129,7 @@ func Build(set *manifest.Set, opts Options) (*Registry, []Warning, error) {
 		}
 	}
 
-	reg := &Registry{agents: map[string]*Entry{}}
+	reg := &Registry{agents: map[string]*Entry{}, stores: map[string]memory.Store{}}
 	var warnings []Warning
 	for _, m := range set.Agents {
 		id := m.EffectiveAgentID()
@@ -111,10 +144,16 @@ func Build(set *manifest.Set, opts Options) (*Registry, []Warning, error) {
 			continue
 		}
 		warnings = append(warnings, w...)
-		reg.agents[id] = &Entry{Agent: a, Manifest: m, BaseURL: a.Model.(*model.OpenAI).BaseURL()}
+		entry := &Entry{Agent: a, Manifest: m, BaseURL: a.Model.(*model.OpenAI).BaseURL()}
+		if err := reg.attachMemory(ctx, entry, opts); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", src, err))
+			continue
+		}
+		reg.agents[id] = entry
 		reg.order = append(reg.order, id)
 	}
 	if err := errors.Join(errs...); err != nil {
+		_ = reg.Close()
 		return nil, nil, err
 	}
 	sort.Strings(reg.order)
@@ -233,4 +272,44 @@ func modelConfig(m *v1alpha1.Agent, opts Options) (model.Config, error) {
 		cfg.BaseURL = model.DefaultBaseURL
 	}
 	return cfg, nil
+}
+
+// attachMemory opens (or shares) the agent's memory store.
+func (r *Registry) attachMemory(ctx context.Context, e *Entry, opts Options) error {
+	spec := e.Manifest.Spec.Memory
+	url := opts.MemoryDefault
+	e.LastMessages = DefaultLastMessages
+	if spec != nil {
+		if spec.LastMessages != nil {
+			e.LastMessages = int(*spec.LastMessages)
+		}
+		switch {
+		case spec.URL != "":
+			url = spec.URL
+		case spec.URLSecretRef != nil:
+			url = opts.Getenv(MemoryURLEnv)
+			if url == "" && opts.Secrets != nil {
+				if data, err := opts.Secrets.Secret(spec.URLSecretRef.Name); err == nil {
+					url = data[spec.URLSecretRef.Key]
+				}
+			}
+			if url == "" {
+				return fmt.Errorf("spec.memory.urlSecretRef: set %s or provide key %q of Secret %q", MemoryURLEnv, spec.URLSecretRef.Key, spec.URLSecretRef.Name)
+			}
+		}
+	}
+	if url == "" {
+		return nil
+	}
+	if s, ok := r.stores[url]; ok {
+		e.Memory = s
+		return nil
+	}
+	s, err := memory.Open(ctx, url)
+	if err != nil {
+		return fmt.Errorf("spec.memory: %w", err)
+	}
+	r.stores[url] = s
+	e.Memory = s
+	return nil
 }

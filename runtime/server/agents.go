@@ -85,6 +85,9 @@ func agentNotFound(id string) error {
 // lookup finds the agent of the request or answers 404.
 func (s *Server) lookup(c echo.Context) (*registry.Entry, error) {
 	id := c.Param("agentId")
+	if q, ok := c.Get("agentry.agentId").(string); ok {
+		id = q
+	}
 	e, ok := s.opts.Registry.Get(id)
 	if !ok {
 		return nil, agentNotFound(id)

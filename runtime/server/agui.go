@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -115,7 +116,20 @@ func (s *Server) agui(c echo.Context) error {
 		return nil
 	}
 	ctx := c.Request().Context()
-	res, err := e.Agent.Run(ctx, agent.Input{Messages: agui.ModelMessages(msgs), ClientTools: clientTools}, func(ev agent.Event) error {
+	// Persist what the client sent first: keyed by message id, so the history it resends on
+	// every run is stored once.
+	var ref *memoryRef
+	if e.Memory != nil {
+		ref = &memoryRef{Thread: in.ThreadID, Resource: resourceOf(c, in.ForwardedProps)}
+		if err := remember(ctx, e, ref, msgs); err != nil {
+			log.Error(err, "run stopped: conversation memory unavailable")
+			for _, ev := range mapper.Failed(agui.CodeStorageUnavailable) {
+				_ = out.send(ev)
+			}
+			return nil
+		}
+	}
+	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools}, func(ev agent.Event) error {
 		for _, a := range mapper.Map(ev) {
 			if err := out.send(a); err != nil {
 				return err
@@ -129,11 +143,39 @@ func (s *Server) agui(c echo.Context) error {
 			return nil
 		}
 		log.Error(err, "run failed after the stream started")
-		for _, ev := range mapper.Failed() {
+		for _, ev := range mapper.Failed("") {
 			_ = out.send(ev)
 		}
 		return nil
 	}
+	if ref != nil {
+		if err := remember(ctx, e, ref, res.Messages); err != nil {
+			log.Error(err, "run stopped: conversation memory unavailable")
+			for _, ev := range mapper.Failed(agui.CodeStorageUnavailable) {
+				_ = out.send(ev)
+			}
+			return nil
+		}
+	}
 	_ = out.send(mapper.Finished(res.PendingToolCalls, res.Usage, e.Agent.Provider, e.Agent.Model.ModelID()))
 	return nil
+}
+
+// resourceOf names the user a thread belongs to: forwardedProps.resourceId (or .userId), else
+// the rate limit's user header.
+func resourceOf(c echo.Context, forwarded json.RawMessage) string {
+	var props struct {
+		ResourceID string `json:"resourceId"`
+		UserID     string `json:"userId"`
+	}
+	if len(forwarded) > 0 && json.Unmarshal(forwarded, &props) == nil {
+		if props.ResourceID != "" {
+			return props.ResourceID
+		}
+		if props.UserID != "" {
+			return props.UserID
+		}
+	}
+	_, _, header := limitFor(agentOf(c))
+	return c.Request().Header.Get(header)
 }

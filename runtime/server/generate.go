@@ -27,6 +27,9 @@ type generateRequest struct {
 		Thread   json.RawMessage `json:"thread"`
 		Resource string          `json:"resource"`
 	} `json:"memory"`
+	// ThreadID and ResourceID are Mastra's older way to name the thread.
+	ThreadID   string `json:"threadId"`
+	ResourceID string `json:"resourceId"`
 }
 
 // decodeBody reads a JSON object body, answering 400 (or 413) when it cannot.
@@ -184,7 +187,10 @@ func argsJSON(s string) json.RawMessage { return agent.RawArgs(s) }
 // generateInput is a parsed generate (or stream) request.
 type generateInput struct {
 	agent.Input
-	RunID string
+	RunID  string
+	Memory *memoryRef
+	// Fresh are the request's messages as they will be stored (with ids).
+	Fresh []model.Message
 }
 
 // parseGenerate reads the body shared by generate and stream; errors are 400s.
@@ -200,9 +206,18 @@ func parseGenerate(c echo.Context) (*generateInput, error) {
 	if req.MaxSteps < 0 {
 		return nil, echo.NewHTTPError(http.StatusBadRequest, "maxSteps must be positive")
 	}
-	in := &generateInput{Input: agent.Input{Messages: msgs, MaxSteps: req.MaxSteps}, RunID: req.RunID}
+	ref, err := parseMemoryRef(&req)
+	if err != nil {
+		return nil, echo.NewHTTPError(http.StatusBadRequest, err.Error())
+	}
+	in := &generateInput{Input: agent.Input{Messages: msgs, MaxSteps: req.MaxSteps}, RunID: req.RunID, Memory: ref}
 	if in.RunID == "" {
 		in.RunID = agent.NewID("run")
+	}
+	if ref != nil {
+		if in.Fresh, err = withMemory(c.Request().Context(), agentOf(c), ref, &in.Input); err != nil {
+			return nil, err
+		}
 	}
 	return in, nil
 }
@@ -227,6 +242,12 @@ func (s *Server) generate(c echo.Context) error {
 		}
 		s.opts.Logger.Info("generate failed", "agent", e.Agent.ID, "runId", runID, "error", msg)
 		return c.JSON(http.StatusInternalServerError, jsonError{Error: msg})
+	}
+	if in.Memory != nil {
+		if err := remember(ctx, e, in.Memory, in.Fresh, res.Messages); err != nil {
+			s.opts.Logger.Error(err, "generate could not store its turn", "agent", e.Agent.ID, "runId", runID)
+			return c.JSON(http.StatusInternalServerError, jsonError{Error: err.Error()})
+		}
 	}
 	out := generateResponse{
 		Text:         res.Text,

@@ -77,7 +77,7 @@ func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *en
 	if !o.noOverride {
 		opts.ModelOverride = &registry.ModelOverride{BaseURL: sm.URL()}
 	}
-	reg, warnings, err := registry.Build(set, opts)
+	reg, warnings, err := registry.Build(context.Background(), set, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,9 @@ func New(opts Options) *Server {
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", func(c echo.Context) error {
+		if err := s.storesReady(c.Request().Context()); err != nil {
+			return c.JSON(http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "error": err.Error()})
+		}
 		return c.JSON(http.StatusOK, map[string]any{"status": "ok", "agents": len(opts.Registry.IDs())})
 	})
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})))
@@ -85,6 +88,8 @@ func New(opts Options) *Server {
 	api.Any("/agents/:agentId/ag-ui", postOnly(s.guard(s.agui)))
 	api.GET("/agents/:agentId/tools/:toolId", s.guard(s.getTool))
 	api.Any("/agents/:agentId/tools/:toolId/execute", postOnly(s.guard(s.executeTool)))
+	api.GET("/memory/threads", agentIDFromQuery(s.guard(s.listThreads)))
+	api.GET("/memory/threads/:threadId/messages", agentIDFromQuery(s.guard(s.threadMessages)))
 	return s
 }
 

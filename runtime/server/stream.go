@@ -65,6 +65,14 @@ func (s *Server) stream(c echo.Context) error {
 		out.sendRaw("data: [DONE]\n\n")
 		return nil
 	}
+	if in.Memory != nil {
+		if err := remember(ctx, e, in.Memory, in.Fresh, res.Messages); err != nil {
+			s.opts.Logger.Error(err, "stream could not store its turn", "agent", e.Agent.ID, "runId", runID)
+			_ = chunk("error", map[string]any{"error": err.Error()})
+			out.sendRaw("data: [DONE]\n\n")
+			return nil
+		}
+	}
 	_ = chunk("finish", map[string]any{"finishReason": res.FinishReason, "usage": res.Usage, "text": res.Text})
 	out.sendRaw("data: [DONE]\n\n")
 	return nil
