@@ -143,24 +143,30 @@ func (r *AgentReconciler) reconcile(ctx context.Context, agent *v1alpha1.Agent) 
 	st.DeploymentURL = url
 	st.ReadyReplicas = readyReplicas
 	st.ConfigHash = hash
-	st.Storage = storageKind(agent)
+	st.Storage = storageKind(agent, secretData)
 	return nil
 }
 
-// storageKind names the memory backend for status.
-func storageKind(a *v1alpha1.Agent) string {
+// storageKind names the memory backend for status, also when the URL is in a Secret (only
+// its scheme is read).
+func storageKind(a *v1alpha1.Agent, secrets map[string]map[string][]byte) string {
 	m := a.Spec.Memory
-	switch {
-	case m == nil:
+	if m == nil {
 		return ""
-	case m.URLSecretRef != nil:
-		return "from Secret " + m.URLSecretRef.Name
-	case strings.HasPrefix(m.URL, "file:"):
+	}
+	url := m.URL
+	if ref := m.URLSecretRef; ref != nil {
+		url = string(secrets[ref.Name][ref.Key])
+	}
+	switch {
+	case strings.HasPrefix(url, "file:"):
 		return "sqlite"
-	case strings.HasPrefix(m.URL, "postgres"):
+	case strings.HasPrefix(url, "postgres"):
 		return "postgres"
-	default:
+	case strings.HasPrefix(url, "memory://"):
 		return "memory"
+	default:
+		return "unknown"
 	}
 }
 

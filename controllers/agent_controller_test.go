@@ -484,3 +484,54 @@ spec:
 		t.Errorf("the other object must be left alone: %v %v", err, cm.Data)
 	}
 }
+
+func TestMemoryFromASecret(t *testing.T) {
+	ns := "t-memory"
+	create(t, ns, `apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: remembers}
+spec:
+  model: {name: m}
+  memory: {urlSecretRef: {name: db, key: url}}
+  runtime: {replicas: 3}`)
+	a := waitCondition(t, ns, "remembers", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonNotReady)
+	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `memory Secret "db" not found`) {
+		t.Errorf("ready: %s", msg)
+	}
+	secret(t, ns, "db", map[string]string{"url": "postgres://agentry:pw-SECRET@db:5432/agentry"})
+	eventually(t, "the storage kind from the Secret", func() error {
+		a = getAgent(t, ns, "remembers")
+		if a.Status.Storage != "postgres" || strings.Contains(condition(a, v1alpha1.ConditionReady).Message, "memory Secret") {
+			return fmt.Errorf("storage %q, ready %s", a.Status.Storage, condition(a, v1alpha1.ConditionReady).Message)
+		}
+		return nil
+	})
+	c := deployment(t, ns, "remembers").Spec.Template.Spec.Containers[0]
+	var env *corev1.EnvVar
+	for i := range c.Env {
+		if c.Env[i].Name == "AGENTRY_MEMORY_URL" {
+			env = &c.Env[i]
+		}
+	}
+	if env == nil || env.Value != "" || env.ValueFrom.SecretKeyRef.Name != "db" || env.ValueFrom.SecretKeyRef.Key != "url" {
+		t.Errorf("the URL must come from secretKeyRef: %+v", c.Env)
+	}
+	if strings.Contains(child(t, ns, "remembers", &corev1.ConfigMap{}).Data[render.ConfigKey], "pw-SECRET") {
+		t.Error("the storage URL reached the ConfigMap")
+	}
+	var s corev1.Secret
+	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: "db"}, &s); err != nil {
+		t.Fatal(err)
+	}
+	s.StringData = map[string]string{"url": "file:/data/memory.db"}
+	if err := k8s.Update(ctx, &s); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a file: store with 3 replicas to be refused", func() error {
+		a = getAgent(t, ns, "remembers")
+		if a.Status.Storage != "sqlite" || !strings.Contains(condition(a, v1alpha1.ConditionReady).Message, "use a postgres:// store") {
+			return fmt.Errorf("storage %q, ready %s", a.Status.Storage, condition(a, v1alpha1.ConditionReady).Message)
+		}
+		return nil
+	})
+}
