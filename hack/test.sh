@@ -20,6 +20,13 @@ echo "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
 # kubectl: the machine's, else the one built next to kube-apiserver.
 command -v kubectl >/dev/null 2>&1 || export PATH="$KUBEBUILDER_ASSETS:$PATH"
 kubectl version --client 2>/dev/null | head -1
+# PostgreSQL for the memory tests: the tests start their own servers on loopback ports with
+# their own data directories, and stop them.
+if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null; then
+  echo "installing PostgreSQL from Debian"
+  if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql
+fi
 # The AG-UI conformance suite's client, pinned by package-lock.json.
 (cd test/conformance && npm ci --no-audit --no-fund --loglevel=error)
 

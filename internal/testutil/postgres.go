@@ -18,7 +18,7 @@ import (
 // directory, started for a test and stopped at its end. Tests may stop and start it to play an
 // outage.
 type Postgres struct {
-	t    *testing.T
+	t    testing.TB
 	bin  string
 	dir  string
 	port int
@@ -28,7 +28,7 @@ type Postgres struct {
 
 // StartPostgres initialises and starts a server. It fails the test (it does not skip) when
 // PostgreSQL is not installed: `make test` installs it.
-func StartPostgres(t *testing.T) *Postgres {
+func StartPostgres(t testing.TB) *Postgres {
 	t.Helper()
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
 	if len(bins) == 0 {
@@ -93,7 +93,7 @@ func (p *Postgres) run(name string, args ...string) {
 	p.t.Fatalf("%s %s: %v\n%s\nserver log:\n%s", name, strings.Join(args, " "), err, out, log)
 }
 
-func chownToPostgres(t *testing.T, dir string) {
+func chownToPostgres(t testing.TB, dir string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		return
@@ -109,7 +109,7 @@ func chownToPostgres(t *testing.T, dir string) {
 	}
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
