@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/testutil"
 )
 
 // The suite runs a real kube-apiserver and etcd (envtest) and the operator's manager in-process,
@@ -104,15 +105,7 @@ func startManager(ctx context.Context, opts Options) (func(), error) {
 // eventually retries check until it returns nil or the time is up.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = check(); err == nil {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s: %v", what, err)
+	testutil.Eventually(t, what, 20*time.Second, 50*time.Millisecond, check)
 }
 
 // consistently checks that check keeps returning nil for d.

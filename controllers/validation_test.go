@@ -2,9 +2,7 @@ package controllers
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/testutil"
 )
 
 // TestCRDValidation checks every CEL and schema rule against the real API server: accepted
@@ -256,19 +255,7 @@ spec:
 
 func writeKubeconfig(t *testing.T) string {
 	t.Helper()
-	user, err := testEnv.AddUser(envtest.User{Name: "kubectl-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testutil.Kubeconfig(t, testEnv, envtest.User{Name: "kubectl-admin", Groups: []string{"system:masters"}})
 }
 
 // TestNamespaceScope: the suite's operator watches only its namespace pool; an Agent elsewhere

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,22 +28,20 @@ type dialect struct {
 
 var numbered = regexp.MustCompile(`\$(\d+)`)
 
-var sqliteDialect = dialect{
-	name:   "sqlite",
-	rebind: func(q string) string { return numbered.ReplaceAllString(q, "?$1") },
-	migrations: []string{`
+// schema is the first migration, with the column types that differ left as placeholders.
+const schema = `
 CREATE TABLE agentry_threads (
   agent_id    TEXT NOT NULL,
   thread_id   TEXT NOT NULL,
   resource_id TEXT NOT NULL DEFAULT '',
   title       TEXT NOT NULL,
-  created_us  INTEGER NOT NULL,
-  updated_us  INTEGER NOT NULL,
+  created_us  {{BIGINT}} NOT NULL,
+  updated_us  {{BIGINT}} NOT NULL,
   PRIMARY KEY (agent_id, thread_id)
 );
 CREATE INDEX agentry_threads_by_resource ON agentry_threads (agent_id, resource_id, updated_us);
 CREATE TABLE agentry_messages (
-  seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq          {{SERIAL}},
   agent_id     TEXT NOT NULL,
   thread_id    TEXT NOT NULL,
   message_id   TEXT NOT NULL,
@@ -51,41 +50,26 @@ CREATE TABLE agentry_messages (
   content      TEXT NOT NULL,
   tool_calls   TEXT NOT NULL DEFAULT '',
   tool_call_id TEXT NOT NULL DEFAULT '',
-  created_us   INTEGER NOT NULL,
+  created_us   {{BIGINT}} NOT NULL,
   UNIQUE (agent_id, thread_id, message_id)
 );
-CREATE INDEX agentry_messages_by_thread ON agentry_messages (agent_id, thread_id, seq);`},
+CREATE INDEX agentry_messages_by_thread ON agentry_messages (agent_id, thread_id, seq);`
+
+func schemaFor(bigint, serial string) string {
+	return strings.NewReplacer("{{BIGINT}}", bigint, "{{SERIAL}}", serial).Replace(schema)
+}
+
+var sqliteDialect = dialect{
+	name:       "sqlite",
+	rebind:     func(q string) string { return numbered.ReplaceAllString(q, "?$1") },
+	migrations: []string{schemaFor("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT")},
 }
 
 var postgresDialect = dialect{
-	name:   "postgres",
-	rebind: func(q string) string { return q },
-	lock:   `SELECT pg_advisory_xact_lock(7425001)`,
-	migrations: []string{`
-CREATE TABLE agentry_threads (
-  agent_id    TEXT NOT NULL,
-  thread_id   TEXT NOT NULL,
-  resource_id TEXT NOT NULL DEFAULT '',
-  title       TEXT NOT NULL,
-  created_us  BIGINT NOT NULL,
-  updated_us  BIGINT NOT NULL,
-  PRIMARY KEY (agent_id, thread_id)
-);
-CREATE INDEX agentry_threads_by_resource ON agentry_threads (agent_id, resource_id, updated_us);
-CREATE TABLE agentry_messages (
-  seq          BIGSERIAL PRIMARY KEY,
-  agent_id     TEXT NOT NULL,
-  thread_id    TEXT NOT NULL,
-  message_id   TEXT NOT NULL,
-  resource_id  TEXT NOT NULL DEFAULT '',
-  role         TEXT NOT NULL,
-  content      TEXT NOT NULL,
-  tool_calls   TEXT NOT NULL DEFAULT '',
-  tool_call_id TEXT NOT NULL DEFAULT '',
-  created_us   BIGINT NOT NULL,
-  UNIQUE (agent_id, thread_id, message_id)
-);
-CREATE INDEX agentry_messages_by_thread ON agentry_messages (agent_id, thread_id, seq);`},
+	name:       "postgres",
+	rebind:     func(q string) string { return q },
+	lock:       `SELECT pg_advisory_xact_lock(7425001)`,
+	migrations: []string{schemaFor("BIGINT", "BIGSERIAL PRIMARY KEY")},
 }
 
 // sqlStore implements Store on database/sql for both SQL backends.

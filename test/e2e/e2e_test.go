@@ -76,19 +76,7 @@ func startCluster(t *testing.T) *cluster {
 
 func kubeconfig(t *testing.T, env *envtest.Environment, u envtest.User) string {
 	t.Helper()
-	user, err := env.AddUser(u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testutil.Kubeconfig(t, env, u)
 }
 
 // sh runs a README-style command line with KUBECONFIG set, from the module root.
@@ -115,15 +103,7 @@ func (c *cluster) jsonOf(t *testing.T, args string, v any) {
 
 func waitFor(t *testing.T, what string, timeout time.Duration, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = check(); err == nil {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s: %v", what, err)
+	testutil.Eventually(t, what, timeout, 200*time.Millisecond, check)
 }
 
 func TestInstallAndEndToEnd(t *testing.T) {

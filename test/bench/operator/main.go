@@ -29,11 +29,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers"
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/testutil"
 )
 
 func main() {
@@ -131,7 +131,7 @@ func run(n, workers int) error {
 		time.Sleep(500 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
-	reconciles := reconcileCount()
+	reconciles, _ := testutil.ReconcileCount("agent")
 	if os.Getenv("BENCH_DEBUG") != "" {
 		var deps appsv1.DeploymentList
 		_ = k8s.List(ctx, &deps, client.InNamespace(ns))
@@ -147,7 +147,7 @@ func run(n, workers int) error {
 		}
 		fmt.Println("deployment generations:", gens, "configmaps:", len(cms.Items), rv)
 	}
-	cur, peak := rss()
+	cur, peak, _ := testutil.RSS("self")
 	fmt.Printf("\nOperator benchmark: %d Agents with 2 Tools each on envtest, %d reconcilers, %d cores\n\n", n, workers, runtime.NumCPU())
 	fmt.Printf("| measure | value |\n|---|---|\n")
 	fmt.Printf("| objects created (Agents + Tools) | %d in %.1f s |\n", n*3, createdIn.Seconds())
@@ -241,38 +241,4 @@ func countDone(ctx context.Context, c client.Client, ns string) (int, error) {
 		}
 	}
 	return done, nil
-}
-
-func reconcileCount() float64 {
-	families, _ := ctrlmetrics.Registry.Gather()
-	total := 0.0
-	for _, f := range families {
-		if f.GetName() != "controller_runtime_reconcile_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == "agent" {
-					total += m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return total
-}
-
-func rss() (cur, peak float64) {
-	data, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			if f[0] == "VmRSS:" {
-				cur = kb / 1024
-			} else {
-				peak = kb / 1024
-			}
-		}
-	}
-	return cur, peak
 }

@@ -29,6 +29,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/agentry-dev/agentry/internal/testutil"
 )
 
 const script = `fallback:
@@ -185,7 +187,7 @@ func run(duration time.Duration, levels string) error {
 				float64(r.p50)/float64(f.p50), r.rps/f.rps, r.errors)
 		}
 	}
-	cur, peak := rss(runtime.cmd.Process.Pid)
+	cur, peak, _ := testutil.RSS(strconv.Itoa(runtime.cmd.Process.Pid))
 	fmt.Printf("\nRuntime RSS after the run: %.1f MiB (peak %.1f MiB)\n", cur, peak)
 	if f, a := results["floor"][32], results["ag-ui"][32]; f.p50 > 0 && a.p50 > 0 {
 		ratio := float64(a.p50) / float64(f.p50)
@@ -253,26 +255,6 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float
 func numCPU() int {
 	data, _ := os.ReadFile("/proc/cpuinfo")
 	return max(1, strings.Count(string(data), "processor\t:"))
-}
-
-// rss reads VmRSS and VmHWM (peak) of a process in MiB.
-func rss(pid int) (cur, peak float64) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			if f[0] == "VmRSS:" {
-				cur = kb / 1024
-			} else {
-				peak = kb / 1024
-			}
-		}
-	}
-	return cur, peak
 }
 
 // serveFloor is the floor: an echo handler that makes the same streaming model call and

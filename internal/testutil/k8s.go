@@ -1,0 +1,91 @@
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Kubeconfig writes a kubeconfig for a new user of the envtest API server and returns its path.
+func Kubeconfig(t testing.TB, env *envtest.Environment, u envtest.User) string {
+	t.Helper()
+	user, err := env.AddUser(u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Eventually retries check every interval until it returns nil, failing the test with the
+// last error after timeout.
+func Eventually(t testing.TB, what string, timeout, interval time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = check(); err == nil {
+			return
+		}
+		time.Sleep(interval)
+	}
+	t.Fatalf("timed out waiting for %s: %v", what, err)
+}
+
+// ReconcileCount sums controller-runtime's reconcile counter for a controller in this process.
+func ReconcileCount(controller string) (float64, error) {
+	families, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == controller {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total, nil
+}
+
+// RSS reads the resident and peak resident memory of a process ("self" or a pid) in MiB.
+func RSS(pid string) (cur, peak float64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%s/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			cur = kb / 1024
+		case "VmHWM:":
+			peak = kb / 1024
+		}
+	}
+	return cur, peak, nil
+}
