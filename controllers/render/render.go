@@ -122,6 +122,10 @@ func MountedSecrets(r Resolved) []string {
 			set[h.HeadersSecretRef.Name] = true
 		}
 	}
+	return sortedKeys(set)
+}
+
+func sortedKeys(set map[string]bool) []string {
 	out := make([]string, 0, len(set))
 	for n := range set {
 		out = append(out, n)
@@ -133,27 +137,21 @@ func MountedSecrets(r Resolved) []string {
 // ReferencedSecrets are every Secret an Agent's pods need: the model key, the memory URL and
 // the mounted ones.
 func ReferencedSecrets(a *v1alpha1.Agent, tools []*v1alpha1.Tool) []string {
+	resolved := Resolved{Agent: a}
+	for _, t := range tools {
+		resolved.Tools = append(resolved.Tools, ResolvedTool{Tool: t})
+	}
 	set := map[string]bool{}
+	for _, n := range MountedSecrets(resolved) {
+		set[n] = true
+	}
 	if ref := a.Spec.Model.APIKeySecretRef; ref != nil {
 		set[ref.Name] = true
 	}
 	if m := a.Spec.Memory; m != nil && m.URLSecretRef != nil {
 		set[m.URLSecretRef.Name] = true
 	}
-	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil {
-		set[ep.Auth.HeadersSecretRef.Name] = true
-	}
-	for _, t := range tools {
-		if h := t.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil {
-			set[h.HeadersSecretRef.Name] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for n := range set {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeys(set)
 }
 
 // ConfigHash hashes the rendered config and the referenced Secrets' data, so that any change
