@@ -7,6 +7,9 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,10 +138,22 @@ func TestInstallAndEndToEnd(t *testing.T) {
 			t.Errorf("operator can-i %s: %q, want %q", check, got, want)
 		}
 	}
+	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
 	// The operator pod cannot run here (no kubelet, no images): run the same binary with the
 	// chart's ServiceAccount identity, so the chart's RBAC is what it is allowed to do.
 	testutil.Start(t, binary, root, []string{"KUBECONFIG=" + c.operator}, `msg="starting the operator"`,
-		"operator", "--runtime-image", "ghcr.io/agentry-dev/agentry:e2e", "--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+		"operator", "--runtime-image", "ghcr.io/agentry-dev/agentry:e2e", "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", probeAddr,
+		"--leader-elect", "--leader-election-namespace", "agentry-system")
+	// Leader election works with the chart's leader-election Role; probes and metrics answer.
+	waitFor(t, "the leader election Lease", 30*time.Second, func() error {
+		_, err := exec.Command("kubectl", "--kubeconfig", c.admin, "get", "lease", "-n", "agentry-system", "agentry-operator.agentry.dev").CombinedOutput()
+		return err
+	})
+	for _, u := range []string{"http://" + probeAddr + "/healthz", "http://" + probeAddr + "/readyz"} {
+		if body := httpGet(t, u); !strings.Contains(body, "ok") {
+			t.Errorf("%s: %q", u, body)
+		}
+	}
 
 	c.sh(t, quickstart[1]) // kubectl create secret
 	c.sh(t, quickstart[2]) // kubectl apply -f config/samples/
@@ -208,6 +223,9 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	if strings.Contains(rt.proc.Output(), "sk-e2e-not-a-real-key") {
 		t.Error("the API key reached the runtime log")
 	}
+	if m := httpGet(t, "http://"+metricsAddr+"/metrics"); !strings.Contains(m, `controller_runtime_reconcile_total{controller="agent",result="success"}`) {
+		t.Error("the operator's metrics lack the Agent reconciles")
+	}
 }
 
 // readmeCommands returns the command lines of the shell blocks in the README section that
@@ -243,4 +261,25 @@ func readmeCommands(t *testing.T, heading string) []string {
 		}
 	}
 	return cmds
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
