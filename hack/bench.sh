@@ -9,4 +9,4 @@ echo "=== operator: 1,000 Agents with 2 Tools each on envtest"
 KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/setup-envtest.sh)}" go run ./test/bench/operator
 echo
 echo "=== memory: what recall + persist add to generate, per backend"
-go test -run '^$' -bench . ./test/bench/memory | sed -n '/^Memory benchmark/,/^$/p'
+go test -run '^$' -bench . ./test/bench/memory | sed -n '/^Memory benchmark/,/^goos:/p' | sed '$d'

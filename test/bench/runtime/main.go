@@ -166,14 +166,30 @@ func run(duration time.Duration, levels string) error {
 		}
 		concs = append(concs, n)
 	}
+	// Targets take turns in short rounds, so a drift of the machine (GC, caches, the other
+	// processes) affects them alike instead of whichever happened to run last.
+	const rounds = 5
 	for _, c := range concs {
+		lats := map[string][]time.Duration{}
+		errs := map[string]int{}
+		elapsed := map[string]time.Duration{}
 		for _, t := range targets {
-			load(client, t.url, t.marker, body, c, duration/3) // warm up
-			lat, errs, elapsed := load(client, t.url, t.marker, body, c, duration)
+			load(client, t.url, t.marker, body, c, duration/5) // warm up
+		}
+		for r := 0; r < rounds; r++ {
+			for _, t := range targets {
+				lat, e, el := load(client, t.url, t.marker, body, c, duration/rounds)
+				lats[t.name] = append(lats[t.name], lat...)
+				errs[t.name] += e
+				elapsed[t.name] += el
+			}
+		}
+		for _, t := range targets {
 			if results[t.name] == nil {
 				results[t.name] = map[int]cell{}
 			}
-			results[t.name][c] = cell{rps: float64(len(lat)) / elapsed.Seconds(), p50: pct(lat, 50), p99: pct(lat, 99), errors: errs}
+			lat := lats[t.name]
+			results[t.name][c] = cell{rps: float64(len(lat)) / elapsed[t.name].Seconds(), p50: pct(lat, 50), p99: pct(lat, 99), errors: errs[t.name]}
 		}
 	}
 
