@@ -35,11 +35,10 @@ const (
 	ReasonSecretKeyMissing = "SecretKeyMissing"
 	ReasonNotRequired      = "NotRequired"
 
-	ReasonIngressReady   = "IngressReady"
-	ReasonPublicURLSet   = "PublicURLSet"
-	ReasonNotExposed     = "NotExposed"
-	ReasonHTTPSRequired  = "HTTPSRequired"
-	ReasonIngressPending = "IngressPending"
+	ReasonIngressReady  = "IngressReady"
+	ReasonPublicURLSet  = "PublicURLSet"
+	ReasonNotExposed    = "NotExposed"
+	ReasonHTTPSRequired = "HTTPSRequired"
 
 	ReasonDeploymentAvailable   = "DeploymentAvailable"
 	ReasonDeploymentUnavailable = "DeploymentUnavailable"

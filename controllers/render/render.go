@@ -178,14 +178,6 @@ func ConfigHash(config []byte, secrets map[string]map[string][]byte) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// AgentURLs are an Agent's base URLs.
-type AgentURLs struct {
-	// Public is the public base (scheme and host, maybe a path), empty when not exposed.
-	Public string
-	// Internal is the in-cluster URL of the agent's routes.
-	Internal string
-}
-
 // InternalURL is the in-cluster base of an Agent's routes.
 func InternalURL(a *v1alpha1.Agent, cfg Config) string {
 	return fmt.Sprintf("http://%s.%s.svc.%s:%d/api/agents/%s", ChildName(a.Name), a.Namespace, cfg.clusterDomain(), RuntimePort, a.EffectiveAgentID())

@@ -52,23 +52,15 @@ the agents to it through the same client, so tools and frontend actions work off
 				fmt.Fprintf(out, "\n  No %s is set: the agents use Agentry's scripted dev model at %s.\n", model.APIKeyEnv, sm.URL())
 				fmt.Fprintf(out, "  It answers the samples' suggested prompts with real tool calls; set %s for a real model.\n", model.APIKeyEnv)
 			}
-			reg, err := loadRegistry(cmd.Context(), log, o.dir, opts)
-			if err != nil {
-				return err
-			}
-			defer reg.Close()
-			ln, err := net.Listen("tcp", o.addr)
-			if err != nil {
-				return fmt.Errorf("failed to listen on %q: %w", o.addr, err)
-			}
-			base := "http://" + displayAddr(ln.Addr())
-			fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
-			for _, id := range reg.IDs() {
-				fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/generate\n", id, base, id)
-			}
-			fmt.Fprintln(out)
-			srv := server.New(server.Options{Registry: reg, Logger: log, Secrets: secrets.Dir(o.secretsDir)})
-			return ignoreCanceled(srv.Serve(cmd.Context(), ln))
+			return serveAgents(cmd.Context(), log, o.dir, o.addr, opts, server.Options{Secrets: secrets.Dir(o.secretsDir)},
+				func(addr net.Addr, reg *registry.Registry) {
+					base := "http://" + displayAddr(addr)
+					fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
+					for _, id := range reg.IDs() {
+						fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/generate\n", id, base, id)
+					}
+					fmt.Fprintln(out)
+				})
 		},
 	}
 	cmd.Flags().StringVar(&o.dir, "dir", "config/samples", "directory (or file) of manifests")

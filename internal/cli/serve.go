@@ -41,21 +41,12 @@ manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.`,
 			if o.config == "" {
 				return fmt.Errorf("--config is required: a manifest file or directory")
 			}
-			reg, err := loadRegistry(cmd.Context(), log, o.config, registry.Options{
-				Getenv:  os.Getenv,
-				Secrets: secrets.Dir(o.secretsDir),
-			})
-			if err != nil {
-				return err
-			}
-			defer reg.Close()
-			ln, err := net.Listen("tcp", o.addr)
-			if err != nil {
-				return fmt.Errorf("failed to listen on %q: %w", o.addr, err)
-			}
-			log.Info("serving agents", "addr", ln.Addr().String(), "agents", reg.IDs())
-			srv := server.New(server.Options{Registry: reg, Logger: log, MaxBodyBytes: o.maxBodyBytes, Secrets: secrets.Dir(o.secretsDir)})
-			return ignoreCanceled(srv.Serve(cmd.Context(), ln))
+			return serveAgents(cmd.Context(), log, o.config, o.addr,
+				registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir)},
+				server.Options{MaxBodyBytes: o.maxBodyBytes, Secrets: secrets.Dir(o.secretsDir)},
+				func(addr net.Addr, reg *registry.Registry) {
+					log.Info("serving agents", "addr", addr.String(), "agents", reg.IDs())
+				})
 		},
 	}
 	cmd.Flags().StringVarP(&o.config, "config", "c", envOr("AGENTRY_CONFIG", ""), "manifest file or directory")
@@ -63,6 +54,23 @@ manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.`,
 	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", envOr("AGENTRY_SECRETS_DIR", secrets.DefaultDir), "directory of mounted Secrets (<dir>/<secret>/<key>)")
 	cmd.Flags().Int64Var(&o.maxBodyBytes, "max-body-bytes", server.DefaultMaxBodyBytes, "request body limit in bytes")
 	return cmd
+}
+
+// serveAgents loads the manifests, listens and serves until ctx ends; announce runs once the
+// address is known.
+func serveAgents(ctx context.Context, log logr.Logger, path, addr string, regOpts registry.Options, srvOpts server.Options, announce func(net.Addr, *registry.Registry)) error {
+	reg, err := loadRegistry(ctx, log, path, regOpts)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("failed to listen on %q: %w", addr, err)
+	}
+	announce(ln.Addr(), reg)
+	srvOpts.Registry, srvOpts.Logger = reg, log
+	return ignoreCanceled(server.New(srvOpts).Serve(ctx, ln))
 }
 
 // loadRegistry reads, validates and compiles the manifests, logging every warning.

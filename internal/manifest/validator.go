@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
 
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -89,16 +88,6 @@ func compileSchema(in *apiextensionsv1.JSONSchemaProps) (*kindSchema, error) {
 		validator:  sv,
 		cel:        cel.NewValidator(ss, true, celconfig.PerCallLimit),
 	}, nil
-}
-
-// Kinds lists the "version/Kind" pairs the validator knows.
-func (v *Validator) Kinds() []string {
-	out := make([]string, 0, len(v.kinds))
-	for k := range v.kinds {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Admit runs what the API server runs on create: unknown fields are errors (where the API

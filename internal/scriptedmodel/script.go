@@ -18,6 +18,9 @@ import (
 type Script struct {
 	Rules    []Rule `json:"rules"`
 	Fallback Reply  `json:"fallback"`
+
+	mu       sync.Mutex // guards the rules' fire counts
+	fallback *compiledReply
 }
 
 // Rule is one scripted behaviour.
@@ -30,7 +33,15 @@ type Rule struct {
 	Times int `json:"times,omitempty"`
 
 	pattern *regexp.Regexp
+	reply   *compiledReply
 	fired   int
+}
+
+// compiledReply is a Reply with its templates parsed once, at load time.
+type compiledReply struct {
+	Reply
+	text *template.Template
+	args []*template.Template
 }
 
 // When holds a rule's conditions; all that are set must hold.
@@ -88,23 +99,25 @@ func ParseScript(data []byte) (*Script, error) {
 			}
 			r.pattern = re
 		}
-		if err := checkTemplates(r.Reply); err != nil {
+		c, err := compileReply(r.Reply)
+		if err != nil {
 			return nil, fmt.Errorf("rule %q: %w", r.Name, err)
 		}
+		r.reply = c
 	}
-	if err := checkTemplates(s.Fallback); err != nil {
+	c, err := compileReply(s.Fallback)
+	if err != nil {
 		return nil, fmt.Errorf("fallback: %w", err)
 	}
+	s.fallback = c
 	return &s, nil
 }
-
-var scriptMu sync.Mutex
 
 // Respond implements Responder.
 func (s *Script) Respond(req *Request) Reply {
 	data := templateData(req)
-	scriptMu.Lock()
-	defer scriptMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i := range s.Rules {
 		r := &s.Rules[i]
 		if r.Times > 0 && r.fired >= r.Times {
@@ -115,9 +128,9 @@ func (s *Script) Respond(req *Request) Reply {
 			continue
 		}
 		r.fired++
-		return render(r.Reply, d)
+		return r.reply.render(d)
 	}
-	return render(s.Fallback, data)
+	return s.fallback.render(data)
 }
 
 func (r *Rule) matches(req *Request, data TemplateData) (TemplateData, bool) {
@@ -178,6 +191,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// listSeparator splits "eggs, spinach and feta".
+var listSeparator = regexp.MustCompile(`\s*(?:,|\band\b|&)\s*`)
+
 var funcs = template.FuncMap{
 	"json": func(v any) (string, error) {
 		b, err := json.Marshal(v)
@@ -193,7 +209,7 @@ var funcs = template.FuncMap{
 	// splitList turns "eggs, spinach and feta" into ["eggs", "spinach", "feta"].
 	"splitList": func(s string) []string {
 		var out []string
-		for _, part := range regexp.MustCompile(`\s*(?:,|\band\b|&)\s*`).Split(s, -1) {
+		for _, part := range listSeparator.Split(s, -1) {
 			if p := strings.Trim(strings.TrimSpace(part), ".!?"); p != "" {
 				out = append(out, p)
 			}
@@ -206,23 +222,23 @@ func parseTemplate(text string) (*template.Template, error) {
 	return template.New("reply").Funcs(funcs).Option("missingkey=zero").Parse(text)
 }
 
-func checkTemplates(r Reply) error {
-	if _, err := parseTemplate(r.Text); err != nil {
-		return fmt.Errorf("text template: %w", err)
+func compileReply(r Reply) (*compiledReply, error) {
+	c := &compiledReply{Reply: r}
+	var err error
+	if c.text, err = parseTemplate(r.Text); err != nil {
+		return nil, fmt.Errorf("text template: %w", err)
 	}
 	for _, tc := range r.ToolCalls {
-		if _, err := parseTemplate(tc.Arguments); err != nil {
-			return fmt.Errorf("arguments template of %q: %w", tc.Name, err)
+		t, err := parseTemplate(tc.Arguments)
+		if err != nil {
+			return nil, fmt.Errorf("arguments template of %q: %w", tc.Name, err)
 		}
+		c.args = append(c.args, t)
 	}
-	return nil
+	return c, nil
 }
 
-func execTemplate(text string, d TemplateData) string {
-	t, err := parseTemplate(text)
-	if err != nil {
-		return text
-	}
+func execTemplate(t *template.Template, d TemplateData) string {
 	var b bytes.Buffer
 	if err := t.Execute(&b, d); err != nil {
 		return "(scripted model template error: " + err.Error() + ")"
@@ -230,12 +246,12 @@ func execTemplate(text string, d TemplateData) string {
 	return b.String()
 }
 
-func render(r Reply, d TemplateData) Reply {
-	out := r
-	out.Text = execTemplate(r.Text, d)
+func (c *compiledReply) render(d TemplateData) Reply {
+	out := c.Reply
+	out.Text = execTemplate(c.text, d)
 	out.ToolCalls = nil
-	for _, tc := range r.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Name, Arguments: execTemplate(tc.Arguments, d)})
+	for i, tc := range c.Reply.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Name, Arguments: execTemplate(c.args[i], d)})
 	}
 	return out
 }

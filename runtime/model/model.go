@@ -146,9 +146,6 @@ func NewOpenAI(cfg Config) *OpenAI {
 // ModelID implements Client.
 func (o *OpenAI) ModelID() string { return o.cfg.Model }
 
-// BaseURL is the endpoint in use.
-func (o *OpenAI) BaseURL() string { return o.cfg.BaseURL }
-
 func (o *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 	p := openai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(o.cfg.Model),

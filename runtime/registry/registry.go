@@ -69,7 +69,6 @@ type Registry struct {
 type Entry struct {
 	Agent    *agent.Agent
 	Manifest *v1alpha1.Agent
-	BaseURL  string
 	// Memory is the agent's conversation store, nil without memory.
 	Memory       memory.Store
 	LastMessages int
@@ -144,7 +143,7 @@ func Build(ctx context.Context, set *manifest.Set, opts Options) (*Registry, []W
 			continue
 		}
 		warnings = append(warnings, w...)
-		entry := &Entry{Agent: a, Manifest: m, BaseURL: a.Model.(*model.OpenAI).BaseURL()}
+		entry := &Entry{Agent: a, Manifest: m}
 		if err := reg.attachMemory(ctx, entry, opts); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", src, err))
 			continue

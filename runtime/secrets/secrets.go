@@ -45,21 +45,17 @@ func (d Dir) Secret(name string) (map[string]string, error) {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(root, e.Name()))
+		path := filepath.Join(root, e.Name())
+		if info, err := os.Stat(path); err != nil || info.IsDir() {
+			continue // a dangling link or a directory is no key
+		}
+		data, err := os.ReadFile(path)
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) || isDirErr(err) {
-				continue
-			}
 			return nil, fmt.Errorf("failed to read key %q of secret %q: %w", e.Name(), name, err)
 		}
 		out[e.Name()] = strings.TrimRight(string(data), "\r\n")
 	}
 	return out, nil
-}
-
-func isDirErr(err error) bool {
-	var pe *os.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "is a directory")
 }
 
 // Static is an in-memory Source, for tests and embedding.

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"encoding/json"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -63,13 +62,4 @@ func ValidateParameters(raw []byte, path *field.Path) field.ErrorList {
 		}
 	}
 	return errs
-}
-
-// MustJSON marshals v, for building schemas in code.
-func MustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
