@@ -208,7 +208,24 @@ type EndpointSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1024
 	MaxBodyBytes *int64 `json:"maxBodyBytes,omitempty"`
+
+	// allowUnauthenticated lets a public endpoint (ingress or publicURL) go without auth.
+	// Without it, a public agent that sets no auth is refused (Exposed=False, AuthRequired).
+	// +optional
+	AllowUnauthenticated bool `json:"allowUnauthenticated,omitempty"`
+
+	// corsOrigins are the browser origins allowed to call the agent (e.g.
+	// https://chat.example.com); default: the runtime's --cors-origins.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=set
+	CORSOrigins []CORSOrigin `json:"corsOrigins,omitempty"`
 }
+
+// CORSOrigin is a browser origin (scheme://host[:port]) or "*".
+// +kubebuilder:validation:Pattern=`^(\*|https?://[^\s/]+)$`
+// +kubebuilder:validation:MaxLength=253
+type CORSOrigin string
 
 // EndpointAuth configures header authentication of the platform endpoints.
 type EndpointAuth struct {
