@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -32,8 +33,15 @@ type Definition struct {
 type Options struct {
 	// Secrets resolves headersSecretRef of HTTP tools.
 	Secrets secrets.Source
-	// HTTPClient is used by HTTP tools; nil means a default client.
+	// HTTPClient is the base of HTTP tools' client; nil means a default transport. Redirects
+	// are never followed whatever it says, and a plain *http.Transport without dial functions
+	// of its own gets the link-local check; any other RoundTripper dials as it likes.
 	HTTPClient *http.Client
+	// AllowLinkLocal lets HTTP tools reach link-local (169.254.0.0/16, fe80::/10) and cloud
+	// metadata addresses, which are refused by default; AllowLinkLocalEnv=true does the same.
+	AllowLinkLocal bool
+	// Getenv reads AllowLinkLocalEnv (nil: os.Getenv).
+	Getenv func(string) string
 	// CELCostLimit overrides DefaultCELCostLimit.
 	CELCostLimit uint64
 	// ClusterDomain builds Service URLs (default cluster.local).
@@ -107,11 +115,8 @@ func Compile(tool *v1alpha1.Tool, opts Options) (*Tool, field.ErrorList) {
 		if err != nil {
 			errs = append(errs, field.Invalid(exPath.Child("http"), omit, err.Error()))
 		}
-		client := opts.HTTPClient
-		if client == nil {
-			client = http.DefaultClient
-		}
-		h := &httpExecutor{url: url, secrets: opts.Secrets, client: client}
+		allow := opts.allowLinkLocal()
+		h := &httpExecutor{url: url, secrets: opts.Secrets, client: toolClient(opts.HTTPClient, allow), allowLinkLocal: allow}
 		if ex.HTTP.HeadersSecretRef != nil {
 			h.headersSecret = ex.HTTP.HeadersSecretRef.Name
 		}
@@ -127,6 +132,13 @@ func Compile(tool *v1alpha1.Tool, opts Options) (*Tool, field.ErrorList) {
 		return nil, errs
 	}
 	return t, nil
+}
+
+func (o Options) getenv(key string) string {
+	if o.Getenv != nil {
+		return o.Getenv(key)
+	}
+	return os.Getenv(key)
 }
 
 func httpURL(tool *v1alpha1.Tool, clusterDomain string) (string, error) {
@@ -178,13 +190,18 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (json.RawMessage,
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	out, err := t.exec.execute(ctx, args)
-	if err != nil {
-		return nil, err
-	}
-	if t.Output != nil {
-		if err := t.Output.Validate(out); err != nil {
-			return nil, fmt.Errorf("tool %q returned output that does not match its outputSchema: %w", t.ID, err)
+	if err == nil && t.Output != nil {
+		if verr := t.Output.Validate(out); verr != nil {
+			// The violation quotes the output, which for HTTP tools is an endpoint's answer.
+			err = callError(fmt.Sprintf("tool %q returned output that does not match its outputSchema", t.ID), verr)
 		}
+	}
+	if err != nil {
+		var ce *CallError
+		if errors.As(err, &ce) {
+			logFor(ctx).Error(ce.Err, "tool call failed", "tool", t.ID, "kind", t.Kind, "result", ce.Public)
+		}
+		return nil, err
 	}
 	return out, nil
 }
