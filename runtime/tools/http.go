@@ -22,12 +22,12 @@ const maxLoggedBody = 1 << 10
 
 // Public messages of HTTP tool failures: categories, never the URL, address or cause.
 const (
-	msgUnreachable  = "the tool's endpoint could not be reached"
-	msgTimeout      = "the tool's endpoint did not answer in time"
-	msgCanceled     = "the tool call was canceled"
-	msgCredentials  = "the tool's credentials could not be read"
-	msgNotJSON      = "the tool's endpoint answered with a body that is not JSON"
-	msgTooLarge     = "the tool's endpoint answered more than 1 MiB"
+	msgUnreachable   = "the tool's endpoint could not be reached"
+	msgTimeout       = "the tool's endpoint did not answer in time"
+	msgCanceled      = "the tool call was canceled"
+	msgCredentials   = "the tool's credentials could not be read"
+	msgNotJSON       = "the tool's endpoint answered with a body that is not JSON"
+	msgTooLarge      = "the tool's endpoint answered more than 1 MiB"
 	msgMisconfigured = "the tool is misconfigured"
 )
 
