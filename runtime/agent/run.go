@@ -188,7 +188,7 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 		for _, tc := range resp.ToolCalls {
 			if frontend[tc.Name] {
 				pending = append(pending, tc)
-				metrics.ToolCalls.WithLabelValues(a.ID, tc.Name, "frontend").Inc()
+				metrics.ToolCalls.WithLabelValues(a.ID, a.toolLabel(tc.Name), "frontend").Inc()
 			} else {
 				server = append(server, tc)
 			}
@@ -219,6 +219,28 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 			return res, nil
 		}
 	}
+}
+
+// Metric labels for tool names that are not configured: a request's client tools and names the
+// model made up. Their names come from outside, so labelling with them would let a client
+// create any number of series.
+const (
+	labelClientTool  = "client"
+	labelUnknownTool = "unknown"
+)
+
+// toolLabel is the tool label of agentry_tool_calls_total: the name of a configured tool or
+// FrontendAction, else a fixed label.
+func (a *Agent) toolLabel(name string) string {
+	if _, ok := a.Tools[name]; ok {
+		return name
+	}
+	for _, f := range a.FrontendActions {
+		if f.Name == name {
+			return name
+		}
+	}
+	return labelClientTool
 }
 
 // offeredTools merges the agent's server tools, its FrontendActions and the request's client
@@ -298,7 +320,7 @@ func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) ToolResult {
 	tool, ok := a.Tools[tc.Name]
 	if !ok {
 		r.Result, r.IsError = errorResult(fmt.Sprintf("tool %q is not available; use one of the offered tools", tc.Name)), true
-		metrics.ToolCalls.WithLabelValues(a.ID, "unknown", "error").Inc()
+		metrics.ToolCalls.WithLabelValues(a.ID, labelUnknownTool, "error").Inc()
 		return r
 	}
 	out, err := tool.Call(ctx, json.RawMessage(tc.Arguments))

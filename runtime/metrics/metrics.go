@@ -42,10 +42,13 @@ var (
 		Help: "Tokens used by agent and kind.",
 	}, []string{"agent", "kind"})
 
-	// ToolCalls counts tool executions by agent, tool and outcome (ok, invalid_input, error, frontend).
+	// ToolCalls counts tool executions by agent, tool and outcome (ok, invalid_input, error,
+	// frontend). The tool label is a configured tool's or FrontendAction's name, or "client"
+	// (a request's own tools) or "unknown" (a name the model made up): names that come from
+	// outside never become label values, so a client cannot create series.
 	ToolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agentry_tool_calls_total",
-		Help: "Tool calls by agent, tool and outcome.",
+		Help: "Tool calls by agent, tool (configured name, or client / unknown) and outcome.",
 	}, []string{"agent", "tool", "outcome"})
 
 	// RunSteps observes the steps a run took.
