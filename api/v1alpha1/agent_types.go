@@ -166,9 +166,11 @@ type AgentTool struct {
 // +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.urlSecretRef)",message="memory needs exactly one of url or urlSecretRef"
 type MemorySpec struct {
 	// url is the storage location: memory://, file:PATH (SQLite) or postgres://... .
-	// Put URLs that contain a password in a Secret and use urlSecretRef instead.
+	// It is copied into the runtime's ConfigMap, so it must not carry a password: put URLs
+	// with credentials in a Secret and use urlSecretRef instead.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self.startsWith('memory://') || self.startsWith('file:') || self.startsWith('postgres://') || self.startsWith('postgresql://')",message="memory.url must start with memory://, file: or postgres://"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*:[^/?#@]+@') && !self.matches('(?i)[?&](ssl)?password=')",message="memory.url must not contain a password (user:password@host or a password= parameter): it would be stored in a ConfigMap; put the URL in a Secret and use spec.memory.urlSecretRef"
 	// +kubebuilder:validation:MaxLength=2048
 	URL string `json:"url,omitempty"`
 

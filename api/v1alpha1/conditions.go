@@ -39,6 +39,9 @@ const (
 	ReasonPublicURLSet  = "PublicURLSet"
 	ReasonNotExposed    = "NotExposed"
 	ReasonHTTPSRequired = "HTTPSRequired"
+	// ReasonAuthRequired: a public endpoint without spec.endpoint.auth is refused unless
+	// spec.endpoint.allowUnauthenticated is true.
+	ReasonAuthRequired = "AuthRequired"
 
 	ReasonDeploymentAvailable   = "DeploymentAvailable"
 	ReasonDeploymentUnavailable = "DeploymentUnavailable"
@@ -47,6 +50,11 @@ const (
 	ReasonReady           = "Ready"
 	ReasonNotReady        = "NotReady"
 	ReasonReconcileFailed = "ReconcileFailed"
+	// ReasonResourceConflict: an object the Agent would own exists and is not the Agent's.
+	ReasonResourceConflict = "ResourceConflict"
+	// ReasonAuthSecretInvalid: the auth headers Secret has no keys or an empty value, which
+	// the runtime refuses (fail closed).
+	ReasonAuthSecretInvalid = "AuthSecretInvalid"
 
 	ReasonValid         = "Valid"
 	ReasonInvalidSchema = "InvalidSchema"
