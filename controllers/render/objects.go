@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -100,7 +101,9 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 	if rt.ImagePullPolicy != "" {
 		pullPolicy = rt.ImagePullPolicy
 	}
-	replicas := ptr.To(int32(1))
+	// Unset replicas stay unset: the API server defaults a new Deployment to 1 and the
+	// operator leaves the field to whoever scales it (an HPA, kubectl scale).
+	var replicas *int32
 	if rt.Replicas != nil {
 		replicas = ptr.To(*rt.Replicas)
 	}
@@ -183,7 +186,8 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: podAnnotations},
 				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken: ptr.To(false),
+					AutomountServiceAccountToken:  ptr.To(false),
+					TerminationGracePeriodSeconds: ptr.To(int64(TerminationGracePeriodSeconds)),
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65532)), RunAsGroup: ptr.To(int64(65532)), FSGroup: ptr.To(int64(65532)),
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
@@ -192,14 +196,13 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 						Name:            "runtime",
 						Image:           image,
 						ImagePullPolicy: pullPolicy,
-						Args: []string{"serve", "--config", ConfigDir, "--addr", fmt.Sprintf(":%d", RuntimePort),
-							"--secrets-dir", SecretsDir, "--log-format", "json"},
-						Ports:          []corev1.ContainerPort{{Name: PortName, ContainerPort: RuntimePort, Protocol: corev1.ProtocolTCP}},
-						Env:            merged,
-						VolumeMounts:   mounts,
-						Resources:      resources,
-						ReadinessProbe: probe("/readyz", 5),
-						LivenessProbe:  probe("/healthz", 10),
+						Args:            runtimeArgs(cfg),
+						Ports:           []corev1.ContainerPort{{Name: PortName, ContainerPort: RuntimePort, Protocol: corev1.ProtocolTCP}},
+						Env:             merged,
+						VolumeMounts:    mounts,
+						Resources:       resources,
+						ReadinessProbe:  probe("/readyz", 5),
+						LivenessProbe:   probe("/healthz", 10),
 						SecurityContext: &corev1.SecurityContext{
 							AllowPrivilegeEscalation: ptr.To(false),
 							ReadOnlyRootFilesystem:   ptr.To(true),
@@ -213,6 +216,20 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 		},
 	}
 	return d
+}
+
+// runtimeArgs are the `agentry serve` arguments; the operator-wide proxy and CORS settings are
+// passed only when set, so the runtime's own defaults apply otherwise.
+func runtimeArgs(cfg Config) []string {
+	args := []string{"serve", "--config", ConfigDir, "--addr", fmt.Sprintf(":%d", RuntimePort),
+		"--secrets-dir", SecretsDir, "--log-format", "json"}
+	if len(cfg.TrustedProxies) > 0 {
+		args = append(args, "--trusted-proxies="+strings.Join(cfg.TrustedProxies, ","))
+	}
+	if len(cfg.CORSOrigins) > 0 {
+		args = append(args, "--cors-origins="+strings.Join(cfg.CORSOrigins, ","))
+	}
+	return args
 }
 
 // ServiceFor is the ClusterIP Service in front of the runtime pods.
@@ -229,8 +246,10 @@ func ServiceFor(a *v1alpha1.Agent) *corev1.Service {
 	}
 }
 
-// IngressFor routes /api/agents/{agentId} to the Service, or returns nil when the Agent asks
-// for no Ingress or no host is known (spec.endpoint.ingress.host, else the operator default).
+// IngressFor routes the platform paths of the Agent (PlatformPaths, exact matches) to the
+// Service, or returns nil when the Agent asks for no Ingress or no host is known
+// (spec.endpoint.ingress.host, else the operator default). Whether the Agent may be public at
+// all (auth) is the reconciler's decision.
 func IngressFor(a *v1alpha1.Agent, cfg Config) *networkingv1.Ingress {
 	ep := a.Spec.Endpoint
 	if ep == nil || ep.Ingress == nil {
@@ -240,20 +259,22 @@ func IngressFor(a *v1alpha1.Agent, cfg Config) *networkingv1.Ingress {
 	if host == "" {
 		return nil
 	}
+	paths := make([]networkingv1.HTTPIngressPath, 0, len(PlatformPaths))
+	for _, p := range PlatformPaths {
+		paths = append(paths, networkingv1.HTTPIngressPath{
+			Path:     "/api/agents/" + a.EffectiveAgentID() + "/" + p,
+			PathType: ptr.To(networkingv1.PathTypeExact),
+			Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
+				Name: ChildName(a.Name), Port: networkingv1.ServiceBackendPort{Name: PortName},
+			}},
+		})
+	}
 	ing := &networkingv1.Ingress{
 		ObjectMeta: meta(a, "ingress"),
 		Spec: networkingv1.IngressSpec{
 			Rules: []networkingv1.IngressRule{{
-				Host: host,
-				IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{
-					Paths: []networkingv1.HTTPIngressPath{{
-						Path:     "/api/agents/" + a.EffectiveAgentID(),
-						PathType: ptr.To(networkingv1.PathTypePrefix),
-						Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
-							Name: ChildName(a.Name), Port: networkingv1.ServiceBackendPort{Name: PortName},
-						}},
-					}},
-				}},
+				Host:             host,
+				IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: paths}},
 			}},
 		},
 	}

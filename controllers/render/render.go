@@ -49,7 +49,21 @@ type Config struct {
 	// ClusterDomain builds in-cluster URLs (default cluster.local).
 	ClusterDomain  string
 	DefaultIngress IngressDefaults
+	// TrustedProxies are CIDRs whose X-Forwarded-For the runtime believes (its
+	// --trusted-proxies; empty: the runtime's default, loopback only).
+	TrustedProxies []string
+	// CORSOrigins are the browser origins allowed for Agents that set no
+	// spec.endpoint.corsOrigins (the runtime's --cors-origins; empty: none).
+	CORSOrigins []string
 }
+
+// TerminationGracePeriodSeconds leaves room for the runtime to drain open streams on SIGTERM
+// (25 s by default) and to close its stores before the kubelet kills it.
+const TerminationGracePeriodSeconds = 35
+
+// PlatformPaths are the only routes of an Agent the Ingress publishes: what a chat platform
+// calls. GET /api/agents/{id} (the instructions) and tools/{id}/execute stay in the cluster.
+var PlatformPaths = []string{"ag-ui", "generate", "stream"}
 
 func (c Config) clusterDomain() string {
 	if c.ClusterDomain == "" {

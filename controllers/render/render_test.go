@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
@@ -75,7 +76,21 @@ func TestChefSample(t *testing.T) {
 	}
 	hash := ConfigHash(config, r.SecretData)
 	golden(t, "chef-configmap", ConfigMapFor(r.Agent, config))
-	golden(t, "chef-deployment", DeploymentFor(r, cfg, hash))
+	dep := DeploymentFor(r, cfg, hash)
+	golden(t, "chef-deployment", dep)
+	// No spec.runtime.replicas: the field is left to the API server's default and to whoever
+	// scales the Deployment (an HPA).
+	if dep.Spec.Replicas != nil {
+		t.Errorf("replicas must stay unset, got %d", *dep.Spec.Replicas)
+	}
+	// Room for the runtime to drain its streams (25 s) after SIGTERM.
+	if g := dep.Spec.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g != 35 {
+		t.Errorf("terminationGracePeriodSeconds: %v", g)
+	}
+	// No operator-wide proxy or CORS settings: the runtime's defaults, no flags.
+	if args := strings.Join(dep.Spec.Template.Spec.Containers[0].Args, " "); strings.Contains(args, "--trusted-proxies") || strings.Contains(args, "--cors-origins") {
+		t.Errorf("args: %s", args)
+	}
 	golden(t, "chef-service", ServiceFor(r.Agent))
 	if IngressFor(r.Agent, cfg) != nil {
 		t.Error("chef asks for no Ingress")
@@ -118,6 +133,7 @@ spec:
   endpoint:
     auth: {headersSecretRef: {name: platform-auth}}
     ingress: {host: chat.example.com, tlsSecretName: chat-tls, annotations: {cert-manager.io/cluster-issuer: le}}
+    corsOrigins: ["https://chat.example.com"]
   runtime:
     replicas: 3
     env: [{name: OPENAI_API_KEY, value: overridden-by-user}, {name: EXTRA, value: "1"}]
@@ -135,9 +151,33 @@ func TestExposedAgentWithSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dep := DeploymentFor(r, cfg, ConfigHash(config, nil))
+	// Operator-wide proxy and CORS settings reach the runtime as flags.
+	withProxies := cfg
+	withProxies.TrustedProxies = []string{"10.0.0.0/8", "fd00::/8"}
+	withProxies.CORSOrigins = []string{"https://chat.example.com", "https://admin.example.com"}
+	dep := DeploymentFor(r, withProxies, ConfigHash(config, nil))
 	golden(t, "concierge-deployment", dep)
-	golden(t, "concierge-ingress", IngressFor(r.Agent, cfg))
+	golden(t, "concierge-configmap", ConfigMapFor(r.Agent, config))
+	if !strings.Contains(string(config), "corsOrigins:\n    - https://chat.example.com") {
+		t.Errorf("spec.endpoint.corsOrigins must reach the runtime config:\n%s", config)
+	}
+	ing := IngressFor(r.Agent, cfg)
+	golden(t, "concierge-ingress", ing)
+	// Only the platform endpoints are published, as exact paths: not GET /api/agents/{id}
+	// (the instructions) and not tools/{id}/execute.
+	var paths []string
+	for _, p := range ing.Spec.Rules[0].HTTP.Paths {
+		if *p.PathType != networkingv1.PathTypeExact {
+			t.Errorf("path %s is %s, want Exact", p.Path, *p.PathType)
+		}
+		paths = append(paths, p.Path)
+	}
+	if got := strings.Join(paths, " "); got != "/api/agents/concierge-v1/ag-ui /api/agents/concierge-v1/generate /api/agents/concierge-v1/stream" {
+		t.Errorf("ingress paths: %s", got)
+	}
+	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != 3 {
+		t.Errorf("spec.runtime.replicas 3: %v", dep.Spec.Replicas)
+	}
 	if got := MountedSecrets(r); strings.Join(got, ",") != "platform-auth,weather-headers" {
 		t.Errorf("mounted: %v", got)
 	}
@@ -195,5 +235,31 @@ func TestDefaultIngressSettings(t *testing.T) {
 	a.Spec.Endpoint.Ingress.Host = ""
 	if IngressFor(a, Config{}) != nil {
 		t.Error("no host anywhere: no Ingress")
+	}
+}
+
+// The CRD's CEL rule against passwords in spec.memory.url also guards `agentry serve`, which
+// validates manifests with the CRDs' own schema: a URL that would land in a ConfigMap with its
+// password is refused in both places.
+func TestMemoryURLWithAPasswordIsRejectedByTheRuntimeLoader(t *testing.T) {
+	l, err := manifest.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for url, ok := range map[string]bool{
+		"postgres://agentry:s3cret@db:5432/agentry":  false,
+		"postgres://db/agentry?password=s3cret":      false,
+		"postgres://agentry@db:5432/agentry":         true,
+		"file:/var/lib/agentry/memory.db?mode=rwc":   true,
+		"postgresql://[::1]:5432/agentry?sslmode=no": true,
+	} {
+		doc := "apiVersion: agentry.dev/v1alpha1\nkind: Agent\nmetadata: {name: a}\nspec:\n  model: {name: m}\n  memory: {url: '" + url + "'}\n"
+		err := l.Decode(context.Background(), "a.yaml", []byte(doc), &manifest.Set{})
+		if ok && err != nil {
+			t.Errorf("%s must load: %v", url, err)
+		}
+		if !ok && (err == nil || !strings.Contains(err.Error(), "spec.memory.urlSecretRef")) {
+			t.Errorf("%s must be refused pointing to urlSecretRef, got %v", url, err)
+		}
 	}
 }
