@@ -57,6 +57,18 @@ verify-generated: generate manifests
 	@git diff --exit-code -- api config charts/agentry/crds charts/agentry/files || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- api config charts/agentry/crds charts/agentry/files)" || { git status --porcelain -- api config charts/agentry/crds charts/agentry/files; echo "untracked generated files: run 'make generate manifests' and commit"; exit 1; }
 
+# Fuzz targets as package:FuzzName; make test runs their seed corpora, make fuzz searches for more.
+FUZZ_TARGETS := ./runtime/agui:FuzzConvertRunAgentInput ./runtime/server:FuzzParseGenerate ./internal/manifest:FuzzDecode
+FUZZTIME ?= 30s
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target for FUZZTIME (default 30s), one after another; crashers land in testdata/fuzz.
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "=== $$name ($$pkg, $(FUZZTIME))"; \
+		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
 .PHONY: bench
 bench: ## Benchmarks that print numbers.
 	hack/bench.sh
