@@ -202,7 +202,8 @@ type EndpointSpec struct {
 	// +kubebuilder:validation:MaxLength=2048
 	PublicURL string `json:"publicURL,omitempty"`
 
-	// rateLimit limits requests per client IP plus user (default 600 per minute, burst 100).
+	// rateLimit limits requests per client IP (default 3000 per minute, burst 500) and, after
+	// authentication, per end user (default 120 per minute, burst 30).
 	// +optional
 	RateLimit *RateLimitSpec `json:"rateLimit,omitempty"`
 
@@ -258,21 +259,37 @@ type IngressSpec struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
-// RateLimitSpec limits requests per client IP plus user.
+// RateLimitSpec limits requests per client IP and, after authentication, per end user.
 type RateLimitSpec struct {
-	// requestsPerMinute is the sustained rate allowed per client IP plus user (default 600;
-	// 0 disables the limit).
+	// requestsPerMinute is the sustained rate allowed per client IP (default 3000; 0 disables
+	// the per-IP limit). A chat platform calls from a few IPs on behalf of all its users: size
+	// it for the platform's peak (active users x messages per minute), and rely on the
+	// per-user limit for fairness between users.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	RequestsPerMinute *int32 `json:"requestsPerMinute,omitempty"`
 
-	// burst is how many requests a client may send at once (default: requestsPerMinute/6, at least 1).
+	// burst is how many requests one IP may send at once (default: requestsPerMinute/6, at
+	// least 1).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Burst int32 `json:"burst,omitempty"`
 
-	// userHeader names the request header that identifies the end user behind the platform,
-	// so one platform IP serving many users is limited per user (default X-User-Id).
+	// userRequestsPerMinute is the sustained rate allowed per end user, identified by
+	// userHeader and counted only after the request passed authentication, so a client cannot
+	// mint fresh budgets by rotating the header (default 120; 0 disables the per-user limit).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	UserRequestsPerMinute *int32 `json:"userRequestsPerMinute,omitempty"`
+
+	// userBurst is how many requests one user may send at once (default:
+	// userRequestsPerMinute/4, at least 1).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	UserBurst int32 `json:"userBurst,omitempty"`
+
+	// userHeader names the request header that identifies the end user behind the platform
+	// (default X-User-Id).
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9-]{1,64}$`
 	UserHeader string `json:"userHeader,omitempty"`

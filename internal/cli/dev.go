@@ -11,8 +11,10 @@ import (
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
-	"github.com/agentry-dev/agentry/runtime/server"
 )
+
+// DevAddr is where agentry dev listens: loopback, port 4111.
+const DevAddr = "127.0.0.1:4111"
 
 type devOptions struct {
 	memory     string
@@ -20,6 +22,7 @@ type devOptions struct {
 	addr       string
 	modelAddr  string
 	secretsDir string
+	http       httpFlags
 }
 
 func newDevCommand(g *globalFlags) *cobra.Command {
@@ -52,7 +55,12 @@ the agents to it through the same client, so tools and frontend actions work off
 				fmt.Fprintf(out, "\n  No %s is set: the agents use Agentry's scripted dev model at %s.\n", model.APIKeyEnv, sm.URL())
 				fmt.Fprintf(out, "  It answers the samples' suggested prompts with real tool calls; set %s for a real model.\n", model.APIKeyEnv)
 			}
-			return serveAgents(cmd.Context(), log, o.dir, o.addr, opts, server.Options{Secrets: secrets.Dir(o.secretsDir)},
+			srvOpts, err := o.http.options()
+			if err != nil {
+				return err
+			}
+			srvOpts.Secrets = secrets.Dir(o.secretsDir)
+			return serveAgents(cmd.Context(), log, o.dir, o.addr, opts, srvOpts,
 				func(addr net.Addr, reg *registry.Registry) {
 					base := "http://" + displayAddr(addr)
 					fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
@@ -65,9 +73,11 @@ the agents to it through the same client, so tools and frontend actions work off
 	}
 	cmd.Flags().StringVar(&o.dir, "dir", "config/samples", "directory (or file) of manifests")
 	cmd.Flags().StringVar(&o.memory, "memory", "file:.agentry/memory.db", "conversation memory of agents that configure none (a storage URL, or none)")
-	cmd.Flags().StringVar(&o.addr, "addr", server.DefaultAddr, "listen address")
+	// Loopback only: on all interfaces, anyone on the network could spend the developer's model key.
+	cmd.Flags().StringVar(&o.addr, "addr", DevAddr, "listen address (use :4111 to listen on every interface)")
 	cmd.Flags().StringVar(&o.modelAddr, "model-addr", "127.0.0.1:0", "listen address of the scripted dev model")
 	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", ".agentry/secrets", "directory of local Secrets (<dir>/<secret>/<key>)")
+	o.http.register(cmd.Flags())
 	return cmd
 }
 

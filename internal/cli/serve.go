@@ -19,7 +19,7 @@ type serveOptions struct {
 	config       string
 	addr         string
 	secretsDir   string
-	maxBodyBytes int64
+	http         httpFlags
 }
 
 func newServeCommand(g *globalFlags) *cobra.Command {
@@ -41,9 +41,13 @@ manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.`,
 			if o.config == "" {
 				return fmt.Errorf("--config is required: a manifest file or directory")
 			}
+			srvOpts, err := o.http.options()
+			if err != nil {
+				return err
+			}
+			srvOpts.Secrets = secrets.Dir(o.secretsDir)
 			return serveAgents(cmd.Context(), log, o.config, o.addr,
-				registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir)},
-				server.Options{MaxBodyBytes: o.maxBodyBytes, Secrets: secrets.Dir(o.secretsDir)},
+				registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir)}, srvOpts,
 				func(addr net.Addr, reg *registry.Registry) {
 					log.Info("serving agents", "addr", addr.String(), "agents", reg.IDs())
 				})
@@ -52,7 +56,7 @@ manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.`,
 	cmd.Flags().StringVarP(&o.config, "config", "c", envOr("AGENTRY_CONFIG", ""), "manifest file or directory")
 	cmd.Flags().StringVar(&o.addr, "addr", envOr("AGENTRY_ADDR", server.DefaultAddr), "listen address")
 	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", envOr("AGENTRY_SECRETS_DIR", secrets.DefaultDir), "directory of mounted Secrets (<dir>/<secret>/<key>)")
-	cmd.Flags().Int64Var(&o.maxBodyBytes, "max-body-bytes", server.DefaultMaxBodyBytes, "request body limit in bytes")
+	o.http.register(cmd.Flags())
 	return cmd
 }
 

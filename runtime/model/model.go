@@ -293,13 +293,13 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 	resp.Text = text.String()
 	for _, st := range calls {
 		if !st.started {
-			return nil, errors.New("the model sent a tool call without a function name")
+			return nil, &Error{Public: "the model sent a tool call without a function name"}
 		}
 		st.call.Arguments = st.args.String()
 		resp.ToolCalls = append(resp.ToolCalls, st.call)
 	}
 	if resp.FinishReason == "" {
-		return nil, errors.New("the model stream ended before the answer was complete")
+		return nil, &Error{Public: "the model stream ended before the answer was complete"}
 	}
 	return resp, nil
 }
@@ -313,6 +313,23 @@ func indexOf[T comparable](list []T, x T) int {
 	return -1
 }
 
+// Error is a model failure. Public is what the caller may be shown (status, the provider's
+// message, a hint); Cause may hold URLs, addresses and transport details and belongs in the
+// log only.
+type Error struct {
+	Public string
+	Cause  error
+}
+
+func (e *Error) Error() string {
+	if e.Cause == nil {
+		return e.Public
+	}
+	return e.Public + ": " + e.Cause.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
 // describeError turns transport and API errors into messages a user can act on.
 func describeError(ctx context.Context, err error, cfg Config) error {
 	var apiErr *openai.Error
@@ -325,13 +342,13 @@ func describeError(ctx context.Context, err error, cfg Config) error {
 		if apiErr.StatusCode == http.StatusUnauthorized {
 			hint = fmt.Sprintf(" (check %s)", APIKeyEnv)
 		}
-		return fmt.Errorf("model request failed with status %d: %s%s", apiErr.StatusCode, msg, hint)
+		return &Error{Public: fmt.Sprintf("model request failed with status %d: %s%s", apiErr.StatusCode, msg, hint)}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("model request timed out after %s", cfg.Timeout)
+		return &Error{Public: fmt.Sprintf("model request timed out after %s", cfg.Timeout)}
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("model request canceled: %w", ctx.Err())
 	}
-	return fmt.Errorf("model request to %s failed: %w", cfg.BaseURL, err)
+	return &Error{Public: "the model endpoint could not be reached", Cause: fmt.Errorf("model request to %s failed: %w", cfg.BaseURL, err)}
 }

@@ -137,7 +137,9 @@ func (s *Server) executeTool(c echo.Context) error {
 		if errors.As(err, &ie) {
 			return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 		}
-		return echo.NewHTTPError(http.StatusInternalServerError, err.Error())
+		// The cause may name the tool's endpoint, its address or its answer: log it only.
+		s.opts.Logger.Error(err, "tool execution failed", "agent", agentOf(c).Agent.ID, "tool", c.Param("toolId"))
+		return echo.NewHTTPError(http.StatusInternalServerError, "Tool execution failed")
 	}
 	return c.JSONBlob(http.StatusOK, out)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/agui"
+	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/metrics"
 )
 
@@ -51,30 +52,42 @@ func (s *Server) agui(c echo.Context) error {
 	}
 	if in.ThreadID == "" {
 		in.ThreadID = "thread_1"
+		if e.Memory != nil {
+			// A shared default would put every client without a threadId in one thread.
+			in.ThreadID = agent.NewID("thread")
+		}
 	}
 	log := s.opts.Logger.WithValues("agent", e.Agent.ID, "runId", in.RunID, "threadId", in.ThreadID)
 	mapper := &agui.Mapper{ThreadID: in.ThreadID, RunID: in.RunID}
-	out := &sseStream{c: c}
+	// Persist what the client sent before the stream starts, so a thread of another resource
+	// is refused with a plain 403. The store skips the messages it already holds: clients
+	// resend the whole history every run.
+	var ref *memoryRef
+	var storeErr error
+	if e.Memory != nil {
+		ref = &memoryRef{Thread: in.ThreadID, Resource: resourceOf(c, in.ForwardedProps)}
+		if storeErr = remember(c.Request().Context(), e, ref, msgs); errors.Is(storeErr, memory.ErrThreadOwnedByOther) {
+			log.Info("run refused: the thread belongs to another resource")
+			return echo.NewHTTPError(http.StatusForbidden, msgThreadForbidden)
+		}
+	}
+	out := s.newSSE(c)
 	out.start()
+	defer out.stop()
 	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
 	defer metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
 
 	if err := out.send(mapper.Started()); err != nil {
 		return nil
 	}
-	ctx := c.Request().Context()
-	// Persist what the client sent first: keyed by message id, so the history it resends on
-	// every run is stored once.
-	var ref *memoryRef
-	if e.Memory != nil {
-		ref = &memoryRef{Thread: in.ThreadID, Resource: resourceOf(c, in.ForwardedProps)}
-		if err := remember(ctx, e, ref, msgs); err != nil {
-			log.Error(err, "run stopped: conversation memory unavailable")
-			for _, ev := range mapper.Failed(agui.CodeStorageUnavailable) {
-				_ = out.send(ev)
-			}
-			return nil
+	ctx, shuttingDown, cancel := s.runContext(c)
+	defer cancel()
+	if storeErr != nil {
+		log.Error(storeErr, "run stopped: conversation memory unavailable")
+		for _, ev := range mapper.Failed(agui.CodeStorageUnavailable) {
+			_ = out.send(ev)
 		}
+		return nil
 	}
 	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools}, func(ev agent.Event) error {
 		for _, a := range mapper.Map(ev) {
@@ -85,6 +98,13 @@ func (s *Server) agui(c echo.Context) error {
 		return nil
 	})
 	if err != nil {
+		if shuttingDown() {
+			log.Info("run ended: the server is shutting down and the drain period is over")
+			for _, ev := range mapper.Failed(codeShuttingDown) {
+				_ = out.send(ev)
+			}
+			return nil
+		}
 		if ctx.Err() != nil || out.err != nil {
 			log.V(1).Info("client went away; run canceled")
 			return nil
@@ -123,6 +143,5 @@ func resourceOf(c echo.Context, forwarded json.RawMessage) string {
 			return props.UserID
 		}
 	}
-	_, _, header := limitFor(agentOf(c))
-	return c.Request().Header.Get(header)
+	return c.Request().Header.Get(limitFor(agentOf(c)).userHeader)
 }

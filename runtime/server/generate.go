@@ -193,8 +193,9 @@ type generateInput struct {
 	Fresh []model.Message
 }
 
-// parseGenerate reads the body shared by generate and stream; errors are 400s.
-func parseGenerate(c echo.Context) (*generateInput, error) {
+// parseGenerate reads the body shared by generate and stream; errors are 400s, and the memory
+// errors of withMemory (403, 500) — all answered before a stream starts.
+func (s *Server) parseGenerate(c echo.Context) (*generateInput, error) {
 	var req generateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
@@ -215,7 +216,7 @@ func parseGenerate(c echo.Context) (*generateInput, error) {
 		in.RunID = agent.NewID("run")
 	}
 	if ref != nil {
-		if in.Fresh, err = withMemory(c.Request().Context(), agentOf(c), ref, &in.Input); err != nil {
+		if in.Fresh, err = s.withMemory(c.Request().Context(), agentOf(c), ref, &in.Input); err != nil {
 			return nil, err
 		}
 	}
@@ -224,29 +225,29 @@ func parseGenerate(c echo.Context) (*generateInput, error) {
 
 func (s *Server) generate(c echo.Context) error {
 	e := agentOf(c)
-	in, err := parseGenerate(c)
+	in, err := s.parseGenerate(c)
 	if err != nil {
 		return err
 	}
 	runID := in.RunID
-	ctx := c.Request().Context()
+	ctx, shuttingDown, cancel := s.runContext(c)
+	defer cancel()
 	res, err := e.Agent.Run(ctx, in.Input, nil)
 	if err != nil {
+		if shuttingDown() {
+			return c.JSON(http.StatusServiceUnavailable, jsonError{Error: msgShuttingDown})
+		}
 		if ctx.Err() != nil {
 			// The client is gone; there is nobody to answer.
 			return nil
 		}
-		msg := err.Error()
-		if strings.TrimSpace(msg) == "" {
-			msg = genericAgentError
-		}
-		s.opts.Logger.Info("generate failed", "agent", e.Agent.ID, "runId", runID, "error", msg)
-		return c.JSON(http.StatusInternalServerError, jsonError{Error: msg})
+		s.opts.Logger.Error(err, "generate failed", "agent", e.Agent.ID, "runId", runID)
+		return c.JSON(http.StatusInternalServerError, jsonError{Error: publicMessage(err)})
 	}
 	if in.Memory != nil {
 		if err := remember(ctx, e, in.Memory, in.Fresh, res.Messages); err != nil {
 			s.opts.Logger.Error(err, "generate could not store its turn", "agent", e.Agent.ID, "runId", runID)
-			return c.JSON(http.StatusInternalServerError, jsonError{Error: err.Error()})
+			return memoryFailure(err, http.StatusInternalServerError, "")
 		}
 	}
 	out := generateResponse{

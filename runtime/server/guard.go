@@ -6,25 +6,27 @@ import (
 	"math"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/time/rate"
 
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
-// Rate-limit defaults for agents that configure none.
+// Rate-limit defaults for agents that configure none. The per-IP default is generous because a
+// chat platform calls from a few egress IPs on behalf of all of its users; fairness between
+// those users comes from the per-user limit, which only counts authenticated requests.
 const (
-	DefaultRequestsPerMinute = 600
-	DefaultBurst             = 100
-	DefaultUserHeader        = "X-User-Id"
+	DefaultRequestsPerMinute     = 3000
+	DefaultBurst                 = 500
+	DefaultUserRequestsPerMinute = 120
+	DefaultUserBurst             = 30
+	DefaultUserHeader            = "X-User-Id"
 	// authCacheTTL bounds how long a rotated auth Secret takes to apply.
 	authCacheTTL = 5 * time.Second
-	// limiterIdle is how long an idle client's bucket is kept.
-	limiterIdle = 10 * time.Minute
 )
 
 // agentOf returns the agent the guard resolved for this request.
@@ -34,15 +36,17 @@ func agentOf(c echo.Context) *registry.Entry {
 }
 
 // guard resolves the agent of the request and enforces, in this order: 404 for an unknown
-// agent, 429 when the client's rate is exceeded, 401 when the configured auth headers are
-// missing or wrong, and 413 when the body is over the limit.
+// agent, 429 when the client IP's rate is exceeded, 401 when the configured auth headers are
+// missing or wrong, 429 when the authenticated user's rate is exceeded, and 413 when the body
+// is over the limit.
 func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		e, err := s.lookup(c)
 		if err != nil {
 			return err
 		}
-		if err := s.limits.allow(c, e); err != nil {
+		lim := limitFor(e)
+		if err := s.limits.allow(c, e.Agent.ID+"\x00ip\x00"+c.RealIP(), lim.perMinute, lim.burst); err != nil {
 			return err
 		}
 		ok, err := s.auth.check(c.Request(), e)
@@ -52,6 +56,12 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if !ok {
 			return echo.NewHTTPError(http.StatusUnauthorized, "Unauthorized")
+		}
+		// Only now is the user header worth anything: before auth, anyone could rotate it.
+		if user := c.Request().Header.Get(lim.userHeader); user != "" {
+			if err := s.limits.allow(c, e.Agent.ID+"\x00user\x00"+user, lim.userPerMinute, lim.userBurst); err != nil {
+				return err
+			}
 		}
 		limit := s.opts.MaxBodyBytes
 		if ep := e.Manifest.Spec.Endpoint; ep != nil && ep.MaxBodyBytes != nil {
@@ -95,6 +105,15 @@ func (a *authChecker) headers(name string) (map[string]string, error) {
 	if len(h) == 0 {
 		return nil, fmt.Errorf("secret %q holds no headers", name)
 	}
+	for k, v := range h {
+		// An empty value would compare equal to a missing header and let everyone in.
+		if strings.TrimSpace(v) == "" {
+			return nil, fmt.Errorf("secret %q has an empty value for header %q", name, k)
+		}
+		if strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("secret %q has an empty header name", name)
+		}
+	}
 	if a.cache == nil {
 		a.cache = map[string]cachedHeaders{}
 	}
@@ -125,70 +144,48 @@ func (a *authChecker) check(r *http.Request, e *registry.Entry) (bool, error) {
 	return ok == 1, nil
 }
 
-// rateLimiters keeps one token bucket per agent, client IP and user.
-type rateLimiters struct {
-	mu      sync.Mutex
-	buckets map[string]*bucket
-	sweep   time.Time
+// agentLimits are an agent's effective rate limits.
+type agentLimits struct {
+	perMinute, burst         int
+	userPerMinute, userBurst int
+	userHeader               string
 }
 
-type bucket struct {
-	lim  *rate.Limiter
-	seen time.Time
-}
-
-func limitFor(e *registry.Entry) (perMinute, burst int, userHeader string) {
-	perMinute, burst, userHeader = DefaultRequestsPerMinute, DefaultBurst, DefaultUserHeader
+func limitFor(e *registry.Entry) agentLimits {
+	l := agentLimits{DefaultRequestsPerMinute, DefaultBurst, DefaultUserRequestsPerMinute, DefaultUserBurst, DefaultUserHeader}
 	if ep := e.Manifest.Spec.Endpoint; ep != nil && ep.RateLimit != nil {
 		rl := ep.RateLimit
 		if rl.RequestsPerMinute != nil {
-			perMinute = int(*rl.RequestsPerMinute)
-			burst = max(1, perMinute/6)
+			l.perMinute = int(*rl.RequestsPerMinute)
+			l.burst = max(1, l.perMinute/6)
 		}
 		if rl.Burst > 0 {
-			burst = int(rl.Burst)
+			l.burst = int(rl.Burst)
+		}
+		if rl.UserRequestsPerMinute != nil {
+			l.userPerMinute = int(*rl.UserRequestsPerMinute)
+			l.userBurst = max(1, l.userPerMinute/4)
+		}
+		if rl.UserBurst > 0 {
+			l.userBurst = int(rl.UserBurst)
 		}
 		if rl.UserHeader != "" {
-			userHeader = rl.UserHeader
+			l.userHeader = rl.UserHeader
 		}
 	}
-	return perMinute, burst, userHeader
+	return l
 }
 
-func (l *rateLimiters) allow(c echo.Context, e *registry.Entry) error {
-	perMinute, burst, userHeader := limitFor(e)
-	if perMinute <= 0 {
+// rateLimiters answers 429 with Retry-After once a key's budget is spent.
+type rateLimiters struct {
+	table *rateTable
+}
+
+func (l *rateLimiters) allow(c echo.Context, key string, perMinute, burst int) error {
+	wait := l.table.take(key, perMinute, burst)
+	if wait <= 0 {
 		return nil
 	}
-	key := e.Agent.ID + "\x00" + c.RealIP() + "\x00" + c.Request().Header.Get(userHeader)
-	now := time.Now()
-	l.mu.Lock()
-	if l.buckets == nil {
-		l.buckets = map[string]*bucket{}
-	}
-	if now.Sub(l.sweep) > time.Minute {
-		for k, b := range l.buckets {
-			if now.Sub(b.seen) > limiterIdle {
-				delete(l.buckets, k)
-			}
-		}
-		l.sweep = now
-	}
-	b, ok := l.buckets[key]
-	if !ok {
-		b = &bucket{lim: rate.NewLimiter(rate.Limit(float64(perMinute)/60), burst)}
-		l.buckets[key] = b
-	}
-	b.seen = now
-	res := b.lim.ReserveN(now, 1)
-	delay := res.DelayFrom(now)
-	if delay > 0 {
-		res.CancelAt(now)
-	}
-	l.mu.Unlock()
-	if delay <= 0 {
-		return nil
-	}
-	c.Response().Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(delay.Seconds()))))
+	c.Response().Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
 	return echo.NewHTTPError(http.StatusTooManyRequests, "Too many requests")
 }

@@ -36,6 +36,8 @@ type envOptions struct {
 	// noOverride leaves the agents' model endpoint alone (baseURL from manifest or getenv).
 	noOverride bool
 	logger     logr.Logger
+	// server adjusts the server's options.
+	server func(*Options)
 }
 
 func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *env {
@@ -85,7 +87,11 @@ func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *en
 	if log.GetSink() == nil {
 		log = testr.New(t)
 	}
-	srv := New(Options{Registry: reg, Logger: log, MaxBodyBytes: 64 << 10})
+	srvOpts := Options{Registry: reg, Logger: log, MaxBodyBytes: 64 << 10}
+	if o.server != nil {
+		o.server(&srvOpts)
+	}
+	srv := New(srvOpts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
@@ -28,14 +29,33 @@ const DefaultAddr = ":4111"
 // DefaultMaxBodyBytes limits request bodies unless an agent sets its own limit.
 const DefaultMaxBodyBytes = 1 << 20
 
+// DefaultDrainTimeout is how long open streams may run on after a shutdown signal before
+// they are ended with RUN_ERROR (the rendered Deployment's grace period leaves room for it).
+const DefaultDrainTimeout = 25 * time.Second
+
+// DefaultKeepAlive is the interval of SSE comment frames on an otherwise idle stream: proxies
+// commonly cut streams that send nothing for 60 s, and a tool or model step can take longer.
+const DefaultKeepAlive = 15 * time.Second
+
 // Options configure a Server.
 type Options struct {
 	Registry *registry.Registry
 	Logger   logr.Logger
 	// MaxBodyBytes limits request bodies (default DefaultMaxBodyBytes).
 	MaxBodyBytes int64
-	// CORSOrigins are the allowed origins (default: any).
+	// CORSOrigins are the browser origins allowed to call agents that set no
+	// spec.endpoint.corsOrigins ("*" for any). Default: none, so browsers on other origins are
+	// refused.
 	CORSOrigins []string
+	// TrustedProxies are the networks whose X-Forwarded-For is believed. Default: loopback only.
+	TrustedProxies []*net.IPNet
+	// RateLimitKeys bounds the rate limiter's table (default DefaultRateLimitKeys).
+	RateLimitKeys int
+	// DrainTimeout is how long streams may finish on their own at shutdown (default
+	// DefaultDrainTimeout).
+	DrainTimeout time.Duration
+	// KeepAlive is the SSE comment-frame interval (default DefaultKeepAlive).
+	KeepAlive time.Duration
 	// Secrets resolves endpoint auth Secrets (headersSecretRef).
 	Secrets secrets.Source
 }
@@ -46,6 +66,10 @@ type Server struct {
 	echo   *echo.Echo
 	auth   *authChecker
 	limits *rateLimiters
+	// draining is canceled when the drain period after a shutdown signal is over: the runs
+	// still streaming then are ended with RUN_ERROR.
+	draining   context.Context
+	stopStream context.CancelFunc
 }
 
 // New builds the server and its routes.
@@ -53,31 +77,28 @@ func New(opts Options) *Server {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	if len(opts.CORSOrigins) == 0 {
-		opts.CORSOrigins = []string{"*"}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = DefaultDrainTimeout
+	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = DefaultKeepAlive
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
-	// Behind an Ingress the client address is in X-Forwarded-For; trust it only from
-	// loopback and private networks, where proxies live.
-	e.IPExtractor = echo.ExtractIPFromXFFHeader()
-	s := &Server{opts: opts, echo: e, auth: &authChecker{secrets: opts.Secrets}, limits: &rateLimiters{}}
+	e.IPExtractor = ipExtractor(opts.TrustedProxies)
+	s := &Server{opts: opts, echo: e, auth: &authChecker{secrets: opts.Secrets}, limits: &rateLimiters{table: newRateTable(opts.RateLimitKeys)}}
+	s.draining, s.stopStream = context.WithCancel(context.Background())
 
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 		opts.Logger.Error(err, "panic while serving a request", "path", c.Path())
 		return err
 	}}))
 	e.Use(s.observe)
-	e.Use(middleware.CORSWithConfig(middleware.CORSConfig{AllowOrigins: opts.CORSOrigins, AllowHeaders: []string{"*"}}))
+	e.Use(s.cors)
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
-	e.GET("/readyz", func(c echo.Context) error {
-		if err := s.storesReady(c.Request().Context()); err != nil {
-			return c.JSON(http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "error": err.Error()})
-		}
-		return c.JSON(http.StatusOK, map[string]any{"status": "ok", "agents": len(opts.Registry.IDs())})
-	})
+	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})))
 
 	api := e.Group("/api")
@@ -93,28 +114,128 @@ func New(opts Options) *Server {
 	return s
 }
 
+// ipExtractor believes X-Forwarded-For only from trusted proxies (loopback always).
+func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
+	opts := []echo.TrustOption{echo.TrustLoopback(true), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// ParseCIDRs parses a list of CIDRs (or single addresses) such as --trusted-proxies takes.
+func ParseCIDRs(list []string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, raw := range list {
+		raw = strings.TrimSpace(raw)
+		if raw == "" {
+			continue
+		}
+		if !strings.Contains(raw, "/") {
+			ip := net.ParseIP(raw)
+			if ip == nil {
+				return nil, fmt.Errorf("failed to parse trusted proxy %q: not an IP address or CIDR", raw)
+			}
+			bits := 128
+			if ip.To4() != nil {
+				ip, bits = ip.To4(), 32
+			}
+			out = append(out, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+			continue
+		}
+		_, n, err := net.ParseCIDR(raw)
+		if err != nil {
+			return nil, fmt.Errorf("failed to parse trusted proxy %q: %w", raw, err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// readyz answers 503 naming the dependencies that are down, never their error text (it may
+// hold hosts and addresses); the errors go to the log.
+func (s *Server) readyz(c echo.Context) error {
+	type down struct {
+		Dependency string   `json:"dependency"`
+		Kind       string   `json:"kind"`
+		Agents     []string `json:"agents"`
+	}
+	var failing []down
+	byStore := map[memory.Store]int{}
+	for _, id := range s.opts.Registry.IDs() {
+		e, _ := s.opts.Registry.Get(id)
+		if e == nil || e.Memory == nil {
+			continue
+		}
+		if i, seen := byStore[e.Memory]; seen {
+			if i >= 0 {
+				failing[i].Agents = append(failing[i].Agents, id)
+			}
+			continue
+		}
+		if err := e.Memory.Ping(c.Request().Context()); err != nil {
+			s.opts.Logger.Error(err, "readiness: conversation memory is unavailable", "agent", id, "storage", e.Memory.Kind())
+			byStore[e.Memory] = len(failing)
+			failing = append(failing, down{Dependency: "memory", Kind: e.Memory.Kind(), Agents: []string{id}})
+			continue
+		}
+		byStore[e.Memory] = -1
+	}
+	if len(failing) > 0 {
+		return c.JSON(http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "unavailable": failing})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "agents": len(s.opts.Registry.IDs())})
+}
+
 // Handler exposes the server as an http.Handler (for tests and embedding).
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// Serve serves on ln until ctx ends, then shuts down gracefully.
+// Serve serves on ln until ctx ends, then shuts down: it stops accepting connections, lets
+// open streams finish for DrainTimeout, ends the ones still running with RUN_ERROR, and
+// returns nil once every response is complete.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
+		s.stopStream()
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Shutdown returns once every connection is idle; streams keep it waiting until they end.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.opts.DrainTimeout+10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(shutdownCtx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(s.opts.DrainTimeout):
+		s.opts.Logger.Info("drain period over; ending the streams still open")
+		s.stopStream()
+		err = <-done
+	}
+	s.stopStream()
+	if err != nil {
+		_ = srv.Close()
 		return fmt.Errorf("failed to shut down the HTTP server: %w", err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// runContext is the context of a run: it ends when the client goes away or when the drain
+// period after a shutdown signal is over. stopped tells which.
+func (s *Server) runContext(c echo.Context) (ctx context.Context, stopped func() bool, cancel func()) {
+	ctx, cancelCtx := context.WithCancel(c.Request().Context())
+	stop := context.AfterFunc(s.draining, cancelCtx)
+	return ctx, func() bool { return s.draining.Err() != nil && c.Request().Context().Err() == nil }, func() {
+		stop()
+		cancelCtx()
+	}
 }
 
 // ListenAndServe listens on addr and serves until ctx ends.

@@ -21,13 +21,14 @@ type streamChunk struct {
 // server-sent Mastra-style chunks and a final `data: [DONE]`.
 func (s *Server) stream(c echo.Context) error {
 	e := agentOf(c)
-	in, err := parseGenerate(c)
+	in, err := s.parseGenerate(c)
 	if err != nil {
 		return err
 	}
 	runID := in.RunID
-	out := &sseStream{c: c}
+	out := s.newSSE(c)
 	out.start()
+	defer out.stop()
 	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
 	defer metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
 	chunk := func(typ string, payload any) error {
@@ -36,7 +37,8 @@ func (s *Server) stream(c echo.Context) error {
 	if err := chunk("start", map[string]any{}); err != nil {
 		return nil
 	}
-	ctx := c.Request().Context()
+	ctx, shuttingDown, cancel := s.runContext(c)
+	defer cancel()
 	res, err := e.Agent.Run(ctx, in.Input, func(ev agent.Event) error {
 		switch ev.Type {
 		case agent.EventStepStarted:
@@ -57,18 +59,23 @@ func (s *Server) stream(c echo.Context) error {
 		return nil
 	})
 	if err != nil {
+		if shuttingDown() {
+			_ = chunk("error", map[string]any{"error": msgShuttingDown})
+			out.sendRaw("data: [DONE]\n\n")
+			return nil
+		}
 		if ctx.Err() != nil || out.err != nil {
 			return nil
 		}
 		s.opts.Logger.Error(err, "stream run failed", "agent", e.Agent.ID, "runId", runID)
-		_ = chunk("error", map[string]any{"error": err.Error()})
+		_ = chunk("error", map[string]any{"error": publicMessage(err)})
 		out.sendRaw("data: [DONE]\n\n")
 		return nil
 	}
 	if in.Memory != nil {
 		if err := remember(ctx, e, in.Memory, in.Fresh, res.Messages); err != nil {
 			s.opts.Logger.Error(err, "stream could not store its turn", "agent", e.Agent.ID, "runId", runID)
-			_ = chunk("error", map[string]any{"error": err.Error()})
+			_ = chunk("error", map[string]any{"error": memoryErrorMessage(err)})
 			out.sendRaw("data: [DONE]\n\n")
 			return nil
 		}
