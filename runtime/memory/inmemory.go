@@ -25,16 +25,31 @@ func NewInMemory() *InMemory { return &InMemory{threads: map[string]*memThread{}
 // Kind implements Store.
 func (s *InMemory) Kind() string { return "memory" }
 
+// thread returns the caller's thread, nil when it does not exist, and ErrThreadOwnedByOther
+// when it belongs to another resource. The caller holds s.mu.
+func (s *InMemory) thread(agentID, threadID, resourceID string) (*memThread, error) {
+	t, ok := s.threads[agentID+"\x00"+threadID]
+	if !ok {
+		return nil, nil
+	}
+	if t.ResourceID != resourceID {
+		return nil, ErrThreadOwnedByOther
+	}
+	return t, nil
+}
+
 // Save implements Store.
 func (s *InMemory) Save(_ context.Context, agentID, threadID, resourceID string, msgs []Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now().UTC()
-	key := agentID + "\x00" + threadID
-	t, ok := s.threads[key]
-	if !ok {
+	t, err := s.thread(agentID, threadID, resourceID)
+	if err != nil {
+		return err
+	}
+	if t == nil {
 		t = &memThread{Thread: Thread{ID: threadID, ResourceID: resourceID, AgentID: agentID, Title: titleOf(msgs), CreatedAt: now}, ids: map[string]bool{}}
-		s.threads[key] = t
+		s.threads[agentID+"\x00"+threadID] = t
 	}
 	for _, m := range msgs {
 		if t.ids[m.ID] {
@@ -52,34 +67,53 @@ func (s *InMemory) Save(_ context.Context, agentID, threadID, resourceID string,
 }
 
 // Recall implements Store.
-func (s *InMemory) Recall(_ context.Context, agentID, threadID string, n int) ([]Message, error) {
+func (s *InMemory) Recall(_ context.Context, agentID, threadID, resourceID string, n int) ([]Message, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ok := s.threads[agentID+"\x00"+threadID]
-	if !ok || n <= 0 {
-		return nil, nil
+	t, err := s.thread(agentID, threadID, resourceID)
+	if err != nil || t == nil || n <= 0 {
+		return nil, err
 	}
 	from := max(0, len(t.msgs)-n)
 	return append([]Message(nil), t.msgs[from:]...), nil
 }
 
 // Messages implements Store.
-func (s *InMemory) Messages(ctx context.Context, agentID, threadID string) ([]Message, error) {
-	return s.Recall(ctx, agentID, threadID, int(^uint(0)>>1))
+func (s *InMemory) Messages(_ context.Context, agentID, threadID, resourceID string, p Page) (MessagePage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.thread(agentID, threadID, resourceID)
+	if err != nil {
+		return MessagePage{}, err
+	}
+	if t == nil {
+		return MessagePage{}, ErrThreadNotFound
+	}
+	page, more := pageOf(t.msgs, p)
+	return MessagePage{Messages: page, Total: len(t.msgs), HasMore: more}, nil
 }
 
 // Threads implements Store.
-func (s *InMemory) Threads(_ context.Context, agentID, resourceID string) ([]Thread, error) {
+func (s *InMemory) Threads(_ context.Context, agentID, resourceID string, p Page) (ThreadPage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []Thread{}
+	all := []Thread{}
 	for _, t := range s.threads {
-		if t.AgentID == agentID && (resourceID == "" || t.ResourceID == resourceID) {
-			out = append(out, t.Thread)
+		if t.AgentID == agentID && t.ResourceID == resourceID {
+			all = append(all, t.Thread)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
-	return out, nil
+	sort.Slice(all, func(i, j int) bool { return all[i].UpdatedAt.After(all[j].UpdatedAt) })
+	page, more := pageOf(all, p)
+	return ThreadPage{Threads: page, Total: len(all), HasMore: more}, nil
+}
+
+// pageOf copies one page of items.
+func pageOf[T any](items []T, p Page) ([]T, bool) {
+	p = p.normalized()
+	from := min(p.offset(), len(items))
+	to := min(from+p.Size, len(items))
+	return append([]T{}, items[from:to]...), to < len(items)
 }
 
 // Ping implements Store.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -176,25 +177,102 @@ func unavailable(op string, err error) error {
 // Kind implements Store.
 func (s *sqlStore) Kind() string { return s.d.name }
 
-// Save implements Store.
+// Save implements Store. The thread upsert only touches a thread of the same resource, so the
+// owner check and the write are one atomic statement; messages already stored are found with
+// one query per batch of ids and only the others are inserted, so a client that resends its
+// whole history costs a few statements, not one per message.
 func (s *sqlStore) Save(ctx context.Context, agentID, threadID, resourceID string, msgs []Message) error {
 	now := time.Now().UTC()
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.d.rebind(`
+		res, err := tx.ExecContext(ctx, s.d.rebind(`
 INSERT INTO agentry_threads (agent_id, thread_id, resource_id, title, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, $5)
-ON CONFLICT (agent_id, thread_id) DO UPDATE SET updated_us = excluded.updated_us`),
-			agentID, threadID, resourceID, titleOf(msgs), now.UnixMicro()); err != nil {
-			return err
-		}
-		stmt, err := tx.PrepareContext(ctx, s.d.rebind(`
-INSERT INTO agentry_messages (agent_id, thread_id, message_id, resource_id, role, content, tool_calls, tool_call_id, created_us)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-ON CONFLICT (agent_id, thread_id, message_id) DO NOTHING`))
+ON CONFLICT (agent_id, thread_id) DO UPDATE SET updated_us = excluded.updated_us
+WHERE agentry_threads.resource_id = excluded.resource_id`),
+			agentID, threadID, resourceID, titleOf(msgs), now.UnixMicro())
 		if err != nil {
 			return err
 		}
-		defer stmt.Close()
-		for _, m := range msgs {
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrThreadOwnedByOther
+		}
+		fresh, err := s.unstored(ctx, tx, agentID, threadID, msgs)
+		if err != nil {
+			return err
+		}
+		return s.insert(ctx, tx, agentID, threadID, resourceID, now, fresh)
+	})
+	switch {
+	case errors.Is(err, ErrThreadOwnedByOther):
+		return fmt.Errorf("failed to save messages to thread %q: %w", threadID, err)
+	case err != nil:
+		return unavailable("save messages", err)
+	}
+	return nil
+}
+
+// Batch sizes keep statements far below the parameter limits (SQLite 32766, PostgreSQL 65535).
+const (
+	lookupBatch = 500
+	insertBatch = 100
+)
+
+// unstored returns msgs without the ones the thread already holds (and without repeats).
+func (s *sqlStore) unstored(ctx context.Context, tx *sql.Tx, agentID, threadID string, msgs []Message) ([]Message, error) {
+	seen := make(map[string]bool, len(msgs))
+	unique := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		if !seen[m.ID] {
+			seen[m.ID] = true
+			unique = append(unique, m)
+		}
+	}
+	stored := map[string]bool{}
+	for from := 0; from < len(unique); from += lookupBatch {
+		batch := unique[from:min(from+lookupBatch, len(unique))]
+		args := []any{agentID, threadID}
+		marks := make([]string, len(batch))
+		for i, m := range batch {
+			args = append(args, m.ID)
+			marks[i] = fmt.Sprintf("$%d", i+3)
+		}
+		rows, err := tx.QueryContext(ctx, s.d.rebind(`SELECT message_id FROM agentry_messages WHERE agent_id = $1 AND thread_id = $2 AND message_id IN (`+strings.Join(marks, ", ")+`)`), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				_ = rows.Close()
+				return nil, err
+			}
+			stored[id] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	out := unique[:0]
+	for _, m := range unique {
+		if !stored[m.ID] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// insert stores msgs with multi-row INSERTs. ON CONFLICT still guards against another
+// replica storing the same message between the lookup and the insert.
+func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, agentID, threadID, resourceID string, now time.Time, msgs []Message) error {
+	for from := 0; from < len(msgs); from += insertBatch {
+		batch := msgs[from:min(from+insertBatch, len(msgs))]
+		args := []any{agentID, threadID, resourceID}
+		rows := make([]string, len(batch))
+		for i, m := range batch {
 			calls := ""
 			if len(m.ToolCalls) > 0 {
 				b, _ := json.Marshal(m.ToolCalls)
@@ -204,19 +282,25 @@ ON CONFLICT (agent_id, thread_id, message_id) DO NOTHING`))
 			if created.IsZero() {
 				created = now
 			}
-			if _, err := stmt.ExecContext(ctx, agentID, threadID, m.ID, resourceID, m.Role, m.Content, calls, m.ToolCallID, created.UnixMicro()); err != nil {
-				return err
-			}
+			n := len(args)
+			rows[i] = fmt.Sprintf("($1, $2, $%d, $3, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
+			args = append(args, m.ID, m.Role, m.Content, calls, m.ToolCallID, created.UnixMicro())
 		}
-		return nil
-	})
-	if err != nil {
-		return unavailable("save messages", err)
+		if _, err := tx.ExecContext(ctx, s.d.rebind(`
+INSERT INTO agentry_messages (agent_id, thread_id, message_id, resource_id, role, content, tool_calls, tool_call_id, created_us)
+VALUES `+strings.Join(rows, ", ")+`
+ON CONFLICT (agent_id, thread_id, message_id) DO NOTHING`), args...); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 const messageColumns = `message_id, thread_id, resource_id, role, content, tool_calls, tool_call_id, created_us`
+
+// ownMessages selects the messages of a thread that are the resource's. Messages another
+// resource wrote into the thread before threads had owners stay stored but are never read.
+const ownMessages = `FROM agentry_messages WHERE agent_id = $1 AND thread_id = $2 AND resource_id = $3`
 
 func (s *sqlStore) query(ctx context.Context, q string, args ...any) ([]Message, error) {
 	rows, err := s.db.QueryContext(ctx, s.d.rebind(q), args...)
@@ -244,14 +328,49 @@ func (s *sqlStore) query(ctx context.Context, q string, args ...any) ([]Message,
 	return out, nil
 }
 
-// Recall implements Store.
-func (s *sqlStore) Recall(ctx context.Context, agentID, threadID string, n int) ([]Message, error) {
+// owner returns the resource a thread belongs to; ErrThreadNotFound when there is no thread.
+func (s *sqlStore) owner(ctx context.Context, agentID, threadID string) (string, error) {
+	var resource string
+	err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT resource_id FROM agentry_threads WHERE agent_id = $1 AND thread_id = $2`), agentID, threadID).Scan(&resource)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", ErrThreadNotFound
+	case err != nil:
+		return "", unavailable("read thread", err)
+	}
+	return resource, nil
+}
+
+// checkOwner answers ErrThreadNotFound or ErrThreadOwnedByOther for a thread the resource
+// cannot read.
+func (s *sqlStore) checkOwner(ctx context.Context, agentID, threadID, resourceID string) error {
+	owner, err := s.owner(ctx, agentID, threadID)
+	if err != nil {
+		return err
+	}
+	if owner != resourceID {
+		return fmt.Errorf("failed to read thread %q: %w", threadID, ErrThreadOwnedByOther)
+	}
+	return nil
+}
+
+// Recall implements Store. The owner check is part of the read, so the common case (a thread
+// with messages) is one query; only an empty answer needs a second to tell why.
+func (s *sqlStore) Recall(ctx context.Context, agentID, threadID, resourceID string, n int) ([]Message, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	msgs, err := s.query(ctx, `SELECT `+messageColumns+` FROM agentry_messages WHERE agent_id = $1 AND thread_id = $2 ORDER BY seq DESC LIMIT $3`, agentID, threadID, n)
+	msgs, err := s.query(ctx, `SELECT `+messageColumns+` `+ownMessages+`
+AND EXISTS (SELECT 1 FROM agentry_threads WHERE agent_id = $1 AND thread_id = $2 AND resource_id = $3)
+ORDER BY seq DESC LIMIT $4`, agentID, threadID, resourceID, n)
 	if err != nil {
 		return nil, err
+	}
+	if len(msgs) == 0 {
+		if err := s.checkOwner(ctx, agentID, threadID, resourceID); err != nil && !errors.Is(err, ErrThreadNotFound) {
+			return nil, err
+		}
+		return nil, nil
 	}
 	for i, j := 0, len(msgs)-1; i < j; i, j = i+1, j-1 {
 		msgs[i], msgs[j] = msgs[j], msgs[i]
@@ -259,22 +378,35 @@ func (s *sqlStore) Recall(ctx context.Context, agentID, threadID string, n int) 
 	return msgs, nil
 }
 
-// Messages implements Store.
-func (s *sqlStore) Messages(ctx context.Context, agentID, threadID string) ([]Message, error) {
-	return s.query(ctx, `SELECT `+messageColumns+` FROM agentry_messages WHERE agent_id = $1 AND thread_id = $2 ORDER BY seq`, agentID, threadID)
+// Messages implements Store. A thread's owner never changes, so checking it before reading
+// is as good as checking it in the same statement.
+func (s *sqlStore) Messages(ctx context.Context, agentID, threadID, resourceID string, p Page) (MessagePage, error) {
+	if err := s.checkOwner(ctx, agentID, threadID, resourceID); err != nil {
+		return MessagePage{}, err
+	}
+	p = p.normalized()
+	var total int
+	if err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) `+ownMessages), agentID, threadID, resourceID).Scan(&total); err != nil {
+		return MessagePage{}, unavailable("count messages", err)
+	}
+	msgs, err := s.query(ctx, `SELECT `+messageColumns+` `+ownMessages+` ORDER BY seq LIMIT $4 OFFSET $5`, agentID, threadID, resourceID, p.Size, p.offset())
+	if err != nil {
+		return MessagePage{}, err
+	}
+	return MessagePage{Messages: msgs, Total: total, HasMore: p.offset()+len(msgs) < total}, nil
 }
 
 // Threads implements Store.
-func (s *sqlStore) Threads(ctx context.Context, agentID, resourceID string) ([]Thread, error) {
-	q := `SELECT thread_id, resource_id, title, created_us, updated_us FROM agentry_threads WHERE agent_id = $1`
-	args := []any{agentID}
-	if resourceID != "" {
-		q += ` AND resource_id = $2`
-		args = append(args, resourceID)
+func (s *sqlStore) Threads(ctx context.Context, agentID, resourceID string, p Page) (ThreadPage, error) {
+	p = p.normalized()
+	var total int
+	if err := s.db.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) FROM agentry_threads WHERE agent_id = $1 AND resource_id = $2`), agentID, resourceID).Scan(&total); err != nil {
+		return ThreadPage{}, unavailable("count threads", err)
 	}
-	rows, err := s.db.QueryContext(ctx, s.d.rebind(q+` ORDER BY updated_us DESC`), args...)
+	rows, err := s.db.QueryContext(ctx, s.d.rebind(`SELECT thread_id, resource_id, title, created_us, updated_us FROM agentry_threads
+WHERE agent_id = $1 AND resource_id = $2 ORDER BY updated_us DESC, thread_id LIMIT $3 OFFSET $4`), agentID, resourceID, p.Size, p.offset())
 	if err != nil {
-		return nil, unavailable("list threads", err)
+		return ThreadPage{}, unavailable("list threads", err)
 	}
 	defer rows.Close()
 	out := []Thread{}
@@ -282,15 +414,15 @@ func (s *sqlStore) Threads(ctx context.Context, agentID, resourceID string) ([]T
 		t := Thread{AgentID: agentID}
 		var created, updated int64
 		if err := rows.Scan(&t.ID, &t.ResourceID, &t.Title, &created, &updated); err != nil {
-			return nil, unavailable("list threads", err)
+			return ThreadPage{}, unavailable("list threads", err)
 		}
 		t.CreatedAt, t.UpdatedAt = time.UnixMicro(created).UTC(), time.UnixMicro(updated).UTC()
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, unavailable("list threads", err)
+		return ThreadPage{}, unavailable("list threads", err)
 	}
-	return out, nil
+	return ThreadPage{Threads: out, Total: total, HasMore: p.offset()+len(out) < total}, nil
 }
 
 // Ping implements Store.

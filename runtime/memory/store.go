@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentry-dev/agentry/runtime/model"
 )
@@ -38,16 +39,24 @@ type Thread struct {
 }
 
 // Store is a memory backend. All methods are safe for concurrent use.
+//
+// A thread belongs to the resource (the user) that created it, for good: every method takes
+// the caller's resource and refuses a thread of another one with ErrThreadOwnedByOther. The
+// empty resource is a resource like any other: a thread created without one is only
+// reachable without one, and a caller with a resource can neither claim nor read it.
 type Store interface {
 	// Save stores msgs in order, in one transaction, skipping messages whose ID the thread
-	// already has. It creates the thread when needed.
+	// already has. It creates the thread for resourceID when needed, and fails with
+	// ErrThreadOwnedByOther (storing nothing) when the thread belongs to another resource.
 	Save(ctx context.Context, agentID, threadID, resourceID string, msgs []Message) error
-	// Recall returns the last n messages of the thread, oldest first.
-	Recall(ctx context.Context, agentID, threadID string, n int) ([]Message, error)
-	// Messages returns every message of the thread, oldest first.
-	Messages(ctx context.Context, agentID, threadID string) ([]Message, error)
-	// Threads lists the agent's threads, newest first; resourceID filters when not empty.
-	Threads(ctx context.Context, agentID, resourceID string) ([]Thread, error)
+	// Recall returns the last n messages of the thread, oldest first; none for a thread that
+	// does not exist yet.
+	Recall(ctx context.Context, agentID, threadID, resourceID string, n int) ([]Message, error)
+	// Messages returns a page of the thread's messages, oldest first (page 0 holds the oldest);
+	// ErrThreadNotFound when the thread does not exist.
+	Messages(ctx context.Context, agentID, threadID, resourceID string, p Page) (MessagePage, error)
+	// Threads returns a page of the resource's threads of the agent, newest first.
+	Threads(ctx context.Context, agentID, resourceID string, p Page) (ThreadPage, error)
 	// Ping checks the backend is reachable.
 	Ping(ctx context.Context) error
 	// Kind names the backend: memory, sqlite or postgres.
@@ -55,9 +64,55 @@ type Store interface {
 	Close() error
 }
 
+// Page selects a page of a list: Number counts from 0, Size is the page length.
+type Page struct {
+	Number int
+	Size   int
+}
+
+// Page sizes: the read routes default to DefaultPageSize and never return more than
+// MaxPageSize items at once, so one request cannot make the store read a whole history.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 100
+)
+
+// normalized bounds a page the caller may have left empty or made too large.
+func (p Page) normalized() Page {
+	if p.Size <= 0 {
+		p.Size = DefaultPageSize
+	}
+	p.Size = min(p.Size, MaxPageSize)
+	p.Number = max(p.Number, 0)
+	return p
+}
+
+func (p Page) offset() int { return p.Number * p.Size }
+
+// ThreadPage is a page of threads; Total counts every thread of the resource.
+type ThreadPage struct {
+	Threads []Thread
+	Total   int
+	HasMore bool
+}
+
+// MessagePage is a page of a thread's messages; Total counts every message of the thread.
+type MessagePage struct {
+	Messages []Message
+	Total    int
+	HasMore  bool
+}
+
 // ErrUnavailable wraps failures of the backend itself (unreachable, down), as opposed to bad
 // input.
 var ErrUnavailable = errors.New("conversation memory is unavailable")
+
+// ErrThreadOwnedByOther means the thread exists and belongs to another resource. Callers must
+// not say which one.
+var ErrThreadOwnedByOther = errors.New("thread belongs to another resource")
+
+// ErrThreadNotFound means the agent has no thread of that id.
+var ErrThreadNotFound = errors.New("thread not found")
 
 // Open connects to the store a URL names and runs its migrations.
 func Open(ctx context.Context, url string) (Store, error) {
@@ -94,14 +149,20 @@ func Redact(url string) string {
 func titleOf(msgs []Message) string {
 	for _, m := range msgs {
 		if m.Role == "user" && strings.TrimSpace(m.Content) != "" {
-			t := strings.Join(strings.Fields(m.Content), " ")
-			if len(t) > 80 {
-				t = t[:77] + "..."
-			}
-			return t
+			return shorten(strings.Join(strings.Fields(m.Content), " "), 80)
 		}
 	}
 	return "New thread"
+}
+
+// shorten cuts s to at most n runes, ending in "..." when cut. It counts runes, not bytes:
+// a cut inside a multi-byte character is invalid UTF-8, which PostgreSQL rejects.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	runes := []rune(s)
+	return string(runes[:n-3]) + "..."
 }
 
 // FromModel turns a conversation message into a stored one.

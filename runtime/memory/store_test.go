@@ -56,6 +56,21 @@ func backends(parent *testing.T) map[string]func(t *testing.T) Store {
 
 func msg(id, role, content string) Message { return Message{ID: id, Role: role, Content: content} }
 
+// allMessages reads every message of a thread, page by page.
+func allMessages(s Store, agentID, threadID, resourceID string) ([]Message, error) {
+	var out []Message
+	for n := 0; ; n++ {
+		page, err := s.Messages(ctx, agentID, threadID, resourceID, Page{Number: n, Size: MaxPageSize})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Messages...)
+		if !page.HasMore {
+			return out, nil
+		}
+	}
+}
+
 func ids(msgs []Message) string {
 	var out []string
 	for _, m := range msgs {
@@ -82,7 +97,7 @@ func TestStoreBehaviour(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				all, err := s.Messages(ctx, "chef", "t1")
+				all, err := allMessages(s, "chef", "t1", "alice")
 				if err != nil || ids(all) != "u1,a1,t1,a2" {
 					t.Fatalf("messages %s %v", ids(all), err)
 				}
@@ -92,11 +107,11 @@ func TestStoreBehaviour(t *testing.T) {
 				if all[0].CreatedAt.IsZero() || time.Since(all[0].CreatedAt) > time.Minute {
 					t.Errorf("createdAt %v", all[0].CreatedAt)
 				}
-				last, _ := s.Recall(ctx, "chef", "t1", 2)
+				last, _ := s.Recall(ctx, "chef", "t1", "alice", 2)
 				if ids(last) != "t1,a2" {
 					t.Errorf("recall 2: %s", ids(last))
 				}
-				if none, _ := s.Recall(ctx, "chef", "nope", 5); len(none) != 0 {
+				if none, err := s.Recall(ctx, "chef", "nope", "alice", 5); len(none) != 0 || err != nil {
 					t.Errorf("unknown thread: %v", none)
 				}
 			})
@@ -109,7 +124,7 @@ func TestStoreBehaviour(t *testing.T) {
 					}
 					history = append(history, msg(fmt.Sprintf("m%d", len(history)+1), "user", "more"))
 				}
-				all, _ := s.Messages(ctx, "a", "t")
+				all, _ := allMessages(s, "a", "t", "")
 				if ids(all) != "m1,m2,m3,m4" {
 					t.Errorf("got %s", ids(all))
 				}
@@ -122,15 +137,15 @@ func TestStoreBehaviour(t *testing.T) {
 				time.Sleep(2 * time.Millisecond)
 				_ = s.Save(ctx, "a", "t3", "alice", []Message{msg("x", "user", "second")})
 				_ = s.Save(ctx, "b", "t1", "alice", []Message{msg("x", "user", "other agent")})
-				threads, err := s.Threads(ctx, "a", "alice")
-				if err != nil || len(threads) != 2 || threads[0].ID != "t3" || threads[1].ID != "t1" || threads[1].Title != "first thread of alice" {
-					t.Errorf("alice's threads: %+v %v", threads, err)
+				page, err := s.Threads(ctx, "a", "alice", Page{})
+				threads := page.Threads
+				if err != nil || len(threads) != 2 || threads[0].ID != "t3" || threads[1].ID != "t1" || threads[1].Title != "first thread of alice" || page.Total != 2 || page.HasMore {
+					t.Errorf("alice's threads: %+v %v", page, err)
 				}
-				all, _ := s.Threads(ctx, "a", "")
-				if len(all) != 3 {
-					t.Errorf("all threads of a: %+v", all)
+				if ownerless, _ := s.Threads(ctx, "a", "", Page{}); len(ownerless.Threads) != 0 {
+					t.Errorf("the empty resource lists only threads without a resource: %+v", ownerless)
 				}
-				other, _ := s.Messages(ctx, "b", "t1")
+				other, _ := allMessages(s, "b", "t1", "alice")
 				if len(other) != 1 || other[0].Content != "other agent" {
 					t.Errorf("agent b: %+v", other)
 				}
@@ -158,7 +173,7 @@ func TestStoreBehaviour(t *testing.T) {
 				for err := range errs {
 					t.Fatal(err)
 				}
-				all, _ := s.Messages(ctx, "a", "shared")
+				all, _ := allMessages(s, "a", "shared", "")
 				seen := map[string]int{}
 				for _, m := range all {
 					seen[m.ID]++
@@ -167,6 +182,8 @@ func TestStoreBehaviour(t *testing.T) {
 					t.Errorf("%d messages, %d distinct", len(all), len(seen))
 				}
 			})
+			ownershipCases(t, open)
+			pagingAndTitleCases(t, open)
 		})
 	}
 }
@@ -184,7 +201,7 @@ func TestReopenKeepsDataAndMigrationsRunOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	all, _ := s.Messages(ctx, "a", "t")
+	all, _ := allMessages(s, "a", "t", "")
 	var versions int
 	_ = s.(*sqlStore).db.QueryRow(`SELECT COUNT(*) FROM agentry_schema_migrations`).Scan(&versions)
 	if len(all) != 1 || versions != len(sqliteDialect.migrations) {
@@ -221,7 +238,7 @@ func TestPostgresOutageAndRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no recovery after the database returned: %v", err)
 	}
-	all, _ = s.Messages(ctx, "a", "t")
+	all, _ = allMessages(s, "a", "t", "")
 	if ids(all) != "1,3" {
 		t.Errorf("got %s", ids(all))
 	}

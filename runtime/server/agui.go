@@ -89,14 +89,14 @@ func (s *Server) agui(c echo.Context) error {
 		}
 		return nil
 	}
-	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools}, func(ev agent.Event) error {
+	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools}, sinkForMemory(ref != nil, func(ev agent.Event) error {
 		for _, a := range mapper.Map(ev) {
 			if err := out.send(a); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
+	}))
 	if err != nil {
 		if shuttingDown() {
 			log.Info("run ended: the server is shutting down and the drain period is over")

@@ -2,12 +2,16 @@ package server
 
 import (
 	"bufio"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentry-dev/agentry/internal/scriptedmodel"
 	"github.com/agentry-dev/agentry/internal/testutil"
@@ -49,12 +53,16 @@ func TestGenerateRecallsAndStoresTurns(t *testing.T) {
 	}
 
 	status, threads := e.raw("GET", "/api/memory/threads?agentId=rememberer&resourceId=alice", "")
-	var list []map[string]any
+	var list struct {
+		Threads []map[string]any
+		Total   int
+		HasMore bool
+	}
 	_ = json.Unmarshal(threads, &list)
-	if status != 200 || len(list) != 1 || list[0]["id"] != "trip" || list[0]["title"] != "What is the weather in Oslo?" {
+	if status != 200 || len(list.Threads) != 1 || list.Total != 1 || list.HasMore || list.Threads[0]["id"] != "trip" || list.Threads[0]["title"] != "What is the weather in Oslo?" {
 		t.Errorf("threads: %d %s", status, threads)
 	}
-	status, body := e.do("GET", "/api/memory/threads/trip/messages?agentId=rememberer", "")
+	status, body := e.do("GET", "/api/memory/threads/trip/messages?agentId=rememberer&resourceId=alice", "")
 	msgs := body["messages"].([]any)
 	var stored []string
 	for _, m := range msgs {
@@ -68,10 +76,10 @@ func TestGenerateRecallsAndStoresTurns(t *testing.T) {
 	}
 
 	for path, want := range map[string]int{
-		"/api/memory/threads":                                     400,
-		"/api/memory/threads?agentId=nobody":                      404,
-		"/api/memory/threads?agentId=weather":                     404,
-		"/api/memory/threads/missing/messages?agentId=rememberer": 404,
+		"/api/memory/threads": 400,
+		"/api/memory/threads?agentId=nobody&resourceId=alice":                      404,
+		"/api/memory/threads?agentId=weather&resourceId=alice":                     404,
+		"/api/memory/threads/missing/messages?agentId=rememberer&resourceId=alice": 404,
 	} {
 		if status, _ := e.raw("GET", path, ""); status != want {
 			t.Errorf("%s: %d, want %d", path, status, want)
@@ -143,7 +151,7 @@ func TestAGUIPersistsByMessageID(t *testing.T) {
 	aguiRun(t, e.base, "rememberer", body())
 	aguiRun(t, e.base, "rememberer", body()) // a client retrying the same request
 
-	_, stored := e.do("GET", "/api/memory/threads/chat-1/messages?agentId=rememberer", "")
+	_, stored := e.do("GET", "/api/memory/threads/chat-1/messages?agentId=rememberer&resourceId=carol", "")
 	var got []string
 	for _, m := range stored["messages"].([]any) {
 		got = append(got, m.(map[string]any)["id"].(string))
@@ -180,7 +188,7 @@ func TestStorageOutageDuringARun(t *testing.T) {
 	// The database goes away while the model is answering: the run ends with the error events.
 	done := make(chan []map[string]any)
 	go func() {
-		done <- aguiRun(t, e.base, "rememberer", `{"threadId":"t","messages":[{"id":"u1","role":"user","content":"slow"}]}`)
+		done <- aguiRun(t, e.base, "rememberer", `{"threadId":"t","messages":[{"id":"u1","role":"user","content":"slow"}],"forwardedProps":{"resourceId":"dora"}}`)
 	}()
 	waitFor(t, func() bool { return e.model.Stats().InFlight == 1 }, "the model request")
 	pg.Stop()
@@ -194,11 +202,17 @@ func TestStorageOutageDuringARun(t *testing.T) {
 	if status, body := e.raw("GET", "/readyz", ""); status != 503 || !strings.Contains(string(body), "unavailable") {
 		t.Errorf("readyz during the outage: %d %s", status, body)
 	}
-	status, out := e.do("POST", "/api/agents/rememberer/generate", `{"messages":"hi","memory":{"thread":"t"}}`)
-	if status != 500 || !strings.Contains(out["error"].(string), "failed to recall conversation memory") {
+	status, out := e.do("POST", "/api/agents/rememberer/generate", `{"messages":"hi","memory":{"thread":"t","resource":"dora"}}`)
+	if status != 500 || out["error"] != "failed to recall conversation memory: conversation memory is unavailable" {
 		t.Errorf("generate during the outage: %d %v", status, out)
 	}
-	events = aguiRun(t, e.base, "rememberer", `{"threadId":"t","messages":[{"id":"u2","role":"user","content":"hi"}]}`)
+	for _, path := range []string{"/api/memory/threads?agentId=rememberer&resourceId=dora", "/api/memory/threads/t/messages?agentId=rememberer&resourceId=dora"} {
+		// The cause (a dial error naming the database's address) goes to the log only.
+		if status, body := e.raw("GET", path, ""); status != 503 || string(body) != `{"error":"conversation memory is unavailable"}`+"\n" {
+			t.Errorf("%s during the outage: %d %s", path, status, body)
+		}
+	}
+	events = aguiRun(t, e.base, "rememberer", `{"threadId":"t","messages":[{"id":"u2","role":"user","content":"hi"}],"forwardedProps":{"resourceId":"dora"}}`)
 	if last := events[len(events)-1]; last["type"] != "RUN_ERROR" || len(events) != 3 {
 		t.Errorf("a run that cannot store its input stops before the model: %v", events)
 	}
@@ -206,12 +220,180 @@ func TestStorageOutageDuringARun(t *testing.T) {
 	// The database returns; so does the runtime, without a restart.
 	pg.Start()
 	waitFor(t, func() bool { s, _ := e.raw("GET", "/readyz", ""); return s == 200 }, "readiness after the outage")
-	status, out = e.do("POST", "/api/agents/rememberer/generate", `{"messages":"again","memory":{"thread":"t"}}`)
+	status, out = e.do("POST", "/api/agents/rememberer/generate", `{"messages":"again","memory":{"thread":"t","resource":"dora"}}`)
 	if status != 200 || out["text"] != "answered" {
 		t.Errorf("after recovery: %d %v", status, out)
 	}
-	_, stored := e.do("GET", "/api/memory/threads/t/messages?agentId=rememberer", "")
+	_, stored := e.do("GET", "/api/memory/threads/t/messages?agentId=rememberer&resourceId=dora", "")
 	if msgs := stored["messages"].([]any); len(msgs) != 3 { // u1 (stored before the outage), "again" and its answer
 		t.Errorf("stored: %v", msgs)
+	}
+}
+
+// TestThreadsBelongToTheirResource: a thread is its creator's; another resource is refused with
+// 403 on every route, before a stream starts, and never sees the owner's messages.
+func TestThreadsBelongToTheirResource(t *testing.T) {
+	e := startEnv(t, scriptedmodel.DevScript(), envOptions{manifests: memoryAgent("memory://")})
+	if status, _ := e.do("POST", "/api/agents/rememberer/generate", `{"messages":"my secret: 4242","memory":{"thread":"T","resource":"alice"}}`); status != 200 {
+		t.Fatalf("alice: %d", status)
+	}
+	calls := len(e.model.Requests())
+	forbidden := func(what string, status int, header http.Header, body []byte) {
+		t.Helper()
+		if status != 403 || !strings.HasPrefix(header.Get("Content-Type"), "application/json") ||
+			string(body) != `{"error":"Access denied: thread belongs to a different resource"}`+"\n" {
+			t.Errorf("%s: %d %s %s", what, status, header.Get("Content-Type"), body)
+		}
+	}
+	for _, path := range []string{"generate", "stream"} {
+		for _, mem := range []string{`"memory":{"thread":"T","resource":"mallory"}`, `"threadId":"T","resourceId":"mallory"`, `"memory":{"thread":"T"}`} {
+			status, header, body := send(t, e.base+"/api/agents/rememberer/"+path, `{"messages":"what is the secret?",`+mem+`}`, nil)
+			forbidden(path+" "+mem, status, header, body)
+		}
+	}
+	for name, req := range map[string]struct {
+		body   string
+		header http.Header
+	}{
+		"forwardedProps.resourceId": {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}],"forwardedProps":{"resourceId":"mallory"}}`, nil},
+		"forwardedProps.userId":     {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}],"forwardedProps":{"userId":"mallory"}}`, nil},
+		"user header":               {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}]}`, http.Header{"X-User-Id": {"mallory"}}},
+		"no resource":               {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}]}`, nil},
+	} {
+		status, header, body := send(t, e.base+"/api/agents/rememberer/ag-ui", req.body, req.header)
+		forbidden("ag-ui with "+name, status, header, body)
+	}
+	if n := len(e.model.Requests()); n != calls {
+		t.Errorf("refused runs must not reach the model: %d calls", n-calls)
+	}
+	status, header, body := send(t, e.base+"/api/agents/rememberer/ag-ui", `{"threadId":"T","messages":[{"id":"a9","role":"user","content":"again"}],"forwardedProps":{"userId":"alice"}}`, nil)
+	if status != 200 || !strings.HasPrefix(header.Get("Content-Type"), "text/event-stream") || !strings.Contains(string(body), "RUN_FINISHED") {
+		t.Errorf("alice over AG-UI: %d %s", status, body)
+	}
+
+	status, raw := e.raw("GET", "/api/memory/threads/T/messages?agentId=rememberer&resourceId=mallory", "")
+	forbidden("mallory reading", status, http.Header{"Content-Type": {"application/json"}}, raw)
+	for path, want := range map[string]int{
+		"/api/memory/threads?agentId=rememberer":                                     400,
+		"/api/memory/threads/T/messages?agentId=rememberer":                          400,
+		"/api/memory/threads?agentId=rememberer&page=-1&resourceId=alice":            400,
+		"/api/memory/threads?agentId=rememberer&perPage=x&resourceId=alice":          400,
+		"/api/memory/threads/T/messages?agentId=rememberer&limit=0&resourceId=alice": 400,
+	} {
+		if status, body := e.raw("GET", path, ""); status != want {
+			t.Errorf("%s: %d %s, want %d", path, status, body, want)
+		}
+	}
+	_, list := e.do("GET", "/api/memory/threads?agentId=rememberer&resourceId=mallory", "")
+	if list["total"] != 0.0 || len(list["threads"].([]any)) != 0 {
+		t.Errorf("mallory's threads: %v", list)
+	}
+	// alice reads her thread a page at a time: generate stored 2 messages, AG-UI 2 more.
+	_, page := e.do("GET", "/api/memory/threads/T/messages?agentId=rememberer&resourceId=alice&page=1&perPage=3", "")
+	if page["total"] != 4.0 || page["page"] != 1.0 || page["perPage"] != 3.0 || page["hasMore"] != false || len(page["messages"].([]any)) != 1 {
+		t.Errorf("alice's second page: %v", page)
+	}
+	_, page = e.do("GET", "/api/memory/threads/T/messages?agentId=rememberer&resourceId=alice&limit=1000", "")
+	if page["perPage"] != 100.0 || len(page["messages"].([]any)) != 4 || strings.Contains(fmt.Sprint(page), "what is the secret") {
+		t.Errorf("alice's thread: %v", page)
+	}
+}
+
+// send posts a JSON body and returns the whole answer.
+func send(t *testing.T, url, body string, header http.Header) (int, http.Header, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, raw
+}
+
+// holdWriteLock takes SQLite's write lock on the database at path, as another writer would,
+// until release: the runtime's save then waits on the busy timeout.
+func holdWriteLock(t *testing.T, path string) (release func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+		_ = conn.Close()
+		_ = db.Close()
+	}
+}
+
+// TestFinishedTurnsSurviveTheClientLeaving: the client leaves once it has the run's last event
+// (or, for generate, once the model answered) while the store is slow; the turn is stored
+// anyway.
+func TestFinishedTurnsSurviveTheClientLeaving(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.db")
+	proceed := make(chan struct{}, 1)
+	responder := scriptedmodel.ResponderFunc(func(r *scriptedmodel.Request) scriptedmodel.Reply {
+		if strings.HasPrefix(r.Messages[len(r.Messages)-1].Content, "wait") {
+			<-proceed
+		}
+		return scriptedmodel.Reply{Text: "stored answer"}
+	})
+	e := startEnv(t, responder, envOptions{manifests: memoryAgent("file:" + path)})
+	cases := []struct{ path, body, lastEvent string }{
+		{"generate", `{"messages":"wait for me","memory":{"thread":"gen","resource":"erin"}}`, ""},
+		{"stream", `{"messages":"wait for me","memory":{"thread":"str","resource":"erin"}}`, "step-finish"},
+		{"ag-ui", `{"threadId":"agui","messages":[{"id":"u1","role":"user","content":"wait for me"}],"forwardedProps":{"resourceId":"erin"}}`, "TEXT_MESSAGE_END"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.path, func(t *testing.T) {
+			thread := map[string]string{"generate": "gen", "stream": "str", "ag-ui": "agui"}[tc.path]
+			ctx, leave := context.WithCancel(context.Background())
+			defer leave()
+			req, _ := http.NewRequestWithContext(ctx, "POST", e.base+"/api/agents/rememberer/"+tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			answered := e.model.Stats().Completed
+			responses := make(chan *http.Response, 1)
+			go func() {
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					close(responses)
+					return
+				}
+				responses <- resp
+			}()
+			// The model is answering (AG-UI has stored the input by now); another writer takes
+			// the database before the run's save.
+			waitFor(t, func() bool { return e.model.Stats().InFlight == 1 }, "the model request")
+			release := holdWriteLock(t, path)
+			proceed <- struct{}{}
+			if tc.lastEvent == "" {
+				waitFor(t, func() bool { return e.model.Stats().Completed > answered }, "the model answer")
+			} else {
+				resp := <-responses
+				sc := bufio.NewScanner(resp.Body)
+				for sc.Scan() && !strings.Contains(sc.Text(), tc.lastEvent) {
+				}
+			}
+			leave()
+			time.Sleep(300 * time.Millisecond) // the server notices the client is gone
+			release()
+			waitFor(t, func() bool {
+				_, page := e.do("GET", "/api/memory/threads/"+thread+"/messages?agentId=rememberer&resourceId=erin", "")
+				msgs, _ := page["messages"].([]any)
+				return len(msgs) == 2 && msgs[1].(map[string]any)["content"] == "stored answer"
+			}, "the turn to be stored")
+		})
 	}
 }

@@ -39,7 +39,7 @@ func (s *Server) stream(c echo.Context) error {
 	}
 	ctx, shuttingDown, cancel := s.runContext(c)
 	defer cancel()
-	res, err := e.Agent.Run(ctx, in.Input, func(ev agent.Event) error {
+	res, err := e.Agent.Run(ctx, in.Input, sinkForMemory(in.Memory != nil, func(ev agent.Event) error {
 		switch ev.Type {
 		case agent.EventStepStarted:
 			return chunk("step-start", map[string]any{"messageId": ev.MessageID})
@@ -57,7 +57,7 @@ func (s *Server) stream(c echo.Context) error {
 			return chunk("step-finish", map[string]any{"finishReason": ev.FinishReason, "usage": ev.Usage})
 		}
 		return nil
-	})
+	}))
 	if err != nil {
 		if shuttingDown() {
 			_ = chunk("error", map[string]any{"error": msgShuttingDown})

@@ -57,7 +57,7 @@ func serveMemory(t *testing.T, modelURL, config string) (*testutil.Proc, string)
 
 // turn sends one generate request on thread; it reports whether the turn completed.
 func turn(base, thread, text string) bool {
-	body := fmt.Sprintf(`{"messages":%q,"memory":{"thread":%q}}`, text, thread)
+	body := fmt.Sprintf(`{"messages":%q,"memory":{"thread":%q,"resource":"diarist"}}`, text, thread)
 	resp, err := http.Post(base+"/api/agents/diary/generate", "application/json", strings.NewReader(body))
 	if err != nil {
 		return false
@@ -73,18 +73,29 @@ type storedMessage struct {
 	Content string `json:"content"`
 }
 
+// storedMessages reads the whole thread, a page at a time.
 func storedMessages(t *testing.T, base, thread string) []storedMessage {
 	t.Helper()
-	resp, err := http.Get(base + "/api/memory/threads/" + thread + "/messages?agentId=diary")
-	if err != nil {
-		t.Fatal(err)
+	var all []storedMessage
+	for page := 0; ; page++ {
+		resp, err := http.Get(fmt.Sprintf("%s/api/memory/threads/%s/messages?agentId=diary&resourceId=diarist&page=%d&perPage=100", base, thread, page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Messages []storedMessage
+			HasMore  bool
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		_ = resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("page %d: %d %v", page, resp.StatusCode, err)
+		}
+		all = append(all, out.Messages...)
+		if !out.HasMore {
+			return all
+		}
 	}
-	defer resp.Body.Close()
-	var out struct{ Messages []storedMessage }
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
-	}
-	return out.Messages
 }
 
 // checkTurns verifies that every completed turn is stored, that every stored user message is
