@@ -133,7 +133,11 @@ func newClient(base *http.Client, allow bool) *http.Client {
 	c.CheckRedirect = refuseRedirect
 	switch t := c.Transport.(type) {
 	case nil:
-		c.Transport = guard(http.DefaultTransport.(*http.Transport).Clone(), allow)
+		def, ok := http.DefaultTransport.(*http.Transport)
+		if !ok { // replaced by a test or an instrumentation library
+			def = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
+		}
+		c.Transport = guard(def.Clone(), allow)
 	case *http.Transport:
 		if t.DialContext == nil && t.Dial == nil && t.DialTLSContext == nil && t.DialTLS == nil {
 			c.Transport = guard(t.Clone(), allow)
