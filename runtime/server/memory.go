@@ -156,11 +156,14 @@ type readQuery struct {
 	page     memory.Page
 }
 
-// parseReadQuery reads ?resourceId= (required: a thread is only readable by its owner) and the
-// Mastra-style page: ?page= counts from 0, ?perPage= (or ?limit=) defaults to 50 and is capped
-// at 100.
+// parseReadQuery reads ?resourceId= (required: a thread is only readable by its owner; older
+// Mastra clients spell it resourceid) and the Mastra-style page: ?page= counts from 0,
+// ?perPage= (or ?limit=) defaults to 50 and is capped at 100.
 func parseReadQuery(c echo.Context) (*readQuery, error) {
 	q := &readQuery{resource: c.QueryParam("resourceId"), page: memory.Page{Size: memory.DefaultPageSize}}
+	if q.resource == "" {
+		q.resource = c.QueryParam("resourceid")
+	}
 	if q.resource == "" {
 		return nil, echo.NewHTTPError(http.StatusBadRequest, "resourceId is required")
 	}

@@ -288,6 +288,10 @@ func TestThreadsBelongToTheirResource(t *testing.T) {
 	if list["total"] != 0.0 || len(list["threads"].([]any)) != 0 {
 		t.Errorf("mallory's threads: %v", list)
 	}
+	_, list = e.do("GET", "/api/memory/threads?agentId=rememberer&resourceid=alice", "") // older Mastra clients
+	if list["total"] != 1.0 || list["threads"].([]any)[0].(map[string]any)["id"] != "T" {
+		t.Errorf("alice's threads: %v", list)
+	}
 	// alice reads her thread a page at a time: generate stored 2 messages, AG-UI 2 more.
 	_, page := e.do("GET", "/api/memory/threads/T/messages?agentId=rememberer&resourceId=alice&page=1&perPage=3", "")
 	if page["total"] != 4.0 || page["page"] != 1.0 || page["perPage"] != 3.0 || page["hasMore"] != false || len(page["messages"].([]any)) != 1 {
