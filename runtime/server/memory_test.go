@@ -271,6 +271,18 @@ func TestThreadsBelongToTheirResource(t *testing.T) {
 		t.Errorf("alice over AG-UI: %d %s", status, body)
 	}
 
+	// Without a threadId each run gets a thread of its own, not one shared by every such client.
+	var started []string
+	for _, who := range []string{"nia", "omar"} {
+		events := aguiRun(t, e.base, "rememberer", `{"messages":[{"id":"n1","role":"user","content":"hi"}],"forwardedProps":{"resourceId":"`+who+`"}}`)
+		if events[len(events)-1]["type"] != "RUN_FINISHED" {
+			t.Errorf("%s without a threadId: %v", who, events)
+		}
+		started = append(started, fmt.Sprint(events[0]["threadId"]))
+	}
+	if started[0] == started[1] || started[0] == "thread_1" {
+		t.Errorf("threads of runs without a threadId: %v", started)
+	}
 	status, raw := e.raw("GET", "/api/memory/threads/T/messages?agentId=rememberer&resourceId=mallory", "")
 	forbidden("mallory reading", status, http.Header{"Content-Type": {"application/json"}}, raw)
 	for path, want := range map[string]int{
