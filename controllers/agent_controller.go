@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -59,7 +60,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, nil // owned objects are garbage-collected
 	}
 	original := agent.DeepCopy()
-	recErr := r.reconcile(ctx, &agent)
+	result, recErr := r.reconcile(ctx, &agent)
 	if recErr != nil {
 		// Say why in Ready too, so `kubectl get agents` shows it while the retries go on.
 		meta.SetStatusCondition(&agent.Status.Conditions, metav1.Condition{
@@ -69,7 +70,7 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		agent.Status.ObservedGeneration = agent.Generation
 	}
 	if equality.Semantic.DeepEqual(original.Status, agent.Status) {
-		return ctrl.Result{}, recErr
+		return result, recErr
 	}
 	if err := r.Status().Patch(ctx, &agent, client.MergeFrom(original)); err != nil {
 		if recErr != nil {
@@ -78,14 +79,18 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, fmt.Errorf("failed to patch status of agent %q: %w", agent.Name, err)
 	}
 	r.recordTransitions(original.Status.Conditions, &agent)
-	return ctrl.Result{}, recErr
+	return result, recErr
 }
 
+// conflictRetry is how often an Agent blocked by someone else's object looks again: that
+// object carries none of our labels, so no watch of ours sees it go away.
+const conflictRetry = time.Minute
+
 // reconcile runs the sub-reconcilers and computes the status in place.
-func (r *AgentReconciler) reconcile(ctx context.Context, agent *v1alpha1.Agent) error {
+func (r *AgentReconciler) reconcile(ctx context.Context, agent *v1alpha1.Agent) (ctrl.Result, error) {
 	resolvedTools, referencedTools, toolsCond, err := r.resolveTools(ctx, agent)
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	firing := map[string]bool{}
 	for _, t := range resolvedTools {
@@ -93,44 +98,32 @@ func (r *AgentReconciler) reconcile(ctx context.Context, agent *v1alpha1.Agent) 
 	}
 	actions, actionsCond, err := r.resolveFrontendActions(ctx, agent, firing)
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	secretData, secretCond, secretProblems, err := r.resolveSecrets(ctx, agent, referencedTools)
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 
 	resolved := render.Resolved{Agent: agent, Tools: resolvedTools, FrontendActions: actions, SecretData: secretData}
 	config, err := render.ConfigYAML(resolved)
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	hash := render.ConfigHash(config, secretData)
 
-	if _, err := r.apply(ctx, agent, render.ConfigMapFor(agent, config)); err != nil {
-		return err
-	}
-	dep, err := r.apply(ctx, agent, render.DeploymentFor(resolved, r.Render, hash))
+	children, conflictProblem, err := r.applyChildren(ctx, agent, resolved, config, hash)
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
-	if _, err := r.apply(ctx, agent, render.ServiceFor(agent)); err != nil {
-		return err
-	}
-	var ing *networkingv1.Ingress
-	if desired := render.IngressFor(agent, r.Render); desired != nil {
-		obj, err := r.apply(ctx, agent, desired)
-		if err != nil {
-			return err
-		}
-		ing = obj.(*networkingv1.Ingress)
-	} else if err := r.deleteOwned(ctx, agent, &networkingv1.Ingress{}); err != nil {
-		return err
-	}
-
-	exposedCond, endpoints, url := exposure(agent, r.Render, ing)
-	availableCond, readyReplicas := availability(agent, dep.(*appsv1.Deployment))
+	exposedCond, endpoints, url := exposure(agent, r.Render, children.ingress)
+	availableCond, readyReplicas := availability(agent, children.deployment)
 	conds := []metav1.Condition{toolsCond, actionsCond, secretCond, exposedCond, availableCond}
+	var result ctrl.Result
+	if conflictProblem != nil {
+		secretProblems = append([]problem{*conflictProblem}, secretProblems...)
+		result.RequeueAfter = conflictRetry
+	}
 	readyCond := readiness(agent, conds, secretProblems)
 
 	st := &agent.Status
@@ -144,7 +137,43 @@ func (r *AgentReconciler) reconcile(ctx context.Context, agent *v1alpha1.Agent) 
 	st.ReadyReplicas = readyReplicas
 	st.ConfigHash = hash
 	st.Storage = storageKind(agent, secretData)
-	return nil
+	return result, nil
+}
+
+// children are the Agent's objects as they are in the cluster (nil: not there).
+type children struct {
+	deployment *appsv1.Deployment
+	ingress    *networkingv1.Ingress
+}
+
+// applyChildren applies the ConfigMap, Deployment, Service and Ingress in that order and stops
+// at the first object held by someone else: each depends on the one before (the pods mount
+// the ConfigMap, the Service selects the pods, the Ingress routes to the Service), so the
+// runtime never reads another owner's config and nothing public points at another owner's
+// Service. A refused public endpoint (no auth) gets no Ingress, and an existing one is removed.
+func (r *AgentReconciler) applyChildren(ctx context.Context, agent *v1alpha1.Agent, resolved render.Resolved, config []byte, hash string) (children, *problem, error) {
+	var out children
+	if _, p, err := r.apply(ctx, agent, render.ConfigMapFor(agent, config)); err != nil || p != nil {
+		return out, p, err
+	}
+	dep, p, err := r.apply(ctx, agent, render.DeploymentFor(resolved, r.Render, hash))
+	if err != nil || p != nil {
+		return out, p, err
+	}
+	out.deployment = dep.(*appsv1.Deployment)
+	if _, p, err := r.apply(ctx, agent, render.ServiceFor(agent)); err != nil || p != nil {
+		return out, p, err
+	}
+	desired := render.IngressFor(agent, r.Render)
+	if desired == nil || authRequired(agent) {
+		return out, nil, r.deleteOwned(ctx, agent, &networkingv1.Ingress{})
+	}
+	ing, p, err := r.apply(ctx, agent, desired)
+	if err != nil || p != nil {
+		return out, p, err
+	}
+	out.ingress = ing.(*networkingv1.Ingress)
+	return out, nil, nil
 }
 
 // storageKind names the memory backend for status, also when the URL is in a Secret (only
@@ -206,7 +235,10 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.FrontendAction{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexFrontendActionRefs)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToAgents(mgr.GetClient()))).
+		// Secrets by metadata only: a change bumps the resourceVersion, which is all the watch
+		// needs; the few referenced Secrets are read from the API server (see NewManager), so
+		// the data of every Secret in the cluster is never held in memory.
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(secretToAgents(mgr.GetClient()))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)
 }

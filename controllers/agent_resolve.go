@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -149,8 +150,13 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent,
 			others = append(others, problem{v1alpha1.ReasonSecretKeyMissing, fmt.Sprintf("memory Secret %q holds a file: store, which lives on one pod's disk; use a postgres:// store to run more than one replica", m.URLSecretRef.Name)})
 		}
 	}
-	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil && missing[ep.Auth.HeadersSecretRef.Name] {
-		others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("auth headers Secret %q not found; create it or change spec.endpoint.auth.headersSecretRef", ep.Auth.HeadersSecretRef.Name)})
+	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil {
+		name := ep.Auth.HeadersSecretRef.Name
+		if missing[name] {
+			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("auth headers Secret %q not found; create it or change spec.endpoint.auth.headersSecretRef", name)})
+		} else {
+			others = append(others, authSecretProblems(name, data[name])...)
+		}
 	}
 	for _, t := range referencedTools {
 		if h := t.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil && missing[h.HeadersSecretRef.Name] {
@@ -158,4 +164,35 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent,
 		}
 	}
 	return data, cond, others, nil
+}
+
+// authSecretProblems reports an auth headers Secret the runtime would refuse: no keys, or a key
+// with an empty value (which an absent header would match). The runtime fails closed on both;
+// this says which Secret and key to fix, never a value.
+func authSecretProblems(name string, data map[string][]byte) []problem {
+	if len(data) == 0 {
+		return []problem{{v1alpha1.ReasonAuthSecretInvalid, fmt.Sprintf(
+			"auth headers Secret %q has no keys, so the runtime refuses every request; add the headers the platform sends (key: header name, value: header value)", name)}}
+	}
+	var empty []string
+	for k, v := range data {
+		if len(strings.TrimSpace(string(v))) == 0 {
+			empty = append(empty, k)
+		}
+	}
+	if len(empty) == 0 {
+		return nil
+	}
+	sort.Strings(empty)
+	return []problem{{v1alpha1.ReasonAuthSecretInvalid, fmt.Sprintf(
+		"auth headers Secret %q has an empty value for key %s, so the runtime refuses every request; set a value or remove the key",
+		name, strings.Join(quoteAll(empty), ", "))}}
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = fmt.Sprintf("%q", v)
+	}
+	return out
 }

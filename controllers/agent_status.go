@@ -12,6 +12,14 @@ import (
 	"github.com/agentry-dev/agentry/controllers/render"
 )
 
+// authRequired reports an Agent that asks to be public (an Ingress or a publicURL) without
+// endpoint auth and without saying that this is intended: it is refused, because anyone who
+// finds the URL could spend its model budget and call its tools.
+func authRequired(a *v1alpha1.Agent) bool {
+	ep := a.Spec.Endpoint
+	return ep != nil && (ep.Ingress != nil || ep.PublicURL != "") && ep.Auth == nil && !ep.AllowUnauthenticated
+}
+
 // exposure computes the Exposed condition, the endpoints and the Deployment URL. ing is the
 // Ingress the operator keeps (nil when none).
 func exposure(a *v1alpha1.Agent, cfg render.Config, ing *networkingv1.Ingress) (metav1.Condition, *v1alpha1.AgentEndpoints, string) {
@@ -22,14 +30,26 @@ func exposure(a *v1alpha1.Agent, cfg render.Config, ing *networkingv1.Ingress) (
 	base := ""
 	spec := a.Spec.Endpoint
 	switch {
+	case authRequired(a):
+		// No Ingress and no public URL: a platform must not be pointed at an open endpoint.
+		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonAuthRequired
+		cond.Message = "a public endpoint (spec.endpoint.ingress or publicURL) needs authentication: set spec.endpoint.auth.headersSecretRef " +
+			"to a Secret with the headers the platform sends (e.g. Authorization), or set spec.endpoint.allowUnauthenticated: true to publish it without auth; " +
+			"until then no Ingress is created and no deploymentURL is reported (in-cluster: " + ep.Internal + ")"
+		return cond, ep, ""
 	case spec != nil && spec.PublicURL != "":
 		base = strings.TrimRight(spec.PublicURL, "/")
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.ReasonPublicURLSet, "public URL set by spec.endpoint.publicURL: "+base
 	case spec != nil && spec.Ingress != nil:
 		host, _, tls := render.IngressSettings(a, cfg)
-		if host == "" || ing == nil {
+		if host == "" {
 			cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonNotExposed
 			cond.Message = "spec.endpoint.ingress has no host and the operator has no default Ingress host; set spec.endpoint.ingress.host"
+			break
+		}
+		if ing == nil {
+			cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonNotExposed
+			cond.Message = "the Ingress is not in place; see the Ready condition"
 			break
 		}
 		scheme := "http"
@@ -80,7 +100,7 @@ func ingressAddress(ing *networkingv1.Ingress) string {
 func availability(a *v1alpha1.Agent, d *appsv1.Deployment) (metav1.Condition, int32) {
 	cond := metav1.Condition{Type: v1alpha1.ConditionAvailable, ObservedGeneration: a.Generation}
 	if d == nil {
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, v1alpha1.ReasonDeploymentProgressing, "the runtime Deployment is being created"
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, v1alpha1.ReasonDeploymentProgressing, "the runtime Deployment is not in place yet"
 		return cond, 0
 	}
 	want := int32(1)
@@ -102,21 +122,26 @@ func availability(a *v1alpha1.Agent, d *appsv1.Deployment) (metav1.Condition, in
 	return cond, d.Status.ReadyReplicas
 }
 
-// readiness summarises the other conditions: the platform can call the agent now.
+// readiness summarises the other conditions: the platform can call the agent now. Problems
+// that have no condition of their own (others) come first, and the first one gives the reason.
 func readiness(a *v1alpha1.Agent, conds []metav1.Condition, others []problem) metav1.Condition {
 	c := metav1.Condition{Type: v1alpha1.ConditionReady, ObservedGeneration: a.Generation, Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonReady,
 		Message: "the agent is available at its Deployment URL"}
 	var why []string
+	reason := v1alpha1.ReasonNotReady
+	for _, p := range others {
+		why = append(why, p.message)
+	}
+	if len(others) > 0 {
+		reason = others[0].reason
+	}
 	for _, cond := range conds {
 		if cond.Status != metav1.ConditionTrue {
 			why = append(why, fmt.Sprintf("%s is %s (%s)", cond.Type, cond.Status, cond.Reason))
 		}
 	}
-	for _, p := range others {
-		why = append(why, p.message)
-	}
 	if len(why) > 0 {
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, v1alpha1.ReasonNotReady, strings.Join(why, "; ")
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, reason, strings.Join(why, "; ")
 	}
 	return c
 }

@@ -34,9 +34,10 @@ func desiredState(obj client.Object) any {
 	panic(fmt.Sprintf("unsupported child type %T", obj))
 }
 
-// adopt copies the owned part of desired onto existing, keeping what the API server and
-// other controllers set (a Service's cluster IPs, status, defaults).
-func adopt(existing, desired client.Object) {
+// restore copies the owned part of desired onto existing (an object this Agent controls),
+// keeping what the API server and other controllers set (a Service's cluster IPs, status,
+// defaults, and the replicas of a Deployment when the Agent leaves them unset).
+func restore(existing, desired client.Object) {
 	for k, v := range desired.GetLabels() {
 		labels := existing.GetLabels()
 		if labels == nil {
@@ -50,7 +51,13 @@ func adopt(existing, desired client.Object) {
 		e.Data = desired.(*corev1.ConfigMap).Data
 		e.BinaryData = nil
 	case *appsv1.Deployment:
+		replicas := e.Spec.Replicas
 		e.Spec = desired.(*appsv1.Deployment).Spec
+		if e.Spec.Replicas == nil {
+			// Without spec.runtime.replicas the count is someone else's (an HPA): keep it, or
+			// the API server would default it back to 1 on this update.
+			e.Spec.Replicas = replicas
+		}
 	case *corev1.Service:
 		d := desired.(*corev1.Service)
 		e.Spec.Type, e.Spec.Selector, e.Spec.Ports = d.Spec.Type, d.Spec.Selector, d.Spec.Ports
@@ -76,8 +83,10 @@ func setAnnotation(obj client.Object, k, v string) {
 
 // apply makes the child object match desired. It compares before writing: the hash of the
 // desired state is kept in an annotation, and an object whose hash matches and that the Agent
-// already controls is left alone. It returns the object as it is in the cluster.
-func (r *AgentReconciler) apply(ctx context.Context, owner *v1alpha1.Agent, desired client.Object) (client.Object, error) {
+// already controls is left alone. It returns the object as it is in the cluster, or a
+// ResourceConflict problem when an object of that name exists that this Agent does not
+// control: that object is never adopted or overwritten.
+func (r *AgentReconciler) apply(ctx context.Context, owner *v1alpha1.Agent, desired client.Object) (client.Object, *problem, error) {
 	hash := render.SpecHash(desiredState(desired))
 	kind := reflect.TypeOf(desired).Elem().Name()
 	existing := desired.DeepCopyObject().(client.Object)
@@ -87,40 +96,50 @@ func (r *AgentReconciler) apply(ctx context.Context, owner *v1alpha1.Agent, desi
 		created := desired.DeepCopyObject().(client.Object)
 		setAnnotation(created, render.AnnotationSpecHash, hash)
 		if err := controllerutil.SetControllerReference(owner, created, r.Scheme); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		err = r.Create(ctx, created)
 		if err == nil {
-			return created, nil
+			return created, nil, nil
 		}
 		if !apierrors.IsAlreadyExists(err) || r.APIReader == nil {
-			return nil, fmt.Errorf("failed to create %s %q: %w", kind, desired.GetName(), err)
+			return nil, nil, fmt.Errorf("failed to create %s %q: %w", kind, desired.GetName(), err)
 		}
-		// The cache is behind our own earlier create: read the object from the API server.
+		// The name is taken by an object the cache does not hold: ours, when the cache is
+		// behind our own earlier create, or someone else's without our labels. Ask the API server.
 		err = r.APIReader.Get(ctx, key, existing)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("failed to get %s %q: %w", kind, desired.GetName(), err)
+		return nil, nil, fmt.Errorf("failed to get %s %q: %w", kind, desired.GetName(), err)
 	}
 	if !metav1.IsControlledBy(existing, owner) {
-		if ref := metav1.GetControllerOf(existing); ref != nil {
-			return nil, fmt.Errorf("%s %q is controlled by %s %q, not by this Agent; rename or delete it", kind, existing.GetName(), ref.Kind, ref.Name)
-		}
-	} else if existing.GetAnnotations()[render.AnnotationSpecHash] == hash &&
+		return nil, conflict(kind, existing), nil
+	}
+	if existing.GetAnnotations()[render.AnnotationSpecHash] == hash &&
 		equality.Semantic.DeepDerivative(desiredState(desired), desiredState(existing)) {
 		// Unchanged, and nobody edited it since: DeepDerivative ignores what desired leaves
-		// unset, so API-server defaults do not count as drift.
-		return existing, nil
+		// unset (API-server defaults, replicas left to an HPA), so those are not drift.
+		return existing, nil, nil
 	}
-	adopt(existing, desired)
+	restore(existing, desired)
 	setAnnotation(existing, render.AnnotationSpecHash, hash)
-	if err := controllerutil.SetControllerReference(owner, existing, r.Scheme); err != nil {
-		return nil, err
-	}
 	if err := r.Update(ctx, existing); err != nil {
-		return nil, fmt.Errorf("failed to update %s %q: %w", kind, existing.GetName(), err)
+		return nil, nil, fmt.Errorf("failed to update %s %q: %w", kind, existing.GetName(), err)
 	}
-	return existing, nil
+	return existing, nil, nil
+}
+
+// conflict describes an object in the way without naming anything from its data.
+func conflict(kind string, obj client.Object) *problem {
+	who := "it has no controller"
+	if ref := metav1.GetControllerOf(obj); ref != nil {
+		who = fmt.Sprintf("it is controlled by %s %q", ref.Kind, ref.Name)
+	} else if obj.GetLabels()[render.LabelManagedBy] == render.ManagedBy {
+		who = "it carries the operator's labels but no owner reference to this Agent"
+	}
+	return &problem{v1alpha1.ReasonResourceConflict, fmt.Sprintf(
+		"%s %q already exists and does not belong to this Agent (%s); the operator does not adopt or overwrite it: delete or rename it, or rename the Agent",
+		kind, obj.GetName(), who)}
 }
 
 // deleteOwned removes the Agent's child of obj's type when it exists and the Agent controls it.

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -87,9 +86,7 @@ func agentsBy(c client.Client, index string) handler.MapFunc {
 func secretToAgents(c client.Client) handler.MapFunc {
 	direct := agentsBy(c, IndexSecretRefs)
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		if _, ok := o.(*corev1.Secret); !ok {
-			return nil
-		}
+		// o is the Secret's metadata only (a metadata watch): its name is all we need.
 		reqs := direct(ctx, o)
 		var tools v1alpha1.ToolList
 		if err := c.List(ctx, &tools, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexToolHeaderSecret: o.GetName()}); err != nil {

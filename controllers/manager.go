@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
@@ -29,8 +31,14 @@ type Options struct {
 	Render render.Config
 	// Namespaces limits the operator to these namespaces (namespace-scoped mode); empty
 	// means all.
-	Namespaces              []string
-	MetricsAddr             string
+	Namespaces  []string
+	MetricsAddr string
+	// MetricsSecure serves metrics over HTTPS, only to callers the API server authenticates
+	// (TokenReview) and authorises for GET /metrics (SubjectAccessReview).
+	MetricsSecure bool
+	// MetricsCertDir holds tls.crt and tls.key for the metrics server; empty: a self-signed
+	// certificate generated at start.
+	MetricsCertDir          string
 	ProbeAddr               string
 	LeaderElection          bool
 	LeaderElectionNamespace string
@@ -59,12 +67,16 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manag
 	// Cache only the operator's own children of these kinds, not every ConfigMap, Deployment,
 	// Service and Ingress of the cluster.
 	owned := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedBy})}
-	cacheOpts := cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.ConfigMap{}:     owned,
-		&appsv1.Deployment{}:    owned,
-		&corev1.Service{}:       owned,
-		&networkingv1.Ingress{}: owned,
-	}}
+	cacheOpts := cache.Options{
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.ConfigMap{}:     owned,
+			&appsv1.Deployment{}:    owned,
+			&corev1.Service{}:       owned,
+			&networkingv1.Ingress{}: owned,
+		},
+		// Nothing reads managedFields; they are often the biggest part of an object.
+		DefaultTransform: cache.TransformStripManagedFields(),
+	}
 	if len(opts.Namespaces) > 0 {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range opts.Namespaces {
@@ -78,9 +90,13 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manag
 		opts.ProbeAddr = "0"
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                        scheme,
-		Cache:                         cacheOpts,
-		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsAddr},
+		Scheme: scheme,
+		Cache:  cacheOpts,
+		// Secrets are read from the API server, never cached: a cached Get would start an
+		// informer holding the data of every Secret the operator may list. The Agent
+		// controller watches Secrets by metadata only.
+		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Metrics:                       metricsOptions(opts),
 		HealthProbeBindAddress:        opts.ProbeAddr,
 		LeaderElection:                opts.LeaderElection,
 		LeaderElectionID:              "agentry-operator.agentry.dev",
@@ -117,3 +133,20 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manag
 }
 
 func ptrDuration(d time.Duration) *time.Duration { return &d }
+
+// metricsOptions serves metrics as kubebuilder does: with MetricsSecure, over HTTPS and only
+// to callers the API server authenticates and authorises for GET /metrics (the operator needs
+// to create TokenReviews and SubjectAccessReviews for that).
+func metricsOptions(opts Options) metricsserver.Options {
+	o := metricsserver.Options{BindAddress: opts.MetricsAddr}
+	if !opts.MetricsSecure {
+		return o
+	}
+	o.SecureServing = true
+	o.FilterProvider = filters.WithAuthenticationAndAuthorization
+	o.CertDir = opts.MetricsCertDir
+	// HTTP/2 stays off: its stream-reset attacks (CVE-2023-44487, CVE-2023-39325) reach an
+	// endpoint before authentication.
+	o.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	return o
+}

@@ -28,7 +28,7 @@ var (
 	testEnv   *envtest.Environment
 	cfg       *rest.Config
 	k8s       client.Client
-	pool      = []string{"t-samples", "t-mismatch", "t-secret", "t-key", "t-roll", "t-ingress", "t-avail", "t-owner", "t-cel", "t-kubectl", "t-valid", "t-fa", "t-default-ingress", "t-memory"}
+	pool      = []string{"t-samples", "t-mismatch", "t-secret", "t-key", "t-roll", "t-ingress", "t-avail", "t-owner", "t-cel", "t-kubectl", "t-valid", "t-fa", "t-default-ingress", "t-memory", "t-auth", "t-adopt", "t-hpa"}
 	renderCfg = render.Config{
 		RuntimeImage:   "registry.example/agentry:test",
 		DefaultIngress: render.IngressDefaults{ClassName: "nginx", Host: "agents.example.com", TLSSecretName: "agents-tls"},
@@ -86,6 +86,11 @@ func runSuite(m *testing.M) int {
 
 // startManager runs a manager until the returned function is called.
 func startManager(ctx context.Context, opts Options) (func(), error) {
+	return startManagerWith(ctx, cfg, opts)
+}
+
+// startManagerWith runs a manager on its own rest config (e.g. one that records requests).
+func startManagerWith(ctx context.Context, cfg *rest.Config, opts Options) (func(), error) {
 	mgr, err := NewManager(ctx, cfg, opts)
 	if err != nil {
 		return nil, err

@@ -236,7 +236,7 @@ metadata: {name: listed}
 spec:
   agentId: listed-id
   model: {name: gpt-4o-mini}
-  endpoint: {publicURL: "https://chat.example.com"}`)
+  endpoint: {publicURL: "https://chat.example.com", allowUnauthenticated: true}`)
 	waitCondition(t, ns, "listed", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonPublicURLSet)
 	kubeconfig := writeKubeconfig(t)
 	for _, resource := range []string{"agents", "ag"} {

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,7 +25,7 @@ func DefaultImage() string {
 
 func newOperatorCommand(g *globalFlags) *cobra.Command {
 	var o controllers.Options
-	var namespaces string
+	var namespaces, trustedProxies, corsOrigins string
 	cmd := &cobra.Command{
 		Use:   "operator",
 		Short: "Run the Kubernetes operator that turns Agents into runtime Deployments",
@@ -33,10 +35,12 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 				return err
 			}
 			ctrl.SetLogger(log)
-			for _, ns := range strings.Split(namespaces, ",") {
-				if ns = strings.TrimSpace(ns); ns != "" {
-					o.Namespaces = append(o.Namespaces, ns)
-				}
+			o.Namespaces = splitList(namespaces)
+			if o.Render.TrustedProxies, err = parseCIDRs(trustedProxies); err != nil {
+				return err
+			}
+			if o.Render.CORSOrigins, err = parseOrigins(corsOrigins); err != nil {
+				return err
 			}
 			cfg, err := ctrl.GetConfig()
 			if err != nil {
@@ -62,7 +66,11 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 	f.StringVar(&o.Render.DefaultIngress.Host, "default-ingress-host", os.Getenv("AGENTRY_DEFAULT_INGRESS_HOST"), "Ingress host for Agents that set none")
 	f.StringVar(&o.Render.DefaultIngress.TLSSecretName, "default-ingress-tls-secret", os.Getenv("AGENTRY_DEFAULT_INGRESS_TLS_SECRET"), "TLS Secret for the default Ingress host")
 	f.StringVar(&o.Render.ClusterDomain, "cluster-domain", envOr("AGENTRY_CLUSTER_DOMAIN", "cluster.local"), "cluster DNS domain for in-cluster URLs")
-	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "metrics address (0 disables)")
+	f.StringVar(&trustedProxies, "runtime-trusted-proxies", os.Getenv("AGENTRY_RUNTIME_TRUSTED_PROXIES"), "comma-separated CIDRs whose X-Forwarded-For the agent runtimes trust, e.g. the Ingress controller's pod network (default: the runtime's, loopback only)")
+	f.StringVar(&corsOrigins, "runtime-cors-origins", os.Getenv("AGENTRY_RUNTIME_CORS_ORIGINS"), "comma-separated browser origins allowed to call agents that set no spec.endpoint.corsOrigins (default: none)")
+	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "metrics address (0 disables)")
+	f.BoolVar(&o.MetricsSecure, "metrics-secure", true, "serve metrics over HTTPS to callers the API server authenticates and authorises for GET /metrics; false: plain HTTP to anyone who can connect")
+	f.StringVar(&o.MetricsCertDir, "metrics-cert-dir", "", "directory with tls.crt and tls.key for the metrics server (default: a self-signed certificate)")
 	f.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081", "health probe address")
 	f.BoolVar(&o.LeaderElection, "leader-elect", false, "elect a leader, for more than one operator replica")
 	f.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", os.Getenv("POD_NAMESPACE"), "namespace of the leader election Lease")
@@ -73,3 +81,38 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 func init() {
 	extraCommands = append(extraCommands, newOperatorCommand)
 }
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// parseCIDRs checks --runtime-trusted-proxies at start, so a typo stops the operator instead
+// of reaching every runtime pod.
+func parseCIDRs(s string) ([]string, error) {
+	list := splitList(s)
+	for _, c := range list {
+		if _, err := netip.ParsePrefix(c); err != nil {
+			return nil, fmt.Errorf("failed to parse --runtime-trusted-proxies entry %q as a CIDR (e.g. 10.0.0.0/8): %w", c, err)
+		}
+	}
+	return list, nil
+}
+
+// parseOrigins checks --runtime-cors-origins the way the CRD checks spec.endpoint.corsOrigins.
+func parseOrigins(s string) ([]string, error) {
+	list := splitList(s)
+	for _, o := range list {
+		if !originPattern.MatchString(o) {
+			return nil, fmt.Errorf("failed to parse --runtime-cors-origins entry %q: want scheme://host[:port] (no path) or *", o)
+		}
+	}
+	return list, nil
+}
+
+var originPattern = regexp.MustCompile(`^(\*|https?://[^\s/]+)$`)
