@@ -8,5 +8,8 @@ echo
 echo "=== operator: 1,000 Agents with 2 Tools each on envtest"
 KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/setup-envtest.sh)}" go run ./test/bench/operator
 echo
+echo "=== operator: memory with 2,000 unrelated 50 KiB Secrets in the cluster"
+KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/setup-envtest.sh)}" go run ./test/bench/operator/secrets
+echo
 echo "=== memory: what recall + persist add to generate, per backend"
 go test -run '^$' -bench . ./test/bench/memory | sed -n '/^Memory benchmark/,/^goos:/p' | sed '$d'

@@ -123,12 +123,14 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	}
 	for _, obj := range []string{"crd/agents.agentry.dev", "crd/tools.agentry.dev", "crd/frontendactions.agentry.dev",
 		"-n agentry-system deployment/agentry-operator", "-n agentry-system serviceaccount/agentry", "clusterrole/agentry-operator",
-		"clusterrolebinding/agentry-operator", "-n agentry-system role/agentry-leader-election", "-n agentry-system service/agentry-metrics"} {
+		"clusterrolebinding/agentry-operator", "-n agentry-system role/agentry-leader-election", "-n agentry-system service/agentry-metrics",
+		"clusterrole/agentry-metrics-auth", "clusterrolebinding/agentry-metrics-auth", "clusterrole/agentry-metrics-reader"} {
 		c.sh(t, "kubectl get "+obj)
 	}
 	// RBAC is in force for the operator's identity: least privilege, as generated from markers.
 	for check, want := range map[string]string{
 		"create deployments.apps -n default": "yes", "update agents.agentry.dev --subresource=status": "yes", "list secrets -A": "yes",
+		"create tokenreviews.authentication.k8s.io": "yes", "create subjectaccessreviews.authorization.k8s.io": "yes",
 		"create secrets": "no", "delete agents.agentry.dev": "no", "update agents.agentry.dev": "no", "create pods": "no", "get nodes": "no",
 	} {
 		cmd := exec.Command("kubectl", append([]string{"--kubeconfig", c.operator, "auth", "can-i"}, strings.Fields(check)...)...)
@@ -154,6 +156,7 @@ func TestInstallAndEndToEnd(t *testing.T) {
 			t.Errorf("%s: %q", u, body)
 		}
 	}
+	scraper := metricsTokens(t, c)
 
 	c.sh(t, quickstart[1]) // kubectl create secret
 	c.sh(t, quickstart[2]) // kubectl apply -f config/samples/
@@ -167,15 +170,36 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	if out := c.sh(t, quickstart[4]); out != "" {
 		t.Errorf("an unexposed agent has no Deployment URL yet: %q", out)
 	}
-	c.sh(t, quickstart[5]) // expose chef with an Ingress over HTTPS
+	// Expose chef over HTTPS with an Ingress and auth headers: every command up to the next
+	// one that prints the Deployment URL.
+	urlCmd := 5
+	for urlCmd < len(quickstart) && !strings.Contains(quickstart[urlCmd], "{.status.deploymentURL}") {
+		c.sh(t, quickstart[urlCmd])
+		urlCmd++
+	}
+	if urlCmd == len(quickstart) {
+		t.Fatalf("the README's expose block has no deploymentURL command: %q", quickstart[5:])
+	}
 	var deploymentURL string
 	waitFor(t, "chef's Deployment URL", 30*time.Second, func() error {
-		deploymentURL = c.sh(t, quickstart[6])
+		deploymentURL = c.sh(t, quickstart[urlCmd])
 		if deploymentURL != "https://agents.example.com/api/agents/chef/ag-ui" {
+			var a struct {
+				Status struct {
+					Conditions []struct{ Type, Reason, Message string }
+				}
+			}
+			c.jsonOf(t, "agent chef", &a)
+			for _, cond := range a.Status.Conditions {
+				if cond.Type == "Exposed" && cond.Reason == "AuthRequired" {
+					t.Fatalf("the README's expose commands publish chef without auth, which the operator refuses: %s", cond.Message)
+				}
+			}
 			return fmt.Errorf("%q", deploymentURL)
 		}
 		return nil
 	})
+	headers := authHeaders(t, c, "chef")
 
 	// Route chef to the scripted model, as a user would point it at a self-hosted endpoint.
 	_, modelURL := testutil.Start(t, binary, root, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0")
@@ -188,19 +212,25 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	})
 
 	rt := startRenderedRuntime(t, c, "chef")
-	ingressPath := ingressPathOf(t, c, "chef")
-	if !strings.HasSuffix(deploymentURL, ingressPath+"/ag-ui") {
-		t.Errorf("the Deployment URL %s is not under the Ingress path %s", deploymentURL, ingressPath)
+	routes := ingressPathsOf(t, c, "chef")
+	if !strings.HasSuffix(deploymentURL, routes["ag-ui"]) {
+		t.Errorf("the Deployment URL %s is not an Ingress path %v", deploymentURL, routes)
 	}
-	platformURL := rt.base + ingressPath + "/ag-ui"
-	node := exec.Command("node", "e2e-platform.mjs", platformURL)
+	// Without the platform's headers the runtime refuses the call.
+	if code := postStatus(t, rt.base+routes["generate"], nil); code != http.StatusUnauthorized {
+		t.Errorf("generate without the auth headers: %d, want 401", code)
+	}
+	platformURL := rt.base + routes["ag-ui"]
+	headersJSON, _ := json.Marshal(headers)
+	node := exec.Command("node", "--import", filepath.Join(root, "test/e2e/testdata/platform-headers.mjs"), "e2e-platform.mjs", platformURL)
 	node.Dir = filepath.Join(root, "test/conformance")
+	node.Env = append(os.Environ(), "AGENTRY_E2E_HEADERS="+string(headersJSON))
 	nodeOut, err := node.CombinedOutput()
 	t.Logf("platform client:\n%s", nodeOut)
 	if err != nil {
 		t.Fatalf("the platform client failed: %v\nruntime:\n%s", err, rt.proc.Output())
 	}
-	first := generate(t, rt.base+ingressPath+"/generate", "What can I use instead of butter?")
+	first := generate(t, rt.base+routes["generate"], headers, "What can I use instead of butter?")
 	if !strings.Contains(first, "olive oil") {
 		t.Errorf("generate: %s", first)
 	}
@@ -216,16 +246,14 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	})
 	rt.stop()
 	rt = startRenderedRuntime(t, c, "chef")
-	second := generate(t, rt.base+ingressPath+"/generate", "What can I use instead of butter?")
+	second := generate(t, rt.base+routes["generate"], headers, "What can I use instead of butter?")
 	if !strings.Contains(second, "ghee") || !strings.Contains(second, "edited through kubectl") {
 		t.Errorf("after the Tool edit: %s", second)
 	}
 	if strings.Contains(rt.proc.Output(), "sk-e2e-not-a-real-key") {
 		t.Error("the API key reached the runtime log")
 	}
-	if m := httpGet(t, "http://"+metricsAddr+"/metrics"); !strings.Contains(m, `controller_runtime_reconcile_total{controller="agent",result="success"}`) {
-		t.Error("the operator's metrics lack the Agent reconciles")
-	}
+	scraper.check(t, "https://"+metricsAddr+"/metrics")
 }
 
 // readmeCommands returns the command lines of the shell blocks in the README section that

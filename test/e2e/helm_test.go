@@ -77,17 +77,28 @@ func TestHelmLintAndTemplate(t *testing.T) {
 
 	def := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system"))
 	a := args(t, def, "Deployment/agentry-operator@agentry-system")
-	for _, want := range []string{"operator", "--runtime-image=ghcr.io/agentry-dev/agentry:0.1.0", "--leader-elect=false", "image=ghcr.io/agentry-dev/agentry:0.1.0"} {
+	for _, want := range []string{"operator", "--runtime-image=ghcr.io/agentry-dev/agentry:0.1.0", "--leader-elect=false", "image=ghcr.io/agentry-dev/agentry:0.1.0",
+		"--metrics-bind-address=:8443", "--metrics-secure=true"} {
 		if !strings.Contains(a, want) {
 			t.Errorf("default args lack %q: %s", want, a)
 		}
 	}
+	if strings.Contains(a, "--runtime-trusted-proxies") || strings.Contains(a, "--runtime-cors-origins") {
+		t.Errorf("no runtime proxy or CORS flags by default: %s", a)
+	}
 	for _, k := range []string{"ClusterRole/agentry-operator", "ClusterRoleBinding/agentry-operator", "Role/agentry-leader-election@agentry-system",
-		"ServiceAccount/agentry@agentry-system", "Service/agentry-metrics@agentry-system"} {
+		"ServiceAccount/agentry@agentry-system", "Service/agentry-metrics@agentry-system",
+		"ClusterRole/agentry-metrics-auth", "ClusterRoleBinding/agentry-metrics-auth", "ClusterRole/agentry-metrics-reader"} {
 		if _, ok := def[k]; !ok {
 			t.Errorf("default install lacks %s (has %v)", k, keys(def))
 		}
 	}
+	port := def["Service/agentry-metrics@agentry-system"]["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)
+	if port["name"] != "https" || port["port"] != float64(8443) {
+		t.Errorf("the metrics Service must offer https: %v", port)
+	}
+	sameRules(t, def["ClusterRole/agentry-metrics-auth"], "config/rbac/metrics_auth_role.yaml")
+	sameRules(t, def["ClusterRole/agentry-metrics-reader"], "config/rbac/metrics_reader_role.yaml")
 
 	ns := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/namespaced.yaml"))
 	if _, ok := ns["ClusterRole/agentry-operator"]; ok {
@@ -104,10 +115,15 @@ func TestHelmLintAndTemplate(t *testing.T) {
 	if a := args(t, ns, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--watch-namespaces=team-a,team-b") {
 		t.Errorf("namespaced args: %s", a)
 	}
+	// TokenReviews and SubjectAccessReviews are cluster-scoped: a ClusterRole also here.
+	if _, ok := ns["ClusterRoleBinding/agentry-metrics-auth"]; !ok {
+		t.Error("namespaced mode lacks the metrics-auth ClusterRoleBinding")
+	}
 
 	ing := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/ingress.yaml"))
 	a = args(t, ing, "Deployment/agentry-operator@agentry-system")
-	for _, want := range []string{"--default-ingress-class=nginx", "--default-ingress-host=agents.example.com", "--default-ingress-tls-secret=agents-tls", "--leader-elect=true"} {
+	for _, want := range []string{"--default-ingress-class=nginx", "--default-ingress-host=agents.example.com", "--default-ingress-tls-secret=agents-tls", "--leader-elect=true",
+		"--runtime-trusted-proxies=10.0.0.0/8,fd00::/8", "--runtime-cors-origins=https://chat.example.com"} {
 		if !strings.Contains(a, want) {
 			t.Errorf("ingress args lack %q: %s", want, a)
 		}
@@ -123,15 +139,50 @@ func TestHelmLintAndTemplate(t *testing.T) {
 	if _, ok := custom["Service/agentry-metrics@agentry-system"]; ok {
 		t.Error("metrics disabled: no metrics Service")
 	}
+	if _, ok := custom["ClusterRole/agentry-metrics-auth"]; ok {
+		t.Error("metrics disabled: no metrics-auth ClusterRole")
+	}
+	plain := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "metrics.secure=false,metrics.port=8080"))
+	if a := args(t, plain, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--metrics-secure=false") || !strings.Contains(a, "--metrics-bind-address=:8080") {
+		t.Errorf("plain metrics args: %s", a)
+	}
+	if p := plain["Service/agentry-metrics@agentry-system"]["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any); p["name"] != "http" {
+		t.Errorf("plain metrics port: %v", p)
+	}
 	if l := custom["Deployment/agentry-operator@agentry-system"]["metadata"].(map[string]any)["labels"].(map[string]any); l["cost-center"] != "ai" {
 		t.Errorf("extra labels: %v", l)
 	}
 
 	// values.schema.json rejects what it should.
-	cmd := exec.Command(helmBin, "template", "agentry", chart, "--set", "logLevel=loud")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "logLevel") {
-		t.Errorf("an invalid logLevel must be rejected by values.schema.json: %s", out)
+	for set, field := range map[string]string{
+		"logLevel=loud":                             "logLevel",
+		"runtime.trustedProxies={10.0.0.0}":         "trustedProxies",
+		"runtime.trustedProxies={ingress-nginx}":    "trustedProxies",
+		"runtime.corsOrigins={https://a.example/x}": "corsOrigins",
+	} {
+		cmd := exec.Command(helmBin, "template", "agentry", chart, "--set", set)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), field) {
+			t.Errorf("--set %s must be rejected by values.schema.json: %s", set, out)
+		}
+	}
+}
+
+// sameRules fails when a chart ClusterRole's rules differ from a config/rbac file's.
+func sameRules(t *testing.T, role map[string]any, file string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := yaml.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := yaml.Marshal(role["rules"])
+	exp, _ := yaml.Marshal(want["rules"])
+	if string(got) != string(exp) {
+		t.Errorf("the chart's rules differ from %s:\n%s\nwant:\n%s", file, got, exp)
 	}
 }
 

@@ -123,32 +123,86 @@ func podTemplateHash(t *testing.T, c *cluster, agent string) string {
 	return dep.Spec.Template.Annotations["agentry.dev/config-hash"]
 }
 
-// ingressPathOf is the path prefix the Agent's Ingress routes to its Service.
-func ingressPathOf(t *testing.T, c *cluster, agent string) string {
+// ingressPathsOf maps each route the Agent's Ingress publishes (ag-ui, generate, stream) to
+// its path, and checks that nothing else is published and every path is exact.
+func ingressPathsOf(t *testing.T, c *cluster, agent string) map[string]string {
 	t.Helper()
 	var ing networkingv1.Ingress
 	c.jsonOf(t, "ingress agentry-"+agent, &ing)
-	if len(ing.Spec.Rules) != 1 || ing.Spec.Rules[0].HTTP == nil || len(ing.Spec.Rules[0].HTTP.Paths) != 1 {
+	if len(ing.Spec.Rules) != 1 || ing.Spec.Rules[0].HTTP == nil {
 		t.Fatalf("ingress rules: %+v", ing.Spec.Rules)
 	}
-	p := ing.Spec.Rules[0].HTTP.Paths[0]
-	if p.Backend.Service.Name != "agentry-"+agent || p.Backend.Service.Port.Name != "http" {
-		t.Fatalf("ingress backend: %+v", p.Backend)
+	routes := map[string]string{}
+	for _, p := range ing.Spec.Rules[0].HTTP.Paths {
+		if p.Backend.Service.Name != "agentry-"+agent || p.Backend.Service.Port.Name != "http" || p.PathType == nil || *p.PathType != networkingv1.PathTypeExact {
+			t.Fatalf("ingress path %s: %+v", p.Path, p)
+		}
+		routes[p.Path[strings.LastIndex(p.Path, "/")+1:]] = p.Path
 	}
-	return p.Path
+	if len(routes) != 3 || routes["ag-ui"] == "" || routes["generate"] == "" || routes["stream"] == "" {
+		t.Fatalf("the Ingress must publish the platform routes only: %v", routes)
+	}
+	return routes
 }
 
-func generate(t *testing.T, url, prompt string) string {
+// authHeaders are the headers the platform sends: the keys and values of the Agent's auth
+// Secret, as the chat platform's Headers field holds them.
+func authHeaders(t *testing.T, c *cluster, agent string) map[string]string {
 	t.Helper()
-	body := fmt.Sprintf(`{"messages":[{"role":"user","content":%q}]}`, prompt)
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	var a struct {
+		Spec struct {
+			Endpoint struct {
+				Auth *struct {
+					HeadersSecretRef struct{ Name string }
+				}
+			}
+		}
+	}
+	c.jsonOf(t, "agent "+agent, &a)
+	if a.Spec.Endpoint.Auth == nil {
+		t.Fatalf("%s is exposed without spec.endpoint.auth", agent)
+	}
+	var s corev1.Secret
+	c.jsonOf(t, "secret "+a.Spec.Endpoint.Auth.HeadersSecretRef.Name, &s)
+	out := map[string]string{}
+	for k, v := range s.Data {
+		out[k] = string(v)
+	}
+	if len(out) == 0 {
+		t.Fatalf("auth Secret %s has no headers", a.Spec.Endpoint.Auth.HeadersSecretRef.Name)
+	}
+	return out
+}
+
+func post(t *testing.T, url string, headers map[string]string, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("generate: %d %s", resp.StatusCode, raw)
+	return resp.StatusCode, raw
+}
+
+func postStatus(t *testing.T, url string, headers map[string]string) int {
+	code, _ := post(t, url, headers, `{"messages":[{"role":"user","content":"hi"}]}`)
+	return code
+}
+
+func generate(t *testing.T, url string, headers map[string]string, prompt string) string {
+	t.Helper()
+	code, raw := post(t, url, headers, fmt.Sprintf(`{"messages":[{"role":"user","content":%q}]}`, prompt))
+	if code != 200 {
+		t.Fatalf("generate: %d %s", code, raw)
 	}
 	var out struct {
 		Text string `json:"text"`
