@@ -60,13 +60,15 @@ verify-generated: generate manifests
 # Fuzz targets as package:FuzzName; make test runs their seed corpora, make fuzz searches for more.
 FUZZ_TARGETS := ./runtime/agui:FuzzConvertRunAgentInput ./runtime/server:FuzzParseGenerate ./internal/manifest:FuzzDecode
 FUZZTIME ?= 30s
+# Minimising each new input may take 60s by default, which would eat a short run.
+FUZZMINIMIZETIME ?= 5s
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s), one after another; crashers land in testdata/fuzz.
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "=== $$name ($$pkg, $(FUZZTIME))"; \
-		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	done
 
 .PHONY: bench
