@@ -291,6 +291,8 @@ func errorHandler(log logr.Logger) echo.HTTPErrorHandler {
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
+		// Tools and the agent loop log through the request's context (causes kept off the wire).
+		c.SetRequest(c.Request().WithContext(logr.NewContext(c.Request().Context(), s.opts.Logger)))
 		err := next(c)
 		if err != nil {
 			c.Error(err)
