@@ -16,10 +16,10 @@ import (
 )
 
 type serveOptions struct {
-	config       string
-	addr         string
-	secretsDir   string
-	http         httpFlags
+	config     string
+	addr       string
+	secretsDir string
+	http       httpFlags
 }
 
 func newServeCommand(g *globalFlags) *cobra.Command {
