@@ -1,0 +1,205 @@
+// Package store persists the chat service: users, tokens, groups, members, messages, reactions,
+// receipts, flags, moderation rules and the event log, behind one interface with one SQL
+// implementation over two dialects — SQLite (file:, one replica) and PostgreSQL (postgres://,
+// several replicas). Every write that users can observe appends its events in the same
+// transaction, so an event exists if and only if its change committed.
+//
+// Permission rules that must hold under concurrency (a banned user cannot rejoin, only members
+// write to a group, only the sender edits) are checked inside the writing transaction, here,
+// not by the caller.
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// Store is the chat service's persistence. All methods are safe for concurrent use. Errors
+// are *model.Error with a catalogue code (ErrUnavailable when the database itself fails).
+type Store interface {
+	Users
+	Tokens
+	Groups
+	Messages
+	Events
+	Moderation
+	// Ping checks the database is reachable.
+	Ping(ctx context.Context) error
+	// Kind is sqlite or postgres.
+	Kind() string
+	Close() error
+}
+
+// Page is one page of a listing; Next is the opaque cursor of the following page ("" at the end).
+type Page[T any] struct {
+	Items []T    `json:"items"`
+	Next  string `json:"next,omitempty"`
+}
+
+// Users are people and agents.
+type Users interface {
+	CreateUser(ctx context.Context, u model.User) (model.User, error)
+	GetUser(ctx context.Context, uid string) (model.User, error)
+	UpdateUser(ctx context.Context, u model.User) (model.User, error)
+	ListUsers(ctx context.Context, q UserQuery) (Page[model.User], error)
+}
+
+// UserQuery filters the user list.
+type UserQuery struct {
+	Limit         int
+	Cursor        string
+	SearchKeyword string
+	Kind          model.UserKind // "" for all
+}
+
+// Tokens are per-user auth tokens. Only a hash of a token is stored.
+type Tokens interface {
+	// CreateToken stores a token hash for uid; expires zero means no expiry.
+	CreateToken(ctx context.Context, uid string, hash []byte, expires time.Time) (id string, err error)
+	// TokenUser returns the uid of a live token (ErrUnauthenticated when unknown, revoked or expired).
+	TokenUser(ctx context.Context, hash []byte) (uid string, err error)
+	RevokeToken(ctx context.Context, uid, id string) error
+	RevokeUserTokens(ctx context.Context, uid string) error
+}
+
+// Groups are group conversations and their members. Every membership change also stores its
+// action message (category action, type groupMember) and its events.
+type Groups interface {
+	// CreateGroup creates the group with actor as owner and admin, plus members.
+	CreateGroup(ctx context.Context, actor string, g model.Group, members []model.Member) (model.Group, error)
+	GetGroup(ctx context.Context, viewer, guid string) (model.Group, error)
+	UpdateGroup(ctx context.Context, actor, guid string, p GroupPatch) (model.Group, error)
+	DeleteGroup(ctx context.Context, actor, guid string) error
+	ListGroups(ctx context.Context, viewer string, q GroupQuery) (Page[model.Group], error)
+
+	// JoinGroup joins a public group, or a password group when checkPassword accepts the
+	// stored hash. Private groups answer ErrPrivateGroup, banned users ErrBanned.
+	JoinGroup(ctx context.Context, uid, guid string, checkPassword func(hash string) bool) (model.Group, error)
+	LeaveGroup(ctx context.Context, uid, guid string) error
+	// AddMembers adds users (admins only); the result maps each uid to its error, nil on success.
+	AddMembers(ctx context.Context, actor, guid string, members []model.Member) (map[string]error, error)
+	KickMember(ctx context.Context, actor, guid, uid string) error
+	BanMember(ctx context.Context, actor, guid, uid string) error
+	UnbanMember(ctx context.Context, actor, guid, uid string) error
+	ChangeScope(ctx context.Context, actor, guid, uid string, scope model.Scope) error
+	TransferOwnership(ctx context.Context, actor, guid, newOwner string) error
+	ListMembers(ctx context.Context, viewer, guid string, q MemberQuery) (Page[model.Member], error)
+	ListBanned(ctx context.Context, viewer, guid string, q MemberQuery) (Page[model.Member], error)
+}
+
+// GroupPatch changes a group; nil fields stay.
+type GroupPatch struct {
+	Name         *string
+	Description  *string
+	Icon         *string
+	Tags         *[]string
+	Type         *model.GroupType
+	PasswordHash *string
+}
+
+// GroupQuery filters the group directory.
+type GroupQuery struct {
+	Limit         int // default 30, at most 100
+	Cursor        string
+	SearchKeyword string
+	JoinedOnly    bool
+	Tags          []string
+	WithTags      bool // include tags in the answer (they are always stored)
+}
+
+// MemberQuery pages members.
+type MemberQuery struct {
+	Limit  int
+	Cursor string
+	Scopes []model.Scope
+}
+
+// Messages are conversation entries and what hangs off them.
+type Messages interface {
+	// SendMessage stores m from m.Sender to m.ReceiverID; the sender must be a member of a
+	// group receiver, and a user receiver must exist. It fills ID, ConversationID and SentAt.
+	SendMessage(ctx context.Context, m model.Message) (model.Message, error)
+	EditMessage(ctx context.Context, actor string, id int64, text string, data []byte) (model.Message, error)
+	// DeleteMessage leaves a tombstone; the sender, or a group's admins and moderators, may.
+	DeleteMessage(ctx context.Context, actor string, id int64) (model.Message, error)
+	GetMessage(ctx context.Context, viewer string, id int64) (model.Message, error)
+	ListMessages(ctx context.Context, viewer string, q MessageQuery) ([]model.Message, error)
+
+	AddReaction(ctx context.Context, uid string, id int64, reaction string) (model.Message, error)
+	RemoveReaction(ctx context.Context, uid string, id int64, reaction string) (model.Message, error)
+	ListReactions(ctx context.Context, viewer string, id int64, reaction string, q MemberQuery) (Page[model.Reaction], error)
+
+	// MarkDelivered and MarkRead move the viewer's watermark forward to id (never back).
+	MarkDelivered(ctx context.Context, uid string, id int64) error
+	MarkRead(ctx context.Context, uid string, id int64) error
+	// MarkUnread moves the read watermark back to just before id.
+	MarkUnread(ctx context.Context, uid string, id int64) error
+	// MessageInfo lists each other member's receipts for the message.
+	MessageInfo(ctx context.Context, viewer string, id int64) ([]ReceiptInfo, error)
+	Flag(ctx context.Context, f model.Flag) error
+	ListFlags(ctx context.Context, q MemberQuery) (Page[model.Flag], error)
+
+	ListConversations(ctx context.Context, uid string, q ConversationQuery) (Page[model.Conversation], error)
+}
+
+// MessageQuery selects messages of one conversation: with the user UID or in group GUID.
+// At most one of Before, After and Around is set; none means the newest.
+type MessageQuery struct {
+	UID, GUID     string
+	Limit         int // default 30, at most 100
+	Before, After int64
+	Around        int64
+	ParentID      int64 // replies of a thread
+	HideReplies   bool
+	Types         []string
+	Categories    []string
+}
+
+// ConversationQuery pages the conversation list.
+type ConversationQuery struct {
+	Limit  int
+	Cursor string
+	Type   model.ReceiverType // "" for both
+}
+
+// ReceiptInfo is one member's receipts of a message.
+type ReceiptInfo struct {
+	UID         string     `json:"uid"`
+	DeliveredAt *time.Time `json:"deliveredAt,omitempty"`
+	ReadAt      *time.Time `json:"readAt,omitempty"`
+}
+
+// Events is the log every socket is fed from.
+type Events interface {
+	// EventsSince returns up to limit events after pos that uid may see (conversations it
+	// is a member of, and events targeted at it), in Pos order.
+	EventsSince(ctx context.Context, uid string, pos int64, limit int) ([]model.Event, error)
+	// EventsAfter returns up to limit events after pos, for everyone, in Pos order (the hub's
+	// feed; it filters per socket).
+	EventsAfter(ctx context.Context, pos int64, limit int) ([]model.Event, error)
+	// Horizon is the oldest Pos still kept (a resume from before it gets a reset) and the newest.
+	Horizon(ctx context.Context) (oldest, newest int64, err error)
+	// Members returns the uids that may see conversation's events now.
+	Members(ctx context.Context, conversationID string) ([]string, error)
+	// Wake receives a value whenever another process (replica) may have committed events.
+	// SQLite, with one process, never sends.
+	Wake() <-chan struct{}
+}
+
+// Moderation keeps the word and regex rules and decisions.
+type Moderation interface {
+	Rules(ctx context.Context) ([]Rule, error)
+	PutRules(ctx context.Context, rules []Rule) error
+	// Moderate sets a message's moderation status (admin route).
+	Moderate(ctx context.Context, id int64, status model.ModerationStatus) (model.Message, error)
+}
+
+// Rule holds back (pending) or refuses (disapproved) a message whose text matches.
+type Rule struct {
+	ID      string                 `json:"id"`
+	Kind    string                 `json:"kind"` // word or regex
+	Pattern string                 `json:"pattern"`
+	Action  model.ModerationStatus `json:"action"` // pending or disapproved
+}
