@@ -1,0 +1,319 @@
+// Package hub is the chat service's WebSocket side: it authenticates sockets by their first
+// frame, replays missed events from the store on resume, and fans the event log out to the
+// sockets this process holds.
+//
+// The store's event log is the only source of truth (as in Centrifugo's history + offset
+// resume): the feed loop reads EventsAfter(last pos) whenever it is woken — by a local commit
+// (Notify), by another replica (the store's Wake, e.g. PostgreSQL NOTIFY) or by a 1 s poll in
+// case a wake-up was lost — so a notification carries no data and losing one delays, never
+// loses. Like Mattermost's hub, each socket has a bounded send queue and one writer goroutine;
+// a socket whose queue is full is disconnected (4008) instead of slowing the loop down.
+package hub
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+// Options configure a Hub. Events and Authenticate are required.
+type Options struct {
+	Events store.Events
+	// Authenticate maps a token from the auth frame to a uid. An error whose model code is
+	// ErrUnavailable closes the socket with 1013 (try again later) instead of 4001.
+	Authenticate func(ctx context.Context, token string) (uid string, err error)
+	Logger       logr.Logger
+
+	// QueueSize bounds each socket's send queue (default 256 frames); a full queue disconnects.
+	QueueSize int
+	// Heartbeat is the ping interval (default 25 s, under common 30–60 s proxy idle timeouts);
+	// HeartbeatTimeout is how long a pong may take before the peer counts as dead (default 10 s).
+	Heartbeat        time.Duration
+	HeartbeatTimeout time.Duration
+	// ReplayLimit is the most events one resume replays (default 10,000); a client further
+	// behind gets a reset, as reloading its lists is cheaper than streaming the backlog.
+	ReplayLimit int
+	// PageSize is how many events one store read returns, for replay and the feed (default 500).
+	PageSize int
+	// AuthTimeout is how long the auth frame may take (default 10 s).
+	AuthTimeout time.Duration
+	// WriteTimeout bounds one frame write (default 10 s); a peer that cannot take a frame in
+	// that long is closed.
+	WriteTimeout time.Duration
+	// PollInterval is the feed's fallback poll (default 1 s).
+	PollInterval time.Duration
+	// OriginPatterns restricts browser origins (coder/websocket patterns). Empty accepts any
+	// origin: sockets carry no ambient credentials (the token comes in the first frame, never
+	// from a cookie), so a foreign page gains nothing it could not do with its own token.
+	OriginPatterns []string
+	// MaxCachedConversations bounds the membership cache (default 100,000); past it the cache
+	// is dropped and reloaded on demand.
+	MaxCachedConversations int
+}
+
+func (o *Options) defaults() {
+	if o.QueueSize <= 0 {
+		o.QueueSize = 256
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 25 * time.Second
+	}
+	if o.HeartbeatTimeout <= 0 {
+		o.HeartbeatTimeout = 10 * time.Second
+	}
+	if o.ReplayLimit <= 0 {
+		o.ReplayLimit = 10000
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 500
+	}
+	if o.AuthTimeout <= 0 {
+		o.AuthTimeout = 10 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 10 * time.Second
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.MaxCachedConversations <= 0 {
+		o.MaxCachedConversations = 100000
+	}
+}
+
+// Stats are the hub's counters for metrics.
+type Stats struct {
+	Sockets   int    // open, authenticated sockets
+	Dropped   uint64 // sockets closed because their queue filled (slow consumers)
+	Delivered uint64 // event frames written to sockets (replayed and live)
+	Replayed  uint64 // of which replayed on resume
+	Resets    uint64 // reset frames sent
+	Typing    uint64 // typing frames queued
+}
+
+// Hub holds this process's sockets and feeds them from the event log.
+type Hub struct {
+	o   Options
+	log logr.Logger
+
+	notify  chan struct{} // Notify's wake-up, buffered 1 so bursts coalesce
+	started chan struct{} // closed once Run knows its start position
+	ctx     context.Context
+	cancel  context.CancelFunc
+
+	mu       sync.RWMutex
+	byUID    map[string]map[*session]struct{}
+	sockets  int
+	closed   bool
+	sessions sync.WaitGroup
+
+	members membership
+
+	dropped, delivered, replayed, resets, typing atomic.Uint64
+}
+
+// New makes a hub; start its feed with Run and mount it as an http.Handler. It panics without
+// Events or Authenticate, a wiring mistake that must not reach production.
+func New(o Options) *Hub {
+	if o.Events == nil || o.Authenticate == nil {
+		panic("hub.New: Options.Events and Options.Authenticate are required")
+	}
+	o.defaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Hub{
+		o:       o,
+		log:     o.Logger.WithName("chat-hub"),
+		notify:  make(chan struct{}, 1),
+		started: make(chan struct{}),
+		ctx:     ctx,
+		cancel:  cancel,
+		byUID:   map[string]map[*session]struct{}{},
+	}
+	h.members.init(o.Events, o.MaxCachedConversations)
+	return h
+}
+
+// Notify wakes the feed after a local commit so delivery does not wait for the poll. It never
+// blocks.
+func (h *Hub) Notify() {
+	select {
+	case h.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Stats returns the current counters.
+func (h *Hub) Stats() Stats {
+	h.mu.RLock()
+	n := h.sockets
+	h.mu.RUnlock()
+	return Stats{
+		Sockets:   n,
+		Dropped:   h.dropped.Load(),
+		Delivered: h.delivered.Load(),
+		Replayed:  h.replayed.Load(),
+		Resets:    h.resets.Load(),
+		Typing:    h.typing.Load(),
+	}
+}
+
+// Run feeds the sockets until ctx ends, then closes every socket (1001 going away) and waits
+// for their goroutines. Sockets are refused until Run has read the log's newest position,
+// because a socket registered before the feed knows where it starts could miss events.
+func (h *Hub) Run(ctx context.Context) error {
+	defer h.shutdown()
+	poll := time.NewTicker(h.o.PollInterval)
+	defer poll.Stop()
+
+	var last int64
+	for {
+		_, newest, err := h.o.Events.Horizon(ctx)
+		if err == nil {
+			last = newest
+			break
+		}
+		h.log.Error(err, "failed to read the event horizon; retrying")
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-poll.C:
+		}
+	}
+	close(h.started)
+
+	wake := h.o.Events.Wake() // nil for SQLite: never ready
+	for {
+		last = h.feed(ctx, last)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-h.notify:
+		case <-wake:
+		case <-poll.C:
+		}
+	}
+}
+
+// feed reads and dispatches every event after last, returning the new position. On a store
+// error it stops where it got to; the next wake-up or poll retries.
+func (h *Hub) feed(ctx context.Context, last int64) int64 {
+	for ctx.Err() == nil {
+		evs, err := h.o.Events.EventsAfter(ctx, last, h.o.PageSize)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Error(err, "failed to read events", "after", last)
+			}
+			return last
+		}
+		for _, ev := range evs {
+			if err := h.dispatch(ctx, ev); err != nil {
+				if ctx.Err() == nil {
+					h.log.Error(err, "failed to dispatch event", "pos", ev.Pos, "conversation", ev.ConversationID)
+				}
+				return last
+			}
+			last = ev.Pos
+		}
+		if len(evs) < h.o.PageSize {
+			return last
+		}
+	}
+	return last
+}
+
+// dispatch queues ev to the local sockets of everyone who may see it: the conversation's
+// members (as EventsSince defines visibility) and the event's target. Membership events
+// update the cache so a joiner sees its own join and a removed member still gets its removal.
+func (h *Hub) dispatch(ctx context.Context, ev model.Event) error {
+	var recipients []string
+	if ev.ConversationID != "" {
+		var err error
+		recipients, err = h.members.recipients(ctx, ev)
+		if err != nil {
+			return err
+		}
+	}
+	if ev.TargetUID != "" && !slices.Contains(recipients, ev.TargetUID) {
+		recipients = append(recipients, ev.TargetUID)
+	}
+	if len(recipients) == 0 {
+		return nil
+	}
+	var data []byte
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, uid := range recipients {
+		socks := h.byUID[uid]
+		if len(socks) == 0 {
+			continue
+		}
+		if data == nil {
+			var err error
+			if data, err = encodeEvent(ev); err != nil {
+				return err
+			}
+		}
+		for s := range socks {
+			s.enqueue(outFrame{pos: ev.Pos, data: data})
+		}
+	}
+	return nil
+}
+
+// register adds s to the sockets fed live events; false once the hub is shutting down.
+func (h *Hub) register(s *session) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	socks := h.byUID[s.uid]
+	if socks == nil {
+		socks = map[*session]struct{}{}
+		h.byUID[s.uid] = socks
+	}
+	socks[s] = struct{}{}
+	h.sockets++
+	return true
+}
+
+func (h *Hub) unregister(s *session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	socks := h.byUID[s.uid]
+	if _, ok := socks[s]; !ok {
+		return
+	}
+	delete(socks, s)
+	if len(socks) == 0 {
+		delete(h.byUID, s.uid)
+	}
+	h.sockets--
+}
+
+// begin counts a session in, unless the hub is shutting down; sessions.Add must never race
+// shutdown's Wait.
+func (h *Hub) begin() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.sessions.Add(1)
+	return true
+}
+
+func (h *Hub) shutdown() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	h.cancel()
+	h.sessions.Wait()
+}

@@ -1,0 +1,210 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+// membership caches who may see each conversation's events, so fan-out costs no store read
+// per event. An entry is loaded with Members on first sight and then kept current by the
+// membership events the feed passes through, in log order. Only the feed goroutine writes;
+// Typing reads from request goroutines.
+type membership struct {
+	events store.Events
+	max    int
+
+	mu    sync.RWMutex
+	convs map[string]*convMembers
+}
+
+type convMembers struct {
+	set  map[string]struct{}
+	list []string // immutable snapshot of set, rebuilt on change; shared with readers
+}
+
+func (m *membership) init(ev store.Events, max int) {
+	m.events = ev
+	m.max = max
+	m.convs = map[string]*convMembers{}
+}
+
+func newConvMembers(uids []string) *convMembers {
+	c := &convMembers{set: make(map[string]struct{}, len(uids))}
+	for _, u := range uids {
+		c.set[u] = struct{}{}
+	}
+	c.rebuild()
+	return c
+}
+
+func (c *convMembers) rebuild() {
+	list := make([]string, 0, len(c.set))
+	for u := range c.set {
+		list = append(list, u)
+	}
+	// Clipped so a caller's append copies instead of writing into the shared array.
+	c.list = slices.Clip(list)
+}
+
+// load reads a conversation's members from the store and caches them (feed goroutine only).
+func (m *membership) load(ctx context.Context, conversation string) (*convMembers, error) {
+	uids, err := m.events.Members(ctx, conversation)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load members of %q: %w", conversation, err)
+	}
+	c := newConvMembers(uids)
+	m.mu.Lock()
+	if len(m.convs) >= m.max {
+		// Dropping everything is crude but always correct: entries reload on demand.
+		m.convs = map[string]*convMembers{}
+	}
+	m.convs[conversation] = c
+	m.mu.Unlock()
+	return c, nil
+}
+
+// list is the cached member list of conversation, for readers outside the feed goroutine.
+func (m *membership) list(conversation string) ([]string, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if c := m.convs[conversation]; c != nil {
+		return c.list, true
+	}
+	return nil, false
+}
+
+func (m *membership) cached(conversation string) *convMembers {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.convs[conversation]
+}
+
+// recipients returns who may see ev, applying ev to the cache if it changes membership: a
+// joiner is added before (it sees its own join), a leaver removed after (it sees its own
+// removal). Feed goroutine only. The returned slice must not be modified.
+func (m *membership) recipients(ctx context.Context, ev model.Event) ([]string, error) {
+	c := m.cached(ev.ConversationID)
+	if c == nil {
+		var err error
+		if c, err = m.load(ctx, ev.ConversationID); err != nil {
+			return nil, err
+		}
+	}
+	switch ev.Type {
+	case model.EventMemberJoined, model.EventMemberAdded:
+		uid, ok := memberUID(ev)
+		if !ok {
+			// Cannot tell who joined: the store knows (possibly a little ahead of the log).
+			return m.reloadList(ctx, ev.ConversationID)
+		}
+		if _, in := c.set[uid]; !in {
+			m.mu.Lock()
+			c.set[uid] = struct{}{}
+			c.rebuild()
+			m.mu.Unlock()
+		}
+	case model.EventMemberLeft, model.EventMemberKicked, model.EventMemberBanned:
+		list := c.list
+		uid, ok := memberUID(ev)
+		m.mu.Lock()
+		if ok {
+			if _, in := c.set[uid]; in {
+				delete(c.set, uid)
+				c.rebuild()
+			}
+		} else {
+			delete(m.convs, ev.ConversationID) // reload on next sight
+		}
+		m.mu.Unlock()
+		return list, nil
+	case model.EventGroupDeleted:
+		m.mu.Lock()
+		delete(m.convs, ev.ConversationID)
+		m.mu.Unlock()
+	}
+	return c.list, nil
+}
+
+func (m *membership) reloadList(ctx context.Context, conversation string) ([]string, error) {
+	c, err := m.load(ctx, conversation)
+	if err != nil {
+		return nil, err
+	}
+	return c.list, nil
+}
+
+// memberUID finds the user a membership event is about: its target, or a uid in its data
+// ({"uid":…}, {"member":{"uid":…}} or {"user":{"uid":…}}).
+func memberUID(ev model.Event) (string, bool) {
+	if ev.TargetUID != "" {
+		return ev.TargetUID, true
+	}
+	var d struct {
+		UID    string `json:"uid"`
+		Member struct {
+			UID string `json:"uid"`
+		} `json:"member"`
+		User struct {
+			UID string `json:"uid"`
+		} `json:"user"`
+	}
+	if json.Unmarshal(ev.Data, &d) != nil {
+		return "", false
+	}
+	for _, u := range []string{d.UID, d.Member.UID, d.User.UID} {
+		if u != "" {
+			return u, true
+		}
+	}
+	return "", false
+}
+
+// Typing relays an ephemeral typing event from uid to the other members of conversation on
+// this process's sockets. It is not stored and not sent to other replicas: with several
+// replicas, only members connected to the same replica see it (typing is best-effort; the
+// indicator times out on clients anyway). A uid that is not a member is ignored.
+func (h *Hub) Typing(uid, conversation string, started bool) {
+	members, ok := h.members.list(conversation)
+	if !ok {
+		// Not cached: ask the store without caching (only the feed writes the cache, so
+		// it stays in log order).
+		ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+		uids, err := h.o.Events.Members(ctx, conversation)
+		cancel()
+		if err != nil {
+			h.log.V(1).Info("typing: failed to load members", "conversation", conversation, "error", err.Error())
+			return
+		}
+		members = uids
+	}
+	if !slices.Contains(members, uid) {
+		return
+	}
+	typ := model.EventTypingEnded
+	if started {
+		typ = model.EventTypingStarted
+	}
+	data, _ := json.Marshal(map[string]string{"uid": uid, "conversationId": conversation})
+	frame, err := encodeEvent(model.Event{ConversationID: conversation, Type: typ, Data: data, At: time.Now().UTC()})
+	if err != nil {
+		return
+	}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, member := range members {
+		if member == uid {
+			continue
+		}
+		for s := range h.byUID[member] {
+			s.enqueue(outFrame{data: frame})
+			h.typing.Add(1)
+		}
+	}
+}

@@ -1,0 +1,320 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"golang.org/x/time/rate"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// maxClientFrame bounds what a client may send: auth, typing and ack frames are tiny.
+const maxClientFrame = 16 << 10
+
+// session is one authenticated socket.
+type session struct {
+	h     *Hub
+	uid   string
+	conn  *websocket.Conn
+	queue chan outFrame
+	slow  chan struct{} // closed when the queue overflowed
+	// dropped stops further enqueues once the socket is condemned, so the feed skips it cheaply.
+	dropped atomic.Bool
+}
+
+// enqueue never blocks: the feed loop and Typing call it for many sockets under the hub's
+// read lock. A full queue condemns the socket; its writer closes it with 4008.
+func (s *session) enqueue(f outFrame) {
+	if s.dropped.Load() {
+		return
+	}
+	select {
+	case s.queue <- f:
+	default:
+		if s.dropped.CompareAndSwap(false, true) {
+			s.h.dropped.Add(1)
+			close(s.slow)
+		}
+	}
+}
+
+// ServeHTTP upgrades to a WebSocket and serves one client session (mount at GET /chat/v1/ws).
+// The protocol is described in docs/chat-service.md, "WebSocket protocol".
+func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.begin() {
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer h.sessions.Done()
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		OriginPatterns:     h.o.OriginPatterns,
+		InsecureSkipVerify: len(h.o.OriginPatterns) == 0, // see Options.OriginPatterns
+	})
+	if err != nil {
+		return // Accept has answered
+	}
+	defer func() { _ = conn.CloseNow() }()
+	conn.SetReadLimit(maxClientFrame)
+
+	uid, resume, ok := h.authenticate(conn)
+	if !ok {
+		return
+	}
+	s := &session{h: h, uid: uid, conn: conn, queue: make(chan outFrame, h.o.QueueSize), slow: make(chan struct{})}
+	// Registered before the horizon is read: every event committed after that read reaches
+	// the queue, so replay (up to the horizon) plus the queue (skipping what replay sent)
+	// lose nothing.
+	if !h.register(s) {
+		_ = conn.Close(websocket.StatusGoingAway, "server shutting down")
+		return
+	}
+	defer h.unregister(s)
+	oldest, newest, err := h.o.Events.Horizon(h.ctx)
+	if err != nil {
+		h.log.Error(err, "failed to read the event horizon", "uid", uid)
+		_ = conn.Close(websocket.StatusTryAgainLater, "store unavailable")
+		return
+	}
+	h.log.V(1).Info("socket connected", "uid", uid, "resume", resume, "newest", newest)
+
+	// The writer's context ends when the hub shuts down or the reader stops (peer gone).
+	wctx, stopWriter := context.WithCancel(h.ctx)
+	defer stopWriter()
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		s.writeLoop(wctx, resume, oldest, newest)
+	}()
+	// The reader's context is never cancelled: cancelling a read closes the socket at once,
+	// which would beat the writer's close frame (1001, 4008). Every writer exit closes the
+	// socket, which ends this read.
+	s.readLoop(context.Background())
+	stopWriter()
+	<-writerDone
+	h.log.V(1).Info("socket disconnected", "uid", uid)
+}
+
+// authenticate reads the auth frame and resolves the token; on failure it has closed the
+// socket with 4001 (bad or missing auth) or 1013 (store unavailable).
+func (h *Hub) authenticate(conn *websocket.Conn) (uid string, resume *int64, ok bool) {
+	// A timer, not a read deadline: a cancelled read drops the socket without the 4001 frame.
+	timedOut := make(chan struct{})
+	timer := time.AfterFunc(h.o.AuthTimeout, func() {
+		defer close(timedOut)
+		_ = conn.Close(CloseUnauthorized, "auth timeout")
+	})
+	typ, data, err := conn.Read(h.ctx)
+	if !timer.Stop() {
+		<-timedOut
+		return "", nil, false
+	}
+	if err != nil {
+		return "", nil, false
+	}
+	var f clientFrame
+	if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil || f.Type != FrameAuth || f.Token == "" {
+		_ = conn.Close(CloseUnauthorized, "first frame must be auth")
+		return "", nil, false
+	}
+	ctx, cancel := context.WithTimeout(h.ctx, h.o.AuthTimeout)
+	defer cancel()
+	uid, err = h.o.Authenticate(ctx, f.Token)
+	if err != nil || uid == "" {
+		if model.CodeOf(err) == model.ErrUnavailable {
+			h.log.Error(err, "failed to authenticate a socket")
+			_ = conn.Close(websocket.StatusTryAgainLater, "store unavailable")
+		} else {
+			_ = conn.Close(CloseUnauthorized, "unauthorized")
+		}
+		return "", nil, false
+	}
+	// Sockets wait for the feed to know its start position (see Run).
+	select {
+	case <-h.started:
+	case <-ctx.Done():
+		_ = conn.Close(websocket.StatusTryAgainLater, "not ready")
+		return "", nil, false
+	}
+	return uid, f.Resume, true
+}
+
+// readLoop handles client frames until the socket closes. Typing frames are rate limited,
+// since each one fans out to a whole conversation.
+func (s *session) readLoop(ctx context.Context) {
+	limit := rate.NewLimiter(5, 10)
+	for {
+		typ, data, err := s.conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		var f clientFrame
+		if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil {
+			_ = s.conn.Close(websocket.StatusUnsupportedData, "frames are JSON text")
+			return
+		}
+		switch f.Type {
+		case FrameTyping:
+			if f.ConversationID != "" && limit.Allow() {
+				s.h.Typing(s.uid, f.ConversationID, f.Started)
+			}
+		default:
+			// ack and unknown types are ignored, so newer clients work with this server.
+		}
+	}
+}
+
+// writeLoop is the socket's only writer of data frames: ready, the replay, then the queue.
+// Every return closes the socket.
+func (s *session) writeLoop(ctx context.Context, resume *int64, oldest, newest int64) {
+	h := s.h
+	closeWith := func(code websocket.StatusCode, reason string) { _ = s.conn.Close(code, reason) }
+	defer func() { _ = s.conn.CloseNow() }()
+
+	ready, _ := json.Marshal(readyFrame{Type: FrameReady, UID: s.uid, Pos: newest})
+	if s.write(ctx, ready) != nil {
+		return
+	}
+	last := newest // without resume, the client starts after the newest event
+	if resume != nil {
+		var err error
+		if last, err = s.replay(ctx, *resume, oldest, newest); err != nil {
+			if ctx.Err() == nil {
+				h.log.Error(err, "failed to replay events", "uid", s.uid, "resume", *resume)
+				closeWith(websocket.StatusTryAgainLater, "replay failed")
+			}
+			return
+		}
+	}
+
+	heartbeat := time.NewTicker(h.o.Heartbeat)
+	defer heartbeat.Stop()
+	pingDone := make(chan error, 1)
+	pinging := false
+	defer func() {
+		if pinging {
+			_ = s.conn.CloseNow() // ends the ping at once
+			<-pingDone
+		}
+	}()
+	for {
+		// A condemned socket closes before anything else is written: its queue is full, and
+		// the client resumes from what it got (select alone would pick at random).
+		select {
+		case <-s.slow:
+			h.log.V(1).Info("dropping slow socket", "uid", s.uid, "queue", cap(s.queue))
+			closeWith(CloseTooSlow, "too slow")
+			return
+		default:
+		}
+		select {
+		case <-ctx.Done():
+			if h.ctx.Err() != nil {
+				closeWith(websocket.StatusGoingAway, "server shutting down")
+			}
+			return
+		case <-s.slow:
+			h.log.V(1).Info("dropping slow socket", "uid", s.uid, "queue", cap(s.queue))
+			closeWith(CloseTooSlow, "too slow")
+			return
+		case f := <-s.queue:
+			if f.pos != 0 && f.pos <= last {
+				continue // replay already sent it
+			}
+			if s.write(ctx, f.data) != nil {
+				return
+			}
+			if f.pos != 0 {
+				last = f.pos
+				h.delivered.Add(1)
+			}
+		case <-heartbeat.C:
+			if pinging {
+				continue
+			}
+			pinging = true
+			go func() {
+				// Ping waits for the pong, which the read loop receives; it runs apart so
+				// the queue keeps draining meanwhile.
+				pctx, cancel := context.WithTimeout(ctx, h.o.HeartbeatTimeout)
+				defer cancel()
+				pingDone <- s.conn.Ping(pctx)
+			}()
+		case err := <-pingDone:
+			pinging = false
+			if err != nil {
+				if ctx.Err() == nil {
+					h.log.V(1).Info("closing socket that missed a heartbeat", "uid", s.uid, "error", err.Error())
+				}
+				return
+			}
+		}
+	}
+}
+
+// replay sends what the client missed since from, or a reset when that is no longer kept
+// (or the client is ahead of this log, e.g. after a database restore). It returns the pos
+// the queue continues after.
+func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64, error) {
+	h := s.h
+	if from+1 < oldest || from > newest {
+		return newest, s.reset(ctx, newest)
+	}
+	pos, n := from, 0
+	for {
+		evs, err := h.o.Events.EventsSince(ctx, s.uid, pos, h.o.PageSize)
+		if err != nil {
+			return pos, err
+		}
+		for _, ev := range evs {
+			data, err := encodeEvent(ev)
+			if err != nil {
+				return pos, err
+			}
+			if err := s.write(ctx, data); err != nil {
+				return pos, err
+			}
+			pos = ev.Pos
+			n++
+			h.replayed.Add(1)
+			h.delivered.Add(1)
+		}
+		if len(evs) < h.o.PageSize {
+			return pos, nil
+		}
+		if n >= h.o.ReplayLimit {
+			// Too far behind: the client reloads its lists and continues from now.
+			_, now, err := h.o.Events.Horizon(ctx)
+			if err != nil {
+				return pos, err
+			}
+			now = max(now, pos)
+			return now, s.reset(ctx, now)
+		}
+	}
+}
+
+func (s *session) reset(ctx context.Context, pos int64) error {
+	data, _ := json.Marshal(resetFrame{Type: FrameReset, Pos: pos})
+	s.h.resets.Add(1)
+	return s.write(ctx, data)
+}
+
+// write sends one frame within the write timeout; a peer that cannot take it is closed (by
+// the library, when the deadline passes).
+func (s *session) write(ctx context.Context, data []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, s.h.o.WriteTimeout)
+	defer cancel()
+	if err := s.conn.Write(ctx, websocket.MessageText, data); err != nil {
+		if !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+			s.h.log.V(1).Info("failed to write to socket", "uid", s.uid, "error", err.Error())
+		}
+		return err
+	}
+	return nil
+}
