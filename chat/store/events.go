@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// Event delivery. An event with a ConversationID goes to the conversation's current members
+// (Members); an event with a TargetUID also (or, without a conversation, only) goes to that
+// user — the kicked, banned or leaving user, the sender of a message under moderation, the
+// former members of a deleted group.
+
+// Event page sizes.
+const (
+	defaultEventLimit = 100
+	maxEventLimit     = 1000
+)
+
+func eventLimit(n int) int {
+	if n <= 0 {
+		return defaultEventLimit
+	}
+	return min(n, maxEventLimit)
+}
+
+const eventColumns = `pos, conversation_id, seq, type, target_uid, data, at_us`
+
+func (s *sqlStore) events(ctx context.Context, q string, args ...any) ([]model.Event, error) {
+	out := []model.Event{}
+	err := s.read(ctx, "read events", func(t *txn) error {
+		rows, err := t.query(q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e model.Event
+			var data string
+			var at int64
+			if err := rows.Scan(&e.Pos, &e.ConversationID, &e.Seq, &e.Type, &e.TargetUID, &data, &at); err != nil {
+				return err
+			}
+			e.Data, e.At = []byte(data), fromUS(at)
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EventsSince implements Events. Membership is today's: a user who left a group does not
+// replay its older events, and a user who joined replays none from before joining only
+// because clients resume from a pos at most as old as their session.
+func (s *sqlStore) EventsSince(ctx context.Context, uid string, pos int64, limit int) ([]model.Event, error) {
+	return s.events(ctx, `SELECT `+eventColumns+` FROM chat_events WHERE pos > $2 AND (target_uid = $1
+ OR conversation_id IN (SELECT 'group_' || guid FROM chat_members WHERE uid = $1)
+ OR conversation_id IN (SELECT id FROM chat_conversations WHERE type = 'user' AND (party_a = $1 OR party_b = $1)))
+ORDER BY pos LIMIT $3`, uid, pos, eventLimit(limit))
+}
+
+// EventsAfter implements Events.
+func (s *sqlStore) EventsAfter(ctx context.Context, pos int64, limit int) ([]model.Event, error) {
+	return s.events(ctx, `SELECT `+eventColumns+` FROM chat_events WHERE pos > $1 ORDER BY pos LIMIT $2`, pos, eventLimit(limit))
+}
+
+// Horizon implements Events: the smallest and largest pos kept (0, 0 for an empty log). A
+// resume from p replays everything when p >= oldest-1.
+func (s *sqlStore) Horizon(ctx context.Context) (oldest, newest int64, err error) {
+	err = s.read(ctx, "read the event horizon", func(t *txn) error {
+		return t.row(`SELECT COALESCE(MIN(pos), 0), COALESCE(MAX(pos), 0) FROM chat_events`).Scan(&oldest, &newest)
+	})
+	return oldest, newest, err
+}
+
+// Members implements Events: a group's members, or the two users of a one-to-one
+// conversation; none for an unknown conversation.
+func (s *sqlStore) Members(ctx context.Context, conversationID string) ([]string, error) {
+	out := []string{}
+	err := s.read(ctx, "read conversation members", func(t *txn) error {
+		if guid, ok := strings.CutPrefix(conversationID, "group_"); ok {
+			uids, err := memberUIDs(t, guid)
+			out = append(out, uids...)
+			return err
+		}
+		var a, b string
+		err := t.row(`SELECT party_a, party_b FROM chat_conversations WHERE id = $1 AND type = 'user'`, conversationID).Scan(&a, &b)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		out = append(out, a, b)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,477 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// memberEvent is the Data of member.* events and of their action messages.
+type memberEvent struct {
+	Action string      `json:"action"`
+	By     string      `json:"by"`
+	On     string      `json:"on"`
+	GUID   string      `json:"guid"`
+	Scope  model.Scope `json:"scope,omitempty"`
+	Old    model.Scope `json:"oldScope,omitempty"`
+}
+
+// scopeOf is uid's scope in the group, "" when not a member. share locks the member row until
+// commit (PostgreSQL), so a concurrent kick waits for a writer that relied on the membership.
+func scopeOf(t *txn, guid, uid string, share bool) (model.Scope, error) {
+	lock := ""
+	if share {
+		lock = t.s.d.forShare
+	}
+	var scope string
+	err := t.row(`SELECT scope FROM chat_members WHERE guid = $1 AND uid = $2`+lock, guid, uid).Scan(&scope)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return model.Scope(scope), err
+}
+
+// requireScope answers ErrNotAMember for non-members and ErrPermissionDenied for members
+// whose scope is not one of scopes; it returns the member's scope.
+func requireScope(t *txn, g model.Group, uid string, scopes ...model.Scope) error {
+	_, err := requireScopeOf(t, g, uid, scopes...)
+	return err
+}
+
+func requireScopeOf(t *txn, g model.Group, uid string, scopes ...model.Scope) (model.Scope, error) {
+	scope, err := scopeOf(t, g.GUID, uid, false)
+	switch {
+	case err != nil:
+		return "", err
+	case scope == "":
+		return "", model.Errorf(model.ErrNotAMember, "%q is not a member of group %q", uid, g.GUID)
+	case !slices.Contains(scopes, scope):
+		return "", model.Errorf(model.ErrPermissionDenied, "a %s of group %q may not do this", scope, g.GUID)
+	}
+	return scope, nil
+}
+
+func memberUIDs(t *txn, guid string) ([]string, error) {
+	rows, err := t.query(`SELECT uid FROM chat_members WHERE guid = $1 ORDER BY uid`, guid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var uid string
+		if err := rows.Scan(&uid); err != nil {
+			return nil, err
+		}
+		out = append(out, uid)
+	}
+	return out, rows.Err()
+}
+
+func isBanned(t *txn, guid, uid string) (bool, model.Scope, error) {
+	var scope string
+	err := t.row(`SELECT scope FROM chat_bans WHERE guid = $1 AND uid = $2`, guid, uid).Scan(&scope)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, "", nil
+	}
+	return err == nil, model.Scope(scope), err
+}
+
+func insertMember(t *txn, guid, uid string, scope model.Scope) error {
+	if _, err := t.exec(`INSERT INTO chat_members (guid, uid, scope, joined_us) VALUES ($1, $2, $3, $4)`, guid, uid, string(scope), us(t.now)); err != nil {
+		return err
+	}
+	_, err := t.exec(`UPDATE chat_groups SET members_count = members_count + 1 WHERE guid = $1`, guid)
+	return err
+}
+
+func deleteMember(t *txn, guid, uid string) error {
+	res, err := t.exec(`DELETE FROM chat_members WHERE guid = $1 AND uid = $2`, guid, uid)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	_, err = t.exec(`UPDATE chat_groups SET members_count = members_count - 1 WHERE guid = $1`, guid)
+	return err
+}
+
+// record stores a membership change's action message and its event. target makes the event
+// reach the user it is about even when they are no longer a member (kicked, banned, left).
+func record(t *txn, eventType, target string, e memberEvent) error {
+	text := fmt.Sprintf("%s %s %s", e.By, e.Action, e.On)
+	if e.By == e.On {
+		text = fmt.Sprintf("%s %s", e.On, e.Action)
+	}
+	if _, err := actionMessage(t, e.GUID, e.By, text, e); err != nil {
+		return err
+	}
+	return t.emit(groupConversation(e.GUID), eventType, target, e)
+}
+
+// addMember adds uid with scope and records it as action ("joined", "added").
+func addMember(t *txn, guid, actor, uid string, scope model.Scope, action, eventType string) error {
+	if err := insertMember(t, guid, uid, scope); err != nil {
+		return err
+	}
+	return record(t, eventType, uid, memberEvent{Action: action, By: actor, On: uid, GUID: guid, Scope: scope})
+}
+
+// JoinGroup implements Groups. The ban, membership and type checks run under the group row
+// lock, so a concurrent ban either happens first (ErrBanned) or removes the member after.
+func (s *sqlStore) JoinGroup(ctx context.Context, uid, guid string, checkPassword func(hash string) bool) (model.Group, error) {
+	var out model.Group
+	err := s.write(ctx, "join group", func(t *txn) error {
+		if _, err := getUser(t, uid); err != nil {
+			return err
+		}
+		g, err := lockGroup(t, guid)
+		if err != nil {
+			return err
+		}
+		if banned, _, err := isBanned(t, guid, uid); err != nil {
+			return err
+		} else if banned {
+			return model.Errorf(model.ErrBanned, "%q is banned from group %q", uid, guid)
+		}
+		if scope, err := scopeOf(t, guid, uid, false); err != nil {
+			return err
+		} else if scope != "" {
+			return model.Errorf(model.ErrAlreadyJoined, "%q has already joined group %q", uid, guid)
+		}
+		switch g.Type {
+		case model.GroupPrivate:
+			return model.Errorf(model.ErrPrivateGroup, "group %q is private: an admin must add you", guid)
+		case model.GroupPassword:
+			if checkPassword == nil || !checkPassword(g.PasswordHash) {
+				return model.Errorf(model.ErrWrongGroupPassword, "wrong password for group %q", guid)
+			}
+		}
+		if err := addMember(t, guid, uid, uid, model.ScopeParticipant, "joined", model.EventMemberJoined); err != nil {
+			return err
+		}
+		out, err = viewGroup(t, uid, guid)
+		return err
+	})
+	return out, err
+}
+
+// LeaveGroup implements Groups.
+func (s *sqlStore) LeaveGroup(ctx context.Context, uid, guid string) error {
+	return s.write(ctx, "leave group", func(t *txn) error {
+		g, err := lockGroup(t, guid)
+		if err != nil {
+			return err
+		}
+		if err := requireScope(t, g, uid, model.ScopeAdmin, model.ScopeModerator, model.ScopeParticipant); err != nil {
+			return err
+		}
+		if g.Owner == uid {
+			return model.Errorf(model.ErrOwnerCannotLeave, "the owner of group %q must transfer ownership before leaving", guid)
+		}
+		if err := deleteMember(t, guid, uid); err != nil {
+			return err
+		}
+		return record(t, model.EventMemberLeft, uid, memberEvent{Action: "left", By: uid, On: uid, GUID: guid})
+	})
+}
+
+// AddMembers implements Groups: admins only. Each uid fails on its own (unknown, banned,
+// already a member, bad scope); the others are added.
+func (s *sqlStore) AddMembers(ctx context.Context, actor, guid string, members []model.Member) (map[string]error, error) {
+	result := map[string]error{}
+	err := s.write(ctx, "add members", func(t *txn) error {
+		clear(result)
+		g, err := lockGroup(t, guid)
+		if err != nil {
+			return err
+		}
+		if err := requireScope(t, g, actor, model.ScopeAdmin); err != nil {
+			return err
+		}
+		for _, m := range members {
+			if m.Scope == "" {
+				m.Scope = model.ScopeParticipant
+			}
+			if err := checkScope(m.Scope); err != nil {
+				result[m.UID] = err
+				continue
+			}
+			if _, err := getUser(t, m.UID); err != nil {
+				var me *model.Error
+				if !errors.As(err, &me) {
+					return err
+				}
+				result[m.UID] = err
+				continue
+			}
+			banned, _, err := isBanned(t, guid, m.UID)
+			if err != nil {
+				return err
+			}
+			if banned {
+				result[m.UID] = model.Errorf(model.ErrBanned, "%q is banned from group %q", m.UID, guid)
+				continue
+			}
+			if scope, err := scopeOf(t, guid, m.UID, false); err != nil {
+				return err
+			} else if scope != "" {
+				result[m.UID] = model.Errorf(model.ErrAlreadyJoined, "%q has already joined group %q", m.UID, guid)
+				continue
+			}
+			if err := addMember(t, guid, actor, m.UID, m.Scope, "added", model.EventMemberAdded); err != nil {
+				return err
+			}
+			result[m.UID] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// mayActOn checks that actor (admin or moderator) may kick or ban uid: never the owner or
+// oneself, and moderators never an admin.
+func mayActOn(g model.Group, actor string, actorScope model.Scope, uid string, target model.Scope) error {
+	switch {
+	case uid == g.Owner:
+		return model.Errorf(model.ErrPermissionDenied, "the owner of group %q cannot be kicked or banned", g.GUID)
+	case uid == actor:
+		return model.Errorf(model.ErrPermissionDenied, "you cannot kick or ban yourself; leave the group instead")
+	case actorScope == model.ScopeModerator && target == model.ScopeAdmin:
+		return model.Errorf(model.ErrPermissionDenied, "a moderator cannot act on an admin of group %q", g.GUID)
+	}
+	return nil
+}
+
+// KickMember implements Groups: the user leaves and may join again.
+func (s *sqlStore) KickMember(ctx context.Context, actor, guid, uid string) error {
+	return s.write(ctx, "kick member", func(t *txn) error {
+		g, err := lockGroup(t, guid)
+		if err != nil {
+			return err
+		}
+		actorScope, err := requireScopeOf(t, g, actor, model.ScopeAdmin, model.ScopeModerator)
+		if err != nil {
+			return err
+		}
+		target, err := scopeOf(t, guid, uid, false)
+		if err != nil {
+			return err
+		}
+		if target == "" {
+			return model.Errorf(model.ErrNotAMember, "%q is not a member of group %q", uid, guid)
+		}
+		if err := mayActOn(g, actor, actorScope, uid, target); err != nil {
+			return err
+		}
+		if err := deleteMember(t, guid, uid); err != nil {
+			return err
+		}
+		return record(t, model.EventMemberKicked, uid, memberEvent{Action: "kicked", By: actor, On: uid, GUID: guid, Scope: target})
+	})
+}
+
+// BanMember implements Groups: the user leaves (when a member) and cannot join or be added
+// until unbanned. Banning a user who is not a member is allowed; banning twice is a no-op.
+func (s *sqlStore) BanMember(ctx context.Context, actor, guid, uid string) error {
+	return s.write(ctx, "ban member", func(t *txn) error {
+		g, err := lockGroup(t, guid)
+		if err != nil {
+			return err
+		}
+		actorScope, err := requireScopeOf(t, g, actor, model.ScopeAdmin, model.ScopeModerator)
+		if err != nil {
+			return err
+		}
+		if _, err := getUser(t, uid); err != nil {
+			return err
+		}
+		target, err := scopeOf(t, guid, uid, false)
+		if err != nil {
+			return err
+		}
+		if err := mayActOn(g, actor, actorScope, uid, target); err != nil {
+			return err
+		}
+		if banned, _, err := isBanned(t, guid, uid); err != nil || banned {
+			return err
+		}
+		if err := deleteMember(t, guid, uid); err != nil {
+			return err
+		}
+		if target == "" {
+			target = model.ScopeParticipant
+		}
+		if _, err := t.exec(`INSERT INTO chat_bans (guid, uid, scope, banned_by, banned_us) VALUES ($1, $2, $3, $4, $5)`, guid, uid, string(target), actor, us(t.now)); err != nil {
+			return err
+		}
+		return record(t, model.EventMemberBanned, uid, memberEvent{Action: "banned", By: actor, On: uid, GUID: guid, Scope: target})
+	})
+}
+
+// UnbanMember implements Groups; unbanning a user who is not banned is a no-op. The user is
+// not made a member again: they may join (or be added).
+func (s *sqlStore) UnbanMember(ctx context.Context, actor, guid, uid string) error {
+	return s.write(ctx, "unban member", func(t *txn) error {
+		g, err := lockGroup(t, guid)
+		if err != nil {
+			return err
+		}
+		actorScope, err := requireScopeOf(t, g, actor, model.ScopeAdmin, model.ScopeModerator)
+		if err != nil {
+			return err
+		}
+		banned, scope, err := isBanned(t, guid, uid)
+		if err != nil || !banned {
+			return err
+		}
+		if actorScope == model.ScopeModerator && scope == model.ScopeAdmin {
+			return model.Errorf(model.ErrPermissionDenied, "a moderator cannot act on an admin of group %q", guid)
+		}
+		if _, err := t.exec(`DELETE FROM chat_bans WHERE guid = $1 AND uid = $2`, guid, uid); err != nil {
+			return err
+		}
+		return record(t, model.EventMemberUnbanned, uid, memberEvent{Action: "unbanned", By: actor, On: uid, GUID: guid})
+	})
+}
+
+// ChangeScope implements Groups: admins only; the owner stays admin.
+func (s *sqlStore) ChangeScope(ctx context.Context, actor, guid, uid string, scope model.Scope) error {
+	if err := checkScope(scope); err != nil {
+		return err
+	}
+	return s.write(ctx, "change member scope", func(t *txn) error {
+		g, err := lockGroup(t, guid)
+		if err != nil {
+			return err
+		}
+		if err := requireScope(t, g, actor, model.ScopeAdmin); err != nil {
+			return err
+		}
+		old, err := scopeOf(t, guid, uid, false)
+		if err != nil {
+			return err
+		}
+		switch {
+		case old == "":
+			return model.Errorf(model.ErrNotAMember, "%q is not a member of group %q", uid, guid)
+		case uid == g.Owner:
+			return model.Errorf(model.ErrPermissionDenied, "the owner of group %q stays admin", guid)
+		case old == scope:
+			return nil
+		}
+		if _, err := t.exec(`UPDATE chat_members SET scope = $3 WHERE guid = $1 AND uid = $2`, guid, uid, string(scope)); err != nil {
+			return err
+		}
+		return record(t, model.EventMemberScopeChanged, uid, memberEvent{Action: "scopeChanged", By: actor, On: uid, GUID: guid, Scope: scope, Old: old})
+	})
+}
+
+// TransferOwnership implements Groups: the owner only; the new owner (a member) becomes admin
+// and the old owner stays admin, now free to leave.
+func (s *sqlStore) TransferOwnership(ctx context.Context, actor, guid, newOwner string) error {
+	return s.write(ctx, "transfer group ownership", func(t *txn) error {
+		g, err := lockGroup(t, guid)
+		if err != nil {
+			return err
+		}
+		if err := requireScope(t, g, actor, model.ScopeAdmin, model.ScopeModerator, model.ScopeParticipant); err != nil {
+			return err
+		}
+		if g.Owner != actor {
+			return model.Errorf(model.ErrPermissionDenied, "only the owner of group %q can transfer ownership", guid)
+		}
+		if scope, err := scopeOf(t, guid, newOwner, false); err != nil {
+			return err
+		} else if scope == "" {
+			return model.Errorf(model.ErrNotAMember, "%q is not a member of group %q", newOwner, guid)
+		}
+		if newOwner == actor {
+			return nil
+		}
+		if _, err := t.exec(`UPDATE chat_members SET scope = 'admin' WHERE guid = $1 AND uid = $2`, guid, newOwner); err != nil {
+			return err
+		}
+		if _, err := t.exec(`UPDATE chat_groups SET owner = $2, updated_us = $3 WHERE guid = $1`, guid, newOwner, us(t.now)); err != nil {
+			return err
+		}
+		if _, err := actionMessage(t, guid, actor, fmt.Sprintf("%s made %s the owner", actor, newOwner), memberEvent{Action: "ownershipTransferred", By: actor, On: newOwner, GUID: guid, Scope: model.ScopeAdmin}); err != nil {
+			return err
+		}
+		return t.emit(groupConversation(guid), model.EventOwnershipChanged, "", map[string]string{"guid": guid, "owner": newOwner, "previousOwner": actor})
+	})
+}
+
+// ListMembers implements Groups: members only, in uid order.
+func (s *sqlStore) ListMembers(ctx context.Context, viewer, guid string, q MemberQuery) (Page[model.Member], error) {
+	return s.listMembers(ctx, viewer, guid, q, "chat_members", "joined_us", model.ScopeAdmin, model.ScopeModerator, model.ScopeParticipant)
+}
+
+// ListBanned implements Groups: admins and moderators only.
+func (s *sqlStore) ListBanned(ctx context.Context, viewer, guid string, q MemberQuery) (Page[model.Member], error) {
+	return s.listMembers(ctx, viewer, guid, q, "chat_bans", "banned_us", model.ScopeAdmin, model.ScopeModerator)
+}
+
+func (s *sqlStore) listMembers(ctx context.Context, viewer, guid string, q MemberQuery, table, at string, may ...model.Scope) (Page[model.Member], error) {
+	limit, err := limitOf(q.Limit)
+	if err != nil {
+		return Page[model.Member]{}, err
+	}
+	c, err := s.decodeCursor(table+":"+guid, q.Cursor)
+	if err != nil {
+		return Page[model.Member]{}, err
+	}
+	args, where := []any{guid, c.Key}, []string{"guid = $1", "uid > $2"}
+	if len(q.Scopes) > 0 {
+		marks := make([]string, len(q.Scopes))
+		for i, sc := range q.Scopes {
+			args = append(args, string(sc))
+			marks[i] = fmt.Sprintf("$%d", len(args))
+		}
+		where = append(where, "scope IN ("+strings.Join(marks, ", ")+")")
+	}
+	args = append(args, limit+1)
+	page := Page[model.Member]{Items: []model.Member{}}
+	err = s.read(ctx, "list members", func(t *txn) error {
+		g, err := viewGroup(t, viewer, guid)
+		if err != nil {
+			return err
+		}
+		if err := requireScope(t, g, viewer, may...); err != nil {
+			return err
+		}
+		rows, err := t.query(fmt.Sprintf(`SELECT uid, scope, %s FROM %s WHERE %s ORDER BY uid LIMIT $%d`, at, table, strings.Join(where, " AND "), len(args)), args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			m := model.Member{GUID: guid}
+			var scope string
+			var joined int64
+			if err := rows.Scan(&m.UID, &scope, &joined); err != nil {
+				return err
+			}
+			m.Scope, m.JoinedAt = model.Scope(scope), fromUS(joined)
+			page.Items = append(page.Items, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return Page[model.Member]{}, err
+	}
+	if len(page.Items) > limit {
+		page.Items = page.Items[:limit]
+		page.Next = s.encodeCursor(cursor{Of: table + ":" + guid, Key: page.Items[limit-1].UID})
+	}
+	return page, nil
+}

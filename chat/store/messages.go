@@ -1,0 +1,446 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+const messageColumns = `id, conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, reply_count, moderation, sent_us, edited_us, edited_by, deleted_us, deleted_by`
+
+func scanMessage(sc interface{ Scan(...any) error }) (model.Message, error) {
+	var m model.Message
+	var rtype, data, att, meta, mod string
+	var sent, edited, deleted int64
+	if err := sc.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverID, &rtype, &m.Category, &m.Type, &m.Text, &data, &att, &meta,
+		&m.ParentID, &m.ReplyCount, &mod, &sent, &edited, &m.EditedBy, &deleted, &m.DeletedBy); err != nil {
+		return m, err
+	}
+	m.ReceiverType, m.Moderation = model.ReceiverType(rtype), model.ModerationStatus(mod)
+	if data != "" {
+		m.Data = json.RawMessage(data)
+	}
+	if meta != "" {
+		m.Metadata = json.RawMessage(meta)
+	}
+	if att != "" {
+		m.Attachment = &model.Attachment{}
+		_ = json.Unmarshal([]byte(att), m.Attachment)
+	}
+	m.SentAt, m.EditedAt, m.DeletedAt = fromUS(sent), optTime(edited), optTime(deleted)
+	return m, nil
+}
+
+// insertMessage stores m (ConversationID, Moderation set) and fills ID and SentAt.
+func insertMessage(t *txn, m *model.Message) error {
+	att := ""
+	if m.Attachment != nil {
+		b, _ := json.Marshal(m.Attachment)
+		att = string(b)
+	}
+	m.SentAt = t.now
+	return t.row(`INSERT INTO chat_messages (conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, moderation, sent_us)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+		m.ConversationID, m.Sender, m.ReceiverID, string(m.ReceiverType), m.Category, m.Type, m.Text, string(m.Data), att, string(m.Metadata), m.ParentID, string(m.Moderation), us(m.SentAt)).Scan(&m.ID)
+}
+
+// messageEvent emits a message event. A message under moderation (pending, disapproved) is
+// visible only to its sender (and the group's admins, who read it from the store), so its
+// events are targeted at the sender alone; approved messages go to the conversation.
+func messageEvent(t *txn, typ string, m model.Message) error {
+	if m.Moderation != model.ModerationApproved {
+		return t.emit("", typ, m.Sender, m)
+	}
+	return t.emit(m.ConversationID, typ, "", m)
+}
+
+// actionMessage stores the action message of a membership change in the group's conversation.
+func actionMessage(t *txn, guid, actor, text string, data memberEvent) (model.Message, error) {
+	b, _ := json.Marshal(data)
+	m := model.Message{ConversationID: groupConversation(guid), Sender: actor, ReceiverID: guid, ReceiverType: model.ReceiverGroup,
+		Category: model.CategoryAction, Type: model.TypeMember, Text: text, Data: b, Moderation: model.ModerationApproved}
+	if err := insertMessage(t, &m); err != nil {
+		return m, err
+	}
+	if _, err := t.exec(`UPDATE chat_conversations SET updated_us = $2 WHERE id = $1`, m.ConversationID, us(t.now)); err != nil {
+		return m, err
+	}
+	return m, messageEvent(t, model.EventMessageCreated, m)
+}
+
+func validateMessage(m model.Message) (model.Message, error) {
+	if m.Category == "" {
+		m.Category = model.CategoryMessage
+	}
+	switch {
+	case m.Sender == "":
+		return m, model.Errorf(model.ErrValidation, "sender is required")
+	case m.ReceiverType != model.ReceiverUser && m.ReceiverType != model.ReceiverGroup:
+		return m, model.Errorf(model.ErrValidation, "receiverType must be user or group")
+	case m.ReceiverID == "":
+		return m, model.Errorf(model.ErrValidation, "receiver is required")
+	case m.ReceiverType == model.ReceiverUser && m.ReceiverID == m.Sender:
+		return m, model.Errorf(model.ErrValidation, "receiver must be another user")
+	case strings.TrimSpace(m.Type) == "":
+		return m, model.Errorf(model.ErrValidation, "type is required")
+	}
+	switch m.Category {
+	case model.CategoryMessage:
+		switch m.Type {
+		case model.TypeText:
+			if strings.TrimSpace(m.Text) == "" {
+				return m, model.Errorf(model.ErrValidation, "text is required")
+			}
+		case model.TypeImage, model.TypeVideo, model.TypeAudio, model.TypeFile:
+			if m.Attachment == nil || m.Attachment.URL == "" {
+				return m, model.Errorf(model.ErrValidation, "a %s message needs an attachment", m.Type)
+			}
+		default:
+			return m, model.Errorf(model.ErrValidation, "type must be text, image, video, audio or file")
+		}
+	case model.CategoryCustom, model.CategoryAgentic:
+	default:
+		// Action messages are written by the store itself, never sent.
+		return m, model.Errorf(model.ErrValidation, "category must be message, custom or agentic")
+	}
+	if err := checkJSON("data", m.Data); err != nil {
+		return m, err
+	}
+	return m, checkJSON("metadata", m.Metadata)
+}
+
+// conversationOf checks that sender may write to m's receiver and returns the conversation,
+// creating a one-to-one conversation on its first message. For a group, the member row is
+// share-locked so a concurrent kick or ban commits before or after this message, not between
+// check and write.
+func conversationOf(t *txn, sender string, typ model.ReceiverType, receiver string) (string, error) {
+	if typ == model.ReceiverGroup {
+		if _, err := viewGroup(t, sender, receiver); err != nil {
+			return "", err
+		}
+		if scope, err := scopeOf(t, receiver, sender, true); err != nil {
+			return "", err
+		} else if scope == "" {
+			return "", model.Errorf(model.ErrNotAMember, "%q is not a member of group %q", sender, receiver)
+		}
+		return groupConversation(receiver), nil
+	}
+	if _, err := getUser(t, sender); err != nil {
+		return "", err
+	}
+	if _, err := getUser(t, receiver); err != nil {
+		return "", err
+	}
+	conv := model.ConversationID(model.ReceiverUser, sender, receiver)
+	a, b := min(sender, receiver), max(sender, receiver)
+	_, err := t.exec(`INSERT INTO chat_conversations (id, type, party_a, party_b, updated_us) VALUES ($1, 'user', $2, $3, $4) ON CONFLICT (id) DO NOTHING`, conv, a, b, us(t.now))
+	return conv, err
+}
+
+// SendMessage implements Messages. The stored moderation rules are applied here, inside the
+// writing transaction, rather than by the caller: every path that stores a message (API,
+// agent bridge) gets them, and a rule change applies to the next message atomically. A
+// matching message is stored pending or disapproved and is visible only to its sender and the
+// group's admins until Moderate approves it.
+func (s *sqlStore) SendMessage(ctx context.Context, m model.Message) (model.Message, error) {
+	m, err := validateMessage(m)
+	if err != nil {
+		return model.Message{}, err
+	}
+	m.ID, m.ReplyCount, m.EditedAt, m.EditedBy, m.DeletedAt, m.DeletedBy, m.Reactions, m.DeliveredAt, m.ReadAt = 0, 0, nil, "", nil, "", nil, nil, nil
+	err = s.write(ctx, "send message", func(t *txn) error {
+		conv, err := conversationOf(t, m.Sender, m.ReceiverType, m.ReceiverID)
+		if err != nil {
+			return err
+		}
+		m.ConversationID = conv
+		if m.ParentID != 0 {
+			parent, err := loadMessage(t, m.ParentID, true)
+			if err == nil && parent.ConversationID == conv {
+				_, err = canSee(t, m.Sender, parent)
+			} else if err == nil {
+				err = model.Errorf(model.ErrMessageNotFound, "no message %d in this conversation", m.ParentID)
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := t.exec(`UPDATE chat_messages SET reply_count = reply_count + 1 WHERE id = $1`, m.ParentID); err != nil {
+				return err
+			}
+		}
+		if m.Moderation, err = moderate(t, m.Text); err != nil {
+			return err
+		}
+		if err := insertMessage(t, &m); err != nil {
+			return err
+		}
+		if m.Moderation == model.ModerationApproved {
+			if _, err := t.exec(`UPDATE chat_conversations SET updated_us = $2 WHERE id = $1`, conv, us(t.now)); err != nil {
+				return err
+			}
+		}
+		return messageEvent(t, model.EventMessageCreated, m)
+	})
+	if err != nil {
+		return model.Message{}, err
+	}
+	return m, nil
+}
+
+// loadMessage reads a message; lock holds its row until commit (PostgreSQL).
+func loadMessage(t *txn, id int64, lock bool) (model.Message, error) {
+	q := `SELECT ` + messageColumns + ` FROM chat_messages WHERE id = $1`
+	if lock {
+		q += t.s.d.forUpdate
+	}
+	m, err := scanMessage(t.row(q, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, model.Errorf(model.ErrMessageNotFound, "no message %d", id)
+	}
+	return m, err
+}
+
+// canSee answers ErrMessageNotFound unless viewer may read m: a party of its one-to-one
+// conversation or a member of its group, and for a message under moderation its sender or a
+// group admin. It returns the viewer's scope in the group ("" for one-to-one).
+func canSee(t *txn, viewer string, m model.Message) (model.Scope, error) {
+	hidden := model.Errorf(model.ErrMessageNotFound, "no message %d", m.ID)
+	var scope model.Scope
+	if m.ReceiverType == model.ReceiverGroup {
+		var err error
+		if scope, err = scopeOf(t, m.ReceiverID, viewer, false); err != nil {
+			return "", err
+		}
+		if scope == "" {
+			return "", hidden
+		}
+	} else if viewer != m.Sender && viewer != m.ReceiverID {
+		return "", hidden
+	}
+	if m.Moderation != model.ModerationApproved && viewer != m.Sender && scope != model.ScopeAdmin {
+		return "", hidden
+	}
+	return scope, nil
+}
+
+// EditMessage implements Messages: the sender only, never a tombstone or an action message.
+// The moderation rules are applied to the new text as to a new message.
+func (s *sqlStore) EditMessage(ctx context.Context, actor string, id int64, text string, data []byte) (model.Message, error) {
+	if err := checkJSON("data", data); err != nil {
+		return model.Message{}, err
+	}
+	var m model.Message
+	err := s.write(ctx, "edit message", func(t *txn) error {
+		var err error
+		if m, err = loadMessage(t, id, true); err != nil {
+			return err
+		}
+		if _, err := canSee(t, actor, m); err != nil {
+			return err
+		}
+		switch {
+		case m.Sender != actor || m.Category == model.CategoryAction:
+			return model.Errorf(model.ErrPermissionDenied, "only the sender can edit message %d", id)
+		case m.DeletedAt != nil:
+			return model.Errorf(model.ErrMessageDeleted, "message %d was deleted", id)
+		case m.Type == model.TypeText && m.Category == model.CategoryMessage && strings.TrimSpace(text) == "":
+			return model.Errorf(model.ErrValidation, "text is required")
+		}
+		m.Text = text
+		if data != nil {
+			m.Data = data
+		}
+		if m.Moderation == model.ModerationApproved {
+			if m.Moderation, err = moderate(t, text); err != nil {
+				return err
+			}
+		}
+		m.EditedAt, m.EditedBy = &t.now, actor
+		if _, err := t.exec(`UPDATE chat_messages SET text = $2, data = $3, moderation = $4, edited_us = $5, edited_by = $6 WHERE id = $1`,
+			id, m.Text, string(m.Data), string(m.Moderation), us(t.now), actor); err != nil {
+			return err
+		}
+		return messageEvent(t, model.EventMessageEdited, m)
+	})
+	if err != nil {
+		return model.Message{}, err
+	}
+	return s.GetMessage(ctx, actor, id)
+}
+
+// DeleteMessage implements Messages. Deleting a tombstone again returns it unchanged.
+func (s *sqlStore) DeleteMessage(ctx context.Context, actor string, id int64) (model.Message, error) {
+	err := s.write(ctx, "delete message", func(t *txn) error {
+		m, err := loadMessage(t, id, true)
+		if err != nil {
+			return err
+		}
+		scope, err := canSee(t, actor, m)
+		if err != nil {
+			return err
+		}
+		if m.Sender != actor && scope != model.ScopeAdmin && scope != model.ScopeModerator {
+			return model.Errorf(model.ErrPermissionDenied, "only the sender or a group's admins and moderators can delete message %d", id)
+		}
+		if m.DeletedAt != nil {
+			return nil
+		}
+		if _, err := t.exec(`UPDATE chat_messages SET text = '', data = '', attachment = '', deleted_us = $2, deleted_by = $3 WHERE id = $1`, id, us(t.now), actor); err != nil {
+			return err
+		}
+		m.Text, m.Data, m.Attachment, m.DeletedAt, m.DeletedBy = "", nil, nil, &t.now, actor
+		return messageEvent(t, model.EventMessageDeleted, m)
+	})
+	if err != nil {
+		return model.Message{}, err
+	}
+	return s.GetMessage(ctx, actor, id)
+}
+
+// GetMessage implements Messages.
+func (s *sqlStore) GetMessage(ctx context.Context, viewer string, id int64) (model.Message, error) {
+	var m model.Message
+	err := s.read(ctx, "read message", func(t *txn) error {
+		var err error
+		if m, err = loadMessage(t, id, false); err != nil {
+			return err
+		}
+		if _, err := canSee(t, viewer, m); err != nil {
+			return err
+		}
+		msgs := []model.Message{m}
+		err = decorate(t, viewer, msgs)
+		m = msgs[0]
+		return err
+	})
+	return m, err
+}
+
+// ListMessages implements Messages. Answers are in id order (oldest first) whatever the
+// direction: Before and the default take the newest before the cursor, After the oldest
+// after it, Around half before and half from the id on.
+func (s *sqlStore) ListMessages(ctx context.Context, viewer string, q MessageQuery) ([]model.Message, error) {
+	limit, err := limitOf(q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case (q.UID == "") == (q.GUID == ""):
+		return nil, model.Errorf(model.ErrValidation, "exactly one of uid and guid is required")
+	case countSet(q.Before, q.After, q.Around) > 1:
+		return nil, model.Errorf(model.ErrValidation, "at most one of before, after and around")
+	case q.Before < 0 || q.After < 0 || q.Around < 0 || q.ParentID < 0:
+		return nil, model.Errorf(model.ErrValidation, "message ids are positive")
+	}
+	var out []model.Message
+	err = s.read(ctx, "list messages", func(t *txn) error {
+		var conv string
+		admin := 0
+		if q.GUID != "" {
+			g, err := viewGroup(t, viewer, q.GUID)
+			if err != nil {
+				return err
+			}
+			if !g.HasJoined {
+				return model.Errorf(model.ErrNotAMember, "%q is not a member of group %q", viewer, q.GUID)
+			}
+			if g.Scope == model.ScopeAdmin {
+				admin = 1
+			}
+			conv = groupConversation(q.GUID)
+		} else {
+			if _, err := getUser(t, q.UID); err != nil {
+				return err
+			}
+			conv = model.ConversationID(model.ReceiverUser, viewer, q.UID)
+		}
+		args := []any{conv, viewer, admin}
+		where := []string{"conversation_id = $1", "(moderation = 'approved' OR sender = $2 OR $3 = 1)"}
+		add := func(cond string, v any) {
+			args = append(args, v)
+			where = append(where, fmt.Sprintf(cond, len(args)))
+		}
+		if q.ParentID != 0 {
+			add("parent_id = $%d", q.ParentID)
+		} else if q.HideReplies {
+			where = append(where, "parent_id = 0")
+		}
+		for _, set := range []struct {
+			col  string
+			vals []string
+		}{{"type", q.Types}, {"category", q.Categories}} {
+			if len(set.vals) == 0 {
+				continue
+			}
+			marks := make([]string, len(set.vals))
+			for i, v := range set.vals {
+				args = append(args, v)
+				marks[i] = fmt.Sprintf("$%d", len(args))
+			}
+			where = append(where, set.col+" IN ("+strings.Join(marks, ", ")+")")
+		}
+		page := func(cond, order string, n int, cursor int64) ([]model.Message, error) {
+			a := append(slices.Clone(args), cursor, n)
+			w := append(slices.Clone(where), fmt.Sprintf(cond, len(a)-1))
+			rows, err := t.query(fmt.Sprintf(`SELECT `+messageColumns+` FROM chat_messages WHERE %s ORDER BY id %s LIMIT $%d`, strings.Join(w, " AND "), order, len(a)), a...)
+			if err != nil {
+				return nil, err
+			}
+			defer rows.Close()
+			var got []model.Message
+			for rows.Next() {
+				m, err := scanMessage(rows)
+				if err != nil {
+					return nil, err
+				}
+				got = append(got, m)
+			}
+			if order == "DESC" {
+				slices.Reverse(got)
+			}
+			return got, rows.Err()
+		}
+		var err error
+		switch {
+		case q.After > 0:
+			out, err = page("id > $%d", "ASC", limit, q.After)
+		case q.Around > 0:
+			var before, from []model.Message
+			if before, err = page("id < $%d", "DESC", limit/2, q.Around); err == nil {
+				from, err = page("id >= $%d", "ASC", limit-len(before), q.Around)
+			}
+			out = append(before, from...)
+		case q.Before > 0:
+			out, err = page("id < $%d", "DESC", limit, q.Before)
+		default:
+			out, err = page("id > $%d", "DESC", limit, 0)
+		}
+		if err != nil {
+			return err
+		}
+		return decorate(t, viewer, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []model.Message{}
+	}
+	return out, nil
+}
+
+func countSet(v ...int64) int {
+	n := 0
+	for _, x := range v {
+		if x != 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// migrations are applied in order, each once; append, never edit a released one. Times are
+// microseconds since the epoch in BIGINT columns, which both dialects compare the same way.
+var migrations = []string{`
+CREATE TABLE chat_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE chat_users (
+  uid        TEXT PRIMARY KEY,
+  name       TEXT NOT NULL,
+  avatar     TEXT NOT NULL DEFAULT '',
+  role       TEXT NOT NULL DEFAULT '',
+  kind       TEXT NOT NULL,
+  metadata   TEXT NOT NULL DEFAULT '',
+  created_us {{BIGINT}} NOT NULL
+);
+CREATE TABLE chat_tokens (
+  id         TEXT PRIMARY KEY,
+  uid        TEXT NOT NULL,
+  hash       TEXT NOT NULL UNIQUE,
+  expires_us {{BIGINT}} NOT NULL,
+  revoked_us {{BIGINT}} NOT NULL DEFAULT 0,
+  created_us {{BIGINT}} NOT NULL
+);
+CREATE INDEX chat_tokens_by_uid ON chat_tokens (uid);
+CREATE TABLE chat_groups (
+  guid          TEXT PRIMARY KEY,
+  name          TEXT NOT NULL,
+  type          TEXT NOT NULL,
+  description   TEXT NOT NULL DEFAULT '',
+  icon          TEXT NOT NULL DEFAULT '',
+  tags          TEXT NOT NULL DEFAULT '[]',
+  owner         TEXT NOT NULL,
+  password_hash TEXT NOT NULL DEFAULT '',
+  members_count INTEGER NOT NULL DEFAULT 0,
+  created_us    {{BIGINT}} NOT NULL,
+  updated_us    {{BIGINT}} NOT NULL
+);
+CREATE TABLE chat_group_tags (guid TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (guid, tag));
+CREATE INDEX chat_group_tags_by_tag ON chat_group_tags (tag, guid);
+CREATE TABLE chat_members (
+  guid      TEXT NOT NULL,
+  uid       TEXT NOT NULL,
+  scope     TEXT NOT NULL,
+  joined_us {{BIGINT}} NOT NULL,
+  PRIMARY KEY (guid, uid)
+);
+CREATE INDEX chat_members_by_uid ON chat_members (uid, guid);
+CREATE TABLE chat_bans (
+  guid      TEXT NOT NULL,
+  uid       TEXT NOT NULL,
+  scope     TEXT NOT NULL,
+  banned_by TEXT NOT NULL,
+  banned_us {{BIGINT}} NOT NULL,
+  PRIMARY KEY (guid, uid)
+);
+CREATE TABLE chat_conversations (
+  id         TEXT PRIMARY KEY,
+  type       TEXT NOT NULL,
+  party_a    TEXT NOT NULL,
+  party_b    TEXT NOT NULL,
+  last_seq   {{BIGINT}} NOT NULL DEFAULT 0,
+  updated_us {{BIGINT}} NOT NULL
+);
+CREATE INDEX chat_conversations_by_a ON chat_conversations (party_a);
+CREATE INDEX chat_conversations_by_b ON chat_conversations (party_b);
+CREATE TABLE chat_messages (
+  id              {{SERIAL}},
+  conversation_id TEXT NOT NULL,
+  sender          TEXT NOT NULL,
+  receiver        TEXT NOT NULL,
+  receiver_type   TEXT NOT NULL,
+  category        TEXT NOT NULL,
+  type            TEXT NOT NULL,
+  text            TEXT NOT NULL DEFAULT '',
+  data            TEXT NOT NULL DEFAULT '',
+  attachment      TEXT NOT NULL DEFAULT '',
+  metadata        TEXT NOT NULL DEFAULT '',
+  parent_id       {{BIGINT}} NOT NULL DEFAULT 0,
+  reply_count     INTEGER NOT NULL DEFAULT 0,
+  moderation      TEXT NOT NULL,
+  sent_us         {{BIGINT}} NOT NULL,
+  edited_us       {{BIGINT}} NOT NULL DEFAULT 0,
+  edited_by       TEXT NOT NULL DEFAULT '',
+  deleted_us      {{BIGINT}} NOT NULL DEFAULT 0,
+  deleted_by      TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX chat_messages_by_conversation ON chat_messages (conversation_id, id);
+CREATE INDEX chat_messages_by_parent ON chat_messages (parent_id, id);
+CREATE TABLE chat_reactions (
+  message_id {{BIGINT}} NOT NULL,
+  reaction   TEXT NOT NULL,
+  uid        TEXT NOT NULL,
+  reacted_us {{BIGINT}} NOT NULL,
+  PRIMARY KEY (message_id, reaction, uid)
+);
+CREATE TABLE chat_receipts (
+  conversation_id TEXT NOT NULL,
+  uid             TEXT NOT NULL,
+  delivered_id    {{BIGINT}} NOT NULL DEFAULT 0,
+  delivered_us    {{BIGINT}} NOT NULL DEFAULT 0,
+  read_id         {{BIGINT}} NOT NULL DEFAULT 0,
+  read_us         {{BIGINT}} NOT NULL DEFAULT 0,
+  PRIMARY KEY (conversation_id, uid)
+);
+CREATE TABLE chat_flags (
+  message_id {{BIGINT}} NOT NULL,
+  uid        TEXT NOT NULL,
+  reason     TEXT NOT NULL,
+  remark     TEXT NOT NULL DEFAULT '',
+  at_us      {{BIGINT}} NOT NULL,
+  PRIMARY KEY (message_id, uid)
+);
+CREATE TABLE chat_rules (
+  id       TEXT PRIMARY KEY,
+  position INTEGER NOT NULL,
+  kind     TEXT NOT NULL,
+  pattern  TEXT NOT NULL,
+  action   TEXT NOT NULL
+);
+CREATE TABLE chat_events (
+  pos             {{SERIAL}},
+  conversation_id TEXT NOT NULL DEFAULT '',
+  seq             {{BIGINT}} NOT NULL DEFAULT 0,
+  type            TEXT NOT NULL,
+  target_uid      TEXT NOT NULL DEFAULT '',
+  data            TEXT NOT NULL,
+  at_us           {{BIGINT}} NOT NULL
+);
+CREATE INDEX chat_events_by_conversation ON chat_events (conversation_id, pos);
+CREATE INDEX chat_events_by_target ON chat_events (target_uid, pos);`,
+}
+
+// migrate applies the migrations not yet recorded in chat_schema_migrations, each in a
+// transaction together with its record, then loads the cursor key.
+func (s *sqlStore) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS chat_schema_migrations (version INTEGER PRIMARY KEY, applied_us BIGINT NOT NULL)`); err != nil {
+		return fmt.Errorf("failed to prepare chat migrations: %w", err)
+	}
+	for i, stmt := range s.d.migrations {
+		version := i + 1
+		err := s.rawTx(ctx, func(tx *sql.Tx) error {
+			if s.d.migrationLock != "" {
+				if _, err := tx.ExecContext(ctx, s.d.migrationLock); err != nil {
+					return err
+				}
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) FROM chat_schema_migrations WHERE version = $1`), version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, s.d.rebind(`INSERT INTO chat_schema_migrations (version, applied_us) VALUES ($1, $2)`), version, time.Now().UnixMicro())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("failed to apply chat schema migration %d: %w", version, err)
+		}
+	}
+	return s.loadCursorKey(ctx)
+}
+
+// loadCursorKey reads the key that signs paging cursors, creating it once. It lives in the
+// database so every replica accepts the cursors any of them issued.
+func (s *sqlStore) loadCursorKey(ctx context.Context) error {
+	fresh := make([]byte, 32)
+	_, _ = rand.Read(fresh)
+	if _, err := s.db.ExecContext(ctx, s.d.rebind(`INSERT INTO chat_settings (name, value) VALUES ('cursor_key', $1) ON CONFLICT (name) DO NOTHING`), hex.EncodeToString(fresh)); err != nil {
+		return fmt.Errorf("failed to store the cursor key: %w", err)
+	}
+	var key string
+	if err := s.db.QueryRowContext(ctx, `SELECT value FROM chat_settings WHERE name = 'cursor_key'`).Scan(&key); err != nil {
+		return fmt.Errorf("failed to read the cursor key: %w", err)
+	}
+	b, err := hex.DecodeString(key)
+	if err != nil || len(b) == 0 {
+		return errors.New("failed to read the cursor key: malformed")
+	}
+	s.cursorKey = b
+	return nil
+}

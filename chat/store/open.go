@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// Open opens the store a URL names: file:PATH (SQLite) or postgres://… (PostgreSQL), and
+// applies the migrations it has not seen yet.
+func Open(ctx context.Context, url string) (Store, error) {
+	switch {
+	case strings.HasPrefix(url, "file:"):
+		return openSQLite(ctx, strings.TrimPrefix(url, "file:"))
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return openPostgres(ctx, url)
+	default:
+		return nil, fmt.Errorf("unsupported chat store URL %q: use file:PATH or postgres://", Redact(url))
+	}
+}
+
+// Redact hides the password of a URL, for logs and errors.
+func Redact(url string) string {
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		return url
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return url
+	}
+	if user, _, hasPass := strings.Cut(rest[:at], ":"); hasPass {
+		return scheme + "://" + user + ":***@" + rest[at+1:]
+	}
+	return url
+}
+
+// sqlStore implements Store on database/sql for both SQL backends.
+type sqlStore struct {
+	db        *sql.DB
+	d         dialect
+	cursorKey []byte
+	wake      chan struct{}
+	listener  *listener // PostgreSQL only
+}
+
+func openSQLite(ctx context.Context, path string) (Store, error) {
+	if path == "" {
+		return nil, fmt.Errorf("file: chat store URL needs a path, e.g. file:.agentry/chat.db")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("failed to create directory %q for the chat database: %w", dir, err)
+		}
+	}
+	// WAL lets readers run beside the one writer; synchronous=NORMAL keeps every committed
+	// transaction across a crash of the process; immediate transactions take the write lock up
+	// front, so concurrent writers wait (busy_timeout) instead of failing on upgrade, and every
+	// rule checked inside a write transaction cannot be invalidated before it commits.
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("failed to open SQLite database %q: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	// SQLite has one process, so no other replica ever commits: the channel never fires.
+	return newSQLStore(ctx, db, sqliteDialect, make(chan struct{}))
+}
+
+func openPostgres(ctx context.Context, url string) (Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("invalid PostgreSQL URL %q: %w", Redact(url), err)
+	}
+	if cfg.MaxConns < 8 {
+		cfg.MaxConns = 8
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("failed to connect to PostgreSQL %q: %w", Redact(url), err)
+	}
+	wake := make(chan struct{}, 1)
+	s, err := newSQLStore(ctx, stdlib.OpenDBFromPool(pool), postgresDialect, wake)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.listener = startListener(cfg.ConnConfig.Copy(), wake)
+	return &pgStore{sqlStore: s, pool: pool}, nil
+}
+
+// pgStore also owns the pgx pool under database/sql, which db.Close does not close.
+type pgStore struct {
+	*sqlStore
+	pool *pgxpool.Pool
+}
+
+func (s *pgStore) Close() error {
+	err := s.sqlStore.Close()
+	s.pool.Close()
+	return err
+}
+
+func newSQLStore(ctx context.Context, db *sql.DB, d dialect, wake chan struct{}) (*sqlStore, error) {
+	s := &sqlStore{db: db, d: d, wake: wake}
+	if err := s.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Kind implements Store.
+func (s *sqlStore) Kind() string { return s.d.name }
+
+// Ping implements Store.
+func (s *sqlStore) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return unavailable("reach the chat database", err)
+	}
+	return nil
+}
+
+// Close implements Store.
+func (s *sqlStore) Close() error {
+	if s.listener != nil {
+		s.listener.stop()
+	}
+	return s.db.Close()
+}
+
+// Wake implements Events.
+func (s *sqlStore) Wake() <-chan struct{} { return s.wake }
+
+// unavailable is the error of a database failure: the catalogue code for clients, the cause
+// (SQL, host) only in the error chain for logs.
+func unavailable(op string, err error) error {
+	return fmt.Errorf("failed to %s: %w: %w", op, model.Errorf(model.ErrUnavailable, "the chat store is unavailable; retry later"), err)
+}
+
+// fail passes a rule's *model.Error through and turns anything else into ErrUnavailable.
+func fail(op string, err error) error {
+	var me *model.Error
+	if errors.As(err, &me) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("failed to %s: %w: %w", op, model.Errorf(model.ErrUnavailable, "the request was cancelled"), err)
+	}
+	return unavailable(op, err)
+}

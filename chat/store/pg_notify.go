@@ -1,0 +1,82 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// listener holds a dedicated PostgreSQL connection that LISTENs for other replicas' commits
+// and signals wake. A pooled connection cannot LISTEN: the pool would hand it to queries.
+type listener struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Backoff of reconnection after the connection fails (PostgreSQL restarting, network).
+const (
+	listenBackoffMin = 100 * time.Millisecond
+	listenBackoffMax = 5 * time.Second
+)
+
+func startListener(cfg *pgx.ConnConfig, wake chan struct{}) *listener {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &listener{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		backoff := listenBackoffMin
+		for ctx.Err() == nil {
+			if err := listen(ctx, cfg, wake, func() { backoff = listenBackoffMin }); err != nil && ctx.Err() == nil {
+				// Notifications sent while disconnected are lost: wake the reader so its poll
+				// catches up now rather than at the next tick.
+				signal(wake)
+				select {
+				case <-ctx.Done():
+				case <-time.After(backoff):
+				}
+				backoff = min(backoff*2, listenBackoffMax)
+			}
+		}
+	}()
+	return l
+}
+
+// listen runs one connection until it fails or ctx ends.
+func listen(ctx context.Context, cfg *pgx.ConnConfig, wake chan struct{}, connected func()) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+		return err
+	}
+	connected()
+	// Events may have been committed while this connection was being set up.
+	signal(wake)
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+		signal(wake)
+	}
+}
+
+// signal sends on the buffered(1) channel without blocking: one pending wake-up is enough, as
+// the reader reads everything after its position.
+func signal(wake chan struct{}) {
+	select {
+	case wake <- struct{}{}:
+	default:
+	}
+}
+
+func (l *listener) stop() {
+	l.cancel()
+	<-l.done
+}

@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// reactionChange is the Data of reaction events.
+type reactionChange struct {
+	model.Reaction
+	ConversationID string `json:"conversationId"`
+}
+
+func (s *sqlStore) react(ctx context.Context, uid string, id int64, reaction string, add bool) (model.Message, error) {
+	reaction = strings.TrimSpace(reaction)
+	if reaction == "" || len(reaction) > 64 {
+		return model.Message{}, model.Errorf(model.ErrValidation, "reaction must be 1-64 bytes")
+	}
+	err := s.write(ctx, "store reaction", func(t *txn) error {
+		m, err := loadMessage(t, id, true)
+		if err != nil {
+			return err
+		}
+		if _, err := canSee(t, uid, m); err != nil {
+			return err
+		}
+		if m.DeletedAt != nil {
+			return model.Errorf(model.ErrMessageDeleted, "message %d was deleted", id)
+		}
+		q, typ := `INSERT INTO chat_reactions (message_id, reaction, uid, reacted_us) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, model.EventReactionAdded
+		args := []any{id, reaction, uid, us(t.now)}
+		if !add {
+			q, typ, args = `DELETE FROM chat_reactions WHERE message_id = $1 AND reaction = $2 AND uid = $3`, model.EventReactionRemoved, args[:3]
+		}
+		res, err := t.exec(q, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // nothing changed (twice the same), nothing to tell
+		}
+		e := reactionChange{Reaction: model.Reaction{MessageID: id, UID: uid, Reaction: reaction, ReactedAt: t.now}, ConversationID: m.ConversationID}
+		if m.Moderation != model.ModerationApproved {
+			return t.emit("", typ, m.Sender, e)
+		}
+		return t.emit(m.ConversationID, typ, "", e)
+	})
+	if err != nil {
+		return model.Message{}, err
+	}
+	return s.GetMessage(ctx, uid, id)
+}
+
+// AddReaction implements Messages; adding the same reaction twice is a no-op.
+func (s *sqlStore) AddReaction(ctx context.Context, uid string, id int64, reaction string) (model.Message, error) {
+	return s.react(ctx, uid, id, reaction, true)
+}
+
+// RemoveReaction implements Messages; removing a reaction one has not made is a no-op.
+func (s *sqlStore) RemoveReaction(ctx context.Context, uid string, id int64, reaction string) (model.Message, error) {
+	return s.react(ctx, uid, id, reaction, false)
+}
+
+// ListReactions implements Messages: who reacted (with reaction, or any), oldest first.
+func (s *sqlStore) ListReactions(ctx context.Context, viewer string, id int64, reaction string, q MemberQuery) (Page[model.Reaction], error) {
+	limit, err := limitOf(q.Limit)
+	if err != nil {
+		return Page[model.Reaction]{}, err
+	}
+	of := fmt.Sprintf("reactions:%d:%s", id, reaction)
+	c, err := s.decodeCursor(of, q.Cursor)
+	if err != nil {
+		return Page[model.Reaction]{}, err
+	}
+	page := Page[model.Reaction]{Items: []model.Reaction{}}
+	err = s.read(ctx, "list reactions", func(t *txn) error {
+		m, err := loadMessage(t, id, false)
+		if err != nil {
+			return err
+		}
+		if _, err := canSee(t, viewer, m); err != nil {
+			return err
+		}
+		// The cursor is (reacted_us, reaction + "\x00" + uid) of the last item.
+		rows, err := t.query(`SELECT reaction, uid, reacted_us FROM chat_reactions WHERE message_id = $1 AND ($2 = '' OR reaction = $2)
+AND (reacted_us > $3 OR (reacted_us = $3 AND reaction || '/' || uid > $4)) ORDER BY reacted_us, reaction || '/' || uid LIMIT $5`, id, reaction, c.N, c.Key, limit+1)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r := model.Reaction{MessageID: id}
+			var at int64
+			if err := rows.Scan(&r.Reaction, &r.UID, &at); err != nil {
+				return err
+			}
+			r.ReactedAt = fromUS(at)
+			page.Items = append(page.Items, r)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return Page[model.Reaction]{}, err
+	}
+	if len(page.Items) > limit {
+		page.Items = page.Items[:limit]
+		last := page.Items[limit-1]
+		page.Next = s.encodeCursor(cursor{Of: of, N: us(last.ReactedAt), Key: last.Reaction + "/" + last.UID})
+	}
+	return page, nil
+}
+
+// decorate fills the viewer's view of msgs: reaction counts (reactedByMe), and the receipts —
+// the viewer's own for others' messages, the other user's for the viewer's one-to-one
+// messages (group messages have MessageInfo).
+func decorate(t *txn, viewer string, msgs []model.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	index := map[int64]int{}
+	args := []any{viewer}
+	marks := make([]string, len(msgs))
+	for i, m := range msgs {
+		index[m.ID] = i
+		args = append(args, m.ID)
+		marks[i] = fmt.Sprintf("$%d", len(args))
+	}
+	rows, err := t.query(`SELECT message_id, reaction, COUNT(*), SUM(CASE WHEN uid = $1 THEN 1 ELSE 0 END) FROM chat_reactions
+WHERE message_id IN (`+strings.Join(marks, ", ")+`) GROUP BY message_id, reaction ORDER BY message_id, reaction`, args...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, mine int64
+		var rc model.ReactionCount
+		if err := rows.Scan(&id, &rc.Reaction, &rc.Count, &mine); err != nil {
+			_ = rows.Close()
+			return err
+		}
+		rc.ReactedByMe = mine > 0
+		msgs[index[id]].Reactions = append(msgs[index[id]].Reactions, rc)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	receipts := map[string]receipt{}
+	for i := range msgs {
+		m := &msgs[i]
+		whose := viewer
+		if m.Sender == viewer {
+			if m.ReceiverType != model.ReceiverUser {
+				continue
+			}
+			whose = m.ReceiverID
+		}
+		key := m.ConversationID + "\x00" + whose
+		r, ok := receipts[key]
+		if !ok {
+			if r, err = loadReceipt(t, m.ConversationID, whose, false); err != nil {
+				return err
+			}
+			receipts[key] = r
+		}
+		if m.ID <= r.delivered {
+			m.DeliveredAt = optTime(r.deliveredUS)
+		}
+		if m.ID <= r.read {
+			m.ReadAt = optTime(r.readUS)
+		}
+	}
+	return nil
+}
+
+// Flag implements Messages: one report per user and message (a second replaces the first).
+func (s *sqlStore) Flag(ctx context.Context, f model.Flag) error {
+	if strings.TrimSpace(f.Reason) == "" {
+		return model.Errorf(model.ErrValidation, "reason is required")
+	}
+	return s.write(ctx, "flag message", func(t *txn) error {
+		m, err := loadMessage(t, f.MessageID, false)
+		if err != nil {
+			return err
+		}
+		if _, err := canSee(t, f.UID, m); err != nil {
+			return err
+		}
+		_, err = t.exec(`INSERT INTO chat_flags (message_id, uid, reason, remark, at_us) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (message_id, uid) DO UPDATE SET reason = excluded.reason, remark = excluded.remark, at_us = excluded.at_us`, f.MessageID, f.UID, f.Reason, f.Remark, us(t.now))
+		return err
+	})
+}
+
+// ListFlags implements Messages (the admin's review list), oldest first.
+func (s *sqlStore) ListFlags(ctx context.Context, q MemberQuery) (Page[model.Flag], error) {
+	limit, err := limitOf(q.Limit)
+	if err != nil {
+		return Page[model.Flag]{}, err
+	}
+	c, err := s.decodeCursor("flags", q.Cursor)
+	if err != nil {
+		return Page[model.Flag]{}, err
+	}
+	// Keyset on (at_us, message_id, uid); the cursor holds at_us and "message_id/uid".
+	var lastID int64
+	lastUID := ""
+	if c.Key != "" {
+		if _, err := fmt.Sscanf(c.Key, "%d/", &lastID); err != nil {
+			return Page[model.Flag]{}, model.Errorf(model.ErrBadCursor, "the cursor was not issued by this server for this listing")
+		}
+		_, lastUID, _ = strings.Cut(c.Key, "/")
+	}
+	page := Page[model.Flag]{Items: []model.Flag{}}
+	err = s.read(ctx, "list flags", func(t *txn) error {
+		rows, err := t.query(`SELECT message_id, uid, reason, remark, at_us FROM chat_flags
+WHERE at_us > $1 OR (at_us = $1 AND (message_id > $2 OR (message_id = $2 AND uid > $3))) ORDER BY at_us, message_id, uid LIMIT $4`, c.N, lastID, lastUID, limit+1)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var f model.Flag
+			var at int64
+			if err := rows.Scan(&f.MessageID, &f.UID, &f.Reason, &f.Remark, &at); err != nil {
+				return err
+			}
+			f.At = fromUS(at)
+			page.Items = append(page.Items, f)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return Page[model.Flag]{}, err
+	}
+	if len(page.Items) > limit {
+		page.Items = page.Items[:limit]
+		last := page.Items[limit-1]
+		page.Next = s.encodeCursor(cursor{Of: "flags", N: us(last.At), Key: fmt.Sprintf("%d/%s", last.MessageID, last.UID)})
+	}
+	return page, nil
+}

@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// CreateToken implements Tokens. The caller hashes the token (SHA-256); only the hash is
+// stored, so a copy of the database does not log anyone in.
+func (s *sqlStore) CreateToken(ctx context.Context, uid string, hash []byte, expires time.Time) (string, error) {
+	if len(hash) == 0 {
+		return "", model.Errorf(model.ErrValidation, "token hash is required")
+	}
+	raw := make([]byte, 16)
+	_, _ = rand.Read(raw)
+	id := hex.EncodeToString(raw)
+	var exp int64
+	if !expires.IsZero() {
+		exp = us(expires)
+	}
+	err := s.write(ctx, "create token", func(t *txn) error {
+		if _, err := getUser(t, uid); err != nil {
+			return err
+		}
+		_, err := t.exec(`INSERT INTO chat_tokens (id, uid, hash, expires_us, created_us) VALUES ($1, $2, $3, $4, $5)`, id, uid, hex.EncodeToString(hash), exp, us(t.now))
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// TokenUser implements Tokens.
+func (s *sqlStore) TokenUser(ctx context.Context, hash []byte) (string, error) {
+	var uid string
+	err := s.read(ctx, "check token", func(t *txn) error {
+		err := t.row(`SELECT uid FROM chat_tokens WHERE hash = $1 AND revoked_us = 0 AND (expires_us = 0 OR expires_us > $2)`, hex.EncodeToString(hash), us(t.now)).Scan(&uid)
+		if errors.Is(err, sql.ErrNoRows) {
+			return model.Errorf(model.ErrUnauthenticated, "the auth token is unknown, expired or revoked")
+		}
+		return err
+	})
+	return uid, err
+}
+
+// RevokeToken implements Tokens; revoking twice is not an error.
+func (s *sqlStore) RevokeToken(ctx context.Context, uid, id string) error {
+	return s.write(ctx, "revoke token", func(t *txn) error {
+		var revoked int64
+		err := t.row(`SELECT revoked_us FROM chat_tokens WHERE id = $1 AND uid = $2`, id, uid).Scan(&revoked)
+		if errors.Is(err, sql.ErrNoRows) {
+			return model.Errorf(model.ErrNotFound, "user %q has no token %q", uid, id)
+		}
+		if err != nil || revoked != 0 {
+			return err
+		}
+		_, err = t.exec(`UPDATE chat_tokens SET revoked_us = $3 WHERE id = $1 AND uid = $2`, id, uid, us(t.now))
+		return err
+	})
+}
+
+// RevokeUserTokens implements Tokens.
+func (s *sqlStore) RevokeUserTokens(ctx context.Context, uid string) error {
+	return s.write(ctx, "revoke tokens", func(t *txn) error {
+		if _, err := getUser(t, uid); err != nil {
+			return err
+		}
+		_, err := t.exec(`UPDATE chat_tokens SET revoked_us = $2 WHERE uid = $1 AND revoked_us = 0`, uid, us(t.now))
+		return err
+	})
+}

@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// querier is what *sql.Tx and *sql.DB share.
+type querier interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+// txn is one writing transaction and the events it will append when it commits.
+type txn struct {
+	tx     querier
+	s      *sqlStore
+	ctx    context.Context
+	now    time.Time
+	events []model.Event
+}
+
+func (t *txn) exec(q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(t.ctx, t.s.d.rebind(q), args...)
+}
+
+func (t *txn) query(q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(t.ctx, t.s.d.rebind(q), args...)
+}
+
+func (t *txn) row(q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(t.ctx, t.s.d.rebind(q), args...)
+}
+
+// emit records an event. An event of a conversation takes the conversation's next seq now:
+// the UPDATE locks the conversation row until commit, so seq is gap-free and two writers of
+// one conversation commit in seq order. Pos is assigned at commit (see flush). An event
+// with only a target (conversation "") has no seq and reaches only that user.
+func (t *txn) emit(conversation, typ, target string, data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	e := model.Event{ConversationID: conversation, Type: typ, TargetUID: target, Data: b, At: t.now}
+	if conversation != "" {
+		if err := t.row(`UPDATE chat_conversations SET last_seq = last_seq + 1 WHERE id = $1 RETURNING last_seq`, conversation).Scan(&e.Seq); err != nil {
+			return err
+		}
+	}
+	t.events = append(t.events, e)
+	return nil
+}
+
+// flush appends the events as the last step before commit. On PostgreSQL the advisory lock
+// serialises this final step of all writers until their commit, so pos (a sequence) grows in
+// commit order and a reader of "pos > last" never skips a late committer. NOTIFY inside the
+// transaction is delivered by PostgreSQL exactly when the transaction commits.
+func (t *txn) flush() error {
+	if len(t.events) == 0 {
+		return nil
+	}
+	if t.s.d.eventLock != "" {
+		if _, err := t.tx.ExecContext(t.ctx, t.s.d.eventLock); err != nil {
+			return err
+		}
+	}
+	for _, e := range t.events {
+		if _, err := t.exec(`INSERT INTO chat_events (conversation_id, seq, type, target_uid, data, at_us) VALUES ($1, $2, $3, $4, $5, $6)`,
+			e.ConversationID, e.Seq, e.Type, e.TargetUID, string(e.Data), e.At.UnixMicro()); err != nil {
+			return err
+		}
+	}
+	if t.s.d.notify != "" {
+		if _, err := t.tx.ExecContext(t.ctx, t.s.d.notify); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write runs fn in a transaction, appends its events and commits. A *model.Error from fn
+// (a rule) rolls back and is returned as is; anything else becomes ErrUnavailable.
+func (s *sqlStore) write(ctx context.Context, op string, fn func(*txn) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fail(op, err)
+	}
+	t := &txn{tx: tx, s: s, ctx: ctx, now: time.Now().UTC().Truncate(time.Microsecond)}
+	if err := fn(t); err != nil {
+		_ = tx.Rollback()
+		return fail(op, err)
+	}
+	if err := t.flush(); err != nil {
+		_ = tx.Rollback()
+		return fail(op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(op, err)
+	}
+	return nil
+}
+
+// read runs fn with plain queries on the pool, outside a transaction: an SQLite transaction
+// is immediate (it takes the write lock), and readers must not queue behind writers.
+func (s *sqlStore) read(ctx context.Context, op string, fn func(*txn) error) error {
+	t := &txn{tx: s.db, s: s, ctx: ctx, now: time.Now().UTC()}
+	if err := fn(t); err != nil {
+		return fail(op, err)
+	}
+	return nil
+}
+
+func (s *sqlStore) rawTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func us(t time.Time) int64 { return t.UnixMicro() }
+
+func fromUS(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+func optTime(v int64) *time.Time {
+	if v == 0 {
+		return nil
+	}
+	t := fromUS(v)
+	return &t
+}

@@ -1,0 +1,181 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// validID is the shape of uids and guids: they appear in conversation ids and URLs.
+var validID = regexp.MustCompile(`^[A-Za-z0-9_.@-]{1,100}$`)
+
+func checkID(field, id string) error {
+	if !validID.MatchString(id) {
+		return model.Errorf(model.ErrValidation, "%s must be 1-100 letters, digits or _ . @ -", field)
+	}
+	return nil
+}
+
+func checkJSON(field string, raw json.RawMessage) error {
+	if len(raw) > 0 && !json.Valid(raw) {
+		return model.Errorf(model.ErrValidation, "%s must be JSON", field)
+	}
+	return nil
+}
+
+const userColumns = `uid, name, avatar, role, kind, metadata, created_us`
+
+func scanUser(sc interface{ Scan(...any) error }) (model.User, error) {
+	var u model.User
+	var kind, meta string
+	var created int64
+	if err := sc.Scan(&u.UID, &u.Name, &u.Avatar, &u.Role, &kind, &meta, &created); err != nil {
+		return u, err
+	}
+	u.Kind = model.UserKind(kind)
+	if meta != "" {
+		u.Metadata = json.RawMessage(meta)
+	}
+	u.CreatedAt = fromUS(created)
+	return u, nil
+}
+
+func validateUser(u model.User) (model.User, error) {
+	if err := checkID("uid", u.UID); err != nil {
+		return u, err
+	}
+	if strings.TrimSpace(u.Name) == "" {
+		return u, model.Errorf(model.ErrValidation, "name is required")
+	}
+	switch u.Kind {
+	case "":
+		u.Kind = model.UserKindUser
+	case model.UserKindUser, model.UserKindAgent:
+	default:
+		return u, model.Errorf(model.ErrValidation, "kind must be user or agent")
+	}
+	return u, checkJSON("metadata", u.Metadata)
+}
+
+// CreateUser implements Users.
+func (s *sqlStore) CreateUser(ctx context.Context, u model.User) (model.User, error) {
+	u, err := validateUser(u)
+	if err != nil {
+		return model.User{}, err
+	}
+	err = s.write(ctx, "create user", func(t *txn) error {
+		u.CreatedAt = t.now
+		res, err := t.exec(`INSERT INTO chat_users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (uid) DO NOTHING`,
+			u.UID, u.Name, u.Avatar, u.Role, string(u.Kind), string(u.Metadata), us(u.CreatedAt))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return model.Errorf(model.ErrUIDExists, "user %q already exists", u.UID)
+		}
+		return nil
+	})
+	if err != nil {
+		return model.User{}, err
+	}
+	return u, nil
+}
+
+// getUser reads a user; ErrUIDNotFound when there is none.
+func getUser(t *txn, uid string) (model.User, error) {
+	u, err := scanUser(t.row(`SELECT `+userColumns+` FROM chat_users WHERE uid = $1`, uid))
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, model.Errorf(model.ErrUIDNotFound, "no user %q", uid)
+	}
+	return u, err
+}
+
+// GetUser implements Users.
+func (s *sqlStore) GetUser(ctx context.Context, uid string) (model.User, error) {
+	var u model.User
+	err := s.read(ctx, "read user", func(t *txn) (err error) {
+		u, err = getUser(t, uid)
+		return err
+	})
+	return u, err
+}
+
+// UpdateUser implements Users: name, avatar, role and metadata change; uid, kind and
+// createdAt stay.
+func (s *sqlStore) UpdateUser(ctx context.Context, u model.User) (model.User, error) {
+	if strings.TrimSpace(u.Name) == "" {
+		return model.User{}, model.Errorf(model.ErrValidation, "name is required")
+	}
+	if err := checkJSON("metadata", u.Metadata); err != nil {
+		return model.User{}, err
+	}
+	var out model.User
+	err := s.write(ctx, "update user", func(t *txn) error {
+		res, err := t.exec(`UPDATE chat_users SET name = $2, avatar = $3, role = $4, metadata = $5 WHERE uid = $1`, u.UID, u.Name, u.Avatar, u.Role, string(u.Metadata))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return model.Errorf(model.ErrUIDNotFound, "no user %q", u.UID)
+		}
+		out, err = getUser(t, u.UID)
+		return err
+	})
+	return out, err
+}
+
+// ListUsers implements Users, in uid order.
+func (s *sqlStore) ListUsers(ctx context.Context, q UserQuery) (Page[model.User], error) {
+	limit, err := limitOf(q.Limit)
+	if err != nil {
+		return Page[model.User]{}, err
+	}
+	c, err := s.decodeCursor("users", q.Cursor)
+	if err != nil {
+		return Page[model.User]{}, err
+	}
+	where, args := []string{"uid > $1"}, []any{c.Key}
+	if q.SearchKeyword != "" {
+		args = append(args, likePattern(q.SearchKeyword))
+		where = append(where, fmt.Sprintf(`(LOWER(name) LIKE $%d ESCAPE '\' OR LOWER(uid) LIKE $%d ESCAPE '\')`, len(args), len(args)))
+	}
+	if q.Kind != "" {
+		args = append(args, string(q.Kind))
+		where = append(where, fmt.Sprintf("kind = $%d", len(args)))
+	}
+	args = append(args, limit+1)
+	page := Page[model.User]{Items: []model.User{}}
+	err = s.read(ctx, "list users", func(t *txn) error {
+		rows, err := t.query(fmt.Sprintf(`SELECT `+userColumns+` FROM chat_users WHERE %s ORDER BY uid LIMIT $%d`, strings.Join(where, " AND "), len(args)), args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			u, err := scanUser(rows)
+			if err != nil {
+				return err
+			}
+			page.Items = append(page.Items, u)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return Page[model.User]{}, err
+	}
+	if len(page.Items) > limit {
+		page.Items = page.Items[:limit]
+		page.Next = s.encodeCursor(cursor{Of: "users", Key: page.Items[limit-1].UID})
+	}
+	return page, nil
+}
