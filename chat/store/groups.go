@@ -26,7 +26,9 @@ func scanGroup(sc interface{ Scan(...any) error }, extra ...any) (model.Group, e
 	return g, nil
 }
 
-func groupConversation(guid string) string { return model.ConversationID(model.ReceiverGroup, "", guid) }
+func groupConversation(guid string) string {
+	return model.ConversationID(model.ReceiverGroup, "", guid)
+}
 
 func checkGroupType(typ model.GroupType, passwordHash string) error {
 	switch typ {
