@@ -1,0 +1,201 @@
+// Package api serves the chat service's REST API under /chat/v1 on echo: auth (REST API key,
+// per-user bearer tokens, the development Auth Key login), users, groups and their members,
+// messages and media, receipts, conversations and moderation. Rules that must hold under
+// concurrency live in the store's transactions; this package authenticates, validates input,
+// maps errors to the catalogue and wakes the hub after each write.
+package api
+
+import (
+	_ "embed"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+// Prefix is where every route of the API lives.
+const Prefix = "/chat/v1"
+
+// DefaultMaxMediaBytes limits uploaded media unless Options say otherwise.
+const DefaultMaxMediaBytes = 10 << 20
+
+// maxJSONBytes limits JSON bodies: the largest legitimate one is a message's text and data.
+const maxJSONBytes = 1 << 20
+
+// Hub is what the API needs of the WebSocket hub: it serves GET /chat/v1/ws, is woken after
+// every committed write so it reads the new events, and relays ephemeral typing indicators.
+type Hub interface {
+	http.Handler
+	Notify()
+	Typing(uid, conversationID string, started bool)
+}
+
+// Options configure the API.
+type Options struct {
+	Store store.Store
+	// Hub serves the WebSocket; nil answers /ws with 503 and skips notifications (tests).
+	Hub Hub
+	// APIKey is the server-side REST API key (header apikey). Empty refuses every server route.
+	APIKey string
+	// AuthKey enables the development login as any uid (POST /chat/v1/login); empty = off.
+	AuthKey string
+	// AppID is checked on login when set.
+	AppID string
+	// MaxMediaBytes limits one upload (default DefaultMaxMediaBytes).
+	MaxMediaBytes int64
+	// MediaDir holds uploaded media (default: a directory under os.TempDir()).
+	MediaDir string
+	Logger   logr.Logger
+	// PasswordCost is the bcrypt cost of group passwords (default bcrypt.DefaultCost; tests
+	// lower it).
+	PasswordCost int
+}
+
+// API serves the chat routes.
+type API struct {
+	opts  Options
+	media *mediaStore
+}
+
+// New checks the options and logs the warnings an operator must see at start-up.
+func New(opts Options) *API {
+	if opts.MaxMediaBytes <= 0 {
+		opts.MaxMediaBytes = DefaultMaxMediaBytes
+	}
+	if opts.PasswordCost == 0 {
+		opts.PasswordCost = bcrypt.DefaultCost
+	}
+	if opts.AuthKey != "" {
+		opts.Logger.Info("WARNING: the chat Auth Key is enabled: anyone who has it can log in as any user. Use it for development only; production clients log in with auth tokens minted with the REST API key")
+	}
+	if opts.APIKey == "" {
+		opts.Logger.Info("WARNING: no chat REST API key is configured: server routes (creating users, minting tokens, moderation) are refused")
+	}
+	return &API{opts: opts, media: newMediaStore(opts.MediaDir)}
+}
+
+// Mount builds the API and registers its routes on e (agentry dev mounts it beside the runtime).
+func Mount(e *echo.Echo, opts Options) *API {
+	a := New(opts)
+	a.Register(e)
+	return a
+}
+
+// Handler serves the API alone, as agentry chat does.
+func (a *API) Handler() http.Handler {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+		a.opts.Logger.Error(err, "panic while serving a request", "path", c.Path())
+		return err
+	}}))
+	a.Register(e)
+	// Outside /chat/v1, answer in the API's error shape too.
+	e.HTTPErrorHandler = func(err error, c echo.Context) { a.writeError(c, err) }
+	return e
+}
+
+// Register adds every route under /chat/v1 to e. Errors are answered inside the group, so
+// mounting on another server's echo leaves its error handler alone.
+func (a *API) Register(e *echo.Echo) {
+	g := e.Group(Prefix, a.errors)
+	user, server := a.requireUser, a.requireAPIKey
+
+	g.GET("/healthz", a.healthz)
+	g.GET("/openapi.yaml", a.openapi, a.requireAny)
+	g.GET("/ws", a.ws)
+	g.POST("/login", a.login)
+
+	g.POST("/users", a.createUser, a.requireAPIKeyOrAuthKey)
+	g.GET("/users", a.listUsers, user)
+	g.GET("/users/:uid", a.getUser, user)
+	g.PUT("/users/:uid", a.updateUser, server)
+	g.GET("/me", a.me, user)
+	g.POST("/users/:uid/auth_tokens", a.createToken, server)
+	g.DELETE("/users/:uid/auth_tokens", a.revokeTokens, server)
+	g.DELETE("/users/:uid/auth_tokens/:id", a.revokeToken, server)
+
+	g.POST("/groups", a.createGroup, user)
+	g.GET("/groups", a.listGroups, user)
+	g.GET("/groups/:guid", a.getGroup, user)
+	g.PUT("/groups/:guid", a.updateGroup, user)
+	g.DELETE("/groups/:guid", a.deleteGroup, user)
+	g.POST("/groups/:guid/join", a.joinGroup, user)
+	g.POST("/groups/:guid/leave", a.leaveGroup, user)
+	g.GET("/groups/:guid/members", a.listMembers, user)
+	g.POST("/groups/:guid/members", a.addMembers, user)
+	g.PUT("/groups/:guid/members/:uid", a.changeScope, user)
+	g.DELETE("/groups/:guid/members/:uid", a.kickMember, user)
+	g.GET("/groups/:guid/bans", a.listBanned, user)
+	g.POST("/groups/:guid/bans/:uid", a.banMember, user)
+	g.DELETE("/groups/:guid/bans/:uid", a.unbanMember, user)
+	g.PUT("/groups/:guid/owner", a.transferOwnership, user)
+
+	g.POST("/messages", a.sendMessage, user)
+	g.POST("/messages/media", a.sendMedia, user)
+	g.GET("/media/:id", a.getMedia, user)
+	g.GET("/messages/:id", a.getMessage, user)
+	g.PUT("/messages/:id", a.editMessage, user)
+	g.DELETE("/messages/:id", a.deleteMessage, user)
+	g.GET("/users/:uid/messages", a.listUserMessages, user)
+	g.GET("/groups/:guid/messages", a.listGroupMessages, user)
+	g.GET("/messages/:id/reactions", a.listReactions, user)
+	g.POST("/messages/:id/reactions/:reaction", a.addReaction, user)
+	g.DELETE("/messages/:id/reactions/:reaction", a.removeReaction, user)
+	g.POST("/messages/:id/delivered", a.markDelivered, user)
+	g.POST("/messages/:id/read", a.markRead, user)
+	g.POST("/messages/:id/unread", a.markUnread, user)
+	g.GET("/messages/:id/info", a.messageInfo, user)
+	g.POST("/messages/:id/flag", a.flagMessage, user)
+	g.POST("/typing/start", a.typingStart, user)
+	g.POST("/typing/end", a.typingEnd, user)
+	g.GET("/conversations", a.listConversations, user)
+
+	g.GET("/moderation/rules", a.getRules, server)
+	g.PUT("/moderation/rules", a.putRules, server)
+	g.GET("/moderation/flags", a.listFlags, server)
+	g.PUT("/moderation/messages/:id", a.moderateMessage, server)
+}
+
+// notify wakes the hub after a committed write, so sockets get its events without waiting for
+// the hub's poll.
+func (a *API) notify() {
+	if a.opts.Hub != nil {
+		a.opts.Hub.Notify()
+	}
+}
+
+func (a *API) healthz(c echo.Context) error {
+	if err := a.opts.Store.Ping(c.Request().Context()); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "storage": a.opts.Store.Kind()})
+}
+
+// ws hands the connection to the hub, which authenticates it in the first frame (a token in
+// the URL would land in access logs, and browsers cannot set headers on WebSockets).
+func (a *API) ws(c echo.Context) error {
+	if a.opts.Hub == nil {
+		return errUnavailable("real-time events are not enabled on this server")
+	}
+	a.opts.Hub.ServeHTTP(c.Response(), c.Request())
+	return nil
+}
+
+//go:embed openapi.yaml
+var openapiDoc []byte
+
+// OpenAPI returns the embedded OpenAPI document.
+func OpenAPI() []byte { return openapiDoc }
+
+func (a *API) openapi(c echo.Context) error {
+	return c.Blob(http.StatusOK, "application/yaml", openapiDoc)
+}
+
+// now is the clock (one place to change in tests if ever needed).
+var now = time.Now

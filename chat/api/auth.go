@@ -1,0 +1,231 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+const (
+	headerAPIKey  = "apikey"
+	headerAuthKey = "authkey"
+	ctxUID        = "chat.uid"
+)
+
+// HashToken is what the store keeps of a token: a SHA-256, so a leaked database holds no
+// usable credential.
+func HashToken(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+// Authenticator resolves a bearer token to its uid; the hub uses it for the WebSocket's first
+// frame so both paths accept exactly the same tokens.
+func Authenticator(tokens store.Tokens) func(ctx context.Context, token string) (string, error) {
+	return func(ctx context.Context, token string) (string, error) {
+		if token == "" || len(token) > 512 {
+			return "", model.Errorf(model.ErrUnauthenticated, "missing or invalid auth token")
+		}
+		return tokens.TokenUser(ctx, HashToken(token))
+	}
+}
+
+// newToken is 32 random bytes, base64url: unguessable, and safe in a header.
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("failed to read random bytes for a token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// equal compares secrets in constant time; an empty configured secret never matches, so an
+// unset key cannot be satisfied by an absent header.
+func equal(got, want string) bool {
+	if want == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func uidOf(c echo.Context) string {
+	uid, _ := c.Get(ctxUID).(string)
+	return uid
+}
+
+func bearer(r *http.Request) string {
+	h := r.Header.Get(echo.HeaderAuthorization)
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// requireUser authenticates a client by its bearer token.
+func (a *API) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
+	auth := Authenticator(a.opts.Store)
+	return func(c echo.Context) error {
+		tok := bearer(c.Request())
+		if tok == "" {
+			return model.Errorf(model.ErrUnauthenticated, "send Authorization: Bearer <auth token>")
+		}
+		uid, err := auth(c.Request().Context(), tok)
+		if err != nil {
+			return err
+		}
+		c.Set(ctxUID, uid)
+		return next(c)
+	}
+}
+
+// requireAPIKey guards server routes with the REST API key.
+func (a *API) requireAPIKey(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !equal(c.Request().Header.Get(headerAPIKey), a.opts.APIKey) {
+			return model.Errorf(model.ErrAPIKeyInvalid, "this route needs the REST API key in the apikey header")
+		}
+		return next(c)
+	}
+}
+
+// requireAPIKeyOrAuthKey lets development clients create users with the Auth Key (the SDK's
+// createUser(user, authKey)); production needs the API key.
+func (a *API) requireAPIKeyOrAuthKey(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header
+		if equal(h.Get(headerAPIKey), a.opts.APIKey) || equal(h.Get(headerAuthKey), a.opts.AuthKey) {
+			return next(c)
+		}
+		return model.Errorf(model.ErrAPIKeyInvalid, "this route needs the REST API key in the apikey header")
+	}
+}
+
+// requireAny accepts either a client token or the API key.
+func (a *API) requireAny(next echo.HandlerFunc) echo.HandlerFunc {
+	user := a.requireUser(next)
+	return func(c echo.Context) error {
+		if equal(c.Request().Header.Get(headerAPIKey), a.opts.APIKey) {
+			return next(c)
+		}
+		return user(c)
+	}
+}
+
+type loginRequest struct {
+	AppID   string `json:"appId"`
+	UID     string `json:"uid"`
+	AuthKey string `json:"authKey"`
+}
+
+type tokenResponse struct {
+	AuthToken string      `json:"authToken"`
+	ID        string      `json:"id"`
+	User      *model.User `json:"user,omitempty"`
+}
+
+// login is the development login as any uid with the Auth Key.
+func (a *API) login(c echo.Context) error {
+	if a.opts.AuthKey == "" {
+		return model.Errorf(model.ErrAuthKeyDisabled, "login with the Auth Key is disabled on this server; use an auth token")
+	}
+	var req loginRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	// Compare both before answering, so timing says nothing about which one was wrong.
+	keyOK := equal(req.AuthKey, a.opts.AuthKey)
+	appOK := a.opts.AppID == "" || subtle.ConstantTimeCompare([]byte(req.AppID), []byte(a.opts.AppID)) == 1
+	if !keyOK || !appOK {
+		return model.Errorf(model.ErrUnauthenticated, "wrong App ID or Auth Key")
+	}
+	if err := checkID("uid", req.UID); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	u, err := a.opts.Store.GetUser(ctx, req.UID)
+	if err != nil {
+		return err
+	}
+	tok, id, err := a.mint(ctx, req.UID, time.Time{})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, tokenResponse{AuthToken: tok, ID: id, User: &u})
+}
+
+func (a *API) mint(ctx context.Context, uid string, expires time.Time) (token, id string, err error) {
+	token, err = newToken()
+	if err != nil {
+		return "", "", err
+	}
+	id, err = a.opts.Store.CreateToken(ctx, uid, HashToken(token), expires)
+	if err != nil {
+		return "", "", err
+	}
+	return token, id, nil
+}
+
+type createTokenRequest struct {
+	// ExpiresIn is the token's lifetime in seconds; 0 or absent means it lives until revoked.
+	ExpiresIn int64 `json:"expiresIn"`
+}
+
+func (a *API) createToken(c echo.Context) error {
+	uid, err := pathID(c, "uid")
+	if err != nil {
+		return err
+	}
+	var req createTokenRequest
+	if err := bindOptional(c, &req); err != nil {
+		return err
+	}
+	if req.ExpiresIn < 0 {
+		return errValidation("expiresIn must be a positive number of seconds")
+	}
+	var expires time.Time
+	if req.ExpiresIn > 0 {
+		expires = time.Now().Add(time.Duration(req.ExpiresIn) * time.Second)
+	}
+	tok, id, err := a.mint(c.Request().Context(), uid, expires)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, tokenResponse{AuthToken: tok, ID: id})
+}
+
+func (a *API) revokeToken(c echo.Context) error {
+	uid, err := pathID(c, "uid")
+	if err != nil {
+		return err
+	}
+	id := c.Param("id")
+	if id == "" || len(id) > 100 {
+		return errValidation("invalid token id")
+	}
+	if err := a.opts.Store.RevokeToken(c.Request().Context(), uid, id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (a *API) revokeTokens(c echo.Context) error {
+	uid, err := pathID(c, "uid")
+	if err != nil {
+		return err
+	}
+	if err := a.opts.Store.RevokeUserTokens(c.Request().Context(), uid); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

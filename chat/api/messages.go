@@ -1,0 +1,257 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+// maxTextRunes bounds a message's text (the SDK's composer has no larger use).
+const maxTextRunes = 20000
+
+// customType names a custom message's type (e.g. "location", "poll").
+var customType = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+type messageRequest struct {
+	Receiver     string             `json:"receiver"`
+	ReceiverType model.ReceiverType `json:"receiverType"`
+	Category     string             `json:"category"`
+	Type         string             `json:"type"`
+	Text         string             `json:"text"`
+	Data         json.RawMessage    `json:"data"`
+	Metadata     json.RawMessage    `json:"metadata"`
+	ParentID     int64              `json:"parentId"`
+}
+
+func checkReceiver(id string, t model.ReceiverType) error {
+	switch t {
+	case model.ReceiverUser:
+		return checkID("receiver", id)
+	case model.ReceiverGroup:
+		return checkID("receiver", id)
+	}
+	return errValidation("receiverType must be user or group")
+}
+
+// validate accepts what clients may send through the JSON route: text and custom messages.
+// Actions and agent output are written by the server itself; media go through the upload.
+func (r *messageRequest) validate() error {
+	if err := checkReceiver(r.Receiver, r.ReceiverType); err != nil {
+		return err
+	}
+	if r.ParentID < 0 {
+		return errValidation("parentId must be a message id")
+	}
+	if err := checkObject("metadata", r.Metadata); err != nil {
+		return err
+	}
+	if r.Category == "" {
+		r.Category = model.CategoryMessage
+	}
+	switch r.Category {
+	case model.CategoryMessage:
+		if r.Type == "" {
+			r.Type = model.TypeText
+		}
+		if r.Type != model.TypeText {
+			return errValidation("type must be text; media messages are sent with POST /chat/v1/messages/media")
+		}
+		if len(r.Data) > 0 {
+			return errValidation("data is for custom messages")
+		}
+		return checkText("text", r.Text, maxTextRunes, true)
+	case model.CategoryCustom:
+		if !customType.MatchString(r.Type) {
+			return errValidation("a custom message needs a type of 1 to 64 letters, digits, '_', '.' or '-'")
+		}
+		if len(r.Data) == 0 {
+			return errValidation("a custom message needs data")
+		}
+		if err := checkObject("data", r.Data); err != nil {
+			return err
+		}
+		return checkText("text", r.Text, maxTextRunes, false)
+	}
+	return errValidation("category must be message or custom")
+}
+
+func (a *API) sendMessage(c echo.Context) error {
+	var req messageRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	m, err := a.opts.Store.SendMessage(c.Request().Context(), model.Message{
+		Sender: uidOf(c), ReceiverID: req.Receiver, ReceiverType: req.ReceiverType, Category: req.Category, Type: req.Type,
+		Text: req.Text, Data: req.Data, Metadata: req.Metadata, ParentID: req.ParentID,
+	})
+	if err != nil {
+		return err
+	}
+	a.notify()
+	return c.JSON(http.StatusCreated, m)
+}
+
+func (a *API) getMessage(c echo.Context) error {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return err
+	}
+	m, err := a.opts.Store.GetMessage(c.Request().Context(), uidOf(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, m)
+}
+
+type editRequest struct {
+	Text *string         `json:"text"`
+	Data json.RawMessage `json:"data"`
+}
+
+func (a *API) editMessage(c echo.Context) error {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return err
+	}
+	var req editRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if req.Text == nil && len(req.Data) == 0 {
+		return errValidation("text or data is required")
+	}
+	if req.Text != nil {
+		if err := checkText("text", *req.Text, maxTextRunes, len(req.Data) == 0); err != nil {
+			return err
+		}
+	}
+	if err := checkObject("data", req.Data); err != nil {
+		return err
+	}
+	m, err := a.opts.Store.EditMessage(c.Request().Context(), uidOf(c), id, deref(req.Text), req.Data)
+	if err != nil {
+		return err
+	}
+	a.notify()
+	return c.JSON(http.StatusOK, m)
+}
+
+func (a *API) deleteMessage(c echo.Context) error {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return err
+	}
+	m, err := a.opts.Store.DeleteMessage(c.Request().Context(), uidOf(c), id)
+	if err != nil {
+		return err
+	}
+	a.notify()
+	return c.JSON(http.StatusOK, m)
+}
+
+func (a *API) listUserMessages(c echo.Context) error {
+	uid, err := pathID(c, "uid")
+	if err != nil {
+		return err
+	}
+	return a.listMessages(c, store.MessageQuery{UID: uid})
+}
+
+func (a *API) listGroupMessages(c echo.Context) error {
+	guid, err := pathID(c, "guid")
+	if err != nil {
+		return err
+	}
+	return a.listMessages(c, store.MessageQuery{GUID: guid})
+}
+
+func (a *API) listMessages(c echo.Context, mq store.MessageQuery) error {
+	q := &query{c: c}
+	mq.Limit = q.limit()
+	mq.Before, mq.After, mq.Around = q.id("before"), q.id("after"), q.id("around")
+	mq.ParentID = q.id("parentId")
+	mq.HideReplies = q.boolean("hideReplies")
+	mq.Types, mq.Categories = q.list("types"), q.list("categories")
+	if q.err != nil {
+		return q.err
+	}
+	set := 0
+	for _, v := range []int64{mq.Before, mq.After, mq.Around} {
+		if v != 0 {
+			set++
+		}
+	}
+	if set > 1 {
+		return errValidation("use at most one of before, after and around")
+	}
+	msgs, err := a.opts.Store.ListMessages(c.Request().Context(), uidOf(c), mq)
+	if err != nil {
+		return err
+	}
+	if msgs == nil {
+		msgs = []model.Message{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"items": msgs})
+}
+
+type typingRequest struct {
+	Receiver     string             `json:"receiver"`
+	ReceiverType model.ReceiverType `json:"receiverType"`
+}
+
+func (a *API) typingStart(c echo.Context) error { return a.typing(c, true) }
+func (a *API) typingEnd(c echo.Context) error   { return a.typing(c, false) }
+
+// typing relays an ephemeral indicator: nothing is stored, so only the hub hears of it. A group
+// indicator needs membership, or anyone could type into any group.
+func (a *API) typing(c echo.Context, started bool) error {
+	var req typingRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if err := checkReceiver(req.Receiver, req.ReceiverType); err != nil {
+		return err
+	}
+	uid, ctx := uidOf(c), c.Request().Context()
+	if req.ReceiverType == model.ReceiverGroup {
+		g, err := a.opts.Store.GetGroup(ctx, uid, req.Receiver)
+		if err != nil {
+			return err
+		}
+		if !g.HasJoined {
+			return model.Errorf(model.ErrNotAMember, "you are not a member of group %q", req.Receiver)
+		}
+	} else if _, err := a.opts.Store.GetUser(ctx, req.Receiver); err != nil {
+		return err
+	}
+	if a.opts.Hub != nil {
+		a.opts.Hub.Typing(uid, model.ConversationID(req.ReceiverType, uid, req.Receiver), started)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (a *API) listConversations(c echo.Context) error {
+	q := &query{c: c}
+	cq := store.ConversationQuery{Limit: q.limit(), Cursor: q.cursor(), Type: model.ReceiverType(q.str("type", 10))}
+	if q.err != nil {
+		return q.err
+	}
+	switch cq.Type {
+	case "", model.ReceiverUser, model.ReceiverGroup:
+	default:
+		return errValidation("type must be user or group")
+	}
+	page, err := a.opts.Store.ListConversations(c.Request().Context(), uidOf(c), cq)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, nonNil(page))
+}

@@ -1,0 +1,180 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+type userRequest struct {
+	UID      string          `json:"uid"`
+	Name     *string         `json:"name"`
+	Avatar   *string         `json:"avatar"`
+	Role     *string         `json:"role"`
+	Kind     model.UserKind  `json:"kind"`
+	Metadata json.RawMessage `json:"metadata"`
+}
+
+// checkText bounds a free-text field; required ones must hold more than white space.
+func checkText(field, v string, max int, required bool) error {
+	if required && strings.TrimSpace(v) == "" {
+		return errValidation("%s is required", field)
+	}
+	if utf8.RuneCountInString(v) > max {
+		return errValidation("%s is longer than %d characters", field, max)
+	}
+	if !utf8.ValidString(v) {
+		return errValidation("%s is not valid UTF-8", field)
+	}
+	return nil
+}
+
+func (r *userRequest) validate(create bool) error {
+	if create {
+		if err := checkID("uid", r.UID); err != nil {
+			return err
+		}
+		if r.Name == nil {
+			return errValidation("name is required")
+		}
+	}
+	if r.Name != nil {
+		if err := checkText("name", *r.Name, 100, true); err != nil {
+			return err
+		}
+	}
+	for field, v := range map[string]*string{"avatar": r.Avatar, "role": r.Role} {
+		if v != nil {
+			if err := checkText(field, *v, 1000, false); err != nil {
+				return err
+			}
+		}
+	}
+	switch r.Kind {
+	case "", model.UserKindUser, model.UserKindAgent:
+	default:
+		return errValidation("kind must be user or agent")
+	}
+	return checkObject("metadata", r.Metadata)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func (a *API) createUser(c echo.Context) error {
+	var req userRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if err := req.validate(true); err != nil {
+		return err
+	}
+	if req.Kind == "" {
+		req.Kind = model.UserKindUser
+	}
+	u, err := a.opts.Store.CreateUser(c.Request().Context(), model.User{
+		UID: req.UID, Name: deref(req.Name), Avatar: deref(req.Avatar), Role: deref(req.Role), Kind: req.Kind, Metadata: req.Metadata,
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, u)
+}
+
+func (a *API) updateUser(c echo.Context) error {
+	uid, err := pathID(c, "uid")
+	if err != nil {
+		return err
+	}
+	var req userRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if req.UID != "" && req.UID != uid {
+		return errValidation("uid cannot be changed")
+	}
+	if err := req.validate(false); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	// The store replaces the row; merge the patch onto the current user first.
+	u, err := a.opts.Store.GetUser(ctx, uid)
+	if err != nil {
+		return err
+	}
+	if req.Name != nil {
+		u.Name = *req.Name
+	}
+	if req.Avatar != nil {
+		u.Avatar = *req.Avatar
+	}
+	if req.Role != nil {
+		u.Role = *req.Role
+	}
+	if req.Kind != "" {
+		u.Kind = req.Kind
+	}
+	if req.Metadata != nil {
+		u.Metadata = req.Metadata
+	}
+	if u, err = a.opts.Store.UpdateUser(ctx, u); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, u)
+}
+
+func (a *API) getUser(c echo.Context) error {
+	uid, err := pathID(c, "uid")
+	if err != nil {
+		return err
+	}
+	u, err := a.opts.Store.GetUser(c.Request().Context(), uid)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, u)
+}
+
+func (a *API) me(c echo.Context) error {
+	u, err := a.opts.Store.GetUser(c.Request().Context(), uidOf(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, u)
+}
+
+func (a *API) listUsers(c echo.Context) error {
+	q := &query{c: c}
+	uq := store.UserQuery{Limit: q.limit(), Cursor: q.cursor(), SearchKeyword: q.str("searchKeyword", 100), Kind: model.UserKind(q.str("kind", 10))}
+	if q.err != nil {
+		return q.err
+	}
+	switch uq.Kind {
+	case "", model.UserKindUser, model.UserKindAgent:
+	default:
+		return errValidation("kind must be user or agent")
+	}
+	page, err := a.opts.Store.ListUsers(c.Request().Context(), uq)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, nonNil(page))
+}
+
+// nonNil answers an empty page as "items": [] rather than null.
+func nonNil[T any](p store.Page[T]) store.Page[T] {
+	if p.Items == nil {
+		p.Items = []T{}
+	}
+	return p
+}
