@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+
+	chatapi "github.com/agentry-dev/agentry/chat/api"
+	"github.com/agentry-dev/agentry/chat/hub"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+func init() { extraCommands = append(extraCommands, newChatCommand) }
+
+// minAPIKeyLen keeps guessable REST API keys out of production.
+const minAPIKeyLen = 16
+
+type chatOptions struct {
+	addr          string
+	storage       string
+	apiKeyFile    string
+	authKey       string
+	appID         string
+	replicas      int
+	mediaDir      string
+	maxMediaBytes int64
+}
+
+func newChatCommand(g *globalFlags) *cobra.Command {
+	cmd, _ := chatCommand(g)
+	return cmd
+}
+
+// chatCommand returns the command and the options its flags fill (tests read them).
+func chatCommand(g *globalFlags) (*cobra.Command, *chatOptions) {
+	o := &chatOptions{}
+	cmd := &cobra.Command{
+		Use:   "chat",
+		Short: "Serve the chat service (users, groups, messages, real-time events) under /chat/v1",
+		Long: `Serve the self-hosted chat service under /chat/v1: REST routes and the WebSocket.
+
+Credentials: the REST API key (--api-key-file or AGENTRY_CHAT_API_KEY) creates users and mints
+their auth tokens; clients send Authorization: Bearer <token>. --auth-key enables the
+development login as any uid: never use it in production.
+
+Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			apiKey, err := o.resolve(os.Getenv)
+			if err != nil {
+				return err
+			}
+			return runChat(cmd.Context(), log, o, apiKey)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", envOr("AGENTRY_CHAT_ADDR", ":8080"), "listen address")
+	f.StringVar(&o.storage, "storage", envOr("AGENTRY_CHAT_STORAGE", "file:.agentry/chat.db"), "storage URL: file:PATH (SQLite) or postgres://…")
+	f.StringVar(&o.apiKeyFile, "api-key-file", os.Getenv("AGENTRY_CHAT_API_KEY_FILE"), "file holding the REST API key (else AGENTRY_CHAT_API_KEY)")
+	f.StringVar(&o.authKey, "auth-key", os.Getenv("AGENTRY_CHAT_AUTH_KEY"), "development only: enable login as any uid with this Auth Key")
+	f.StringVar(&o.appID, "app-id", os.Getenv("AGENTRY_CHAT_APP_ID"), "App ID clients send on login (any when empty)")
+	f.IntVar(&o.replicas, "replicas", envInt("AGENTRY_CHAT_REPLICAS", 1), "how many replicas serve this storage (SQLite allows one)")
+	f.IntVar(&o.replicas, "replicas-hint", envInt("AGENTRY_CHAT_REPLICAS", 1), "alias of --replicas")
+	_ = f.MarkHidden("replicas-hint")
+	f.StringVar(&o.mediaDir, "media-dir", envOr("AGENTRY_CHAT_MEDIA_DIR", ".agentry/chat-media"), "directory of uploaded media (shared by every replica)")
+	f.Int64Var(&o.maxMediaBytes, "max-media-bytes", chatapi.DefaultMaxMediaBytes, "largest media upload in bytes")
+	return cmd, o
+}
+
+func envInt(key string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return n
+	}
+	return def
+}
+
+// resolve checks the options and returns the API key; it refuses set-ups that would be unsafe
+// or lose data (SQLite under several replicas: each would write its own file).
+func (o *chatOptions) resolve(getenv func(string) string) (string, error) {
+	switch {
+	case strings.HasPrefix(o.storage, "file:"):
+		if o.replicas > 1 {
+			return "", fmt.Errorf("--storage %s is SQLite, which one replica only may use, but --replicas is %d: use postgres:// storage for several replicas", o.storage, o.replicas)
+		}
+	case strings.HasPrefix(o.storage, "postgres://"), strings.HasPrefix(o.storage, "postgresql://"):
+	default:
+		return "", fmt.Errorf("unsupported --storage %q: use file:PATH or postgres://", store.Redact(o.storage))
+	}
+	if o.replicas < 1 {
+		return "", fmt.Errorf("--replicas must be at least 1")
+	}
+	if o.maxMediaBytes <= 0 {
+		return "", fmt.Errorf("--max-media-bytes must be positive")
+	}
+	key := getenv("AGENTRY_CHAT_API_KEY")
+	if o.apiKeyFile != "" {
+		b, err := os.ReadFile(o.apiKeyFile)
+		if err != nil {
+			return "", fmt.Errorf("failed to read API key file %q: %w", o.apiKeyFile, err)
+		}
+		key = strings.TrimSpace(string(b))
+		if key == "" {
+			return "", fmt.Errorf("API key file %q is empty", o.apiKeyFile)
+		}
+	}
+	if key != "" && len(key) < minAPIKeyLen {
+		return "", fmt.Errorf("the REST API key is shorter than %d characters", minAPIKeyLen)
+	}
+	if key == "" && o.authKey == "" {
+		return "", fmt.Errorf("no credentials: set the REST API key (--api-key-file or AGENTRY_CHAT_API_KEY), or --auth-key for development")
+	}
+	return key, nil
+}
+
+// runChat opens the store, starts the hub and serves until ctx ends.
+func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string) error {
+	st, err := store.Open(ctx, o.storage)
+	if err != nil {
+		return fmt.Errorf("failed to open chat storage %q: %w", store.Redact(o.storage), err)
+	}
+	defer st.Close()
+	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log})
+	a := chatapi.New(chatapi.Options{
+		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID,
+		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log,
+	})
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("failed to listen on %q: %w", o.addr, err)
+	}
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan error, 1)
+	go func() { hubDone <- h.Run(hubCtx) }()
+	log.Info("serving the chat service", "addr", ln.Addr().String(), "path", chatapi.Prefix, "storage", st.Kind(), "replicas", o.replicas)
+
+	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = srv.Shutdown(shutdownCtx)
+		cancel()
+	}
+	// Sockets are hijacked connections Shutdown does not wait for: the hub closes them.
+	stopHub()
+	if herr := <-hubDone; herr != nil && !errors.Is(herr, context.Canceled) {
+		log.Error(herr, "chat hub stopped with an error")
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("failed to serve the chat service: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+func TestChatFlagsValidate(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, []byte("  0123456789abcdef-key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	_ = os.WriteFile(empty, nil, 0o600)
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		key  string
+		err  string
+	}{
+		{[]string{"--api-key-file=" + keyFile}, nil, "0123456789abcdef-key", ""},
+		{nil, map[string]string{"AGENTRY_CHAT_API_KEY": "env-key-0123456789"}, "env-key-0123456789", ""},
+		{[]string{"--auth-key=dev"}, nil, "", ""},
+		{nil, nil, "", "no credentials"},
+		{[]string{"--api-key-file=" + empty}, nil, "", "is empty"},
+		{[]string{"--api-key-file=" + filepath.Join(dir, "missing")}, nil, "", "failed to read API key file"},
+		{nil, map[string]string{"AGENTRY_CHAT_API_KEY": "short"}, "", "shorter than 16"},
+		{[]string{"--auth-key=dev", "--replicas=2"}, nil, "", "one replica only"},
+		{[]string{"--auth-key=dev", "--replicas-hint=3"}, nil, "", "one replica only"},
+		{[]string{"--auth-key=dev", "--replicas=2", "--storage=postgres://u@db/chat"}, nil, "", ""},
+		{[]string{"--auth-key=dev", "--storage=mysql://x"}, nil, "", "unsupported --storage"},
+		{[]string{"--auth-key=dev", "--storage=postgres://u:secret@db/chat", "--replicas=0"}, nil, "", "at least 1"},
+	} {
+		cmd, o := chatCommand(&globalFlags{})
+		if err := cmd.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		key, err := o.resolve(func(k string) string { return tc.env[k] })
+		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Fatalf("%v %v: error %v, want %q", tc.args, tc.env, err, tc.err)
+		}
+		if err == nil && key != tc.key {
+			t.Fatalf("%v: key %q, want %q", tc.args, key, tc.key)
+		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Fatalf("an error shows the storage password: %v", err)
+		}
+	}
+}
+
+// TestChatReplicasFromEnv: the chart sets AGENTRY_CHAT_REPLICAS; SQLite must refuse it.
+func TestChatReplicasFromEnv(t *testing.T) {
+	t.Setenv("AGENTRY_CHAT_REPLICAS", "2")
+	cmd, o := chatCommand(&globalFlags{})
+	if err := cmd.ParseFlags([]string{"--auth-key=dev"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.resolve(os.Getenv); err == nil || !strings.Contains(err.Error(), "one replica only") {
+		t.Fatalf("SQLite with AGENTRY_CHAT_REPLICAS=2: %v", err)
+	}
+}
+
+// TestChatServes runs the command's server on SQLite: the API answers, and the process stops
+// cleanly when its context ends.
+func TestChatServes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	dir := t.TempDir()
+	o := &chatOptions{addr: addr, storage: "file:" + filepath.Join(dir, "chat.db"), replicas: 1, mediaDir: filepath.Join(dir, "media"), maxMediaBytes: 1 << 20}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runChat(ctx, logr.Discard(), o, "0123456789abcdef-key") }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get("http://" + addr + "/chat/v1/healthz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("healthz answered %d", res.StatusCode)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the chat service did not come up: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/chat/v1/users", strings.NewReader(`{"uid":"u1","name":"U"}`))
+	req.Header.Set("apikey", "0123456789abcdef-key")
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("creating a user answered %d", res.StatusCode)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("runChat: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("runChat did not stop")
+	}
+}
