@@ -198,6 +198,8 @@ func newEnv(t *testing.T, o Options, events store.Events, small bool) *env {
 	return e
 }
 
+func newTestServer(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
+
 // commit appends to the log and wakes the hub, as the API does after a local commit.
 func (e *env) commit(conv, typ, target string, data any) model.Event {
 	ev := e.log.commit(conv, typ, target, data)
