@@ -1,0 +1,133 @@
+package store
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// TestConcurrentSendsKeepSeqAndPosInOrder: 8 writers on one conversation; seq has no gaps or
+// duplicates and pos order equals seq order.
+func TestConcurrentSendsKeepSeqAndPosInOrder(t *testing.T) {
+	each(t, func(t *testing.T, s Store) {
+		var uids []string
+		for i := 0; i < 8; i++ {
+			uids = append(uids, fmt.Sprintf("w%d", i))
+		}
+		users(t, s, uids...)
+		group(t, s, "w0", "g", model.GroupPublic, uids[1:]...)
+		before := allEvents(t, s)
+		const per = 10
+		var wg sync.WaitGroup
+		errs := make(chan error, len(uids))
+		for _, uid := range uids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < per; i++ {
+					if _, err := s.SendMessage(ctx, text(uid, "g", model.ReceiverGroup, fmt.Sprintf("%s-%d", uid, i))); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		evs := allEvents(t, s)
+		var seqs []int64
+		for _, e := range evs {
+			if e.ConversationID == "group_g" {
+				seqs = append(seqs, e.Seq)
+			}
+		}
+		if len(evs)-len(before) != len(uids)*per {
+			t.Fatalf("%d new events, want %d", len(evs)-len(before), len(uids)*per)
+		}
+		for i, seq := range seqs {
+			if seq != int64(i+1) {
+				t.Fatalf("in pos order, event %d has seq %d: %v", i, seq, seqs)
+			}
+		}
+		if !sort.SliceIsSorted(evs, func(i, j int) bool { return evs[i].Pos < evs[j].Pos }) {
+			t.Error("EventsAfter is not in pos order")
+		}
+		msgs := must[[]model.Message](t)(s.ListMessages(ctx, "w0", MessageQuery{GUID: "g", Limit: 100, Categories: []string{model.CategoryMessage}}))
+		if len(msgs) != len(uids)*per {
+			t.Errorf("%d messages stored", len(msgs))
+		}
+	})
+}
+
+// TestConcurrentJoinAndBan: whichever commits first, a banned user never ends up a member.
+func TestConcurrentJoinAndBan(t *testing.T) {
+	each(t, func(t *testing.T, s Store) {
+		users(t, s, "owner")
+		group(t, s, "owner", "g", model.GroupPublic)
+		for i := 0; i < 15; i++ {
+			uid := fmt.Sprintf("u%d", i)
+			users(t, s, uid)
+			var wg sync.WaitGroup
+			var joinErr, banErr error
+			wg.Add(2)
+			go func() { defer wg.Done(); _, joinErr = s.JoinGroup(ctx, uid, "g", nil) }()
+			go func() { defer wg.Done(); banErr = s.BanMember(ctx, "owner", "g", uid) }()
+			wg.Wait()
+			wantCode(t, banErr, "")
+			if joinErr != nil && model.CodeOf(joinErr) != model.ErrBanned {
+				t.Fatalf("join: %v", joinErr)
+			}
+			if isMember(t, s, uid, "g") {
+				t.Fatalf("banned %s is a member (join error %v)", uid, joinErr)
+			}
+		}
+		g := must[model.Group](t)(s.GetGroup(ctx, "owner", "g"))
+		banned := must[Page[model.Member]](t)(s.ListBanned(ctx, "owner", "g", MemberQuery{}))
+		if g.MembersCount != 1 || len(banned.Items) != 15 {
+			t.Errorf("members %d, banned %d", g.MembersCount, len(banned.Items))
+		}
+	})
+}
+
+// TestWakeAcrossReplicas: a commit through one store wakes another on the same PostgreSQL,
+// which then reads the event; SQLite's Wake never fires.
+func TestWakeAcrossReplicas(t *testing.T) {
+	url := postgresURL(t)
+	a := must[Store](t)(Open(ctx, url))
+	defer a.Close()
+	b := must[Store](t)(Open(ctx, url))
+	defer b.Close()
+	users(t, a, "alice", "bob")
+	_, newest := must2(t)(b.Horizon(ctx))
+	// Drain the wake-ups of connecting and of the set-up writes.
+	time.Sleep(200 * time.Millisecond)
+	select {
+	case <-b.Wake():
+	default:
+	}
+	m := send(t, a, text("alice", "bob", model.ReceiverUser, "across"))
+	select {
+	case <-b.Wake():
+	case <-time.After(5 * time.Second):
+		t.Fatal("B was not woken by A's commit")
+	}
+	evs := must[[]model.Event](t)(b.EventsAfter(ctx, newest, 0))
+	if len(evs) != 1 || evs[0].Type != model.EventMessageCreated || evs[0].ConversationID != m.ConversationID {
+		t.Errorf("B reads %+v", evs)
+	}
+
+	sq := open(t, "sqlite")
+	users(t, sq, "x")
+	select {
+	case <-sq.Wake():
+		t.Error("SQLite's Wake fired")
+	case <-time.After(50 * time.Millisecond):
+	}
+}
