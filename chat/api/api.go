@@ -8,7 +8,6 @@ package api
 import (
 	_ "embed"
 	"net/http"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
@@ -196,6 +195,3 @@ func OpenAPI() []byte { return openapiDoc }
 func (a *API) openapi(c echo.Context) error {
 	return c.Blob(http.StatusOK, "application/yaml", openapiDoc)
 }
-
-// now is the clock (one place to change in tests if ever needed).
-var now = time.Now

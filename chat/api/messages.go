@@ -29,13 +29,10 @@ type messageRequest struct {
 }
 
 func checkReceiver(id string, t model.ReceiverType) error {
-	switch t {
-	case model.ReceiverUser:
-		return checkID("receiver", id)
-	case model.ReceiverGroup:
-		return checkID("receiver", id)
+	if t != model.ReceiverUser && t != model.ReceiverGroup {
+		return errValidation("receiverType must be user or group")
 	}
-	return errValidation("receiverType must be user or group")
+	return checkID("receiver", id)
 }
 
 // validate accepts what clients may send through the JSON route: text and custom messages.
