@@ -211,3 +211,19 @@ func TestAddMembersResults(t *testing.T) {
 		t.Fatalf("results: %s", r.body)
 	}
 }
+
+// TestGroupPasswordNeverReturned: the bcrypt hash stays in the store.
+func TestGroupPasswordNeverReturned(t *testing.T) {
+	e := newEnv(t, stores(t)["sqlite"](t), Options{})
+	alice := e.user("alice")
+	for _, r := range []resp{
+		e.do(http.MethodPost, "/groups", alice, map[string]any{"guid": "pw", "name": "P", "type": "password", "password": "s3cret"}),
+		e.do(http.MethodGet, "/groups/pw", alice, nil),
+		e.do(http.MethodGet, "/groups", alice, nil),
+		e.do(http.MethodPut, "/groups/pw", alice, map[string]any{"password": "other"}),
+	} {
+		if r.status >= 300 || strings.Contains(string(r.body), "$2a$") || strings.Contains(string(r.body), "s3cret") || strings.Contains(string(r.body), `"password":`) {
+			t.Fatalf("group answer %d %s", r.status, r.body)
+		}
+	}
+}
