@@ -1,8 +1,10 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -129,5 +131,60 @@ func TestWakeAcrossReplicas(t *testing.T) {
 	case <-sq.Wake():
 		t.Error("SQLite's Wake fired")
 	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// TestWakeSurvivesPostgresRestart: the listener reconnects after the server restarts, and
+// writes fail with ErrUnavailable while it is down.
+func TestWakeSurvivesPostgresRestart(t *testing.T) {
+	url := postgresURL(t)
+	a := must[Store](t)(Open(ctx, url))
+	defer a.Close()
+	b := must[Store](t)(Open(ctx, url))
+	defer b.Close()
+	users(t, a, "alice", "bob")
+	pg.Stop()
+	_, err := a.SendMessage(ctx, text("alice", "bob", model.ReceiverUser, "down"))
+	wantCode(t, err, model.ErrUnavailable)
+	var me *model.Error
+	// The cause (here "conn closed" or a dial error) is in the chain for logs, not in Message.
+	if !errors.As(err, &me) || strings.Contains(me.Message, "127.0.0.1") || err.Error() == me.Error() {
+		t.Errorf("message %q, chain %q", me.Message, err)
+	}
+	pg.Start()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, err = a.SendMessage(ctx, text("alice", "bob", model.ReceiverUser, "up"))
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	wantCode(t, err, "")
+	// The listener reconnects with backoff; every later commit wakes B.
+	for {
+		select {
+		case <-b.Wake():
+		case <-time.After(200 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("B's listener did not reconnect")
+			}
+			continue
+		}
+		break
+	}
+	for {
+		select {
+		case <-b.Wake():
+			continue
+		default:
+		}
+		break
+	}
+	send(t, a, text("alice", "bob", model.ReceiverUser, "again"))
+	select {
+	case <-b.Wake():
+	case <-time.After(10 * time.Second):
+		t.Fatal("B not woken after the restart")
 	}
 }
