@@ -3,11 +3,11 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"time"
+
+	"github.com/agentry-dev/agentry/internal/sqldb"
 )
 
 // migrations are applied in order, each once; append, never edit a released one. Times are
@@ -140,36 +140,12 @@ CREATE INDEX chat_events_by_conversation ON chat_events (conversation_id, pos);
 CREATE INDEX chat_events_by_target ON chat_events (target_uid, pos);`,
 }
 
-// migrate applies the migrations not yet recorded in chat_schema_migrations, each in a
-// transaction together with its record, then loads the cursor key.
+// migrate applies the schema migrations not yet recorded in chat_schema_migrations, then
+// loads the cursor key.
 func (s *sqlStore) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS chat_schema_migrations (version INTEGER PRIMARY KEY, applied_us BIGINT NOT NULL)`); err != nil {
-		return fmt.Errorf("failed to prepare chat migrations: %w", err)
-	}
-	for i, stmt := range s.d.migrations {
-		version := i + 1
-		err := s.rawTx(ctx, func(tx *sql.Tx) error {
-			if s.d.migrationLock != "" {
-				if _, err := tx.ExecContext(ctx, s.d.migrationLock); err != nil {
-					return err
-				}
-			}
-			var n int
-			if err := tx.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) FROM chat_schema_migrations WHERE version = $1`), version).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, s.d.rebind(`INSERT INTO chat_schema_migrations (version, applied_us) VALUES ($1, $2)`), version, time.Now().UnixMicro())
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("failed to apply chat schema migration %d: %w", version, err)
-		}
+	m := sqldb.Migrations{Table: "chat_schema_migrations", Lock: s.d.migrationLock, Rebind: s.d.rebind, Steps: s.d.migrations}
+	if err := m.Apply(ctx, s.db); err != nil {
+		return err
 	}
 	return s.loadCursorKey(ctx)
 }

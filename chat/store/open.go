@@ -5,15 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/sqldb"
 )
 
 // Open opens the store a URL names: file:PATH (SQLite) or postgres://… (PostgreSQL), and
@@ -30,20 +28,7 @@ func Open(ctx context.Context, url string) (Store, error) {
 }
 
 // Redact hides the password of a URL, for logs and errors.
-func Redact(url string) string {
-	scheme, rest, ok := strings.Cut(url, "://")
-	if !ok {
-		return url
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return url
-	}
-	if user, _, hasPass := strings.Cut(rest[:at], ":"); hasPass {
-		return scheme + "://" + user + ":***@" + rest[at+1:]
-	}
-	return url
-}
+func Redact(url string) string { return sqldb.Redact(url) }
 
 // sqlStore implements Store on database/sql for both SQL backends.
 type sqlStore struct {
@@ -55,47 +40,26 @@ type sqlStore struct {
 }
 
 func openSQLite(ctx context.Context, path string) (Store, error) {
-	if path == "" {
-		return nil, fmt.Errorf("file: chat store URL needs a path, e.g. file:.agentry/chat.db")
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("failed to create directory %q for the chat database: %w", dir, err)
-		}
-	}
-	// WAL lets readers run beside the one writer; synchronous=NORMAL keeps every committed
-	// transaction across a crash of the process; immediate transactions take the write lock up
-	// front, so concurrent writers wait (busy_timeout) instead of failing on upgrade, and every
-	// rule checked inside a write transaction cannot be invalidated before it commits.
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqldb.OpenSQLite(path, "chat")
 	if err != nil {
-		return nil, fmt.Errorf("failed to open SQLite database %q: %w", path, err)
+		return nil, err
 	}
-	db.SetMaxOpenConns(4)
 	// SQLite has one process, so no other replica ever commits: the channel never fires.
 	return newSQLStore(ctx, db, sqliteDialect, make(chan struct{}))
 }
 
 func openPostgres(ctx context.Context, url string) (Store, error) {
-	cfg, err := pgxpool.ParseConfig(url)
+	pool, db, err := sqldb.OpenPostgres(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("invalid PostgreSQL URL %q: %w", Redact(url), err)
-	}
-	if cfg.MaxConns < 8 {
-		cfg.MaxConns = 8
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("failed to connect to PostgreSQL %q: %w", Redact(url), err)
+		return nil, err
 	}
 	wake := make(chan struct{}, 1)
-	s, err := newSQLStore(ctx, stdlib.OpenDBFromPool(pool), postgresDialect, wake)
+	s, err := newSQLStore(ctx, db, postgresDialect, wake)
 	if err != nil {
 		pool.Close()
 		return nil, err
 	}
-	s.listener = startListener(cfg.ConnConfig.Copy(), wake)
+	s.listener = startListener(pool.Config().ConnConfig.Copy(), wake)
 	return &pgStore{sqlStore: s, pool: pool}, nil
 }
 

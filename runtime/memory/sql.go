@@ -6,15 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
+	"github.com/agentry-dev/agentry/internal/sqldb"
 )
 
 // dialect holds what differs between SQLite and PostgreSQL.
@@ -80,39 +76,19 @@ type sqlStore struct {
 }
 
 func openSQLite(ctx context.Context, path string) (Store, error) {
-	if path == "" {
-		return nil, fmt.Errorf("file: memory URL needs a path, e.g. file:.agentry/memory.db")
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("failed to create directory %q for the memory database: %w", dir, err)
-		}
-	}
-	// WAL lets readers run beside the one writer; synchronous=NORMAL keeps every committed
-	// transaction across a crash of the process (not necessarily of the machine); immediate
-	// transactions take the write lock up front, so concurrent writers wait instead of failing.
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sqldb.OpenSQLite(path, "memory")
 	if err != nil {
-		return nil, fmt.Errorf("failed to open SQLite database %q: %w", path, err)
+		return nil, err
 	}
-	db.SetMaxOpenConns(4)
 	return newSQLStore(ctx, db, sqliteDialect)
 }
 
 func openPostgres(ctx context.Context, url string) (Store, error) {
-	cfg, err := pgxpool.ParseConfig(url)
+	_, db, err := sqldb.OpenPostgres(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("invalid PostgreSQL URL %q: %w", Redact(url), err)
+		return nil, err
 	}
-	if cfg.MaxConns < 8 {
-		cfg.MaxConns = 8
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("failed to connect to PostgreSQL %q: %w", Redact(url), err)
-	}
-	return newSQLStore(ctx, stdlib.OpenDBFromPool(pool), postgresDialect)
+	return newSQLStore(ctx, db, postgresDialect)
 }
 
 func newSQLStore(ctx context.Context, db *sql.DB, d dialect) (*sqlStore, error) {
@@ -124,36 +100,11 @@ func newSQLStore(ctx context.Context, db *sql.DB, d dialect) (*sqlStore, error) 
 	return s, nil
 }
 
-// migrate applies the migrations not yet recorded in agentry_schema_migrations, each in a
-// transaction together with its record.
+// migrate applies the schema migrations not yet recorded in agentry_schema_migrations.
 func (s *sqlStore) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS agentry_schema_migrations (version INTEGER PRIMARY KEY, applied_us BIGINT NOT NULL)`); err != nil {
-		return fmt.Errorf("%w: failed to prepare migrations: %v", ErrUnavailable, err)
-	}
-	for i, stmt := range s.d.migrations {
-		version := i + 1
-		err := s.tx(ctx, func(tx *sql.Tx) error {
-			if s.d.lock != "" {
-				if _, err := tx.ExecContext(ctx, s.d.lock); err != nil {
-					return err
-				}
-			}
-			var n int
-			if err := tx.QueryRowContext(ctx, s.d.rebind(`SELECT COUNT(*) FROM agentry_schema_migrations WHERE version = $1`), version).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, s.d.rebind(`INSERT INTO agentry_schema_migrations (version, applied_us) VALUES ($1, $2)`), version, time.Now().UnixMicro())
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("failed to apply memory schema migration %d: %w", version, err)
-		}
+	m := sqldb.Migrations{Table: "agentry_schema_migrations", Lock: s.d.lock, Rebind: s.d.rebind, Steps: s.d.migrations}
+	if err := m.Apply(ctx, s.db); err != nil {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentry-dev/agentry/internal/sqldb"
 	"github.com/agentry-dev/agentry/runtime/model"
 )
 
@@ -129,21 +130,7 @@ func Open(ctx context.Context, url string) (Store, error) {
 }
 
 // Redact hides the password of a URL, for logs and errors.
-func Redact(url string) string {
-	scheme, rest, ok := strings.Cut(url, "://")
-	if !ok {
-		return url
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return url
-	}
-	userinfo := rest[:at]
-	if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
-		return scheme + "://" + user + ":***@" + rest[at+1:]
-	}
-	return url
-}
+func Redact(url string) string { return sqldb.Redact(url) }
 
 // titleOf makes a thread title from its first user message.
 func titleOf(msgs []Message) string {
