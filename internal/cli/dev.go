@@ -22,6 +22,7 @@ type devOptions struct {
 	addr       string
 	modelAddr  string
 	secretsDir string
+	chat       string
 	http       httpFlags
 }
 
@@ -60,12 +61,26 @@ the agents to it through the same client, so tools and frontend actions work off
 				return err
 			}
 			srvOpts.Secrets = secrets.Dir(o.secretsDir)
+			var chat *devChat
+			if o.chat != "none" {
+				log.Info("WARNING: the chat service's development Auth Key is on: anyone who reaches this server can log in as any user", "appId", DevChatAppID)
+				dc, mount, err := startDevChat(cmd.Context(), log, o.chat, ".agentry")
+				if err != nil {
+					return err
+				}
+				defer dc.close(log)
+				chat, srvOpts.Mount = dc, mount
+			}
 			return serveAgents(cmd.Context(), log, o.dir, o.addr, opts, srvOpts,
 				func(addr net.Addr, reg *registry.Registry) {
 					base := "http://" + displayAddr(addr)
 					fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
 					for _, id := range reg.IDs() {
 						fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/generate\n", id, base, id)
+					}
+					if chat != nil {
+						fmt.Fprintf(out, "\n  Chat service: %s/chat/v1 (storage %s)\n", base, chat.store.Kind())
+						fmt.Fprintf(out, "    App ID %s, Auth Key %s (development only); REST API key in .agentry/chat-api-key\n", DevChatAppID, DevChatAuthKey)
 					}
 					fmt.Fprintln(out)
 				})
@@ -77,6 +92,7 @@ the agents to it through the same client, so tools and frontend actions work off
 	cmd.Flags().StringVar(&o.addr, "addr", DevAddr, "listen address (use :4111 to listen on every interface)")
 	cmd.Flags().StringVar(&o.modelAddr, "model-addr", "127.0.0.1:0", "listen address of the scripted dev model")
 	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", ".agentry/secrets", "directory of local Secrets (<dir>/<secret>/<key>)")
+	cmd.Flags().StringVar(&o.chat, "chat", "file:.agentry/chat.db", "storage of the chat service mounted at /chat/v1 (file:PATH, postgres://…, or none)")
 	o.http.register(cmd.Flags())
 	return cmd
 }

@@ -58,6 +58,9 @@ type Options struct {
 	KeepAlive time.Duration
 	// Secrets resolves endpoint auth Secrets (headersSecretRef).
 	Secrets secrets.Source
+	// Mount adds routes of other services beside the runtime's (agentry dev mounts the chat
+	// service); they bring their own auth.
+	Mount func(*echo.Echo)
 }
 
 // Server serves the runtime API.
@@ -111,6 +114,9 @@ func New(opts Options) *Server {
 	api.Any("/agents/:agentId/tools/:toolId/execute", postOnly(s.guard(s.executeTool)))
 	api.GET("/memory/threads", agentIDFromQuery(s.guard(s.listThreads)))
 	api.GET("/memory/threads/:threadId/messages", agentIDFromQuery(s.guard(s.threadMessages)))
+	if opts.Mount != nil {
+		opts.Mount(e)
+	}
 	return s
 }
 

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-logr/logr"
+	"github.com/labstack/echo/v4"
+
+	chatapi "github.com/agentry-dev/agentry/chat/api"
+	"github.com/agentry-dev/agentry/chat/hub"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+// Development credentials of the chat service in agentry dev. The Auth Key lets anyone who
+// reaches the server log in as any uid, which is what a local playground wants and why dev
+// listens on loopback only.
+const (
+	DevChatAppID   = "agentry-dev"
+	DevChatAuthKey = "agentry-dev-auth-key"
+)
+
+// devChat is the chat service agentry dev runs beside the agents.
+type devChat struct {
+	store  store.Store
+	hub    *hub.Hub
+	apiKey string
+	stop   context.CancelFunc
+	done   chan error
+}
+
+// startDevChat opens the chat store, starts the hub and returns the mount for the dev server.
+// The REST API key is generated once into dir/chat-api-key (0600), so curl examples can read it.
+func startDevChat(ctx context.Context, log logr.Logger, storage, dir string) (*devChat, func(*echo.Echo), error) {
+	key, err := devAPIKey(filepath.Join(dir, "chat-api-key"))
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := store.Open(ctx, storage)
+	if err != nil {
+		return nil, nil, fmt.Errorf("failed to open chat storage %q: %w", store.Redact(storage), err)
+	}
+	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log})
+	hubCtx, stop := context.WithCancel(context.Background())
+	dc := &devChat{store: st, hub: h, apiKey: key, stop: stop, done: make(chan error, 1)}
+	go func() { dc.done <- h.Run(hubCtx) }()
+	mount := func(e *echo.Echo) {
+		chatapi.Mount(e, chatapi.Options{
+			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID,
+			MediaDir: filepath.Join(dir, "chat-media"), Logger: log,
+		})
+	}
+	return dc, mount, nil
+}
+
+// close stops the hub (closing its sockets) and the store.
+func (d *devChat) close(log logr.Logger) {
+	d.stop()
+	if err := <-d.done; err != nil && !errors.Is(err, context.Canceled) {
+		log.Error(err, "chat hub stopped with an error")
+	}
+	_ = d.store.Close()
+}
+
+func devAPIKey(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= minAPIKeyLen {
+		return strings.TrimSpace(string(b)), nil
+	}
+	buf := make([]byte, 24)
+	if _, err := rand.Read(buf); err != nil {
+		return "", fmt.Errorf("failed to generate the chat API key: %w", err)
+	}
+	key := hex.EncodeToString(buf)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("failed to create directory %q: %w", filepath.Dir(path), err)
+	}
+	if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("failed to write the chat API key to %q: %w", path, err)
+	}
+	return key, nil
+}
