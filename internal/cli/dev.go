@@ -63,7 +63,6 @@ the agents to it through the same client, so tools and frontend actions work off
 			srvOpts.Secrets = secrets.Dir(o.secretsDir)
 			var chat *devChat
 			if o.chat != "none" {
-				log.Info("WARNING: the chat service's development Auth Key is on: anyone who reaches this server can log in as any user", "appId", DevChatAppID)
 				dc, mount, err := startDevChat(cmd.Context(), log, o.chat, ".agentry")
 				if err != nil {
 					return err
