@@ -1,0 +1,355 @@
+package process
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/internal/testutil"
+)
+
+// The chat service as it is deployed: `agentry chat` processes on one PostgreSQL (or one on a
+// SQLite file), real sockets, kill -9 and a database restart in the middle of traffic.
+
+// chatWorld is the users and conversations every chat test uses: a group of everyone, a
+// smaller group and a one-to-one conversation.
+type chatWorld struct {
+	uids   []string
+	tokens map[string]string
+	convs  []*conv
+}
+
+func newChatWorld(t *testing.T, base string) *chatWorld {
+	t.Helper()
+	w := &chatWorld{tokens: map[string]string{}}
+	for i := 0; i < 6; i++ {
+		uid := fmt.Sprintf("u%d", i)
+		w.uids = append(w.uids, uid)
+		w.tokens[uid] = createChatUser(t, base, uid)
+	}
+	createChatGroup(t, base, w.tokens["u0"], "all", "u1", "u2", "u3", "u4", "u5")
+	createChatGroup(t, base, w.tokens["u1"], "few", "u0", "u2")
+	w.convs = []*conv{
+		{receiver: "all", receiverType: "group", members: w.uids},
+		{receiver: "few", receiverType: "group", members: []string{"u0", "u1", "u2"}},
+		{receiver: "u4", receiverType: "user", members: []string{"u3", "u4"}},
+	}
+	return w
+}
+
+// sender posts messages from several goroutines, message i through bases[i % len(bases)],
+// and records every attempt per conversation.
+type sender struct {
+	w     *chatWorld
+	bases []string
+	next  atomic.Int64
+	total int64
+	stop  atomic.Bool
+	acked atomic.Int64
+	wg    sync.WaitGroup
+
+	mu   sync.Mutex
+	sent map[*conv][]sendResult
+	// byBase counts acked sends per base.
+	byBase map[string]int
+	failed []sendResult
+}
+
+func startSending(w *chatWorld, total, workers int, bases ...string) *sender {
+	s := &sender{w: w, bases: bases, total: int64(total), sent: map[*conv][]sendResult{}, byBase: map[string]int{}}
+	for range workers {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for !s.stop.Load() {
+				i := s.next.Add(1) - 1
+				if i >= s.total {
+					return
+				}
+				s.send(int(i), bases[int(i)%len(bases)])
+			}
+		}()
+	}
+	return s
+}
+
+// send posts message i through base (i picks the conversation and its sender).
+func (s *sender) send(i int, base string) sendResult {
+	cv := s.w.convs[i%len(s.w.convs)]
+	from := cv.members[(i/len(s.w.convs))%len(cv.members)]
+	if cv.receiverType == "user" {
+		from = "u3"
+	}
+	r := sendChat(base, s.w.tokens[from], *cv, fmt.Sprintf("msg %d (#%d) via %s", i, textSeq.Add(1), base))
+	s.mu.Lock()
+	s.sent[cv] = append(s.sent[cv], r)
+	if r.acked() {
+		s.acked.Add(1)
+		s.byBase[base]++
+	} else {
+		s.failed = append(s.failed, r)
+	}
+	s.mu.Unlock()
+	return r
+}
+
+// textSeq makes every message text unique across senders.
+var textSeq atomic.Int64
+
+func (s *sender) wait() { s.wg.Wait() }
+
+func (s *sender) ackedCount() int { return int(s.acked.Load()) }
+
+// allAcked lists every acked message id.
+func (s *sender) allAcked() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []int64
+	for _, rs := range s.sent {
+		for _, r := range rs {
+			if r.acked() {
+				out = append(out, r.id)
+			}
+		}
+	}
+	return out
+}
+
+// expect waits until every client has every acked message of its conversations, then checks
+// the clients (nothing duplicated under two positions, seq gap-free per conversation).
+func expectDelivered(t *testing.T, s *sender, clients []*wsClient, timeout time.Duration) {
+	t.Helper()
+	s.mu.Lock()
+	want := map[*wsClient][]int64{}
+	for _, c := range clients {
+		want[c] = idsFor(c.uid, s.sent)
+	}
+	s.mu.Unlock()
+	deadline := time.Now().Add(timeout)
+	for _, c := range clients {
+		for !c.has(want[c]) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, c := range clients {
+		c.check(t, want[c])
+		t.Log(c.stats())
+	}
+}
+
+func connectAll(t *testing.T, w *chatWorld, bases func(i int) []string) []*wsClient {
+	t.Helper()
+	var clients []*wsClient
+	for i, uid := range w.uids {
+		clients = append(clients, startClient(t, uid, w.tokens[uid], bases(i)...))
+	}
+	// A second socket of u0 on the other process.
+	clients = append(clients, startClient(t, "u0", w.tokens["u0"], bases(1)...))
+	waitUntil(t, 10*time.Second, "every socket is ready", func() bool {
+		for _, c := range clients {
+			if !c.isConnected() {
+				return false
+			}
+		}
+		return true
+	})
+	return clients
+}
+
+// TestChatTwoProcessesOnePostgres: messages sent through either process reach the sockets of
+// both, each exactly once after dedupe by pos, in seq order per conversation.
+func TestChatTwoProcessesOnePostgres(t *testing.T) {
+	pg := testutil.StartPostgres(t)
+	a := startChat(t, pg.URL, 2)
+	b := startChat(t, pg.URL, 2)
+	w := newChatWorld(t, a.base)
+	procs := []string{a.base, b.base}
+	clients := connectAll(t, w, func(i int) []string { return []string{procs[i%2]} })
+
+	start := time.Now()
+	s := startSending(w, 150, 3, a.base, b.base)
+	s.wait()
+	if s.ackedCount() != 150 {
+		t.Fatalf("%d of 150 sends acked: %+v", s.ackedCount(), s.failed)
+	}
+	expectDelivered(t, s, clients, 20*time.Second)
+	t.Logf("150 messages (%d via A, %d via B) delivered to %d sockets on 2 processes in %s",
+		s.byBase[a.base], s.byBase[b.base], len(clients), time.Since(start).Round(time.Millisecond))
+}
+
+// TestChatKillOneProcessMidTraffic: kill -9 of one of two processes while messages flow
+// through both; its sockets resume on the survivor and every acked message reaches every
+// member once.
+func TestChatKillOneProcessMidTraffic(t *testing.T) {
+	pg := testutil.StartPostgres(t)
+	a := startChat(t, pg.URL, 2)
+	b := startChat(t, pg.URL, 2)
+	w := newChatWorld(t, a.base)
+	procs := []string{a.base, b.base}
+	// Sockets fail over to the other process when theirs is gone.
+	clients := connectAll(t, w, func(i int) []string { return []string{procs[i%2], procs[(i+1)%2]} })
+
+	s := startSending(w, 240, 2, a.base, b.base)
+	waitUntil(t, 20*time.Second, "60 sends are acked", func() bool { return s.ackedCount() >= 60 })
+	b.kill(t)
+	killedAt := s.ackedCount()
+	s.wait()
+
+	s.mu.Lock()
+	viaA, viaB, failed := s.byBase[a.base], s.byBase[b.base], len(s.failed)
+	for _, r := range s.failed {
+		if r.err == nil {
+			t.Errorf("a send failed with %d instead of a connection error: %s", r.status, r.text)
+		}
+	}
+	s.mu.Unlock()
+	if viaA < 120 || failed == 0 {
+		t.Fatalf("acked via A %d, via B %d, failed %d: the kill did not happen mid-traffic", viaA, viaB, failed)
+	}
+	expectDelivered(t, s, clients, 20*time.Second)
+	for i, c := range clients {
+		if c.bases[0] == b.base {
+			c.mu.Lock()
+			cur, n := c.cur, c.connects
+			c.mu.Unlock()
+			if c.bases[cur] != a.base || n < 2 {
+				t.Errorf("client %d (%s) did not resume on the survivor: connections %d", i, c.uid, n)
+			}
+		}
+	}
+	t.Logf("kill -9 after %d acked sends; acked via A %d, via B %d, %d sends failed; every acked message delivered", killedAt, viaA, viaB, failed)
+}
+
+// TestChatPostgresRestart: with both processes running, PostgreSQL stops and starts again on
+// the same port and data directory. REST calls fail with 503 during the outage and recover by
+// themselves; sockets keep (or regain) their feeds.
+func TestChatPostgresRestart(t *testing.T) {
+	pg := testutil.StartPostgres(t)
+	a := startChat(t, pg.URL, 2)
+	b := startChat(t, pg.URL, 2)
+	w := newChatWorld(t, a.base)
+	procs := []string{a.base, b.base}
+	clients := connectAll(t, w, func(i int) []string { return []string{procs[i%2], procs[(i+1)%2]} })
+
+	before := startSending(w, 30, 2, a.base, b.base)
+	before.wait()
+	expectDelivered(t, before, clients, 10*time.Second)
+
+	pg.Stop()
+	outage := time.Now()
+	for _, base := range procs {
+		for _, call := range []struct{ method, path string }{{"POST", "/messages"}, {"GET", "/me"}, {"GET", "/groups/all/messages"}, {"GET", "/healthz"}} {
+			var body any
+			if call.method == "POST" {
+				body = map[string]any{"receiver": "all", "receiverType": "group", "text": "during the outage"}
+			}
+			status, raw, err := chatCall(call.method, base+call.path, w.tokens["u0"], body)
+			if err != nil {
+				continue // a connection error is an acceptable failure
+			}
+			var e struct {
+				Error struct{ Code, Message string }
+			}
+			_ = json.Unmarshal(raw, &e)
+			if status != 503 || e.Error.Code != "ERR_SERVICE_UNAVAILABLE" {
+				t.Errorf("%s %s during the outage: %d %s", call.method, call.path, status, raw)
+			}
+			if strings.Contains(string(raw), "127.0.0.1") || strings.Contains(strings.ToLower(string(raw)), "sql") {
+				t.Errorf("the error leaks details: %s", raw)
+			}
+		}
+	}
+	pg.Start()
+	restarted := time.Now()
+
+	// Recovery without restarting the processes: the first successful send through each.
+	after := &sender{w: w, sent: map[*conv][]sendResult{}, byBase: map[string]int{}}
+	for _, base := range procs {
+		waitUntil(t, 30*time.Second, "a send through "+base+" succeeds after the restart", func() bool {
+			return after.send(0, base).acked()
+		})
+	}
+	recovered := time.Since(restarted)
+	more := startSending(w, 60, 2, a.base, b.base)
+	more.wait()
+	if more.ackedCount() != 60 {
+		t.Fatalf("%d of 60 sends after recovery acked: %+v", more.ackedCount(), more.failed)
+	}
+	// Everything sent before, at and after the recovery arrives.
+	all := &sender{sent: map[*conv][]sendResult{}}
+	for _, s := range []*sender{before, after, more} {
+		for cv, rs := range s.sent {
+			all.sent[cv] = append(all.sent[cv], rs...)
+		}
+	}
+	expectDelivered(t, all, clients, 20*time.Second)
+	t.Logf("outage %s; REST recovered %s after the restart (%d failed attempts meanwhile); %d messages delivered after recovery",
+		restarted.Sub(outage).Round(time.Millisecond), recovered.Round(time.Millisecond), len(after.failed), more.ackedCount()+1)
+}
+
+// TestChatSQLiteKillMidTraffic: kill -9 of a SQLite-backed process while messages are sent;
+// after a restart on the same file every acked message is listed and replayed from pos 0.
+func TestChatSQLiteKillMidTraffic(t *testing.T) {
+	storage := "file:" + t.TempDir() + "/chat.db"
+	a := startChat(t, storage, 1)
+	w := newChatWorld(t, a.base)
+
+	s := startSending(w, 300, 3, a.base)
+	waitUntil(t, 20*time.Second, "100 sends are acked", func() bool { return s.ackedCount() >= 100 })
+	a.kill(t)
+	s.stop.Store(true)
+	s.wait()
+	acked := s.allAcked()
+	s.mu.Lock()
+	failed := len(s.failed)
+	s.mu.Unlock()
+
+	a2 := startChat(t, storage, 1)
+	// Read every conversation back through the REST list route, newest first, paging back.
+	stored := map[int64]bool{}
+	for _, cv := range w.convs {
+		path := a2.base + "/groups/" + cv.receiver + "/messages"
+		if cv.receiverType == "user" {
+			path = a2.base + "/users/" + cv.receiver + "/messages"
+		}
+		before := ""
+		for {
+			var page struct {
+				Items []struct {
+					ID int64 `json:"id"`
+				} `json:"items"`
+			}
+			mustCall(t, 200, "GET", path+"?limit=100"+before, w.tokens[cv.members[0]], nil, &page)
+			if len(page.Items) == 0 {
+				break
+			}
+			oldest := page.Items[0].ID
+			for _, m := range page.Items {
+				stored[m.ID] = true
+				oldest = min(oldest, m.ID)
+			}
+			before = fmt.Sprintf("&before=%d", oldest)
+		}
+	}
+	var lost []int64
+	for _, id := range acked {
+		if !stored[id] {
+			lost = append(lost, id)
+		}
+	}
+	if len(lost) > 0 {
+		t.Errorf("%d of %d acked messages are not in the store after the restart: %v", len(lost), len(acked), lost)
+	}
+
+	// A client of each user resuming from pos 0 replays every acked message of its conversations.
+	var clients []*wsClient
+	for _, uid := range w.uids {
+		clients = append(clients, startClient(t, uid, w.tokens[uid], a2.base))
+	}
+	expectDelivered(t, s, clients, 20*time.Second)
+	t.Logf("kill -9 after %d acked sends (%d failed); %d messages stored, all %d acked ones listed and replayed", len(acked), failed, len(stored), len(acked))
+}
