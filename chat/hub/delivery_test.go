@@ -96,7 +96,7 @@ func TestRandomDisconnectsAndResumesLoseNothing(t *testing.T) {
 	members := setupGroups(e.log, users)
 
 	var got sync.Map // uid → []model.Event over all of its connections
-	var reconnects atomic.Int64
+	var reconnects, dropped atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range users {
@@ -111,26 +111,39 @@ func TestRandomDisconnectsAndResumesLoseNothing(t *testing.T) {
 				c := e.connect(uid, &resume)
 				reconnects.Add(1)
 				quota := 1 + r.IntN(20)
-				stopping := false
-				deadline := time.Now().Add(10 * time.Second)
-				for !stopping {
-					evs, _ := c.snapshot()
-					if len(evs) >= quota || time.Now().After(deadline) {
+				stopping, serverClosed := false, false
+				for !stopping && !serverClosed {
+					if evs, _ := c.snapshot(); len(evs) >= quota {
 						break
 					}
 					select {
 					case <-stop:
 						stopping = true
+					case <-c.done: // dropped as too slow: resume, as the SDK does
+						serverClosed = true
+						dropped.Add(1)
 					case <-time.After(2 * time.Millisecond):
 					}
 				}
+				caughtUp := false
 				if stopping {
 					// Final connection: read until everything committed is here.
 					want := e.log.expected(uid, 0)
-					eventually(t, 10*time.Second, uid+" to catch up", func() bool {
-						evs, last := c.snapshot()
-						return len(evs) > 0 && last >= want[len(want)-1].Pos
-					})
+					wantLast := want[len(want)-1].Pos
+					deadline := time.Now().Add(10 * time.Second)
+					for !caughtUp && time.Now().Before(deadline) {
+						_, last := c.snapshot()
+						caughtUp = last >= wantLast
+						select {
+						case <-c.done:
+							deadline = time.Time{}
+						case <-time.After(2 * time.Millisecond):
+						}
+					}
+					if !caughtUp && !isDone(c) {
+						t.Errorf("%s did not catch up to %d", uid, wantLast)
+						caughtUp = true // give up: report what arrived
+					}
 				}
 				if r.IntN(2) == 0 {
 					_ = c.conn.CloseNow()
@@ -141,7 +154,7 @@ func TestRandomDisconnectsAndResumesLoseNothing(t *testing.T) {
 				evs, last := c.snapshot()
 				all = append(all, evs...)
 				resume = last
-				if stopping {
+				if caughtUp {
 					got.Store(uid, all)
 					return
 				}
@@ -164,7 +177,8 @@ func TestRandomDisconnectsAndResumesLoseNothing(t *testing.T) {
 	for i := range users {
 		uid := fmt.Sprintf("u%02d", i)
 		evs, _ := got.Load(uid)
-		dups += checkDelivery(t, uid, evs.([]model.Event), e.log.expected(uid, 0))
+		all, _ := evs.([]model.Event)
+		dups += checkDelivery(t, uid, all, e.log.expected(uid, 0))
 	}
-	t.Logf("%d connections; duplicates after resumes (dropped by the SDK): %d", reconnects.Load(), dups)
+	t.Logf("%d connections (%d closed by the server); duplicates after resumes (dropped by the SDK): %d", reconnects.Load(), dropped.Load(), dups)
 }

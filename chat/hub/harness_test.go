@@ -405,3 +405,12 @@ func checkDelivery(t *testing.T, uid string, got, want []model.Event) int {
 	}
 	return dups
 }
+
+func isDone(c *client) bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}

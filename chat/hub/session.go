@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -177,7 +176,7 @@ func (s *session) writeLoop(ctx context.Context, resume *int64, oldest, newest i
 	defer func() { _ = s.conn.CloseNow() }()
 
 	ready, _ := json.Marshal(readyFrame{Type: FrameReady, UID: s.uid, Pos: newest})
-	if s.write(ctx, ready) != nil {
+	if s.write(ready) != nil {
 		return
 	}
 	last := newest // without resume, the client starts after the newest event
@@ -226,7 +225,7 @@ func (s *session) writeLoop(ctx context.Context, resume *int64, oldest, newest i
 			if f.pos != 0 && f.pos <= last {
 				continue // replay already sent it
 			}
-			if s.write(ctx, f.data) != nil {
+			if s.write(f.data) != nil {
 				return
 			}
 			if f.pos != 0 {
@@ -241,7 +240,7 @@ func (s *session) writeLoop(ctx context.Context, resume *int64, oldest, newest i
 			go func() {
 				// Ping waits for the pong, which the read loop receives; it runs apart so
 				// the queue keeps draining meanwhile.
-				pctx, cancel := context.WithTimeout(ctx, h.o.HeartbeatTimeout)
+				pctx, cancel := context.WithTimeout(context.Background(), h.o.HeartbeatTimeout)
 				defer cancel()
 				pingDone <- s.conn.Ping(pctx)
 			}()
@@ -263,7 +262,7 @@ func (s *session) writeLoop(ctx context.Context, resume *int64, oldest, newest i
 func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64, error) {
 	h := s.h
 	if from+1 < oldest || from > newest {
-		return newest, s.reset(ctx, newest)
+		return newest, s.reset(newest)
 	}
 	pos, n := from, 0
 	for {
@@ -276,7 +275,7 @@ func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64
 			if err != nil {
 				return pos, err
 			}
-			if err := s.write(ctx, data); err != nil {
+			if err := s.write(data); err != nil {
 				return pos, err
 			}
 			pos = ev.Pos
@@ -294,26 +293,26 @@ func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64
 				return pos, err
 			}
 			now = max(now, pos)
-			return now, s.reset(ctx, now)
+			return now, s.reset(now)
 		}
 	}
 }
 
-func (s *session) reset(ctx context.Context, pos int64) error {
+func (s *session) reset(pos int64) error {
 	data, _ := json.Marshal(resetFrame{Type: FrameReset, Pos: pos})
 	s.h.resets.Add(1)
-	return s.write(ctx, data)
+	return s.write(data)
 }
 
 // write sends one frame within the write timeout; a peer that cannot take it is closed (by
-// the library, when the deadline passes).
-func (s *session) write(ctx context.Context, data []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, s.h.o.WriteTimeout)
+// the library, when the deadline passes). The deadline does not derive from the session's
+// context: the library closes the socket at once when a write's context ends, so a shutdown
+// during a write would drop the socket instead of sending 1001 right after it.
+func (s *session) write(data []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.h.o.WriteTimeout)
 	defer cancel()
 	if err := s.conn.Write(ctx, websocket.MessageText, data); err != nil {
-		if !errors.Is(err, context.Canceled) && ctx.Err() == nil {
-			s.h.log.V(1).Info("failed to write to socket", "uid", s.uid, "error", err.Error())
-		}
+		s.h.log.V(1).Info("failed to write to socket", "uid", s.uid, "error", err.Error())
 		return err
 	}
 	return nil

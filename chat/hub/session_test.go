@@ -108,8 +108,9 @@ func TestResetWhenResumeIsTooOld(t *testing.T) {
 	eventually(t, 5*time.Second, "replay from 10", func() bool { _, last := in.snapshot(); return last == live.Pos })
 	got, _ := in.snapshot()
 	checkDelivery(t, "a", got, e.log.expected("a", 9))
-	if s := e.hub.Stats(); s.Resets != 2 || s.Replayed != 11 {
-		t.Errorf("stats = %+v, want 2 resets and 11 replayed", s)
+	// 10–20 replayed, and the live event too when it committed before the replay read it.
+	if s := e.hub.Stats(); s.Resets != 2 || s.Replayed < 11 || s.Replayed > 12 {
+		t.Errorf("stats = %+v, want 2 resets and 11 or 12 replayed", s)
 	}
 }
 
@@ -270,7 +271,7 @@ func TestShutdownClosesSockets(t *testing.T) {
 	}
 	for _, c := range []*client{c1, c2} {
 		if code := c.waitClosed(t, 5*time.Second); code != websocket.StatusGoingAway {
-			t.Errorf("%s closed with %v, want going away", c.uid, code)
+			t.Errorf("%s closed with %v (%v), want going away", c.uid, code, c.closeErr)
 		}
 	}
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
