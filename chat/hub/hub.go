@@ -40,7 +40,8 @@ type Options struct {
 	// ReplayLimit is the most events one resume replays (default 10,000); a client further
 	// behind gets a reset, as reloading its lists is cheaper than streaming the backlog.
 	ReplayLimit int
-	// PageSize is how many events one store read returns, for replay and the feed (default 500).
+	// PageSize is how many events one store read asks for, for replay and the feed (default
+	// 500, at most 1000: the SQL store's cap).
 	PageSize int
 	// AuthTimeout is how long the auth frame may take (default 10 s).
 	AuthTimeout time.Duration
@@ -74,6 +75,7 @@ func (o *Options) defaults() {
 	if o.PageSize <= 0 {
 		o.PageSize = 500
 	}
+	o.PageSize = min(o.PageSize, 1000)
 	if o.AuthTimeout <= 0 {
 		o.AuthTimeout = 10 * time.Second
 	}
@@ -233,6 +235,9 @@ func (h *Hub) feed(ctx context.Context, last int64) int64 {
 // update the cache so a joiner sees its own join and a removed member still gets its removal.
 func (h *Hub) dispatch(ctx context.Context, ev model.Event) error {
 	var recipients []string
+	if ev.ConversationID == "" && ev.Type == model.EventGroupDeleted {
+		h.members.groupDeleted(ev)
+	}
 	if ev.ConversationID != "" {
 		var err error
 		recipients, err = h.members.recipients(ctx, ev)

@@ -124,12 +124,30 @@ func (m *membership) recipients(ctx context.Context, ev model.Event) ([]string, 
 		}
 		m.mu.Unlock()
 		return list, nil
+	case model.EventGroupCreated:
+		// A guid can be reused after a deletion: never trust an entry from before.
+		return m.reloadList(ctx, ev.ConversationID)
 	case model.EventGroupDeleted:
-		m.mu.Lock()
-		delete(m.convs, ev.ConversationID)
-		m.mu.Unlock()
+		m.forget(ev.ConversationID)
 	}
 	return c.list, nil
+}
+
+func (m *membership) forget(conversation string) {
+	m.mu.Lock()
+	delete(m.convs, conversation)
+	m.mu.Unlock()
+}
+
+// groupDeleted drops a deleted group's entry when the deletion comes as events targeted at
+// the former members (no conversation id, {"guid":…} in the data).
+func (m *membership) groupDeleted(ev model.Event) {
+	var d struct {
+		GUID string `json:"guid"`
+	}
+	if json.Unmarshal(ev.Data, &d) == nil && d.GUID != "" {
+		m.forget(model.ConversationID(model.ReceiverGroup, "", d.GUID))
+	}
 }
 
 func (m *membership) reloadList(ctx context.Context, conversation string) ([]string, error) {
@@ -141,12 +159,13 @@ func (m *membership) reloadList(ctx context.Context, conversation string) ([]str
 }
 
 // memberUID finds the user a membership event is about: its target, or a uid in its data
-// ({"uid":…}, {"member":{"uid":…}} or {"user":{"uid":…}}).
+// ({"on":…}, as the SQL store writes it, {"uid":…}, {"member":{"uid":…}} or {"user":{"uid":…}}).
 func memberUID(ev model.Event) (string, bool) {
 	if ev.TargetUID != "" {
 		return ev.TargetUID, true
 	}
 	var d struct {
+		On     string `json:"on"`
 		UID    string `json:"uid"`
 		Member struct {
 			UID string `json:"uid"`
@@ -158,7 +177,7 @@ func memberUID(ev model.Event) (string, bool) {
 	if json.Unmarshal(ev.Data, &d) != nil {
 		return "", false
 	}
-	for _, u := range []string{d.UID, d.Member.UID, d.User.UID} {
+	for _, u := range []string{d.On, d.UID, d.Member.UID, d.User.UID} {
 		if u != "" {
 			return u, true
 		}

@@ -283,7 +283,9 @@ func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64
 			h.replayed.Add(1)
 			h.delivered.Add(1)
 		}
-		if len(evs) < h.o.PageSize {
+		// Only an empty page ends the replay: a store may return fewer than asked for before
+		// the end, and stopping early would lose the events between here and the queue.
+		if len(evs) == 0 {
 			return pos, nil
 		}
 		if n >= h.o.ReplayLimit {

@@ -1,0 +1,128 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+// TestRealStoreFanOutWithResumes runs the hub on the SQLite store: members of overlapping
+// groups, some of whom drop and resume mid-traffic, each end with exactly what the store says
+// they may see (EventsSince from 0), once after dedupe and in seq order per conversation.
+func TestRealStoreFanOutWithResumes(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	defer func() { _ = s.Close() }()
+
+	const users = 12
+	uid := func(i int) string { return fmt.Sprintf("u%02d", i) }
+	for i := range users {
+		if _, err := s.CreateUser(ctx, model.User{UID: uid(i), Name: uid(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	groups := map[string][]string{}
+	for g := range 3 {
+		guid := fmt.Sprintf("g%d", g)
+		var members []model.Member
+		for i := range users {
+			if i%3 == g || i%2 == g%2 {
+				if i != 0 {
+					members = append(members, model.Member{UID: uid(i), Scope: model.ScopeParticipant})
+				}
+				groups[guid] = append(groups[guid], uid(i))
+			}
+		}
+		if _, err := s.CreateGroup(ctx, uid(0), model.Group{GUID: guid, Name: guid, Type: model.GroupPublic}, members); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	e := newEnv(t, Options{}, s, false)
+	clients := make([]*client, users)
+	zero := int64(0)
+	for i := range clients {
+		clients[i] = e.connect(uid(i), &zero)
+	}
+	received := make([][]model.Event, users)
+
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 3))
+			for i := range 40 {
+				guid := fmt.Sprintf("g%d", r.IntN(3))
+				sender := groups[guid][r.IntN(len(groups[guid]))]
+				m := model.Message{Sender: sender, ReceiverID: guid, ReceiverType: model.ReceiverGroup,
+					Category: model.CategoryMessage, Type: model.TypeText, Text: fmt.Sprintf("w%d-%d", w, i)}
+				if r.IntN(4) == 0 { // some one-to-one traffic too
+					m.ReceiverID, m.ReceiverType = uid(r.IntN(users)), model.ReceiverUser
+					if m.ReceiverID == sender {
+						continue
+					}
+				}
+				if _, err := s.SendMessage(ctx, m); err != nil {
+					t.Errorf("send: %v", err)
+					return
+				}
+				e.hub.Notify()
+			}
+		}()
+	}
+	// Meanwhile every other client drops and resumes twice.
+	for round := range 2 {
+		for i := round % 2; i < users; i += 2 {
+			c := clients[i]
+			_ = c.conn.CloseNow()
+			<-c.done
+			evs, last := c.snapshot()
+			received[i] = append(received[i], evs...)
+			clients[i] = e.connect(uid(i), &last)
+		}
+	}
+	wg.Wait()
+
+	_, newest, err := s.Horizon(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range clients {
+		want := allSince(t, s, uid(i))
+		eventually(t, 10*time.Second, c.uid+" to catch up", func() bool {
+			_, last := c.snapshot()
+			return len(want) == 0 || last >= want[len(want)-1].Pos
+		})
+		evs, _ := c.snapshot()
+		checkDelivery(t, c.uid, append(received[i], evs...), want)
+	}
+	t.Logf("%d events in the log", newest)
+}
+
+func allSince(t *testing.T, s store.Events, uid string) []model.Event {
+	t.Helper()
+	var out []model.Event
+	pos := int64(0)
+	for {
+		evs, err := s.EventsSince(context.Background(), uid, pos, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) == 0 {
+			return out
+		}
+		out = append(out, evs...)
+		pos = evs[len(evs)-1].Pos
+	}
+}
