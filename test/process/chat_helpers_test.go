@@ -192,6 +192,8 @@ type wsClient struct {
 	connects  int
 	resets    int
 	connected bool
+	refused   int // connections closed with 1013 (store unavailable, try again later)
+	conn      *websocket.Conn
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -223,6 +225,11 @@ func (c *wsClient) run(ctx context.Context) {
 		c.mu.Unlock()
 		if err := c.session(ctx, base); err != nil {
 			var ce websocket.CloseError
+			if errors.As(err, &ce) && ce.Code == websocket.StatusTryAgainLater {
+				c.mu.Lock()
+				c.refused++
+				c.mu.Unlock()
+			}
 			if !errors.As(err, &ce) && strings.Contains(err.Error(), "dial") {
 				// The server is gone: fail over to the next one.
 				c.mu.Lock()
@@ -250,6 +257,7 @@ func (c *wsClient) session(ctx context.Context, base string) error {
 	conn.SetReadLimit(1 << 20)
 	c.mu.Lock()
 	resume := c.last
+	c.conn = conn
 	c.mu.Unlock()
 	auth, _ := json.Marshal(map[string]any{"type": "auth", "token": c.token, "resume": resume})
 	if err := conn.Write(ctx, websocket.MessageText, auth); err != nil {
@@ -343,6 +351,16 @@ func (c *wsClient) has(ids []int64) bool {
 	return true
 }
 
+// drop closes the current connection as a network failure would; the client reconnects.
+func (c *wsClient) drop() {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	if conn != nil {
+		_ = conn.CloseNow()
+	}
+}
+
 func (c *wsClient) isConnected() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -383,7 +401,7 @@ func (c *wsClient) check(t *testing.T, want []int64) {
 func (c *wsClient) stats() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return fmt.Sprintf("%s: %d events, %d messages, %d duplicate frames dropped, %d connections", c.uid, len(c.seen), len(c.byMessage), c.dupes, c.connects)
+	return fmt.Sprintf("%s: %d events, %d messages, %d duplicate frames dropped, %d connections (%d refused with 1013)", c.uid, len(c.seen), len(c.byMessage), c.dupes, c.connects, c.refused)
 }
 
 // idsFor lists the acked messages of the conversations uid belongs to.

@@ -141,6 +141,23 @@ func expectDelivered(t *testing.T, s *sender, clients []*wsClient, timeout time.
 	}
 }
 
+// latency sends n messages from u0 to the group of everyone through base, one at a time, and
+// returns the slowest time until c received one (c on the other process: the NOTIFY path).
+func latency(t *testing.T, w *chatWorld, base string, c *wsClient, n int) time.Duration {
+	t.Helper()
+	var worst time.Duration
+	for range n {
+		start := time.Now()
+		r := sendChat(base, w.tokens["u0"], *w.convs[0], fmt.Sprintf("msg latency (#%d)", textSeq.Add(1)))
+		if !r.acked() {
+			t.Fatalf("send: %d %v", r.status, r.err)
+		}
+		waitUntil(t, 5*time.Second, "the message arrives", func() bool { return c.has([]int64{r.id}) })
+		worst = max(worst, time.Since(start))
+	}
+	return worst
+}
+
 func connectAll(t *testing.T, w *chatWorld, bases func(i int) []string) []*wsClient {
 	t.Helper()
 	var clients []*wsClient
@@ -171,14 +188,20 @@ func TestChatTwoProcessesOnePostgres(t *testing.T) {
 	clients := connectAll(t, w, func(i int) []string { return []string{procs[i%2]} })
 
 	start := time.Now()
-	s := startSending(w, 150, 3, a.base, b.base)
+	s := startSending(w, 200, 4, a.base, b.base)
 	s.wait()
-	if s.ackedCount() != 150 {
-		t.Fatalf("%d of 150 sends acked: %+v", s.ackedCount(), s.failed)
+	if s.ackedCount() != 200 {
+		t.Fatalf("%d of 200 sends acked: %+v", s.ackedCount(), s.failed)
 	}
 	expectDelivered(t, s, clients, 20*time.Second)
-	t.Logf("150 messages (%d via A, %d via B) delivered to %d sockets on 2 processes in %s",
-		s.byBase[a.base], s.byBase[b.base], len(clients), time.Since(start).Round(time.Millisecond))
+	took := time.Since(start)
+	// Sent through A, received on B (u1's socket): woken by NOTIFY, well before the 1 s poll.
+	worst := latency(t, w, a.base, clients[1], 10)
+	if worst > 900*time.Millisecond {
+		t.Errorf("A to B took up to %s: the NOTIFY wake-up does not work, only the poll", worst)
+	}
+	t.Logf("200 messages (%d via A, %d via B, 4 concurrent senders) delivered to %d sockets on 2 processes in %s; A to B latency ≤ %s",
+		s.byBase[a.base], s.byBase[b.base], len(clients), took.Round(time.Millisecond), worst.Round(time.Millisecond))
 }
 
 // TestChatKillOneProcessMidTraffic: kill -9 of one of two processes while messages flow
@@ -241,6 +264,12 @@ func TestChatPostgresRestart(t *testing.T) {
 
 	pg.Stop()
 	outage := time.Now()
+	// Half the sockets lose their connection during the outage: they reconnect (refused with
+	// 1013 while the store is down) and resume once it is back.
+	for _, c := range clients[:len(clients)/2] {
+		c.drop()
+	}
+	unavailable := 0
 	for _, base := range procs {
 		for _, call := range []struct{ method, path string }{{"POST", "/messages"}, {"GET", "/me"}, {"GET", "/groups/all/messages"}, {"GET", "/healthz"}} {
 			var body any
@@ -255,7 +284,9 @@ func TestChatPostgresRestart(t *testing.T) {
 				Error struct{ Code, Message string }
 			}
 			_ = json.Unmarshal(raw, &e)
-			if status != 503 || e.Error.Code != "ERR_SERVICE_UNAVAILABLE" {
+			if status == 503 && e.Error.Code == "ERR_SERVICE_UNAVAILABLE" {
+				unavailable++
+			} else {
 				t.Errorf("%s %s during the outage: %d %s", call.method, call.path, status, raw)
 			}
 			if strings.Contains(string(raw), "127.0.0.1") || strings.Contains(strings.ToLower(string(raw)), "sql") {
@@ -263,6 +294,12 @@ func TestChatPostgresRestart(t *testing.T) {
 			}
 		}
 	}
+	// The dropped sockets try again while the store is down.
+	waitUntil(t, 10*time.Second, "a dropped socket is refused with 1013", func() bool {
+		clients[0].mu.Lock()
+		defer clients[0].mu.Unlock()
+		return clients[0].refused > 0
+	})
 	pg.Start()
 	restarted := time.Now()
 
@@ -287,8 +324,11 @@ func TestChatPostgresRestart(t *testing.T) {
 		}
 	}
 	expectDelivered(t, all, clients, 20*time.Second)
-	t.Logf("outage %s; REST recovered %s after the restart (%d failed attempts meanwhile); %d messages delivered after recovery",
-		restarted.Sub(outage).Round(time.Millisecond), recovered.Round(time.Millisecond), len(after.failed), more.ackedCount()+1)
+	// The LISTEN connection is back: B hears of A's commits by NOTIFY again, not by the poll.
+	worst := latency(t, w, a.base, clients[1], 5)
+	t.Logf("after recovery, A to B latency ≤ %s", worst.Round(time.Millisecond))
+	t.Logf("outage %s: %d of 8 REST calls answered 503 ERR_SERVICE_UNAVAILABLE (the rest: connection errors); REST recovered %s after the restart (%d failed attempts meanwhile); %d messages delivered after recovery",
+		restarted.Sub(outage).Round(time.Millisecond), unavailable, recovered.Round(time.Millisecond), len(after.failed), more.ackedCount()+len(procs))
 }
 
 // TestChatSQLiteKillMidTraffic: kill -9 of a SQLite-backed process while messages are sent;
