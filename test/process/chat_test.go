@@ -262,6 +262,23 @@ func TestChatPostgresRestart(t *testing.T) {
 	before.wait()
 	expectDelivered(t, before, clients, 10*time.Second)
 
+	// Traffic keeps coming through both processes across the outage (one send per 10 ms).
+	during := &sender{w: w, sent: map[*conv][]sendResult{}, byBase: map[string]int{}}
+	stopDuring := make(chan struct{})
+	duringDone := make(chan struct{})
+	go func() {
+		defer close(duringDone)
+		for i := 0; ; i++ {
+			select {
+			case <-stopDuring:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			during.send(i, procs[i%2])
+		}
+	}()
+	waitUntil(t, 10*time.Second, "traffic flows", func() bool { return during.ackedCount() >= 10 })
+
 	pg.Stop()
 	outage := time.Now()
 	// Half the sockets lose their connection during the outage: they reconnect (refused with
@@ -313,12 +330,20 @@ func TestChatPostgresRestart(t *testing.T) {
 	recovered := time.Since(restarted)
 	more := startSending(w, 60, 2, a.base, b.base)
 	more.wait()
+	close(stopDuring)
+	<-duringDone
 	if more.ackedCount() != 60 {
 		t.Fatalf("%d of 60 sends after recovery acked: %+v", more.ackedCount(), more.failed)
 	}
-	// Everything sent before, at and after the recovery arrives.
+	for _, r := range during.failed {
+		if r.err == nil && r.status != 503 {
+			t.Errorf("a send across the outage failed with %d", r.status)
+		}
+	}
+	t.Logf("across the outage: %d sends acked, %d failed", during.ackedCount(), len(during.failed))
+	// Everything acked before, during and after the outage arrives.
 	all := &sender{sent: map[*conv][]sendResult{}}
-	for _, s := range []*sender{before, after, more} {
+	for _, s := range []*sender{before, during, after, more} {
 		for cv, rs := range s.sent {
 			all.sent[cv] = append(all.sent[cv], rs...)
 		}
