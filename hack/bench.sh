@@ -13,3 +13,6 @@ KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/setup-envtest.sh)}" go run ./te
 echo
 echo "=== memory: what recall + persist add to generate, per backend"
 go test -run '^$' -bench . ./test/bench/memory | sed -n '/^Memory benchmark/,/^goos:/p' | sed '$d'
+echo
+echo "=== chat: sockets, fan-out, send latency, reconnect storm"
+go run ./test/bench/chat
