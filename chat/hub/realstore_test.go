@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -124,5 +125,60 @@ func allSince(t *testing.T, s store.Events, uid string) []model.Event {
 		}
 		out = append(out, evs...)
 		pos = evs[len(evs)-1].Pos
+	}
+}
+
+// A user who joins a group sees its own "joined" action message live, and one who is kicked
+// sees the "kicked" action message before the socket stops following the group.
+func TestMembershipActionMessagesReachTheUserLive(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	defer func() { _ = s.Close() }()
+	for _, u := range []string{"owner", "joiner"} {
+		if _, err := s.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.CreateGroup(ctx, "owner", model.Group{GUID: "g", Name: "g", Type: model.GroupPublic}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, Options{}, s, false)
+	c := e.connect("joiner", nil) // live only: no replay could hide the ordering
+	// Let the hub meet the group (and cache its members) before the join.
+	owner := e.connect("owner", nil)
+	if _, err := s.SendMessage(ctx, model.Message{Sender: "owner", ReceiverID: "g", ReceiverType: model.ReceiverGroup, Category: model.CategoryMessage, Type: model.TypeText, Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	e.hub.Notify()
+	eventually(t, 5*time.Second, "the owner's message", func() bool { evs, _ := owner.snapshot(); return len(evs) == 1 })
+	actions := func() []string {
+		evs, _ := c.snapshot()
+		var out []string
+		for _, ev := range evs {
+			if ev.Type != model.EventMessageCreated {
+				continue
+			}
+			var m model.Message
+			if json.Unmarshal(ev.Data, &m) == nil && m.Category == model.CategoryAction {
+				out = append(out, m.Text)
+			}
+		}
+		return out
+	}
+	if _, err := s.JoinGroup(ctx, "joiner", "g", nil); err != nil {
+		t.Fatal(err)
+	}
+	e.hub.Notify()
+	eventually(t, 5*time.Second, "the joined action message", func() bool { return len(actions()) == 1 })
+	if err := s.KickMember(ctx, "owner", "g", "joiner"); err != nil {
+		t.Fatal(err)
+	}
+	e.hub.Notify()
+	eventually(t, 5*time.Second, "the kicked action message", func() bool { return len(actions()) == 2 })
+	if got := actions(); got[0] != "joiner joined" || got[1] != "owner kicked joiner" {
+		t.Fatalf("action messages seen live: %q", got)
 	}
 }

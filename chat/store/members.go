@@ -109,8 +109,20 @@ func record(t *txn, eventType, target string, e memberEvent) error {
 	if e.By == e.On {
 		text = fmt.Sprintf("%s %s", e.On, e.Action)
 	}
+	// Sockets follow membership from these events: a joiner is a member from its member event
+	// on, a removed user until its member event. So the member event goes first for arrivals
+	// and last for departures, and the user sees the action message live either way.
+	arrival := eventType == model.EventMemberJoined || eventType == model.EventMemberAdded
+	if arrival {
+		if err := t.emit(groupConversation(e.GUID), eventType, target, e); err != nil {
+			return err
+		}
+	}
 	if _, err := actionMessage(t, e.GUID, e.By, text, e); err != nil {
 		return err
+	}
+	if arrival {
+		return nil
 	}
 	return t.emit(groupConversation(e.GUID), eventType, target, e)
 }
