@@ -265,8 +265,9 @@ func (h *Hub) dispatch(ctx context.Context, ev model.Event) error {
 				return err
 			}
 		}
+		revoke := ev.Type == model.EventTokensRevoked && uid == ev.TargetUID
 		for s := range socks {
-			s.enqueue(outFrame{pos: ev.Pos, data: data})
+			s.enqueue(outFrame{pos: ev.Pos, data: data, revoke: revoke})
 		}
 	}
 	return nil

@@ -59,6 +59,8 @@ type eventFrame struct {
 type outFrame struct {
 	pos  int64
 	data []byte
+	// revoke closes the socket (4001) after the frame: the user's tokens were revoked.
+	revoke bool
 }
 
 // encodeEvent encodes ev once for every socket it goes to.

@@ -182,3 +182,41 @@ func TestMembershipActionMessagesReachTheUserLive(t *testing.T) {
 		t.Fatalf("action messages seen live: %q", got)
 	}
 }
+
+// Revoking a user's tokens closes that user's live sockets with 4001; a socket that logs in
+// afterwards and replays the revocation stays open.
+func TestRevokedTokensCloseLiveSockets(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	defer func() { _ = s.Close() }()
+	for _, u := range []string{"u", "other"} {
+		if _, err := s.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := newEnv(t, Options{}, s, false)
+	live := e.connect("u", nil)
+	bystander := e.connect("other", nil)
+	if err := s.RevokeUserTokens(ctx, "u"); err != nil {
+		t.Fatal(err)
+	}
+	e.hub.Notify()
+	if code := live.waitClosed(t, 5*time.Second); code != CloseUnauthorized {
+		t.Fatalf("live socket closed with %v, want 4001", code)
+	}
+
+	zero := int64(0)
+	later := e.connect("u", &zero) // a new login: it replays the revocation and stays
+	eventually(t, 5*time.Second, "the replayed revocation", func() bool { evs, _ := later.snapshot(); return len(evs) == 1 })
+	if _, err := s.SendMessage(ctx, model.Message{Sender: "other", ReceiverID: "u", ReceiverType: model.ReceiverUser, Category: model.CategoryMessage, Type: model.TypeText, Text: "still there?"}); err != nil {
+		t.Fatal(err)
+	}
+	e.hub.Notify()
+	eventually(t, 5*time.Second, "a message after the replayed revocation", func() bool { evs, _ := later.snapshot(); return len(evs) == 2 })
+	if isDone(bystander) {
+		t.Fatal("another user's socket must stay open")
+	}
+}

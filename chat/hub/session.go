@@ -232,6 +232,11 @@ func (s *session) writeLoop(ctx context.Context, resume *int64, oldest, newest i
 				last = f.pos
 				h.delivered.Add(1)
 			}
+			if f.revoke {
+				// Only live: a replayed revocation predates this socket's own login.
+				closeWith(CloseUnauthorized, "credentials revoked")
+				return
+			}
 		case <-heartbeat.C:
 			if pinging {
 				continue

@@ -234,4 +234,7 @@ const (
 	EventGroupCreated        = "group.created"
 	EventGroupUpdated        = "group.updated"
 	EventGroupDeleted        = "group.deleted"
+	// EventTokensRevoked tells a user's sockets that tokens were revoked: each live socket of
+	// the user is closed (4001) and must log in again; one holding a valid token just does.
+	EventTokensRevoked = "auth.revoked"
 )

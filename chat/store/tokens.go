@@ -61,8 +61,10 @@ func (s *sqlStore) RevokeToken(ctx context.Context, uid, id string) error {
 		if err != nil || revoked != 0 {
 			return err
 		}
-		_, err = t.exec(`UPDATE chat_tokens SET revoked_us = $3 WHERE id = $1 AND uid = $2`, id, uid, us(t.now))
-		return err
+		if _, err := t.exec(`UPDATE chat_tokens SET revoked_us = $3 WHERE id = $1 AND uid = $2`, id, uid, us(t.now)); err != nil {
+			return err
+		}
+		return t.emit("", model.EventTokensRevoked, uid, map[string]string{"tokenId": id})
 	})
 }
 
@@ -72,7 +74,9 @@ func (s *sqlStore) RevokeUserTokens(ctx context.Context, uid string) error {
 		if _, err := getUser(t, uid); err != nil {
 			return err
 		}
-		_, err := t.exec(`UPDATE chat_tokens SET revoked_us = $2 WHERE uid = $1 AND revoked_us = 0`, uid, us(t.now))
-		return err
+		if _, err := t.exec(`UPDATE chat_tokens SET revoked_us = $2 WHERE uid = $1 AND revoked_us = 0`, uid, us(t.now)); err != nil {
+			return err
+		}
+		return t.emit("", model.EventTokensRevoked, uid, map[string]string{"tokenId": "*"})
 	})
 }
