@@ -168,7 +168,10 @@ func startChat(bin, dir, storage string) (*server, error) {
 				default:
 				}
 			}
-			if os.Getenv("BENCH_DEBUG") != "" || strings.Contains(line, "level=ERROR") {
+			if strings.Contains(line, "level=ERROR") {
+				serverErrors.Add(1)
+			}
+			if os.Getenv("BENCH_DEBUG") != "" || strings.Contains(line, "level=ERROR") && serverErrors.Load() <= 3 {
 				fmt.Fprintln(os.Stderr, "  [chat]", line)
 			}
 			tailMu.Lock()
@@ -404,9 +407,12 @@ func (d *deliveries) add(n int, sendAt, at int64) {
 
 var (
 	closes4008 atomic.Int64
-	resets     atomic.Int64
-	dupes      atomic.Int64
-	dropAt     atomic.Int64 // unix nanos of the storm's drop; 0 before it
+	closes1013 atomic.Int64 // store unavailable (e.g. auth timed out): the client retries
+	// serverErrors counts the ERROR lines the chat processes logged (the first few are shown).
+	serverErrors atomic.Int64
+	resets       atomic.Int64
+	dupes        atomic.Int64
+	dropAt       atomic.Int64 // unix nanos of the storm's drop; 0 before it
 )
 
 type sock struct {
@@ -495,8 +501,11 @@ func (s *sock) session(ctx context.Context) bool {
 		_, data, err := conn.Read(ctx)
 		at := time.Now().UnixNano()
 		if err != nil {
-			if websocket.CloseStatus(err) == 4008 {
+			switch websocket.CloseStatus(err) {
+			case 4008:
 				closes4008.Add(1)
+			case websocket.StatusTryAgainLater:
+				closes1013.Add(1)
 			}
 			return ready
 		}
@@ -846,7 +855,8 @@ func run(c config) (err error) {
 	for _, r := range rows {
 		fmt.Printf("| %s | %s | %s | %s |\n", r.metric, r.value, r.goal, r.verdict)
 	}
-	fmt.Printf("\nDuplicate frames dropped by the clients (at-least-once): %d; resets: %d\n", dupes.Load(), resets.Load())
+	fmt.Printf("\nDuplicate frames dropped by the clients (at-least-once): %d; resets: %d; ERROR lines logged by the chat processes: %d\n",
+		dupes.Load(), resets.Load(), serverErrors.Load())
 	return nil
 }
 
@@ -939,7 +949,7 @@ func storm(base string, owner *user, all, memberSocks []*sock, idleGroups map[st
 			s.convs["group:"+g] = true
 		}
 	}
-	before4008 := closes4008.Load()
+	before4008, before1013 := closes4008.Load(), closes1013.Load()
 	lo := int(nextN.Load()) + 1
 	stop := make(chan struct{})
 	senderDone := make(chan int)
@@ -1037,7 +1047,8 @@ func storm(base string, owner *user, all, memberSocks []*sock, idleGroups map[st
 	}
 	report(fmt.Sprintf("reconnect storm: %d sockets dropped at once, all ready again after", len(all)), allReady.Round(time.Millisecond).String(), "—", nil)
 	report("reconnect storm: all resumed (ready + caught up) after", allResumed.Round(time.Millisecond).String(), "—", nil)
-	report(fmt.Sprintf("reconnect storm: messages lost (%d msgs, %d deliveries expected; %d send errors, %d 4008 closes)", len(msgs), deliveries, errs, closes4008.Load()-before4008),
+	report(fmt.Sprintf("reconnect storm: messages lost (%d msgs, %d deliveries expected; %d send errors, %d 4008 and %d 1013 closes)",
+		len(msgs), deliveries, errs, closes4008.Load()-before4008, closes1013.Load()-before1013),
 		strconv.Itoa(lost), "0", b(lost == 0))
 	return nil
 }
