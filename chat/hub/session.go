@@ -21,7 +21,7 @@ type session struct {
 	h     *Hub
 	uid   string
 	conn  *websocket.Conn
-	queue chan outFrame
+	queue *sendQueue
 	slow  chan struct{} // closed when the queue overflowed
 	// dropped stops further enqueues once the socket is condemned, so the feed skips it cheaply.
 	dropped atomic.Bool
@@ -33,9 +33,7 @@ func (s *session) enqueue(f outFrame) {
 	if s.dropped.Load() {
 		return
 	}
-	select {
-	case s.queue <- f:
-	default:
+	if !s.queue.push(f) {
 		if s.dropped.CompareAndSwap(false, true) {
 			s.h.dropped.Add(1)
 			close(s.slow)
@@ -65,7 +63,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s := &session{h: h, uid: uid, conn: conn, queue: make(chan outFrame, h.o.QueueSize), slow: make(chan struct{})}
+	s := &session{h: h, uid: uid, conn: conn, queue: newSendQueue(h.o.QueueSize), slow: make(chan struct{})}
 	// Registered before the horizon is read: every event committed after that read reaches
 	// the queue, so replay (up to the horizon) plus the queue (skipping what replay sent)
 	// lose nothing.
@@ -206,7 +204,7 @@ func (s *session) writeLoop(ctx context.Context, resume *int64, oldest, newest i
 		// the client resumes from what it got (select alone would pick at random).
 		select {
 		case <-s.slow:
-			h.log.V(1).Info("dropping slow socket", "uid", s.uid, "queue", cap(s.queue))
+			h.log.V(1).Info("dropping slow socket", "uid", s.uid, "queue", s.queue.max)
 			closeWith(CloseTooSlow, "too slow")
 			return
 		default:
@@ -218,24 +216,26 @@ func (s *session) writeLoop(ctx context.Context, resume *int64, oldest, newest i
 			}
 			return
 		case <-s.slow:
-			h.log.V(1).Info("dropping slow socket", "uid", s.uid, "queue", cap(s.queue))
+			h.log.V(1).Info("dropping slow socket", "uid", s.uid, "queue", s.queue.max)
 			closeWith(CloseTooSlow, "too slow")
 			return
-		case f := <-s.queue:
-			if f.pos != 0 && f.pos <= last {
-				continue // replay already sent it
-			}
-			if s.write(f.data) != nil {
-				return
-			}
-			if f.pos != 0 {
-				last = f.pos
-				h.delivered.Add(1)
-			}
-			if f.revoke {
-				// Only live: a replayed revocation predates this socket's own login.
-				closeWith(CloseUnauthorized, "credentials revoked")
-				return
+		case <-s.queue.ready:
+			for _, f := range s.queue.take() {
+				if f.pos != 0 && f.pos <= last {
+					continue // replay already sent it
+				}
+				if s.write(f.data) != nil {
+					return
+				}
+				if f.pos != 0 {
+					last = f.pos
+					h.delivered.Add(1)
+				}
+				if f.revoke {
+					// Only live: a replayed revocation predates this socket's own login.
+					closeWith(CloseUnauthorized, "credentials revoked")
+					return
+				}
 			}
 		case <-heartbeat.C:
 			if pinging {
