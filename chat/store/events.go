@@ -65,7 +65,8 @@ func (s *sqlStore) EventsSince(ctx context.Context, uid string, pos int64, limit
 ORDER BY pos LIMIT $3`, uid, pos, eventLimit(limit))
 }
 
-// EventsAfter implements Events.
+// EventsAfter implements Events. Readers see only sequenced events: "pos > $1" is false for
+// an event the sequencer has not reached yet (pos NULL).
 func (s *sqlStore) EventsAfter(ctx context.Context, pos int64, limit int) ([]model.Event, error) {
 	return s.events(ctx, `SELECT `+eventColumns+` FROM chat_events WHERE pos > $1 ORDER BY pos LIMIT $2`, pos, eventLimit(limit))
 }

@@ -138,7 +138,24 @@ CREATE TABLE chat_events (
 );
 CREATE INDEX chat_events_by_conversation ON chat_events (conversation_id, pos);
 CREATE INDEX chat_events_by_target ON chat_events (target_uid, pos);`,
+	// 2: event positions are assigned by the sequencer (PostgreSQL; see sequencer.go).
+	`{{SEQUENCER}}`,
 }
+
+// postgresSequencerStep: writers insert events with pos NULL and an insertion id; the
+// sequencer sets pos from chat_events_pos_seq (the sequence the BIGSERIAL pos created, no
+// longer its default). The partial index finds the unsequenced events; the unique index
+// serves readers.
+const postgresSequencerStep = `
+ALTER TABLE chat_events DROP CONSTRAINT chat_events_pkey;
+ALTER TABLE chat_events ALTER COLUMN pos DROP DEFAULT, ALTER COLUMN pos DROP NOT NULL;
+ALTER TABLE chat_events ADD COLUMN id BIGSERIAL PRIMARY KEY;
+CREATE UNIQUE INDEX chat_events_by_pos ON chat_events (pos);
+CREATE INDEX chat_events_unsequenced ON chat_events (id) WHERE pos IS NULL;`
+
+// sqliteSequencerStep changes nothing: SQLite's single writer assigns pos (the rowid) at
+// insert, which is commit order already.
+const sqliteSequencerStep = `SELECT 1`
 
 // migrate applies the schema migrations not yet recorded in chat_schema_migrations, then
 // loads the cursor key.

@@ -36,7 +36,8 @@ type sqlStore struct {
 	d         dialect
 	cursorKey []byte
 	wake      chan struct{}
-	listener  *listener // PostgreSQL only
+	listener  *listener  // PostgreSQL only
+	seq       *sequencer // PostgreSQL only
 }
 
 func openSQLite(ctx context.Context, path string) (Store, error) {
@@ -60,6 +61,7 @@ func openPostgres(ctx context.Context, url string) (Store, error) {
 		return nil, err
 	}
 	s.listener = startListener(pool.Config().ConnConfig.Copy(), wake)
+	s.seq = startSequencer(db, wake, sequencerPoll)
 	return &pgStore{sqlStore: s, pool: pool}, nil
 }
 
@@ -97,6 +99,9 @@ func (s *sqlStore) Ping(ctx context.Context) error {
 
 // Close implements Store.
 func (s *sqlStore) Close() error {
+	if s.seq != nil {
+		s.seq.stop()
+	}
 	if s.listener != nil {
 		s.listener.stop()
 	}

@@ -39,8 +39,8 @@ func (t *txn) row(q string, args ...any) *sql.Row {
 
 // emit records an event. An event of a conversation takes the conversation's next seq now:
 // the UPDATE locks the conversation row until commit, so seq is gap-free and two writers of
-// one conversation commit in seq order. Pos is assigned at commit (see flush). An event
-// with only a target (conversation "") has no seq and reaches only that user.
+// one conversation commit in seq order. Pos is assigned later (see flush). An event with
+// only a target (conversation "") has no seq and reaches only that user.
 func (t *txn) emit(conversation, typ, target string, data any) error {
 	b, err := json.Marshal(data)
 	if err != nil {
@@ -56,27 +56,16 @@ func (t *txn) emit(conversation, typ, target string, data any) error {
 	return nil
 }
 
-// flush appends the events as the last step before commit. On PostgreSQL the advisory lock
-// serialises this final step of all writers until their commit, so pos (a sequence) grows in
-// commit order and a reader of "pos > last" never skips a late committer. NOTIFY inside the
-// transaction is delivered by PostgreSQL exactly when the transaction commits.
+// flush appends the events as the last step before commit. SQLite, with one writer, assigns
+// pos (the rowid) right here, which is commit order. PostgreSQL inserts them without a pos
+// (NULL) but with an insertion id, and takes no lock shared by all writers, so commits (and
+// their WAL flushes) of different conversations overlap; the sequencer gives them positions
+// after commit (see sequencer.go). Within a conversation, the row lock taken by emit orders
+// the writers, so ids, and therefore positions, follow seq.
 func (t *txn) flush() error {
-	if len(t.events) == 0 {
-		return nil
-	}
-	if t.s.d.eventLock != "" {
-		if _, err := t.tx.ExecContext(t.ctx, t.s.d.eventLock); err != nil {
-			return err
-		}
-	}
 	for _, e := range t.events {
 		if _, err := t.exec(`INSERT INTO chat_events (conversation_id, seq, type, target_uid, data, at_us) VALUES ($1, $2, $3, $4, $5, $6)`,
 			e.ConversationID, e.Seq, e.Type, e.TargetUID, string(e.Data), e.At.UnixMicro()); err != nil {
-			return err
-		}
-	}
-	if t.s.d.notify != "" {
-		if _, err := t.tx.ExecContext(t.ctx, t.s.d.notify); err != nil {
 			return err
 		}
 	}
@@ -84,7 +73,9 @@ func (t *txn) flush() error {
 }
 
 // write runs fn in a transaction, appends its events and commits. A *model.Error from fn
-// (a rule) rolls back and is returned as is; anything else becomes ErrUnavailable.
+// (a rule) rolls back and is returned as is; anything else becomes ErrUnavailable. On
+// PostgreSQL a write with events returns once the sequencer has given them positions, so
+// the caller (and the local hub it notifies) reads them with EventsAfter.
 func (s *sqlStore) write(ctx context.Context, op string, fn func(*txn) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -101,6 +92,9 @@ func (s *sqlStore) write(ctx context.Context, op string, fn func(*txn) error) er
 	}
 	if err := tx.Commit(); err != nil {
 		return fail(op, err)
+	}
+	if s.seq != nil && len(t.events) > 0 {
+		s.seq.await(ctx)
 	}
 	return nil
 }

@@ -1,0 +1,189 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/sqldb"
+)
+
+// TestSequencerAcrossReplicas: 8 writers on two stores over one PostgreSQL, to one group and
+// to one-to-one conversations, while a reader polls EventsAfter. Every event gets exactly one
+// pos, seq order is pos order in every conversation, and the reader, reading only after the
+// last pos it saw, ends with the whole log: no position ever became visible late.
+func TestSequencerAcrossReplicas(t *testing.T) {
+	url := postgresURL(t)
+	a := must[Store](t)(Open(ctx, url))
+	defer a.Close()
+	b := must[Store](t)(Open(ctx, url))
+	defer b.Close()
+	var uids []string
+	for i := 0; i < 8; i++ {
+		uids = append(uids, fmt.Sprintf("w%d", i))
+	}
+	users(t, a, uids...)
+	group(t, a, "w0", "g", model.GroupPublic, uids[1:]...)
+	before := allEvents(t, a)
+
+	var seen []model.Event
+	var readErr error
+	var stopReading atomic.Bool
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		var last int64
+		if len(before) > 0 {
+			last = before[len(before)-1].Pos
+		}
+		for {
+			stop := stopReading.Load()
+			evs, err := b.EventsAfter(ctx, last, 50)
+			if err != nil {
+				readErr = err
+				return
+			}
+			for _, e := range evs {
+				if e.Pos <= last {
+					readErr = fmt.Errorf("pos %d read after %d", e.Pos, last)
+					return
+				}
+				last = e.Pos
+			}
+			seen = append(seen, evs...)
+			if stop && len(evs) == 0 {
+				return
+			}
+		}
+	}()
+
+	const per = 15
+	var wg sync.WaitGroup
+	errs := make(chan error, len(uids))
+	for i, uid := range uids {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < per; j++ {
+				to, typ := "g", model.ReceiverGroup
+				if j%3 == 2 {
+					to, typ = uids[(i+1)%len(uids)], model.ReceiverUser
+				}
+				if _, err := s.SendMessage(ctx, text(uid, to, typ, fmt.Sprintf("%s-%d", uid, j))); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// Every write has returned, so its events have positions.
+	db := a.(*pgStore).db
+	var unsequenced, total, distinct int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FILTER (WHERE pos IS NULL), COUNT(*), COUNT(DISTINCT pos) FROM chat_events`).Scan(&unsequenced, &total, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if unsequenced != 0 || distinct != total {
+		t.Fatalf("%d unsequenced, %d events, %d distinct positions", unsequenced, total, distinct)
+	}
+	stopReading.Store(true)
+	<-readerDone
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+
+	all := allEvents(t, a)
+	if len(all)-len(before) != len(uids)*per {
+		t.Fatalf("%d new events, want %d", len(all)-len(before), len(uids)*per)
+	}
+	if len(seen) != len(all)-len(before) {
+		t.Fatalf("the polling reader saw %d events, the log has %d new: a position appeared late", len(seen), len(all)-len(before))
+	}
+	for i, e := range seen {
+		if e.Pos != all[len(before)+i].Pos {
+			t.Fatalf("reader's event %d has pos %d, log has %d", i, e.Pos, all[len(before)+i].Pos)
+		}
+	}
+	lastSeq := map[string]int64{}
+	for _, e := range all {
+		if e.ConversationID == "" {
+			continue
+		}
+		if e.Seq != lastSeq[e.ConversationID]+1 {
+			t.Fatalf("conversation %s: seq %d at pos %d follows seq %d", e.ConversationID, e.Seq, e.Pos, lastSeq[e.ConversationID])
+		}
+		lastSeq[e.ConversationID] = e.Seq
+	}
+}
+
+// TestSequencerTakesOverAfterCrash: events committed by a store whose sequencer never runs
+// (its process died after the commit) are sequenced by another replica's poll, which wakes
+// that replica.
+func TestSequencerTakesOverAfterCrash(t *testing.T) {
+	url := postgresURL(t)
+	a := must[Store](t)(Open(ctx, url))
+	defer a.Close()
+	b := must[Store](t)(Open(ctx, url))
+	defer b.Close()
+	users(t, a, "alice", "bob")
+	_, newest := must2(t)(b.Horizon(ctx))
+	time.Sleep(200 * time.Millisecond)
+	for drained := false; !drained; {
+		select {
+		case <-b.Wake():
+		default:
+			drained = true
+		}
+	}
+	a.(*pgStore).seq.stop()
+	m := send(t, a, text("alice", "bob", model.ReceiverUser, "orphan"))
+	select {
+	case <-b.Wake():
+	case <-time.After(5 * time.Second):
+		t.Fatal("B did not sequence A's event")
+	}
+	evs := must[[]model.Event](t)(b.EventsAfter(ctx, newest, 0))
+	if len(evs) != 1 || evs[0].ConversationID != m.ConversationID || evs[0].Pos <= newest {
+		t.Errorf("B reads %+v", evs)
+	}
+}
+
+// TestSequencerMigration: a database created by the first migration (pos assigned at
+// insert), with events in it, upgrades: old positions stay, new events follow them.
+func TestSequencerMigration(t *testing.T) {
+	url := postgresURL(t)
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	old := sqldb.Migrations{Table: "chat_schema_migrations", Lock: postgresDialect.migrationLock, Rebind: postgresDialect.rebind, Steps: postgresDialect.migrations[:1]}
+	if err := old.Apply(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := db.ExecContext(ctx, `INSERT INTO chat_events (target_uid, type, data, at_us) VALUES ('alice', 'old', '{}', 1)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := must[Store](t)(Open(ctx, url))
+	defer s.Close()
+	users(t, s, "alice", "bob")
+	send(t, s, text("alice", "bob", model.ReceiverUser, "new"))
+	evs := allEvents(t, s)
+	if len(evs) < 4 || evs[0].Pos != 1 || evs[2].Pos != 3 || evs[0].Type != "old" || evs[len(evs)-1].Type != model.EventMessageCreated || evs[len(evs)-1].Pos <= 3 {
+		t.Errorf("after the upgrade: %+v", evs)
+	}
+}
