@@ -33,8 +33,8 @@ const notifyChannel = "agentry_chat_events"
 
 // schemaFor renders the migrations for a dialect: its column types, and its form of the
 // steps that differ (sequencer: the event log's conversion to sequenced positions).
-func schemaFor(bigint, serial, sequencer string) []string {
-	r := strings.NewReplacer("{{BIGINT}}", bigint, "{{SERIAL}}", serial, "{{SEQUENCER}}", sequencer)
+func schemaFor(bigint, serial, sequencer, sequencerPass string) []string {
+	r := strings.NewReplacer("{{BIGINT}}", bigint, "{{SERIAL}}", serial, "{{SEQUENCER}}", sequencer, "{{SEQUENCER_PASS}}", sequencerPass)
 	out := make([]string, len(migrations))
 	for i, m := range migrations {
 		out[i] = r.Replace(m)
@@ -45,7 +45,7 @@ func schemaFor(bigint, serial, sequencer string) []string {
 var sqliteDialect = dialect{
 	name:       "sqlite",
 	rebind:     func(q string) string { return numbered.ReplaceAllString(q, "?$1") },
-	migrations: schemaFor("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", sqliteSequencerStep),
+	migrations: schemaFor("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT", sqliteSequencerStep, sqliteSequencerPassStep),
 }
 
 var postgresDialect = dialect{
@@ -54,5 +54,5 @@ var postgresDialect = dialect{
 	migrationLock: `SELECT pg_advisory_xact_lock(7425101)`,
 	forUpdate:     " FOR UPDATE",
 	forShare:      " FOR SHARE",
-	migrations:    schemaFor("BIGINT", "BIGSERIAL PRIMARY KEY", postgresSequencerStep),
+	migrations:    schemaFor("BIGINT", "BIGSERIAL PRIMARY KEY", postgresSequencerStep, postgresSequencerPassStep),
 }

@@ -140,6 +140,8 @@ CREATE INDEX chat_events_by_conversation ON chat_events (conversation_id, pos);
 CREATE INDEX chat_events_by_target ON chat_events (target_uid, pos);`,
 	// 2: event positions are assigned by the sequencer (PostgreSQL; see sequencer.go).
 	`{{SEQUENCER}}`,
+	// 3: a sequencer pass in one round trip (PostgreSQL; see sequencer.go).
+	`{{SEQUENCER_PASS}}`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the
@@ -153,9 +155,41 @@ ALTER TABLE chat_events ADD COLUMN id BIGSERIAL PRIMARY KEY;
 CREATE UNIQUE INDEX chat_events_by_pos ON chat_events (pos);
 CREATE INDEX chat_events_unsequenced ON chat_events (id) WHERE pos IS NULL;`
 
+// postgresSequencerPassStep is one sequencer batch as a function, so that it costs one round
+// trip (its own implicit transaction): under the try-lock (-1 when another replica's
+// sequencer holds it), it reserves a block of positions and hands them out in id order, and
+// notifies the replicas at commit. Each statement of a volatile PL/pgSQL function takes its
+// own snapshot, so the events read were committed before the lock was taken.
+const postgresSequencerPassStep = `
+CREATE FUNCTION chat_sequence_events(batch INTEGER) RETURNS INTEGER LANGUAGE plpgsql AS $fn$
+DECLARE
+  ids  BIGINT[];
+  n    INTEGER;
+  last BIGINT;
+BEGIN
+  IF NOT pg_try_advisory_xact_lock(7425102) THEN
+    RETURN -1;
+  END IF;
+  SELECT array_agg(id ORDER BY id) INTO ids
+    FROM (SELECT id FROM chat_events WHERE pos IS NULL ORDER BY id LIMIT batch) AS u;
+  n := COALESCE(array_length(ids, 1), 0);
+  IF n = 0 THEN
+    RETURN 0;
+  END IF;
+  last := setval('chat_events_pos_seq', nextval('chat_events_pos_seq') + n - 1);
+  UPDATE chat_events AS e SET pos = last - n + u.ord
+    FROM unnest(ids) WITH ORDINALITY AS u(id, ord) WHERE e.id = u.id;
+  PERFORM pg_notify('agentry_chat_events', '');
+  RETURN n;
+END
+$fn$;`
+
 // sqliteSequencerStep changes nothing: SQLite's single writer assigns pos (the rowid) at
-// insert, which is commit order already.
-const sqliteSequencerStep = `SELECT 1`
+// insert, which is commit order already; sqliteSequencerPassStep likewise.
+const (
+	sqliteSequencerStep     = `SELECT 1`
+	sqliteSequencerPassStep = `SELECT 1`
+)
 
 // migrate applies the schema migrations not yet recorded in chat_schema_migrations, then
 // loads the cursor key.

@@ -3,17 +3,17 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"sync"
 	"time"
 )
 
 // The sequencer gives PostgreSQL events their positions. Writers insert events with pos NULL
 // (and an insertion id) and commit without any lock shared by all writers, so their commits
-// overlap and share WAL flushes. A sequencer pass is one transaction that takes the advisory
-// lock sequencerLockID (try-lock: if another replica's sequencer holds it, retry soon), sets
-// pos of the unsequenced events in id order from chat_events_pos_seq, NOTIFYs the other
-// replicas and commits. Only one pass holds the lock at a time and its positions become
+// overlap and share WAL flushes. A sequencer pass is one transaction (the function
+// chat_sequence_events, one round trip) that takes the advisory lock sequencerLockID
+// (try-lock: if another replica's sequencer holds it, retry soon), sets pos of the
+// unsequenced events in id order from chat_events_pos_seq, NOTIFYs the other replicas and
+// commits. Only one pass holds the lock at a time and its positions become
 // visible when it commits, so positions grow in the order readers can see them: a reader of
 // "pos > last" never skips a position that commits later. Within a conversation, id order
 // is seq order (the conversation row lock orders the writers, who take ids after it), so
@@ -113,60 +113,17 @@ func (q *sequencer) pass(ctx context.Context) (n int, ok bool, err error) {
 	}
 }
 
-// batch sequences up to sequencerBatch events in one transaction.
+// batch sequences up to sequencerBatch events in one transaction: chat_sequence_events
+// (migration 3) returns how many, or -1 when another replica's sequencer holds the lock.
 func (q *sequencer) batch(ctx context.Context) (int, bool, error) {
-	tx, err := q.db.BeginTx(ctx, nil)
-	if err != nil {
+	var n int
+	if err := q.db.QueryRowContext(ctx, `SELECT chat_sequence_events($1)`, sequencerBatch).Scan(&n); err != nil {
 		return 0, false, err
 	}
-	defer func() { _ = tx.Rollback() }()
-	var locked bool
-	if err := tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT pg_try_advisory_xact_lock(%d)`, sequencerLockID)).Scan(&locked); err != nil {
-		return 0, false, err
-	}
-	if !locked {
+	if n < 0 {
 		return 0, false, nil
 	}
-	// Under the lock no one else sets pos: the ids read are exactly the ones updated below.
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM chat_events WHERE pos IS NULL ORDER BY id LIMIT $1`, sequencerBatch)
-	if err != nil {
-		return 0, false, err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, false, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, false, err
-	}
-	if len(ids) == 0 {
-		return 0, true, nil
-	}
-	// Reserve len(ids) positions at once (only sequencers use the sequence, under the lock)
-	// and hand them out in id order.
-	var last int64
-	if err := tx.QueryRowContext(ctx, `SELECT setval('chat_events_pos_seq', nextval('chat_events_pos_seq') + $1 - 1)`, len(ids)).Scan(&last); err != nil {
-		return 0, false, err
-	}
-	first := last - int64(len(ids)) + 1
-	if _, err := tx.ExecContext(ctx, `UPDATE chat_events AS e SET pos = $1 + u.ord - 1
-FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, ord) WHERE e.id = u.id`, first, ids); err != nil {
-		return 0, false, err
-	}
-	// Delivered to the other replicas' listeners when this transaction commits.
-	if _, err := tx.ExecContext(ctx, `NOTIFY `+notifyChannel); err != nil {
-		return 0, false, err
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, false, err
-	}
-	return len(ids), true, nil
+	return n, true, nil
 }
 
 // await returns once a pass that started after the call has committed (so the events the
