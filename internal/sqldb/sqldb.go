@@ -57,15 +57,20 @@ func OpenSQLite(path, what string) (*sql.DB, error) {
 	return db, nil
 }
 
-// OpenPostgres connects a pgx pool (at least 8 connections) and a database/sql handle over it.
+// DefaultPoolSize is the PostgreSQL pool size unless the URL sets pool_max_conns.
+const DefaultPoolSize = 16
+
+// OpenPostgres connects a pgx pool (DefaultPoolSize connections unless the URL says otherwise) and a database/sql handle over it.
 // Closing the handle does not close the pool: close both.
 func OpenPostgres(ctx context.Context, url string) (*pgxpool.Pool, *sql.DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, nil, fmt.Errorf("invalid PostgreSQL URL %q: %w", Redact(url), err)
 	}
-	if cfg.MaxConns < 8 {
-		cfg.MaxConns = 8
+	// Every write holds a connection through its commit's WAL flush, so throughput is bounded
+	// by the pool, not by the CPU count pgx sizes it from; pool_max_conns in the URL wins.
+	if !strings.Contains(url, "pool_max_conns") && cfg.MaxConns < DefaultPoolSize {
+		cfg.MaxConns = DefaultPoolSize
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
