@@ -264,26 +264,33 @@ func mayActOn(g model.Group, actor string, actorScope model.Scope, uid string, t
 	return nil
 }
 
+// moderatorAction locks the group and checks that actor, an admin or moderator, may kick or
+// ban uid; it returns uid's scope ("" when uid is not a member).
+func moderatorAction(t *txn, guid, actor, uid string) (model.Scope, error) {
+	g, err := lockGroup(t, guid)
+	if err != nil {
+		return "", err
+	}
+	actorScope, err := requireScopeOf(t, g, actor, model.ScopeAdmin, model.ScopeModerator)
+	if err != nil {
+		return "", err
+	}
+	target, err := scopeOf(t, guid, uid, false)
+	if err != nil {
+		return "", err
+	}
+	return target, mayActOn(g, actor, actorScope, uid, target)
+}
+
 // KickMember implements Groups: the user leaves and may join again.
 func (s *sqlStore) KickMember(ctx context.Context, actor, guid, uid string) error {
 	return s.write(ctx, "kick member", func(t *txn) error {
-		g, err := lockGroup(t, guid)
-		if err != nil {
-			return err
-		}
-		actorScope, err := requireScopeOf(t, g, actor, model.ScopeAdmin, model.ScopeModerator)
-		if err != nil {
-			return err
-		}
-		target, err := scopeOf(t, guid, uid, false)
+		target, err := moderatorAction(t, guid, actor, uid)
 		if err != nil {
 			return err
 		}
 		if target == "" {
 			return model.Errorf(model.ErrNotAMember, "%q is not a member of group %q", uid, guid)
-		}
-		if err := mayActOn(g, actor, actorScope, uid, target); err != nil {
-			return err
 		}
 		if err := deleteMember(t, guid, uid); err != nil {
 			return err
@@ -296,22 +303,11 @@ func (s *sqlStore) KickMember(ctx context.Context, actor, guid, uid string) erro
 // until unbanned. Banning a user who is not a member is allowed; banning twice is a no-op.
 func (s *sqlStore) BanMember(ctx context.Context, actor, guid, uid string) error {
 	return s.write(ctx, "ban member", func(t *txn) error {
-		g, err := lockGroup(t, guid)
-		if err != nil {
-			return err
-		}
-		actorScope, err := requireScopeOf(t, g, actor, model.ScopeAdmin, model.ScopeModerator)
+		target, err := moderatorAction(t, guid, actor, uid)
 		if err != nil {
 			return err
 		}
 		if _, err := getUser(t, uid); err != nil {
-			return err
-		}
-		target, err := scopeOf(t, guid, uid, false)
-		if err != nil {
-			return err
-		}
-		if err := mayActOn(g, actor, actorScope, uid, target); err != nil {
 			return err
 		}
 		if banned, _, err := isBanned(t, guid, uid); err != nil || banned {
