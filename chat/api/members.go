@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"sort"
@@ -24,22 +25,13 @@ func (a *API) memberQuery(c echo.Context) (store.MemberQuery, error) {
 }
 
 func (a *API) listMembers(c echo.Context) error {
-	guid, err := pathID(c, "guid")
-	if err != nil {
-		return err
-	}
-	mq, err := a.memberQuery(c)
-	if err != nil {
-		return err
-	}
-	page, err := a.opts.Store.ListMembers(c.Request().Context(), uidOf(c), guid, mq)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, nonNil(page))
+	return a.listGroupMembers(c, a.opts.Store.ListMembers)
 }
 
-func (a *API) listBanned(c echo.Context) error {
+func (a *API) listBanned(c echo.Context) error { return a.listGroupMembers(c, a.opts.Store.ListBanned) }
+
+// listGroupMembers answers a page of a group's members or banned users.
+func (a *API) listGroupMembers(c echo.Context, list func(ctx context.Context, viewer, guid string, q store.MemberQuery) (store.Page[model.Member], error)) error {
 	guid, err := pathID(c, "guid")
 	if err != nil {
 		return err
@@ -48,7 +40,7 @@ func (a *API) listBanned(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.opts.Store.ListBanned(c.Request().Context(), uidOf(c), guid, mq)
+	page, err := list(c.Request().Context(), uidOf(c), guid, mq)
 	if err != nil {
 		return err
 	}
