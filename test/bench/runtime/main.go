@@ -20,7 +20,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,11 +188,11 @@ func run(duration time.Duration, levels string) error {
 				results[t.name] = map[int]cell{}
 			}
 			lat := lats[t.name]
-			results[t.name][c] = cell{rps: float64(len(lat)) / elapsed[t.name].Seconds(), p50: pct(lat, 50), p99: pct(lat, 99), errors: errs[t.name]}
+			results[t.name][c] = cell{rps: float64(len(lat)) / elapsed[t.name].Seconds(), p50: testutil.Percentile(lat, 50), p99: testutil.Percentile(lat, 99), errors: errs[t.name]}
 		}
 	}
 
-	fmt.Printf("\nRuntime benchmark: scripted model with zero delay, %s per cell, %d cores\n\n", duration, numCPU())
+	fmt.Printf("\nRuntime benchmark: scripted model with zero delay, %s per cell, %d cores\n\n", duration, testutil.NumCPU())
 	fmt.Printf("| endpoint | c | req/s | p50 | p99 | p50 / floor p50 | req/s / floor req/s | errors |\n|---|---|---|---|---|---|---|---|\n")
 	for _, c := range concs {
 		f := results["floor"][c]
@@ -253,25 +252,7 @@ func load(client *http.Client, url, marker, body string, c int, d time.Duration)
 	return lat, errs, time.Since(begin)
 }
 
-func pct(lat []time.Duration, p int) time.Duration {
-	if len(lat) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), lat...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	idx := (len(s)*p + 99) / 100
-	if idx > 0 {
-		idx--
-	}
-	return s[min(idx, len(s)-1)]
-}
-
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
-
-func numCPU() int {
-	data, _ := os.ReadFile("/proc/cpuinfo")
-	return max(1, strings.Count(string(data), "processor\t:"))
-}
 
 // serveFloor is the floor: an echo handler that makes the same streaming model call and
 // returns its text, with nothing else (no validation, no loop, no events).
