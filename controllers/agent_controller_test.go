@@ -201,7 +201,17 @@ func TestToolAndSecretChangesRollThePods(t *testing.T) {
 	ns := "t-roll"
 	createSamples(t, ns)
 	s := secret(t, ns, "openai", map[string]string{"apiKey": apiKey})
-	a := waitCondition(t, ns, "weather", v1alpha1.ConditionModelSecretResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
+	waitCondition(t, ns, "weather", v1alpha1.ConditionModelSecretResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
+	// The first hash must already include the Tool: otherwise the Tool's arrival, not its edit,
+	// changes the hash below.
+	a := waitCondition(t, ns, "weather", v1alpha1.ConditionToolsResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
+	eventually(t, "the Deployment to carry the status's hash", func() error {
+		a = getAgent(t, ns, "weather")
+		if h := deployment(t, ns, "weather").Spec.Template.Annotations[render.AnnotationConfigHash]; h != a.Status.ConfigHash {
+			return fmt.Errorf("deployment hash %q, status %q", h, a.Status.ConfigHash)
+		}
+		return nil
+	})
 	hashOf := func() string {
 		return deployment(t, ns, "weather").Spec.Template.Annotations[render.AnnotationConfigHash]
 	}
