@@ -54,6 +54,7 @@ const (
 	ErrTooLarge           = "ERR_TOO_LARGE"              // media over the size limit
 	ErrUnsupportedMedia   = "ERR_UNSUPPORTED_MEDIA_TYPE" // media whose content is not the type it claims
 	ErrRateLimited        = "ERR_RATE_LIMITED"
+	ErrActionNotFound     = "ERR_ACTION_NOT_FOUND"    // no such frontend action on the agent
 	ErrNotFound           = "ERR_NOT_FOUND"           // unknown route
 	ErrUnavailable        = "ERR_SERVICE_UNAVAILABLE" // the store is down; retry
 	ErrInternal           = "ERR_INTERNAL"
@@ -67,7 +68,7 @@ func statusOf(code string) int {
 		return http.StatusUnauthorized
 	case ErrPermissionDenied, ErrNotAMember, ErrBanned, ErrPrivateGroup, ErrWrongGroupPassword, ErrAuthKeyDisabled, ErrOwnerCannotLeave:
 		return http.StatusForbidden
-	case ErrUIDNotFound, ErrGUIDNotFound, ErrMessageNotFound, ErrNotFound:
+	case ErrUIDNotFound, ErrActionNotFound, ErrGUIDNotFound, ErrMessageNotFound, ErrNotFound:
 		return http.StatusNotFound
 	case ErrUIDExists, ErrGUIDExists, ErrAlreadyJoined, ErrMessageDeleted:
 		return http.StatusConflict

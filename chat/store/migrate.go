@@ -142,6 +142,34 @@ CREATE INDEX chat_events_by_target ON chat_events (target_uid, pos);`,
 	`{{SEQUENCER}}`,
 	// 3: a sequencer pass in one round trip (PostgreSQL; see sequencer.go).
 	`{{SEQUENCER_PASS}}`,
+	// 4: agent configurations and their frontend actions (issue 11). headers is the
+	// AES-256-GCM ciphertext of the agent's headers ('' when none); enabled is 0 or 1.
+	`
+CREATE TABLE chat_agents (
+  agent_id       TEXT PRIMARY KEY,
+  provider       TEXT NOT NULL,
+  name           TEXT NOT NULL,
+  icon           TEXT NOT NULL DEFAULT '',
+  greeting       TEXT NOT NULL DEFAULT '',
+  introductory   TEXT NOT NULL DEFAULT '',
+  suggested      TEXT NOT NULL DEFAULT '[]',
+  deployment_url TEXT NOT NULL,
+  headers        TEXT NOT NULL DEFAULT '',
+  enabled        INTEGER NOT NULL DEFAULT 0,
+  created_us     {{BIGINT}} NOT NULL,
+  updated_us     {{BIGINT}} NOT NULL
+);
+CREATE TABLE chat_agent_actions (
+  agent_id       TEXT NOT NULL,
+  name           TEXT NOT NULL,
+  display_name   TEXT NOT NULL,
+  execution_text TEXT NOT NULL DEFAULT '',
+  description    TEXT NOT NULL,
+  parameters     TEXT NOT NULL,
+  created_us     {{BIGINT}} NOT NULL,
+  updated_us     {{BIGINT}} NOT NULL,
+  PRIMARY KEY (agent_id, name)
+);`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

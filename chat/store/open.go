@@ -17,11 +17,26 @@ import (
 // Open opens the store a URL names: file:PATH (SQLite) or postgres://… (PostgreSQL), and
 // applies the migrations it has not seen yet.
 func Open(ctx context.Context, url string) (Store, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// Options configure a store beyond its URL.
+type Options struct {
+	// HeadersKey is the 32-byte AES-256 key agent headers are encrypted with. Without it,
+	// agents can be configured but not given headers.
+	HeadersKey []byte
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, url string, opts Options) (Store, error) {
+	if opts.HeadersKey != nil && len(opts.HeadersKey) != 32 {
+		return nil, fmt.Errorf("the chat headers key must be 32 bytes (AES-256), got %d", len(opts.HeadersKey))
+	}
 	switch {
 	case strings.HasPrefix(url, "file:"):
-		return openSQLite(ctx, strings.TrimPrefix(url, "file:"))
+		return openSQLite(ctx, strings.TrimPrefix(url, "file:"), opts)
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		return openPostgres(ctx, url)
+		return openPostgres(ctx, url, opts)
 	default:
 		return nil, fmt.Errorf("unsupported chat store URL %q: use file:PATH or postgres://", Redact(url))
 	}
@@ -35,27 +50,28 @@ type sqlStore struct {
 	db        *sql.DB
 	d         dialect
 	cursorKey []byte
+	headers   *sealer // nil without a headers key
 	wake      chan struct{}
 	listener  *listener  // PostgreSQL only
 	seq       *sequencer // PostgreSQL only
 }
 
-func openSQLite(ctx context.Context, path string) (Store, error) {
+func openSQLite(ctx context.Context, path string, opts Options) (Store, error) {
 	db, err := sqldb.OpenSQLite(path, "chat")
 	if err != nil {
 		return nil, err
 	}
 	// SQLite has one process, so no other replica ever commits: the channel never fires.
-	return newSQLStore(ctx, db, sqliteDialect, make(chan struct{}))
+	return newSQLStore(ctx, db, sqliteDialect, make(chan struct{}), opts)
 }
 
-func openPostgres(ctx context.Context, url string) (Store, error) {
+func openPostgres(ctx context.Context, url string, opts Options) (Store, error) {
 	pool, db, err := sqldb.OpenPostgres(ctx, url)
 	if err != nil {
 		return nil, err
 	}
 	wake := make(chan struct{}, 1)
-	s, err := newSQLStore(ctx, db, postgresDialect, wake)
+	s, err := newSQLStore(ctx, db, postgresDialect, wake, opts)
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -77,8 +93,16 @@ func (s *pgStore) Close() error {
 	return err
 }
 
-func newSQLStore(ctx context.Context, db *sql.DB, d dialect, wake chan struct{}) (*sqlStore, error) {
+func newSQLStore(ctx context.Context, db *sql.DB, d dialect, wake chan struct{}, opts Options) (*sqlStore, error) {
 	s := &sqlStore{db: db, d: d, wake: wake}
+	if opts.HeadersKey != nil {
+		sl, err := newSealer(opts.HeadersKey)
+		if err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+		s.headers = sl
+	}
 	if err := s.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err

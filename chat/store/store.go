@@ -25,6 +25,7 @@ type Store interface {
 	Messages
 	Events
 	Moderation
+	Agents
 	// Ping checks the database is reachable.
 	Ping(ctx context.Context) error
 	// Kind is sqlite or postgres.
@@ -52,6 +53,9 @@ type UserQuery struct {
 	Cursor        string
 	SearchKeyword string
 	Kind          model.UserKind // "" for all
+	// HideDisabledAgents leaves out agent users without an enabled agent configuration
+	// (what users, as opposed to admins, may see).
+	HideDisabledAgents bool
 }
 
 // Tokens are per-user auth tokens. Only a hash of a token is stored.
@@ -202,4 +206,28 @@ type Rule struct {
 	Kind    string                 `json:"kind"` // word or regex
 	Pattern string                 `json:"pattern"`
 	Action  model.ModerationStatus `json:"action"` // pending or disapproved
+}
+
+// Agents are agent configurations and their frontend actions. Saving a configuration also
+// creates or updates the agent's user (kind agent, uid = agent id, name, avatar = icon) in the
+// same transaction. Headers are write-only: encrypted with the store's headers key (AES-256-GCM,
+// a fresh nonce per write) and only decrypted by AgentHeaders. An unknown agent is
+// ErrUIDNotFound, an unknown action ErrActionNotFound.
+type Agents interface {
+	// PutAgent creates or replaces a configuration; headers nil keeps the stored headers, a
+	// non-nil map (possibly empty) replaces them. created reports a new agent.
+	PutAgent(ctx context.Context, a model.AgentConfig, headers *map[string]string) (out model.AgentConfig, created bool, err error)
+	GetAgent(ctx context.Context, agentID string) (model.AgentConfig, error)
+	ListAgents(ctx context.Context) ([]model.AgentConfig, error)
+	SetAgentEnabled(ctx context.Context, agentID string, enabled bool) (model.AgentConfig, error)
+	// DeleteAgent removes the configuration and its actions; the agent's user stays (its
+	// messages refer to it) but, without a configuration, is hidden from users.
+	DeleteAgent(ctx context.Context, agentID string) error
+	// AgentHeaders decrypts the agent's headers, for the bridge (and the connection test) only.
+	AgentHeaders(ctx context.Context, agentID string) (map[string]string, error)
+
+	PutAction(ctx context.Context, f model.FrontendAction) (out model.FrontendAction, created bool, err error)
+	GetAction(ctx context.Context, agentID, name string) (model.FrontendAction, error)
+	ListActions(ctx context.Context, agentID string) ([]model.FrontendAction, error)
+	DeleteAction(ctx context.Context, agentID, name string) error
 }

@@ -153,6 +153,9 @@ func (s *sqlStore) ListUsers(ctx context.Context, q UserQuery) (Page[model.User]
 		args = append(args, string(q.Kind))
 		where = append(where, fmt.Sprintf("kind = $%d", len(args)))
 	}
+	if q.HideDisabledAgents {
+		where = append(where, `(kind <> 'agent' OR uid IN (SELECT agent_id FROM chat_agents WHERE enabled = 1))`)
+	}
 	args = append(args, limit+1)
 	page := Page[model.User]{Items: []model.User{}}
 	err = s.read(ctx, "list users", func(t *txn) error {

@@ -1,0 +1,223 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// AgentProvider is the protocol an agent's Deployment URL speaks.
+type AgentProvider string
+
+const (
+	ProviderAGUI   AgentProvider = "ag-ui"  // AG-UI: RunAgentInput in, text/event-stream out
+	ProviderMastra AgentProvider = "mastra" // Mastra: {messages} to the /generate URL, JSON out
+)
+
+// AgentConfig is an agent on the chat platform, as an admin configures it (DESIGN §6.2). Its
+// Headers are write-only: they are stored encrypted and never part of this type; HasHeaders
+// only tells whether some are configured.
+type AgentConfig struct {
+	AgentID             string        `json:"agentId"`
+	Provider            AgentProvider `json:"provider"`
+	Name                string        `json:"name"`
+	Icon                string        `json:"icon,omitempty"`
+	Greeting            string        `json:"greeting,omitempty"`
+	IntroductoryMessage string        `json:"introductoryMessage,omitempty"`
+	SuggestedMessages   []string      `json:"suggestedMessages"`
+	DeploymentURL       string        `json:"deploymentUrl"`
+	HasHeaders          bool          `json:"hasHeaders"`
+	Enabled             bool          `json:"enabled"`
+	CreatedAt           time.Time     `json:"createdAt"`
+	UpdatedAt           time.Time     `json:"updatedAt"`
+}
+
+// FrontendAction is a client-side tool of an agent: the agent fills Parameters and the client
+// executes it, showing DisplayName and ExecutionText meanwhile.
+type FrontendAction struct {
+	AgentID       string          `json:"agentId"`
+	Name          string          `json:"name"`
+	DisplayName   string          `json:"displayName"`
+	ExecutionText string          `json:"executionText,omitempty"`
+	Description   string          `json:"description"`
+	Parameters    json.RawMessage `json:"parameters"`
+	CreatedAt     time.Time       `json:"createdAt"`
+	UpdatedAt     time.Time       `json:"updatedAt"`
+}
+
+// ValidAgentName is the shape of agent ids and frontend action names.
+var ValidAgentName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Limits of agent configuration fields.
+const (
+	MaxSuggestedMessages = 10
+	MaxHeaders           = 32
+)
+
+func checkField(field, v string, max int, required bool) error {
+	if required && strings.TrimSpace(v) == "" {
+		return Errorf(ErrValidation, "%s is required", field)
+	}
+	if !utf8.ValidString(v) {
+		return Errorf(ErrValidation, "%s is not valid UTF-8", field)
+	}
+	if utf8.RuneCountInString(v) > max {
+		return Errorf(ErrValidation, "%s is longer than %d characters", field, max)
+	}
+	return nil
+}
+
+// Validate checks an agent configuration (not the https rule, which depends on the server's
+// mode and is the API's).
+func (a AgentConfig) Validate() error {
+	if !ValidAgentName.MatchString(a.AgentID) {
+		return Errorf(ErrValidation, "agentId must be 1-64 letters, digits, _ or -")
+	}
+	switch a.Provider {
+	case ProviderAGUI, ProviderMastra:
+	default:
+		return Errorf(ErrValidation, "provider must be ag-ui or mastra")
+	}
+	for _, f := range []struct {
+		name, v  string
+		max      int
+		required bool
+	}{
+		{"name", a.Name, 100, true}, {"icon", a.Icon, 1000, false}, {"greeting", a.Greeting, 1000, false},
+		{"introductoryMessage", a.IntroductoryMessage, 4000, false}, {"deploymentUrl", a.DeploymentURL, 2000, true},
+	} {
+		if err := checkField(f.name, f.v, f.max, f.required); err != nil {
+			return err
+		}
+	}
+	if len(a.SuggestedMessages) > MaxSuggestedMessages {
+		return Errorf(ErrValidation, "suggestedMessages holds more than %d messages", MaxSuggestedMessages)
+	}
+	for i, m := range a.SuggestedMessages {
+		if err := checkField("suggestedMessages["+itoa(i)+"]", m, 500, true); err != nil {
+			return err
+		}
+	}
+	u, err := url.Parse(a.DeploymentURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Errorf(ErrValidation, "deploymentUrl must be an absolute http(s) URL")
+	}
+	if u.User != nil {
+		return Errorf(ErrValidation, "deploymentUrl must not hold credentials: configure headers instead")
+	}
+	return nil
+}
+
+// ValidateHeaders checks write-only agent headers: names are HTTP header names. Values are
+// never part of an error message.
+func ValidateHeaders(h map[string]string) error {
+	if len(h) > MaxHeaders {
+		return Errorf(ErrValidation, "headers holds more than %d entries", MaxHeaders)
+	}
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if !headerName.MatchString(k) {
+			return Errorf(ErrValidation, "headers: %q is not a valid header name", k)
+		}
+		if len(h[k]) > 8000 || strings.ContainsAny(h[k], "\r\n\x00") {
+			return Errorf(ErrValidation, "headers.%s has an invalid value (too long or holds line breaks)", k)
+		}
+	}
+	return nil
+}
+
+var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$")
+
+// Validate checks a frontend action, its Parameters as the specification says.
+func (f FrontendAction) Validate() error {
+	if !ValidAgentName.MatchString(f.AgentID) {
+		return Errorf(ErrValidation, "agentId must be 1-64 letters, digits, _ or -")
+	}
+	if !ValidAgentName.MatchString(f.Name) {
+		return Errorf(ErrValidation, "name must be 1-64 letters, digits, _ or -")
+	}
+	if err := checkField("displayName", f.DisplayName, 100, true); err != nil {
+		return err
+	}
+	if err := checkField("executionText", f.ExecutionText, 500, false); err != nil {
+		return err
+	}
+	if err := checkField("description", f.Description, 4000, true); err != nil {
+		return err
+	}
+	return ValidateParameters(f.Parameters)
+}
+
+// ValidateParameters checks a frontend action's JSON Schema: an object with type "object",
+// properties (each with a type and a description) and an optional required array naming
+// properties. The error names the offending field.
+func ValidateParameters(raw json.RawMessage) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return Errorf(ErrValidation, "parameters is required")
+	}
+	var schema map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &schema); err != nil || schema == nil {
+		return Errorf(ErrValidation, "parameters must be a JSON object")
+	}
+	var typ string
+	if err := json.Unmarshal(schema["type"], &typ); err != nil || typ != "object" {
+		return Errorf(ErrValidation, "parameters.type must be \"object\"")
+	}
+	var props map[string]map[string]json.RawMessage
+	if p, ok := schema["properties"]; !ok {
+		return Errorf(ErrValidation, "parameters.properties is required")
+	} else if err := json.Unmarshal(p, &props); err != nil || props == nil {
+		return Errorf(ErrValidation, "parameters.properties must be an object whose values are objects")
+	}
+	names := make([]string, 0, len(props))
+	for k := range props {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		field := "parameters.properties." + k
+		var t any
+		if err := json.Unmarshal(props[k]["type"], &t); err != nil || t == nil {
+			return Errorf(ErrValidation, "%s.type is required", field)
+		}
+		switch tv := t.(type) {
+		case string:
+			if tv == "" {
+				return Errorf(ErrValidation, "%s.type is required", field)
+			}
+		case []any:
+		default:
+			return Errorf(ErrValidation, "%s.type must be a string or an array of strings", field)
+		}
+		var d string
+		if err := json.Unmarshal(props[k]["description"], &d); err != nil || strings.TrimSpace(d) == "" {
+			return Errorf(ErrValidation, "%s.description is required", field)
+		}
+	}
+	if r, ok := schema["required"]; ok {
+		var req []string
+		if err := json.Unmarshal(r, &req); err != nil {
+			return Errorf(ErrValidation, "parameters.required must be an array of property names")
+		}
+		for i, n := range req {
+			if _, ok := props[n]; !ok {
+				return Errorf(ErrValidation, "parameters.required[%d] names %q, which is not in parameters.properties", i, n)
+			}
+		}
+	}
+	return nil
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
