@@ -8,6 +8,7 @@ package api
 import (
 	_ "embed"
 	"net/http"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
@@ -53,6 +54,10 @@ type Options struct {
 	// PasswordCost is the bcrypt cost of group passwords (default bcrypt.DefaultCost; tests
 	// lower it).
 	PasswordCost int
+	// Development accepts http (not only https) agent Deployment URLs (agentry dev).
+	Development bool
+	// AgentTestTimeout bounds an agent's connection test (default DefaultAgentTestTimeout).
+	AgentTestTimeout time.Duration
 }
 
 // API serves the chat routes.
@@ -159,6 +164,19 @@ func (a *API) Register(e *echo.Echo) {
 	g.PUT("/moderation/rules", a.putRules, server)
 	g.GET("/moderation/flags", a.listFlags, server)
 	g.PUT("/moderation/messages/:id", a.moderateMessage, server)
+
+	g.GET("/agents", a.listAgents, server)
+	g.PUT("/agents/:agentId", a.putAgent, server)
+	g.GET("/agents/:agentId", a.getAgent, server)
+	g.DELETE("/agents/:agentId", a.deleteAgent, server)
+	g.POST("/agents/:agentId/enable", a.enableAgent, server)
+	g.POST("/agents/:agentId/disable", a.disableAgent, server)
+	g.POST("/agents/:agentId/test", a.testAgent, server)
+	g.GET("/agents/:agentId/profile", a.agentProfile, user)
+	g.GET("/agents/:agentId/actions", a.listActions, server)
+	g.PUT("/agents/:agentId/actions/:name", a.putAction, server)
+	g.GET("/agents/:agentId/actions/:name", a.getAction, server)
+	g.DELETE("/agents/:agentId/actions/:name", a.deleteAction, server)
 }
 
 // notify wakes the hub after a committed write, so sockets get its events without waiting for

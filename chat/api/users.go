@@ -155,7 +155,9 @@ func (a *API) me(c echo.Context) error {
 
 func (a *API) listUsers(c echo.Context) error {
 	q := &query{c: c}
-	uq := store.UserQuery{Limit: q.limit(), Cursor: q.cursor(), SearchKeyword: q.str("searchKeyword", 100), Kind: model.UserKind(q.str("kind", 10))}
+	uq := store.UserQuery{Limit: q.limit(), Cursor: q.cursor(), SearchKeyword: q.str("searchKeyword", 100), Kind: model.UserKind(q.str("kind", 10)),
+		// Users (this route takes bearer tokens only) never see disabled or unsaved agents.
+		HideDisabledAgents: true}
 	if q.err != nil {
 		return q.err
 	}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -25,14 +27,17 @@ func init() { extraCommands = append(extraCommands, newChatCommand) }
 const minAPIKeyLen = 16
 
 type chatOptions struct {
-	addr          string
-	storage       string
-	apiKeyFile    string
-	authKey       string
-	appID         string
-	replicas      int
-	mediaDir      string
-	maxMediaBytes int64
+	addr           string
+	storage        string
+	apiKeyFile     string
+	authKey        string
+	appID          string
+	replicas       int
+	mediaDir       string
+	maxMediaBytes  int64
+	headersKeyFile string
+	// headers is the parsed headers key (set from headersKeyFile or the environment).
+	headers []byte
 }
 
 func newChatCommand(g *globalFlags) *cobra.Command {
@@ -62,6 +67,9 @@ Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).`,
 			if err != nil {
 				return err
 			}
+			if o.headers, err = o.headersKey(os.Getenv); err != nil {
+				return err
+			}
 			return runChat(cmd.Context(), log, o, apiKey)
 		},
 	}
@@ -75,6 +83,7 @@ Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).`,
 	f.IntVar(&o.replicas, "replicas-hint", envInt("AGENTRY_CHAT_REPLICAS", 1), "alias of --replicas")
 	_ = f.MarkHidden("replicas-hint")
 	f.StringVar(&o.mediaDir, "media-dir", envOr("AGENTRY_CHAT_MEDIA_DIR", ".agentry/chat-media"), "directory of uploaded media (shared by every replica)")
+	f.StringVar(&o.headersKeyFile, "headers-key-file", os.Getenv("AGENTRY_CHAT_HEADERS_KEY_FILE"), "file holding the 32-byte key (hex or base64) agent headers are encrypted with (else AGENTRY_CHAT_HEADERS_KEY)")
 	f.Int64Var(&o.maxMediaBytes, "max-media-bytes", chatapi.DefaultMaxMediaBytes, "largest media upload in bytes")
 	return cmd, o
 }
@@ -124,9 +133,41 @@ func (o *chatOptions) resolve(getenv func(string) string) (string, error) {
 	return key, nil
 }
 
+// headersKey reads the AES-256 key agent headers are encrypted with: --headers-key-file, else
+// AGENTRY_CHAT_HEADERS_KEY; nil when neither is set (agents then cannot have headers).
+func (o *chatOptions) headersKey(getenv func(string) string) ([]byte, error) {
+	text, from := getenv("AGENTRY_CHAT_HEADERS_KEY"), "AGENTRY_CHAT_HEADERS_KEY"
+	if o.headersKeyFile != "" {
+		b, err := os.ReadFile(o.headersKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("failed to read headers key file %q: %w", o.headersKeyFile, err)
+		}
+		text, from = string(b), o.headersKeyFile
+	}
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, nil
+	}
+	return parseHeadersKey(text, from)
+}
+
+// parseHeadersKey accepts 32 bytes as 64 hex digits or base64.
+func parseHeadersKey(text, from string) ([]byte, error) {
+	if b, err := hex.DecodeString(text); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	if b, err := base64.StdEncoding.DecodeString(text); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	return nil, fmt.Errorf("the chat headers key from %s must be 32 bytes as 64 hex digits or base64 (openssl rand -hex 32)", from)
+}
+
 // runChat opens the store, starts the hub and serves until ctx ends.
 func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string) error {
-	st, err := store.Open(ctx, o.storage)
+	if o.headers == nil {
+		log.Info("WARNING: no chat headers key is configured (AGENTRY_CHAT_HEADERS_KEY): agents cannot be given headers")
+	}
+	st, err := store.OpenWith(ctx, o.storage, store.Options{HeadersKey: o.headers})
 	if err != nil {
 		return fmt.Errorf("failed to open chat storage %q: %w", store.Redact(o.storage), err)
 	}

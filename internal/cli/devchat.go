@@ -36,13 +36,18 @@ type devChat struct {
 }
 
 // startDevChat opens the chat store, starts the hub and returns the mount for the dev server.
-// The REST API key is generated once into dir/chat-api-key (0600), so curl examples can read it.
+// The REST API key is generated once into dir/chat-api-key (0600), so curl examples can read it;
+// the key agent headers are encrypted with likewise into dir/chat-headers-key.
 func startDevChat(ctx context.Context, log logr.Logger, storage, dir string) (*devChat, func(*echo.Echo), error) {
 	key, err := devAPIKey(filepath.Join(dir, "chat-api-key"))
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := store.Open(ctx, storage)
+	headersKey, err := devHeadersKey(filepath.Join(dir, "chat-headers-key"))
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := store.OpenWith(ctx, storage, store.Options{HeadersKey: headersKey})
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to open chat storage %q: %w", store.Redact(storage), err)
 	}
@@ -53,7 +58,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string) (*d
 	mount := func(e *echo.Echo) {
 		chatapi.Mount(e, chatapi.Options{
 			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID,
-			MediaDir: filepath.Join(dir, "chat-media"), Logger: log,
+			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true,
 		})
 	}
 	return dc, mount, nil
@@ -84,4 +89,23 @@ func devAPIKey(path string) (string, error) {
 		return "", fmt.Errorf("failed to write the chat API key to %q: %w", path, err)
 	}
 	return key, nil
+}
+
+// devHeadersKey reads the agent headers key from path, generating 32 random bytes (hex, 0600)
+// the first time.
+func devHeadersKey(path string) ([]byte, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		return parseHeadersKey(strings.TrimSpace(string(b)), path)
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return nil, fmt.Errorf("failed to generate the chat headers key: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("failed to create directory %q: %w", filepath.Dir(path), err)
+	}
+	if err := os.WriteFile(path, []byte(hex.EncodeToString(buf)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("failed to write the chat headers key to %q: %w", path, err)
+	}
+	return buf, nil
 }

@@ -1,0 +1,280 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/testutil"
+)
+
+const agentSecret = "Bearer agent-s3cret-9f2c"
+
+// keyedStores are the suite's stores opened with a headers key.
+func keyedStores() map[string]func(t *testing.T) store.Store {
+	open := func(t *testing.T, url string) store.Store {
+		st, err := store.OpenWith(context.Background(), url, store.Options{HeadersKey: bytes.Repeat([]byte{3}, 32)})
+		if err != nil {
+			t.Fatalf("failed to open store: %v", err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		return st
+	}
+	return map[string]func(t *testing.T) store.Store{
+		"sqlite":   func(t *testing.T) store.Store { return open(t, "file:"+filepath.Join(t.TempDir(), "chat.db")) },
+		"postgres": func(t *testing.T) store.Store { return open(t, testutil.StartPostgres(t).URL) },
+	}
+}
+
+// recorder keeps every answer, so the test can check the headers' value never left the server.
+type recorder struct {
+	*env
+	seen []resp
+}
+
+func (r *recorder) do(method, path, auth string, body any) resp {
+	r.t.Helper()
+	res := r.env.do(method, path, auth, body)
+	r.seen = append(r.seen, res)
+	return res
+}
+
+func (r *recorder) checkNoSecret() {
+	r.t.Helper()
+	for _, res := range r.seen {
+		if bytes.Contains(res.body, []byte("s3cret")) {
+			r.t.Fatalf("an answer holds the header value: %s", res.body)
+		}
+		for k, v := range res.header {
+			if strings.Contains(k+strings.Join(v, ","), "s3cret") {
+				t := r.t
+				t.Fatalf("an answer header holds the header value: %s", k)
+			}
+		}
+	}
+	if strings.Contains(r.logs.String(), "s3cret") {
+		r.t.Fatalf("the log holds the header value:\n%s", r.logs.String())
+	}
+}
+
+func chefBody(url string) map[string]any {
+	return map[string]any{
+		"provider": "ag-ui", "name": "Chef", "icon": "https://example.com/chef.png", "greeting": "Hello, hungry?",
+		"introductoryMessage": "I suggest recipes.", "suggestedMessages": []string{"Something with rice", "A dessert"},
+		"deploymentUrl": url, "headers": map[string]string{"Authorization": agentSecret},
+	}
+}
+
+func TestAgentsAPI(t *testing.T) {
+	for name, open := range keyedStores() {
+		t.Run(name, func(t *testing.T) {
+			e := &recorder{env: newEnv(t, open(t), Options{})}
+			alice := e.user("alice")
+
+			// Admin routes refuse bearer users and anonymous callers.
+			for _, r := range []struct{ method, path string }{
+				{"GET", "/agents"}, {"PUT", "/agents/chef"}, {"GET", "/agents/chef"}, {"DELETE", "/agents/chef"},
+				{"POST", "/agents/chef/enable"}, {"POST", "/agents/chef/disable"}, {"POST", "/agents/chef/test"},
+				{"GET", "/agents/chef/actions"}, {"PUT", "/agents/chef/actions/x"}, {"GET", "/agents/chef/actions/x"}, {"DELETE", "/agents/chef/actions/x"},
+			} {
+				e.expect(e.do(r.method, r.path, alice, chefBody("https://chef.example.com/agent")), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
+				e.expect(e.do(r.method, r.path, "", nil), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
+			}
+			e.expect(e.do("GET", "/agents/chef/profile", "", nil), http.StatusUnauthorized, model.ErrUnauthenticated)
+
+			// https only outside development mode; field validation.
+			e.expect(e.do("PUT", "/agents/chef", keyAuth, chefBody("http://chef.example.com/agent")), http.StatusBadRequest, model.ErrValidation)
+			bad := chefBody("https://chef.example.com/agent")
+			bad["provider"] = "openai"
+			e.expect(e.do("PUT", "/agents/chef", keyAuth, bad), http.StatusBadRequest, model.ErrValidation)
+			bad = chefBody("https://chef.example.com/agent")
+			bad["headers"] = map[string]any{"X-Number": 1}
+			e.expect(e.do("PUT", "/agents/chef", keyAuth, bad), http.StatusBadRequest, model.ErrValidation)
+			e.expect(e.do("PUT", "/agents/bad%20id", keyAuth, chefBody("https://chef.example.com/agent")), http.StatusBadRequest, model.ErrValidation)
+
+			r := e.do("PUT", "/agents/chef", keyAuth, chefBody("https://chef.example.com/agent"))
+			e.expect(r, http.StatusCreated, "")
+			var cfg model.AgentConfig
+			r.decode(t, &cfg)
+			if !cfg.HasHeaders || cfg.Enabled || cfg.AgentID != "chef" {
+				t.Fatalf("created: %s", r.body)
+			}
+			// Replace without headers keeps them; enabled stays.
+			body := chefBody("https://chef.example.com/v2")
+			delete(body, "headers")
+			r = e.do("PUT", "/agents/chef", keyAuth, body)
+			e.expect(r, http.StatusOK, "")
+			r.decode(t, &cfg)
+			if !cfg.HasHeaders || cfg.DeploymentURL != "https://chef.example.com/v2" {
+				t.Fatalf("replaced: %s", r.body)
+			}
+			r = e.do("GET", "/agents", keyAuth, nil)
+			e.expect(r, http.StatusOK, "")
+			if !strings.Contains(string(r.body), `"hasHeaders":true`) {
+				t.Fatalf("list: %s", r.body)
+			}
+			e.expect(e.do("GET", "/agents/chef", keyAuth, nil), http.StatusOK, "")
+			e.expect(e.do("GET", "/agents/nobody", keyAuth, nil), http.StatusNotFound, model.ErrUIDNotFound)
+
+			// Disabled: no profile, not listed for users.
+			e.expect(e.do("GET", "/agents/chef/profile", alice, nil), http.StatusNotFound, model.ErrUIDNotFound)
+			listAgents := func() int {
+				r := e.do("GET", "/users?kind=agent", alice, nil)
+				e.expect(r, http.StatusOK, "")
+				var p store.Page[model.User]
+				r.decode(t, &p)
+				return len(p.Items)
+			}
+			if n := listAgents(); n != 0 {
+				t.Fatalf("disabled agent listed to a user: %d", n)
+			}
+			e.expect(e.do("POST", "/agents/chef/enable", keyAuth, nil), http.StatusOK, "")
+			if n := listAgents(); n != 1 {
+				t.Fatalf("enabled agent not listed: %d", n)
+			}
+			r = e.do("GET", "/agents/chef/profile", alice, nil)
+			e.expect(r, http.StatusOK, "")
+			var prof agentProfile
+			r.decode(t, &prof)
+			if prof.Name != "Chef" || prof.Greeting != "Hello, hungry?" || prof.IntroductoryMessage != "I suggest recipes." || len(prof.SuggestedMessages) != 2 || prof.Icon == "" {
+				t.Fatalf("profile: %s", r.body)
+			}
+			e.expect(e.do("POST", "/agents/chef/disable", keyAuth, nil), http.StatusOK, "")
+			e.expect(e.do("GET", "/agents/chef/profile", alice, nil), http.StatusNotFound, model.ErrUIDNotFound)
+
+			// Frontend actions.
+			action := map[string]any{
+				"displayName": "Show recipe card", "executionText": "Showing the recipe…", "description": "Shows a recipe card",
+				"parameters": map[string]any{"type": "object", "required": []string{"title"}, "properties": map[string]any{"title": map[string]any{"type": "string", "description": "Recipe title"}}},
+			}
+			e.expect(e.do("PUT", "/agents/chef/actions/show-recipe-card", keyAuth, action), http.StatusCreated, "")
+			e.expect(e.do("PUT", "/agents/chef/actions/show-recipe-card", keyAuth, action), http.StatusOK, "")
+			e.expect(e.do("PUT", "/agents/nobody/actions/show-recipe-card", keyAuth, action), http.StatusNotFound, model.ErrUIDNotFound)
+			action["parameters"] = map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}
+			r = e.do("PUT", "/agents/chef/actions/weather", keyAuth, action)
+			e.expect(r, http.StatusBadRequest, model.ErrValidation)
+			if !strings.Contains(string(r.body), "parameters.properties.city.description is required") {
+				t.Fatalf("error does not name the field: %s", r.body)
+			}
+			e.expect(e.do("PUT", "/agents/chef/actions/bad!name", keyAuth, action), http.StatusBadRequest, model.ErrValidation)
+			r = e.do("GET", "/agents/chef/actions", keyAuth, nil)
+			e.expect(r, http.StatusOK, "")
+			if !strings.Contains(string(r.body), `"show-recipe-card"`) {
+				t.Fatalf("actions: %s", r.body)
+			}
+			e.expect(e.do("GET", "/agents/chef/actions/show-recipe-card", keyAuth, nil), http.StatusOK, "")
+			e.expect(e.do("DELETE", "/agents/chef/actions/show-recipe-card", keyAuth, nil), http.StatusNoContent, "")
+			e.expect(e.do("GET", "/agents/chef/actions/show-recipe-card", keyAuth, nil), http.StatusNotFound, model.ErrActionNotFound)
+
+			// A person's uid cannot become an agent.
+			e.expect(e.do("PUT", "/agents/alice", keyAuth, chefBody("https://chef.example.com/agent")), http.StatusConflict, model.ErrUIDExists)
+
+			e.expect(e.do("DELETE", "/agents/chef", keyAuth, nil), http.StatusNoContent, "")
+			e.expect(e.do("GET", "/agents/chef", keyAuth, nil), http.StatusNotFound, model.ErrUIDNotFound)
+			e.checkNoSecret()
+		})
+	}
+}
+
+// sseAgent is a local AG-UI agent: it checks the configured header and the body, and streams.
+func sseAgent(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/wrong-type":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html>hello</html>")
+			return
+		case "/slow":
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		if r.Header.Get("Authorization") != agentSecret {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		var in map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, "bad json", http.StatusBadRequest)
+			return
+		}
+		if r.URL.Path == "/generate" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"text":"hi"}`)
+			return
+		}
+		if msgs, _ := in["messages"].([]any); len(msgs) != 1 || in["threadId"] == nil || in["runId"] == nil {
+			http.Error(w, `{"error":"Invalid request"}`, http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, typ := range []string{"RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"} {
+			fmt.Fprintf(w, "data: {\"type\":%q}\n\n", typ)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestAgentConnectionTest(t *testing.T) {
+	st := keyedStores()["sqlite"](t)
+	e := &recorder{env: newEnv(t, st, Options{Development: true, AgentTestTimeout: 2 * time.Second})}
+	agent := sseAgent(t)
+	probe := func(provider, path string, headers map[string]string) connectionTest {
+		t.Helper()
+		body := chefBody(agent.URL + path)
+		body["provider"] = provider
+		body["headers"] = headers
+		if r := e.do("PUT", "/agents/chef", keyAuth, body); r.status != http.StatusOK && r.status != http.StatusCreated {
+			t.Fatalf("save: %d %s", r.status, r.body)
+		}
+		r := e.do("POST", "/agents/chef/test", keyAuth, nil)
+		e.expect(r, http.StatusOK, "")
+		var out connectionTest
+		r.decode(t, &out)
+		return out
+	}
+	good := map[string]string{"Authorization": agentSecret}
+	out := probe("ag-ui", "/agent", good)
+	if !out.OK || out.Status != 200 || out.ContentType != "text/event-stream" || strings.Join(out.FirstEvents, ",") != "RUN_STARTED,TEXT_MESSAGE_START,TEXT_MESSAGE_CONTENT,TEXT_MESSAGE_CONTENT,TEXT_MESSAGE_CONTENT" || out.Error != "" {
+		t.Fatalf("good agent: %+v", out)
+	}
+	out = probe("ag-ui", "/agent", map[string]string{"Authorization": "Bearer wrong-s3cret"})
+	if out.OK || out.Status != 401 || !strings.Contains(out.Error, "401") {
+		t.Fatalf("wrong headers: %+v", out)
+	}
+	out = probe("ag-ui", "/wrong-type", good)
+	if out.OK || out.Status != 200 || !strings.Contains(out.Error, "text/html") {
+		t.Fatalf("wrong content type: %+v", out)
+	}
+	out = probe("ag-ui", "/slow", good)
+	if out.OK || !strings.Contains(out.Error, "timed out") {
+		t.Fatalf("slow agent: %+v", out)
+	}
+	out = probe("mastra", "/generate", good)
+	if !out.OK || out.Status != 200 || !strings.HasPrefix(out.ContentType, "application/json") {
+		t.Fatalf("mastra: %+v", out)
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	body := chefBody(closed.URL)
+	e.expect(e.do("PUT", "/agents/chef", keyAuth, body), http.StatusOK, "")
+	r := e.do("POST", "/agents/chef/test", keyAuth, nil)
+	r.decode(t, &out)
+	if out.OK || out.Status != 0 || !strings.Contains(out.Error, "request failed") {
+		t.Fatalf("unreachable: %+v", out)
+	}
+	e.expect(e.do("POST", "/agents/nobody/test", keyAuth, nil), http.StatusNotFound, model.ErrUIDNotFound)
+	e.checkNoSecret()
+}
