@@ -78,11 +78,7 @@ func (a *API) putAgent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	return c.JSON(status, out)
+	return saved(c, created, out)
 }
 
 func (a *API) listAgents(c echo.Context) error {
@@ -198,11 +194,7 @@ func (a *API) putAction(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	return c.JSON(status, out)
+	return saved(c, created, out)
 }
 
 func (a *API) getAction(c echo.Context) error {
@@ -369,4 +361,12 @@ func transportError(ctx context.Context, err error) string {
 		return "timed out"
 	}
 	return err.Error()
+}
+
+// saved answers a create-or-replace: 201 when it created, 200 when it replaced.
+func saved(c echo.Context, created bool, v any) error {
+	if created {
+		return c.JSON(http.StatusCreated, v)
+	}
+	return c.JSON(http.StatusOK, v)
 }
