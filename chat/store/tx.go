@@ -109,18 +109,6 @@ func (s *sqlStore) read(ctx context.Context, op string, fn func(*txn) error) err
 	return nil
 }
 
-func (s *sqlStore) rawTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
 func us(t time.Time) int64 { return t.UnixMicro() }
 
 func fromUS(v int64) time.Time { return time.UnixMicro(v).UTC() }

@@ -106,27 +106,35 @@ func (m Migrations) Apply(ctx context.Context, db *sql.DB) error {
 }
 
 func (m Migrations) apply(ctx context.Context, db *sql.DB, version int, stmt string) error {
+	return InTx(ctx, db, func(tx *sql.Tx) error {
+		if m.Lock != "" {
+			if _, err := tx.ExecContext(ctx, m.Lock); err != nil {
+				return err
+			}
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, m.Rebind(`SELECT COUNT(*) FROM `+m.Table+` WHERE version = $1`), version).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, m.Rebind(`INSERT INTO `+m.Table+` (version, applied_us) VALUES ($1, $2)`), version, time.Now().UnixMicro())
+		return err
+	})
+}
+
+// InTx runs fn in a transaction, committed when fn returns nil and rolled back otherwise.
+func InTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = tx.Rollback() }()
-	if m.Lock != "" {
-		if _, err := tx.ExecContext(ctx, m.Lock); err != nil {
-			return err
-		}
-	}
-	var n int
-	if err := tx.QueryRowContext(ctx, m.Rebind(`SELECT COUNT(*) FROM `+m.Table+` WHERE version = $1`), version).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, stmt); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, m.Rebind(`INSERT INTO `+m.Table+` (version, applied_us) VALUES ($1, $2)`), version, time.Now().UnixMicro()); err != nil {
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
 		return err
 	}
 	return tx.Commit()

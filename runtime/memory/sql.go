@@ -109,18 +109,6 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 	return nil
 }
 
-func (s *sqlStore) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
 func unavailable(op string, err error) error {
 	return fmt.Errorf("%w: failed to %s: %v", ErrUnavailable, op, err)
 }
@@ -134,7 +122,7 @@ func (s *sqlStore) Kind() string { return s.d.name }
 // whole history costs a few statements, not one per message.
 func (s *sqlStore) Save(ctx context.Context, agentID, threadID, resourceID string, msgs []Message) error {
 	now := time.Now().UTC()
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := sqldb.InTx(ctx, s.db, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.d.rebind(`
 INSERT INTO agentry_threads (agent_id, thread_id, resource_id, title, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, $5)
 ON CONFLICT (agent_id, thread_id) DO UPDATE SET updated_us = excluded.updated_us
