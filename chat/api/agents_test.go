@@ -2,37 +2,23 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
-	"github.com/agentry-dev/agentry/internal/testutil"
 )
 
 const agentSecret = "Bearer agent-s3cret-9f2c"
 
 // keyedStores are the suite's stores opened with a headers key.
 func keyedStores() map[string]func(t *testing.T) store.Store {
-	open := func(t *testing.T, url string) store.Store {
-		st, err := store.OpenWith(context.Background(), url, store.Options{HeadersKey: bytes.Repeat([]byte{3}, 32)})
-		if err != nil {
-			t.Fatalf("failed to open store: %v", err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		return st
-	}
-	return map[string]func(t *testing.T) store.Store{
-		"sqlite":   func(t *testing.T) store.Store { return open(t, "file:"+filepath.Join(t.TempDir(), "chat.db")) },
-		"postgres": func(t *testing.T) store.Store { return open(t, testutil.StartPostgres(t).URL) },
-	}
+	return storesWith(store.Options{HeadersKey: bytes.Repeat([]byte{3}, 32)})
 }
 
 // recorder keeps every answer, so the test can check the headers' value never left the server.

@@ -16,8 +16,13 @@ import (
 // stores opens each real store the suite runs on: SQLite in a temporary file, and a real
 // PostgreSQL server (Debian's packages, started for the test).
 func stores(t *testing.T) map[string]func(t *testing.T) store.Store {
+	return storesWith(store.Options{})
+}
+
+// storesWith is stores with store options (e.g. a headers key).
+func storesWith(o store.Options) map[string]func(t *testing.T) store.Store {
 	open := func(t *testing.T, url string) store.Store {
-		st, err := store.Open(context.Background(), url)
+		st, err := store.OpenWith(context.Background(), url, o)
 		if err != nil {
 			t.Fatalf("failed to open store: %v", err)
 		}
