@@ -31,6 +31,7 @@ type agentRequest struct {
 	IntroductoryMessage string             `json:"introductoryMessage"`
 	SuggestedMessages   []string           `json:"suggestedMessages"`
 	DeploymentURL       string             `json:"deploymentUrl"`
+	AgentRef            string             `json:"agentRef"`
 	Headers             *map[string]string `json:"headers"`
 	Enabled             *bool              `json:"enabled"`
 }
@@ -58,11 +59,13 @@ func (a *API) putAgent(c echo.Context) error {
 	cfg := model.AgentConfig{
 		AgentID: id, Provider: model.AgentProvider(req.Provider), Name: req.Name, Icon: req.Icon, Greeting: req.Greeting,
 		IntroductoryMessage: req.IntroductoryMessage, SuggestedMessages: req.SuggestedMessages, DeploymentURL: req.DeploymentURL,
+		AgentRef: req.AgentRef,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if u, _ := url.Parse(cfg.DeploymentURL); u.Scheme != "https" && !a.opts.Development {
+	// An in-cluster Agent is called at its Service's http URL: traffic stays inside the cluster.
+	if u, _ := url.Parse(cfg.DeploymentURL); cfg.AgentRef == "" && u.Scheme != "https" && !a.opts.Development {
 		return errValidation("deploymentUrl must be https (http is accepted in development mode only)")
 	}
 	ctx := c.Request().Context()
@@ -262,6 +265,14 @@ func (a *API) testAgent(c echo.Context) error {
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if cfg.AgentRef != "" {
+		if a.opts.Bridge == nil {
+			return c.JSON(http.StatusOK, connectionTest{FirstEvents: []string{}, Error: "agentRef cannot be resolved: this server runs no agent bridge"})
+		}
+		if cfg.DeploymentURL, err = a.opts.Bridge.URL(tctx, cfg); err != nil {
+			return c.JSON(http.StatusOK, connectionTest{FirstEvents: []string{}, Error: err.Error()})
+		}
+	}
 	return c.JSON(http.StatusOK, probeAgent(tctx, cfg, headers))
 }
 

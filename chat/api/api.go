@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/store"
 )
 
@@ -56,6 +57,8 @@ type Options struct {
 	PasswordCost int
 	// Development accepts http (not only https) agent Deployment URLs (agentry dev).
 	Development bool
+	// Bridge runs agents for messages sent to them; nil: messages to agents are only stored.
+	Bridge *bridge.Bridge
 	// AgentTestTimeout bounds an agent's connection test (default DefaultAgentTestTimeout).
 	AgentTestTimeout time.Duration
 }
@@ -173,6 +176,13 @@ func (a *API) Register(e *echo.Echo) {
 	g.POST("/agents/:agentId/disable", a.disableAgent, server)
 	g.POST("/agents/:agentId/test", a.testAgent, server)
 	g.GET("/agents/:agentId/profile", a.agentProfile, user)
+	g.POST("/agent-runs/:runId/actions/:toolCallId", a.actionResult, user)
+	g.GET("/ai", a.aiStatus, user)
+	g.PUT("/ai/assistant", a.putAssistant, server)
+	g.DELETE("/ai/assistant", a.deleteAssistant, server)
+	g.POST("/ai/smart-replies", a.smartReplies, user)
+	g.POST("/ai/conversation-starters", a.conversationStarters, user)
+	g.POST("/messages/:id/translate", a.translateMessage, user)
 	g.GET("/agents/:agentId/actions", a.listActions, server)
 	g.PUT("/agents/:agentId/actions/:name", a.putAction, server)
 	g.GET("/agents/:agentId/actions/:name", a.getAction, server)

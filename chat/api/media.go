@@ -266,6 +266,12 @@ func (a *API) sendMedia(c echo.Context) error {
 	if u.size == 0 {
 		return errValidation("the file is empty")
 	}
+	if a.opts.Bridge != nil {
+		// Refuses media to a disabled agent; media never start a run.
+		if _, err := a.opts.Bridge.Prepare(c.Request().Context(), uidOf(c), rtype, receiver, model.CategoryMessage, msgType, ""); err != nil {
+			return err
+		}
+	}
 	head := make([]byte, 512)
 	n, err := u.file.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {

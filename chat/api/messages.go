@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
 )
@@ -85,14 +86,35 @@ func (a *API) sendMessage(c echo.Context) error {
 	if err := req.validate(); err != nil {
 		return err
 	}
-	m, err := a.opts.Store.SendMessage(c.Request().Context(), model.Message{
+	ctx := c.Request().Context()
+	// A message that starts an agent run claims the conversation first, so a message the
+	// agent cannot take (disabled, busy) is refused before it is stored.
+	var plan *bridge.Plan
+	if a.opts.Bridge != nil {
+		var err error
+		if plan, err = a.opts.Bridge.Prepare(ctx, uidOf(c), req.ReceiverType, req.Receiver, req.Category, req.Type, req.Text); err != nil {
+			return err
+		}
+	}
+	m, err := a.opts.Store.SendMessage(ctx, model.Message{
 		Sender: uidOf(c), ReceiverID: req.Receiver, ReceiverType: req.ReceiverType, Category: req.Category, Type: req.Type,
 		Text: req.Text, Data: req.Data, Metadata: req.Metadata, ParentID: req.ParentID,
 	})
 	if err != nil {
+		if plan != nil {
+			plan.Cancel()
+		}
 		return err
 	}
 	a.notify()
+	if plan != nil {
+		if m.Moderation != model.ModerationApproved {
+			plan.Cancel() // a held-back message is not shown to the agent either
+		} else {
+			plan.Start(m)
+			c.Response().Header().Set("X-Agent-Run", plan.RunID())
+		}
+	}
 	return c.JSON(http.StatusCreated, m)
 }
 

@@ -138,9 +138,16 @@ func (a *API) getUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u, err := a.opts.Store.GetUser(c.Request().Context(), uid)
+	ctx := c.Request().Context()
+	u, err := a.opts.Store.GetUser(ctx, uid)
 	if err != nil {
 		return err
+	}
+	// An agent is visible to users only while it is configured and enabled.
+	if u.Kind == model.UserKindAgent {
+		if cfg, err := a.opts.Store.GetAgent(ctx, uid); err != nil || !cfg.Enabled {
+			return model.Errorf(model.ErrUIDNotFound, "no user %q", uid)
+		}
 	}
 	return c.JSON(http.StatusOK, u)
 }

@@ -98,6 +98,7 @@ type Stats struct {
 	Replayed  uint64 // of which replayed on resume
 	Resets    uint64 // reset frames sent
 	Typing    uint64 // typing frames queued
+	Published uint64 // ephemeral frames (agent run events) queued
 }
 
 // Hub holds this process's sockets and feeds them from the event log.
@@ -116,9 +117,10 @@ type Hub struct {
 	closed   bool
 	sessions sync.WaitGroup
 
-	members membership
+	members   membership
+	observers []func(model.Event)
 
-	dropped, delivered, replayed, resets, typing atomic.Uint64
+	dropped, delivered, replayed, resets, typing, published atomic.Uint64
 }
 
 // New makes a hub; start its feed with Run and mount it as an http.Handler. It panics without
@@ -163,6 +165,7 @@ func (h *Hub) Stats() Stats {
 		Replayed:  h.replayed.Load(),
 		Resets:    h.resets.Load(),
 		Typing:    h.typing.Load(),
+		Published: h.published.Load(),
 	}
 }
 
@@ -222,6 +225,7 @@ func (h *Hub) feed(ctx context.Context, last int64) int64 {
 				return last
 			}
 			last = ev.Pos
+			h.observe(ev)
 		}
 		if len(evs) < h.o.PageSize {
 			return last
@@ -271,6 +275,15 @@ func (h *Hub) dispatch(ctx context.Context, ev model.Event) error {
 		}
 	}
 	return nil
+}
+
+func (h *Hub) observe(ev model.Event) {
+	h.mu.RLock()
+	obs := h.observers
+	h.mu.RUnlock()
+	for _, fn := range obs {
+		fn(ev)
+	}
 }
 
 // register adds s to the sockets fed live events; false once the hub is shutting down.

@@ -227,3 +227,37 @@ func (h *Hub) Typing(uid, conversation string, started bool) {
 		}
 	}
 }
+
+// Publish queues an ephemeral frame (already encoded, e.g. an agent run's live event) to this
+// process's sockets of the conversation's members. Like typing it is not stored: what matters
+// of an agent run is persisted as messages when the run ends.
+func (h *Hub) Publish(conversation string, frame []byte) {
+	members, ok := h.members.list(conversation)
+	if !ok {
+		ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+		uids, err := h.o.Events.Members(ctx, conversation)
+		cancel()
+		if err != nil {
+			h.log.V(1).Info("publish: failed to load members", "conversation", conversation, "error", err.Error())
+			return
+		}
+		members = uids
+	}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, member := range members {
+		for s := range h.byUID[member] {
+			s.enqueue(outFrame{data: frame})
+			h.published.Add(1)
+		}
+	}
+}
+
+// Observe registers fn to see every stored event the feed reads, after it was queued to the
+// sockets (the agent bridge waits for frontend action results this way, whichever replica
+// stored them). fn must not block.
+func (h *Hub) Observe(fn func(model.Event)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.observers = append(h.observers, fn)
+}

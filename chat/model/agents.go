@@ -30,11 +30,14 @@ type AgentConfig struct {
 	Greeting            string        `json:"greeting,omitempty"`
 	IntroductoryMessage string        `json:"introductoryMessage,omitempty"`
 	SuggestedMessages   []string      `json:"suggestedMessages"`
-	DeploymentURL       string        `json:"deploymentUrl"`
-	HasHeaders          bool          `json:"hasHeaders"`
-	Enabled             bool          `json:"enabled"`
-	CreatedAt           time.Time     `json:"createdAt"`
-	UpdatedAt           time.Time     `json:"updatedAt"`
+	// DeploymentURL is where the service POSTs; AgentRef instead names an in-cluster Agent
+	// ("namespace/name") whose status gives the URL. Exactly one of them is set.
+	DeploymentURL string    `json:"deploymentUrl,omitempty"`
+	AgentRef      string    `json:"agentRef,omitempty"`
+	HasHeaders    bool      `json:"hasHeaders"`
+	Enabled       bool      `json:"enabled"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
 }
 
 // FrontendAction is a client-side tool of an agent: the agent fills Parameters and the client
@@ -89,7 +92,8 @@ func (a AgentConfig) Validate() error {
 		required bool
 	}{
 		{"name", a.Name, 100, true}, {"icon", a.Icon, 1000, false}, {"greeting", a.Greeting, 1000, false},
-		{"introductoryMessage", a.IntroductoryMessage, 4000, false}, {"deploymentUrl", a.DeploymentURL, 2000, true},
+		{"introductoryMessage", a.IntroductoryMessage, 4000, false}, {"deploymentUrl", a.DeploymentURL, 2000, false},
+		{"agentRef", a.AgentRef, 320, false},
 	} {
 		if err := checkField(f.name, f.v, f.max, f.required); err != nil {
 			return err
@@ -102,6 +106,17 @@ func (a AgentConfig) Validate() error {
 		if err := checkField("suggestedMessages["+itoa(i)+"]", m, 500, true); err != nil {
 			return err
 		}
+	}
+	switch {
+	case a.DeploymentURL == "" && a.AgentRef == "":
+		return Errorf(ErrValidation, "deploymentUrl is required (or agentRef, naming an in-cluster Agent as namespace/name)")
+	case a.DeploymentURL != "" && a.AgentRef != "":
+		return Errorf(ErrValidation, "set either deploymentUrl or agentRef, not both")
+	case a.AgentRef != "":
+		if !agentRef.MatchString(a.AgentRef) {
+			return Errorf(ErrValidation, "agentRef must be namespace/name (lowercase letters, digits, '-' and '.')")
+		}
+		return nil
 	}
 	u, err := url.Parse(a.DeploymentURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -134,6 +149,8 @@ func ValidateHeaders(h map[string]string) error {
 	}
 	return nil
 }
+
+var agentRef = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 
 var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$")
 

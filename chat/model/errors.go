@@ -55,6 +55,11 @@ const (
 	ErrUnsupportedMedia   = "ERR_UNSUPPORTED_MEDIA_TYPE" // media whose content is not the type it claims
 	ErrRateLimited        = "ERR_RATE_LIMITED"
 	ErrActionNotFound     = "ERR_ACTION_NOT_FOUND"    // no such frontend action on the agent
+	ErrAgentDisabled      = "ERR_AGENT_DISABLED"      // a message to an agent that is not configured and enabled
+	ErrAgentBusy          = "ERR_AGENT_BUSY"          // the agent is still answering in this conversation
+	ErrActionNotPending   = "ERR_ACTION_NOT_PENDING"  // a result for a frontend action call that is not waiting (answered or timed out)
+	ErrAIDisabled         = "ERR_AI_DISABLED"         // an AI feature while no assistant agent is configured
+	ErrAgentFailed        = "ERR_AGENT_FAILED"        // the assistant agent did not answer; the message says why
 	ErrNotFound           = "ERR_NOT_FOUND"           // unknown route
 	ErrUnavailable        = "ERR_SERVICE_UNAVAILABLE" // the store is down; retry
 	ErrInternal           = "ERR_INTERNAL"
@@ -66,11 +71,11 @@ func statusOf(code string) int {
 		return http.StatusBadRequest
 	case ErrUnauthenticated, ErrAPIKeyInvalid:
 		return http.StatusUnauthorized
-	case ErrPermissionDenied, ErrNotAMember, ErrBanned, ErrPrivateGroup, ErrWrongGroupPassword, ErrAuthKeyDisabled, ErrOwnerCannotLeave:
+	case ErrPermissionDenied, ErrAgentDisabled, ErrNotAMember, ErrBanned, ErrPrivateGroup, ErrWrongGroupPassword, ErrAuthKeyDisabled, ErrOwnerCannotLeave:
 		return http.StatusForbidden
 	case ErrUIDNotFound, ErrActionNotFound, ErrGUIDNotFound, ErrMessageNotFound, ErrNotFound:
 		return http.StatusNotFound
-	case ErrUIDExists, ErrGUIDExists, ErrAlreadyJoined, ErrMessageDeleted:
+	case ErrUIDExists, ErrGUIDExists, ErrAlreadyJoined, ErrMessageDeleted, ErrAgentBusy, ErrActionNotPending, ErrAIDisabled:
 		return http.StatusConflict
 	case ErrTooLarge:
 		return http.StatusRequestEntityTooLarge
@@ -80,6 +85,8 @@ func statusOf(code string) int {
 		return http.StatusTooManyRequests
 	case ErrUnavailable:
 		return http.StatusServiceUnavailable
+	case ErrAgentFailed:
+		return http.StatusBadGateway
 	default:
 		return http.StatusInternalServerError
 	}

@@ -48,7 +48,7 @@ func (s *sealer) open(agentID, sealed string) ([]byte, error) {
 	return s.aead.Open(nil, b[:n], b[n:], []byte(agentID))
 }
 
-const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us`
+const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref`
 
 // scanAgent reads a configuration and its sealed headers.
 func scanAgent(sc interface{ Scan(...any) error }) (model.AgentConfig, string, error) {
@@ -56,7 +56,7 @@ func scanAgent(sc interface{ Scan(...any) error }) (model.AgentConfig, string, e
 	var provider, suggested, sealed string
 	var enabled int
 	var created, updated int64
-	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated); err != nil {
+	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated, &a.AgentRef); err != nil {
 		return a, "", err
 	}
 	a.Provider = model.AgentProvider(provider)
@@ -151,11 +151,11 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 		}
 		a.UpdatedAt = t.now
 		if created {
-			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt))
+			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef)
 		} else {
-			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11 WHERE agent_id = $1`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt))
+			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12 WHERE agent_id = $1`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef)
 		}
 		if err != nil {
 			return err

@@ -149,48 +149,76 @@ func conversationOf(t *txn, sender string, typ model.ReceiverType, receiver stri
 // matching message is stored pending or disapproved and is visible only to its sender and the
 // group's admins until Moderate approves it.
 func (s *sqlStore) SendMessage(ctx context.Context, m model.Message) (model.Message, error) {
+	var out model.Message
+	err := s.write(ctx, "send message", func(t *txn) (err error) {
+		out, err = sendInTx(t, m)
+		return err
+	})
+	if err != nil {
+		return model.Message{}, err
+	}
+	return out, nil
+}
+
+// SendMessages implements Messages: one transaction, so an agent run's output is stored
+// whole or not at all.
+func (s *sqlStore) SendMessages(ctx context.Context, ms []model.Message) ([]model.Message, error) {
+	out := make([]model.Message, 0, len(ms))
+	err := s.write(ctx, "send messages", func(t *txn) error {
+		out = out[:0]
+		for _, m := range ms {
+			sent, err := sendInTx(t, m)
+			if err != nil {
+				return err
+			}
+			out = append(out, sent)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// sendInTx stores m and its event inside t (see SendMessage).
+func sendInTx(t *txn, m model.Message) (model.Message, error) {
 	m, err := validateMessage(m)
 	if err != nil {
 		return model.Message{}, err
 	}
 	m.ID, m.ReplyCount, m.EditedAt, m.EditedBy, m.DeletedAt, m.DeletedBy, m.Reactions, m.DeliveredAt, m.ReadAt = 0, 0, nil, "", nil, "", nil, nil, nil
-	err = s.write(ctx, "send message", func(t *txn) error {
-		conv, err := conversationOf(t, m.Sender, m.ReceiverType, m.ReceiverID)
-		if err != nil {
-			return err
-		}
-		m.ConversationID = conv
-		if m.ParentID != 0 {
-			parent, err := loadMessage(t, m.ParentID, true)
-			if err == nil && parent.ConversationID == conv {
-				_, err = canSee(t, m.Sender, parent)
-			} else if err == nil {
-				err = model.Errorf(model.ErrMessageNotFound, "no message %d in this conversation", m.ParentID)
-			}
-			if err != nil {
-				return err
-			}
-			if _, err := t.exec(`UPDATE chat_messages SET reply_count = reply_count + 1 WHERE id = $1`, m.ParentID); err != nil {
-				return err
-			}
-		}
-		if m.Moderation, err = moderate(t, m.Text); err != nil {
-			return err
-		}
-		if err := insertMessage(t, &m); err != nil {
-			return err
-		}
-		if m.Moderation == model.ModerationApproved {
-			if _, err := t.exec(`UPDATE chat_conversations SET updated_us = $2 WHERE id = $1`, conv, us(t.now)); err != nil {
-				return err
-			}
-		}
-		return messageEvent(t, model.EventMessageCreated, m)
-	})
+	conv, err := conversationOf(t, m.Sender, m.ReceiverType, m.ReceiverID)
 	if err != nil {
-		return model.Message{}, err
+		return m, err
 	}
-	return m, nil
+	m.ConversationID = conv
+	if m.ParentID != 0 {
+		parent, err := loadMessage(t, m.ParentID, true)
+		if err == nil && parent.ConversationID == conv {
+			_, err = canSee(t, m.Sender, parent)
+		} else if err == nil {
+			err = model.Errorf(model.ErrMessageNotFound, "no message %d in this conversation", m.ParentID)
+		}
+		if err != nil {
+			return m, err
+		}
+		if _, err := t.exec(`UPDATE chat_messages SET reply_count = reply_count + 1 WHERE id = $1`, m.ParentID); err != nil {
+			return m, err
+		}
+	}
+	if m.Moderation, err = moderate(t, m.Text); err != nil {
+		return m, err
+	}
+	if err := insertMessage(t, &m); err != nil {
+		return m, err
+	}
+	if m.Moderation == model.ModerationApproved {
+		if _, err := t.exec(`UPDATE chat_conversations SET updated_us = $2 WHERE id = $1`, conv, us(t.now)); err != nil {
+			return m, err
+		}
+	}
+	return m, messageEvent(t, model.EventMessageCreated, m)
 }
 
 // loadMessage reads a message; lock holds its row until commit (PostgreSQL).

@@ -170,6 +170,19 @@ CREATE TABLE chat_agent_actions (
   updated_us     {{BIGINT}} NOT NULL,
   PRIMARY KEY (agent_id, name)
 );`,
+	// 5: in-cluster agent references and the one agent run a conversation may have. pending is
+	// a JSON array of the frontend action call ids waiting for the executor; a run whose
+	// expires_us passed (its replica died) no longer blocks the conversation.
+	`
+ALTER TABLE chat_agents ADD COLUMN agent_ref TEXT NOT NULL DEFAULT '';
+CREATE TABLE chat_agent_runs (
+  conversation_id TEXT PRIMARY KEY,
+  run_id          TEXT NOT NULL UNIQUE,
+  agent_id        TEXT NOT NULL,
+  started_by      TEXT NOT NULL,
+  pending         TEXT NOT NULL DEFAULT '[]',
+  expires_us      {{BIGINT}} NOT NULL
+);`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

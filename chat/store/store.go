@@ -26,6 +26,7 @@ type Store interface {
 	Events
 	Moderation
 	Agents
+	AgentRuns
 	// Ping checks the database is reachable.
 	Ping(ctx context.Context) error
 	// Kind is sqlite or postgres.
@@ -125,6 +126,8 @@ type Messages interface {
 	// SendMessage stores m from m.Sender to m.ReceiverID; the sender must be a member of a
 	// group receiver, and a user receiver must exist. It fills ID, ConversationID and SentAt.
 	SendMessage(ctx context.Context, m model.Message) (model.Message, error)
+	// SendMessages stores several messages in one transaction (an agent run's output).
+	SendMessages(ctx context.Context, ms []model.Message) ([]model.Message, error)
 	EditMessage(ctx context.Context, actor string, id int64, text string, data []byte) (model.Message, error)
 	// DeleteMessage leaves a tombstone; the sender, or a group's admins and moderators, may.
 	DeleteMessage(ctx context.Context, actor string, id int64) (model.Message, error)

@@ -15,8 +15,11 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/agentry-dev/agentry/chat/agentref"
 	chatapi "github.com/agentry-dev/agentry/chat/api"
+	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/hub"
 	"github.com/agentry-dev/agentry/chat/store"
 )
@@ -38,6 +41,19 @@ type chatOptions struct {
 	headersKeyFile string
 	// headers is the parsed headers key (set from headersKeyFile or the environment).
 	headers []byte
+	// development accepts http Deployment URLs (an agent on localhost or a trusted network).
+	development bool
+	bridge      bridgeFlags
+	// resolver resolves in-cluster Agent references (nil outside a cluster).
+	resolver bridge.Resolver
+	// agentRefs watches Agents so configurations may name one (namespace/name).
+	agentRefs       bool
+	agentNamespaces []string
+}
+
+// bridgeFlags are the agent bridge's limits.
+type bridgeFlags struct {
+	idle, run, action time.Duration
 }
 
 func newChatCommand(g *globalFlags) *cobra.Command {
@@ -70,6 +86,18 @@ Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).`,
 			if o.headers, err = o.headersKey(os.Getenv); err != nil {
 				return err
 			}
+			if o.agentRefs {
+				cfg, err := ctrl.GetConfig()
+				if err != nil {
+					return fmt.Errorf("failed to find a kubeconfig or in-cluster config for --agent-refs: %w", err)
+				}
+				res, err := agentref.NewKubeResolver(cmd.Context(), cfg, agentref.Options{Namespaces: o.agentNamespaces, Logger: log})
+				if err != nil {
+					return err
+				}
+				defer res.Close()
+				o.resolver = res
+			}
 			return runChat(cmd.Context(), log, o, apiKey)
 		},
 	}
@@ -85,6 +113,12 @@ Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).`,
 	f.StringVar(&o.mediaDir, "media-dir", envOr("AGENTRY_CHAT_MEDIA_DIR", ".agentry/chat-media"), "directory of uploaded media (shared by every replica)")
 	f.StringVar(&o.headersKeyFile, "headers-key-file", os.Getenv("AGENTRY_CHAT_HEADERS_KEY_FILE"), "file holding the 32-byte key (hex or base64) agent headers are encrypted with (else AGENTRY_CHAT_HEADERS_KEY)")
 	f.Int64Var(&o.maxMediaBytes, "max-media-bytes", chatapi.DefaultMaxMediaBytes, "largest media upload in bytes")
+	f.BoolVar(&o.agentRefs, "agent-refs", os.Getenv("KUBERNETES_SERVICE_HOST") != "", "resolve agent configurations that name an in-cluster Agent (namespace/name); needs get/list/watch on agents (default: on inside a cluster)")
+	f.StringSliceVar(&o.agentNamespaces, "agent-namespaces", nil, "namespaces whose Agents may be referenced (default: all)")
+	f.BoolVar(&o.development, "allow-http-agents", os.Getenv("AGENTRY_CHAT_ALLOW_HTTP_AGENTS") == "true", "accept http:// agent Deployment URLs (otherwise https only)")
+	f.DurationVar(&o.bridge.idle, "agent-idle-timeout", 60*time.Second, "fail an agent run when its stream sends nothing for this long")
+	f.DurationVar(&o.bridge.run, "agent-run-timeout", 5*time.Minute, "fail an agent run that takes longer than this in total (frontend actions included)")
+	f.DurationVar(&o.bridge.action, "agent-action-timeout", 2*time.Minute, "answer a frontend action with an error when the user's app has not run it within this time")
 	return cmd, o
 }
 
@@ -173,9 +207,13 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	}
 	defer st.Close()
 	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log})
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver,
+		IdleTimeout: o.bridge.idle, RunTimeout: o.bridge.run, ActionTimeout: o.bridge.action})
+	h.Observe(br.OnEvent)
 	a := chatapi.New(chatapi.Options{
 		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID,
-		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log,
+		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br,
+		Development: o.development,
 	})
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -196,6 +234,12 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		err = srv.Shutdown(shutdownCtx)
 		cancel()
 	}
+	// Runs end with an error message while the store is still open.
+	runsCtx, cancelRuns := context.WithTimeout(context.Background(), 10*time.Second)
+	if berr := br.Close(runsCtx); berr != nil {
+		log.Error(berr, "agent runs did not stop in time")
+	}
+	cancelRuns()
 	// Sockets are hijacked connections Shutdown does not wait for: the hub closes them.
 	stopHub()
 	if herr := <-hubDone; herr != nil && !errors.Is(herr, context.Canceled) {

@@ -9,13 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
 
 	chatapi "github.com/agentry-dev/agentry/chat/api"
+	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/hub"
+	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/runtime/registry"
 )
 
 // Development credentials of the chat service in agentry dev. The Auth Key lets anyone who
@@ -30,6 +34,7 @@ const (
 type devChat struct {
 	store  store.Store
 	hub    *hub.Hub
+	bridge *bridge.Bridge
 	apiKey string
 	stop   context.CancelFunc
 	done   chan error
@@ -52,13 +57,15 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string) (*d
 		return nil, nil, fmt.Errorf("failed to open chat storage %q: %w", store.Redact(storage), err)
 	}
 	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log})
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log})
+	h.Observe(br.OnEvent)
 	hubCtx, stop := context.WithCancel(context.Background())
-	dc := &devChat{store: st, hub: h, apiKey: key, stop: stop, done: make(chan error, 1)}
+	dc := &devChat{store: st, hub: h, bridge: br, apiKey: key, stop: stop, done: make(chan error, 1)}
 	go func() { dc.done <- h.Run(hubCtx) }()
 	mount := func(e *echo.Echo) {
 		chatapi.Mount(e, chatapi.Options{
 			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID,
-			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true,
+			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, Bridge: br,
 		})
 	}
 	return dc, mount, nil
@@ -66,6 +73,11 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string) (*d
 
 // close stops the hub (closing its sockets) and the store.
 func (d *devChat) close(log logr.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	if err := d.bridge.Close(ctx); err != nil {
+		log.Error(err, "agent runs did not stop in time")
+	}
+	cancel()
 	d.stop()
 	if err := <-d.done; err != nil && !errors.Is(err, context.Canceled) {
 		log.Error(err, "chat hub stopped with an error")
@@ -108,4 +120,49 @@ func devHeadersKey(path string) ([]byte, error) {
 		return nil, fmt.Errorf("failed to write the chat headers key to %q: %w", path, err)
 	}
 	return buf, nil
+}
+
+// registerAgents puts the served agents on the chat platform, pointing at this server, the way
+// an admin would fill the platform's form from each Agent's spec.platform. A configuration
+// that exists keeps what an admin changed (enabled, texts, headers); only its URL follows the
+// server's address. Missing frontend actions are added.
+func (d *devChat) registerAgents(ctx context.Context, log logr.Logger, base string, reg *registry.Registry) {
+	for _, id := range reg.IDs() {
+		e, _ := reg.Get(id)
+		m := e.Manifest
+		cfg := model.AgentConfig{AgentID: id, Provider: model.ProviderAGUI, Name: m.EffectiveDisplayName(), Enabled: true}
+		if p := m.Spec.Platform; p != nil {
+			cfg.Greeting, cfg.IntroductoryMessage, cfg.SuggestedMessages, cfg.Icon = p.Greeting, p.IntroductoryMessage, p.SuggestedMessages, p.IconURL
+			if string(p.Provider) == string(model.ProviderMastra) {
+				cfg.Provider = model.ProviderMastra
+			}
+		}
+		if old, err := d.store.GetAgent(ctx, id); err == nil {
+			old.DeploymentURL, old.AgentRef = "", ""
+			cfg = old
+		}
+		cfg.DeploymentURL = base + "/api/agents/" + id + "/ag-ui"
+		if cfg.Provider == model.ProviderMastra {
+			cfg.DeploymentURL = base + "/api/agents/" + id + "/generate"
+		}
+		if _, _, err := d.store.PutAgent(ctx, cfg, nil); err != nil {
+			log.Error(err, "failed to register an agent on the chat platform", "agent", id)
+			continue
+		}
+		for _, fa := range e.Agent.FrontendActions {
+			if _, err := d.store.GetAction(ctx, id, fa.Name); err == nil {
+				continue
+			}
+			a := model.FrontendAction{AgentID: id, Name: fa.Name, DisplayName: fa.DisplayName, ExecutionText: fa.ExecutionText, Description: fa.Description, Parameters: fa.Parameters}
+			if a.DisplayName == "" {
+				a.DisplayName = fa.Name
+			}
+			if len(a.Parameters) == 0 {
+				a.Parameters = []byte(`{"type":"object","properties":{}}`)
+			}
+			if _, _, err := d.store.PutAction(ctx, a); err != nil {
+				log.Error(err, "failed to register a frontend action on the chat platform", "agent", id, "action", fa.Name)
+			}
+		}
+	}
 }

@@ -1,0 +1,300 @@
+// Package bridge is the chat service's agent bridge: a user's message to an agent starts a run
+// that calls the agent's Deployment URL exactly as an external chat platform would (AG-UI
+// RunAgentInput in, an event stream out; or Mastra's /generate), relays the stream live to the
+// conversation's sockets, persists the agent's messages once per call, and pauses for the
+// frontend actions the user's client executes.
+//
+// One run per conversation at a time, across replicas: the claim is a row in the store
+// (store.AgentRuns), taken before the user's message is stored, so a refused message is
+// never half-sent.
+package bridge
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+// Store is what the bridge needs of the chat store.
+type Store interface {
+	GetUser(ctx context.Context, uid string) (model.User, error)
+	GetAgent(ctx context.Context, agentID string) (model.AgentConfig, error)
+	AgentHeaders(ctx context.Context, agentID string) (map[string]string, error)
+	ListActions(ctx context.Context, agentID string) ([]model.FrontendAction, error)
+	ListMessages(ctx context.Context, viewer string, q store.MessageQuery) ([]model.Message, error)
+	GetMessage(ctx context.Context, viewer string, id int64) (model.Message, error)
+	Members(ctx context.Context, conversationID string) ([]string, error)
+	SendMessages(ctx context.Context, ms []model.Message) ([]model.Message, error)
+	store.AgentRuns
+}
+
+// Publisher relays ephemeral frames to a conversation's sockets and wakes the event feed after
+// a commit (the hub).
+type Publisher interface {
+	Publish(conversation string, frame []byte)
+	Notify()
+}
+
+// Resolver maps an in-cluster Agent reference (namespace/name) to the URL to POST to.
+type Resolver interface {
+	Resolve(ctx context.Context, ref string, generate bool) (string, error)
+}
+
+// Options configure a Bridge. Store and Publisher are required.
+type Options struct {
+	Store     Store
+	Publisher Publisher
+	Resolver  Resolver // nil: agentRef configurations fail with AGENT_NOT_READY
+	Logger    logr.Logger
+	Client    *http.Client // default: no redirects, 10 s dial and TLS handshake
+
+	IdleTimeout   time.Duration // no byte from the agent for this long fails the run (default 60 s)
+	RunTimeout    time.Duration // a whole run, frontend actions included (default 5 min)
+	ActionTimeout time.Duration // one wait for frontend action results (default 2 min)
+	History       int           // messages of the conversation sent to the agent (default 50, max 100)
+	MaxRuns       int           // concurrent runs of this process (default 256)
+	MaxSteps      int           // calls of one run (each frontend action round trip is one; default 10)
+}
+
+func (o *Options) defaults() {
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 60 * time.Second
+	}
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = 5 * time.Minute
+	}
+	if o.ActionTimeout <= 0 {
+		o.ActionTimeout = 2 * time.Minute
+	}
+	if o.History <= 0 || o.History > 100 {
+		o.History = 50
+	}
+	if o.MaxRuns <= 0 {
+		o.MaxRuns = 256
+	}
+	if o.MaxSteps <= 0 {
+		o.MaxSteps = 10
+	}
+	if o.Client == nil {
+		o.Client = DefaultClient()
+	}
+}
+
+// Bridge starts and tracks agent runs.
+type Bridge struct {
+	o     Options
+	log   logr.Logger
+	slots chan struct{}
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	waiters map[string]chan struct{} // conversation → woken when one of its messages is stored
+}
+
+// New makes a Bridge; Close stops its runs.
+func New(o Options) *Bridge {
+	if o.Store == nil || o.Publisher == nil {
+		panic("bridge.New: Options.Store and Options.Publisher are required")
+	}
+	o.defaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Bridge{o: o, log: o.Logger.WithName("agent-bridge"), slots: make(chan struct{}, o.MaxRuns),
+		ctx: ctx, cancel: cancel, waiters: map[string]chan struct{}{}}
+}
+
+// Close cancels the runs in progress (each ends with a SERVICE_SHUTTING_DOWN error message)
+// and waits for them, at most until ctx ends.
+func (b *Bridge) Close(ctx context.Context) error {
+	b.cancel()
+	done := make(chan struct{})
+	go func() { b.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Plan is a message's agent run, claimed before the message is stored: Start it with the
+// stored message, or Cancel it when storing failed.
+type Plan struct {
+	b      *Bridge
+	cfg    model.AgentConfig
+	run    model.AgentRun
+	sender string
+	group  string // the guid for a group conversation
+	quiet  bool   // an AI feature's call: nothing is relayed
+	once   sync.Once
+}
+
+// mention is how a group message addresses an agent: "@chef" or the SDK's "<@uid:chef>".
+var mention = regexp.MustCompile(`(?:<@uid:([A-Za-z0-9_-]{1,64})>|(?:^|[^A-Za-z0-9_<-])@([A-Za-z0-9_-]{1,64}))`)
+
+// Prepare decides whether a message from sender starts a run and claims the conversation if
+// so. It returns nil when no agent is addressed. A one-to-one message to an agent that is not
+// enabled is ErrAgentDisabled; a conversation whose agent is still answering is ErrAgentBusy.
+// Only text messages start runs; other messages to an enabled agent are stored as they are.
+func (b *Bridge) Prepare(ctx context.Context, sender string, receiverType model.ReceiverType, receiver, category, typ, text string) (*Plan, error) {
+	var cfg model.AgentConfig
+	p := &Plan{b: b, sender: sender}
+	if receiverType == model.ReceiverUser {
+		u, err := b.o.Store.GetUser(ctx, receiver)
+		if err != nil || u.Kind != model.UserKindAgent {
+			return nil, nil // the store answers unknown users
+		}
+		if cfg, err = b.o.Store.GetAgent(ctx, receiver); err != nil || !cfg.Enabled {
+			if err != nil && model.CodeOf(err) != model.ErrUIDNotFound {
+				return nil, err
+			}
+			return nil, model.Errorf(model.ErrAgentDisabled, "agent %q is not enabled: messages to it are not accepted", receiver)
+		}
+		if category != model.CategoryMessage || typ != model.TypeText {
+			return nil, nil
+		}
+		p.run.ConversationID = model.ConversationID(model.ReceiverUser, sender, receiver)
+	} else {
+		if category != model.CategoryMessage || typ != model.TypeText {
+			return nil, nil
+		}
+		var ok bool
+		if cfg, ok = b.mentioned(ctx, receiver, text); !ok {
+			return nil, nil
+		}
+		p.group = receiver
+		p.run.ConversationID = model.ConversationID(model.ReceiverGroup, sender, receiver)
+	}
+	if cfg.AgentID == sender {
+		return nil, nil
+	}
+	select {
+	case b.slots <- struct{}{}:
+	default:
+		return nil, model.Errorf(model.ErrAgentBusy, "too many agent runs are in progress; try again shortly")
+	}
+	p.cfg = cfg
+	p.run.RunID, p.run.AgentID, p.run.StartedBy = newID("run"), cfg.AgentID, sender
+	p.run.ExpiresAt = time.Now().Add(b.o.RunTimeout + 30*time.Second)
+	if err := b.o.Store.BeginAgentRun(ctx, p.run); err != nil {
+		<-b.slots
+		return nil, err
+	}
+	return p, nil
+}
+
+// mentioned returns the first enabled agent mentioned in text that is a member of the group.
+func (b *Bridge) mentioned(ctx context.Context, guid, text string) (model.AgentConfig, bool) {
+	var members []string
+	for _, m := range mention.FindAllStringSubmatch(text, 5) {
+		id := m[1] + m[2]
+		cfg, err := b.o.Store.GetAgent(ctx, id)
+		if err != nil || !cfg.Enabled {
+			continue
+		}
+		if members == nil {
+			if members, err = b.o.Store.Members(ctx, model.ConversationID(model.ReceiverGroup, "", guid)); err != nil {
+				return cfg, false
+			}
+		}
+		for _, uid := range members {
+			if uid == id {
+				return cfg, true
+			}
+		}
+	}
+	return model.AgentConfig{}, false
+}
+
+// Cancel releases the claim of a plan whose message was not stored.
+func (p *Plan) Cancel() {
+	p.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := p.b.o.Store.EndAgentRun(ctx, p.run.ConversationID, p.run.RunID); err != nil {
+			p.b.log.Error(err, "failed to release an agent run", "run", p.run.RunID)
+		}
+		<-p.b.slots
+	})
+}
+
+// RunID is the chat-level id of the run (frames and agentic messages carry it).
+func (p *Plan) RunID() string { return p.run.RunID }
+
+// Start runs the plan in the background, triggered by the stored message m.
+func (p *Plan) Start(m model.Message) {
+	p.once.Do(func() {
+		p.b.wg.Add(1)
+		go func() {
+			defer p.b.wg.Done()
+			defer func() { <-p.b.slots }()
+			p.b.execute(p, m)
+		}()
+	})
+}
+
+// OnEvent lets a waiting run see that a message of its conversation was stored (mount it with
+// the hub's Observe). It never blocks.
+func (b *Bridge) OnEvent(ev model.Event) {
+	if ev.Type != model.EventMessageCreated || ev.ConversationID == "" {
+		return
+	}
+	b.mu.Lock()
+	ch := b.waiters[ev.ConversationID]
+	b.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (b *Bridge) wait(conv string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	b.mu.Lock()
+	b.waiters[conv] = ch
+	b.mu.Unlock()
+	return ch, func() {
+		b.mu.Lock()
+		if b.waiters[conv] == ch {
+			delete(b.waiters, conv)
+		}
+		b.mu.Unlock()
+	}
+}
+
+func (b *Bridge) publish(p *Plan, frame []byte) {
+	if !p.quiet {
+		b.o.Publisher.Publish(p.run.ConversationID, frame)
+	}
+}
+
+func newID(prefix string) string {
+	buf := make([]byte, 12)
+	_, _ = rand.Read(buf)
+	return prefix + "_" + hex.EncodeToString(buf)
+}
+
+// DefaultClient is the bridge's HTTP client: it never follows redirects (the agent's headers
+// must reach the configured URL only) and bounds dialing and the TLS handshake.
+func DefaultClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSHandshakeTimeout = 10 * time.Second
+	t.MaxIdleConnsPerHost = 64
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+var errShuttingDown = errors.New("the chat service is shutting down")

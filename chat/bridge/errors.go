@@ -1,0 +1,104 @@
+package bridge
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// runError is a failed call: Code is a model.RunErr… code, Reason says why for people (no
+// host, header or URL), Cause is logged.
+type runError struct {
+	Code   string
+	Reason string
+	Cause  error
+}
+
+func (e *runError) Error() string {
+	if e.Cause != nil {
+		return e.Code + ": " + e.Reason + ": " + e.Cause.Error()
+	}
+	return e.Code + ": " + e.Reason
+}
+
+func fail(code, reason string, cause error) *runError {
+	return &runError{Code: code, Reason: reason, Cause: cause}
+}
+
+var (
+	errIdle = errors.New("idle timeout")
+)
+
+// transportFailure classifies an error of the request or of reading the stream. ctx is the
+// call's context, whose cause tells an idle timeout from the run's own limit or a shutdown.
+func (b *Bridge) transportFailure(ctx context.Context, err error) *runError {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errIdle):
+		return fail(model.RunErrIdleTimeout, fmt.Sprintf("it stopped sending for %s", b.o.IdleTimeout), err)
+	case errors.Is(cause, errShuttingDown) || b.ctx.Err() != nil:
+		return fail(model.RunErrShuttingDown, "the chat service restarted during the run; send your message again", err)
+	case errors.Is(cause, context.DeadlineExceeded):
+		return fail(model.RunErrRunTimeout, fmt.Sprintf("it did not finish within %s", b.o.RunTimeout), err)
+	}
+	var certErr *tls.CertificateVerificationError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostnameErr x509.HostnameError
+	var recordErr tls.RecordHeaderError
+	switch {
+	case errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr):
+		return fail(model.RunErrTLS, "its TLS certificate could not be verified", err)
+	case errors.As(err, &recordErr), strings.Contains(err.Error(), "tls:"):
+		return fail(model.RunErrTLS, "the TLS handshake with it failed", err)
+	}
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &dnsErr):
+		return fail(model.RunErrUnreachable, "its host name could not be resolved", err)
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return fail(model.RunErrUnreachable, "it could not be reached (connection refused or timed out)", err)
+	}
+	return fail(model.RunErrUnreachable, "the connection to it failed", err)
+}
+
+// statusFailure is a non-2xx answer.
+func statusFailure(res *http.Response) *runError {
+	if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
+		return fail(model.RunErrUnauthorized, fmt.Sprintf("it refused the chat service's credentials (HTTP %d); an admin should check the agent's headers", res.StatusCode), nil)
+	}
+	return fail(model.RunErrHTTP, fmt.Sprintf("it answered HTTP %d", res.StatusCode), nil)
+}
+
+// clip shortens s to n runes for people-facing text.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// idleReader cancels the call when no byte arrives for the idle timeout: keep-alive comments
+// count, so a slow but alive agent is not cut off.
+type idleReader struct {
+	r     interface{ Read([]byte) (int, error) }
+	timer *time.Timer
+	d     time.Duration
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.timer.Reset(r.d)
+	}
+	return n, err
+}

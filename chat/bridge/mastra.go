@@ -1,0 +1,100 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"strings"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// mastraMessage is the specification's generate input: role and content only.
+type mastraMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// callMastra posts {messages} to a /generate URL and relays the JSON answer as one AG-UI
+// text message, so clients handle both providers alike. Tool calls and results are the
+// agent's own business here: only text travels.
+func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers map[string]string, msgs []model.Message) (*output, *runError) {
+	var in []mastraMessage
+	for _, m := range toAGUI(p.cfg.AgentID, p.group != "", msgs) {
+		if (m.Role == "user" || m.Role == "assistant") && m.Content != "" {
+			in = append(in, mastraMessage{Role: m.Role, Content: m.Content})
+		}
+	}
+	if len(in) == 0 {
+		return nil, fail(model.RunErrProtocol, "the conversation has no message it can send", nil)
+	}
+	body, _ := json.Marshal(map[string]any{"messages": in})
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// generate answers only when done, so the idle limit bounds the whole call here.
+	idle := time.AfterFunc(b.o.IdleTimeout, func() { cancel(errIdle) })
+	defer idle.Stop()
+	rl := newRelay(p)
+	now := func() int64 { return time.Now().UnixMilli() }
+	b.publish(p, rl.frame(model.MustJSON(map[string]any{"type": "RUN_STARTED", "threadId": p.run.ConversationID, "runId": p.run.RunID, "timestamp": now()})))
+
+	res, rerr := b.post(ctx, url, headers, body, "application/json")
+	if rerr != nil {
+		return nil, rerr
+	}
+	defer res.Body.Close()
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "application/json" {
+		return nil, fail(model.RunErrContentType, fmt.Sprintf("it answered %s instead of JSON (application/json); check the Deployment URL", contentTypeOf(res)), nil)
+	}
+	raw, err := io.ReadAll(io.LimitReader(res.Body, maxOutput+1))
+	if err != nil {
+		return nil, b.transportFailure(ctx, err)
+	}
+	if len(raw) > maxOutput {
+		return nil, fail(model.RunErrProtocol, fmt.Sprintf("its answer is larger than %d MiB", maxOutput>>20), nil)
+	}
+	text, ok := generateText(raw)
+	if !ok {
+		return nil, fail(model.RunErrProtocol, "its answer is not JSON", nil)
+	}
+	out := newOutput()
+	msgID := newID("msg")
+	out.apply(streamEvent{Type: "TEXT_MESSAGE_CONTENT", MessageID: msgID, Delta: text})
+	out.finished = true
+	for _, ev := range []map[string]any{
+		{"type": "TEXT_MESSAGE_START", "messageId": msgID, "role": "assistant"},
+		{"type": "TEXT_MESSAGE_CONTENT", "messageId": msgID, "delta": text},
+		{"type": "TEXT_MESSAGE_END", "messageId": msgID},
+		{"type": "RUN_FINISHED", "threadId": p.run.ConversationID, "runId": p.run.RunID},
+	} {
+		ev["timestamp"] = now()
+		b.publish(p, rl.frame(model.MustJSON(ev)))
+	}
+	return out, nil
+}
+
+// generateText is the reply of a generate answer: its "text" field (Mastra's result), a
+// JSON string, or else the JSON itself, indented (a deployment wrapper may answer any JSON).
+func generateText(raw []byte) (string, bool) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case map[string]any:
+		if s, ok := t["text"].(string); ok && strings.TrimSpace(s) != "" {
+			return s, true
+		}
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		return string(raw), true
+	}
+	return buf.String(), true
+}

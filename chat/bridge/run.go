@@ -1,0 +1,260 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// execute runs p to its end: calls the agent, persists each call's output, pauses for
+// frontend actions and continues, until the agent finishes without pending actions or the run
+// fails. Whatever happens, the conversation is released and, on failure, holds an error message.
+func (b *Bridge) execute(p *Plan, trigger model.Message) {
+	ctx, cancel := context.WithTimeout(b.ctx, b.o.RunTimeout)
+	defer cancel()
+	defer func() {
+		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer rcancel()
+		if err := b.o.Store.EndAgentRun(rctx, p.run.ConversationID, p.run.RunID); err != nil {
+			b.log.Error(err, "failed to release an agent run", "run", p.run.RunID)
+		}
+	}()
+	log := b.log.WithValues("run", p.run.RunID, "agent", p.cfg.AgentID, "conversation", p.run.ConversationID)
+	start := time.Now()
+	rerr := b.steps(ctx, p)
+	if rerr != nil {
+		if rerr.Code == model.RunErrUnreachable || rerr.Code == model.RunErrTLS || rerr.Cause != nil {
+			log.Info("agent run failed", "code", rerr.Code, "reason", rerr.Reason, "cause", errString(rerr.Cause))
+		} else {
+			log.Info("agent run failed", "code", rerr.Code, "reason", rerr.Reason)
+		}
+		b.failRun(p, rerr)
+		return
+	}
+	log.V(1).Info("agent run finished", "duration", time.Since(start).String(), "trigger", trigger.ID)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// steps calls the agent until it finishes without pending frontend actions.
+func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
+	headers, err := b.o.Store.AgentHeaders(ctx, p.cfg.AgentID)
+	if err != nil {
+		return fail(model.RunErrUnreachable, "its configuration could not be read", err)
+	}
+	actions := map[string]model.FrontendAction{}
+	list, err := b.o.Store.ListActions(ctx, p.cfg.AgentID)
+	if err != nil {
+		return fail(model.RunErrUnreachable, "its frontend actions could not be read", err)
+	}
+	for _, a := range list {
+		actions[a.Name] = a
+	}
+	url, rerr := b.endpoint(ctx, p.cfg)
+	if rerr != nil {
+		return rerr
+	}
+	parent := ""
+	for step := 0; step < b.o.MaxSteps; step++ {
+		if ctx.Err() != nil {
+			return b.transportFailure(ctx, ctx.Err())
+		}
+		msgs, err := b.history(ctx, p)
+		if err != nil {
+			return b.storeFailure(ctx, "read the conversation", err)
+		}
+		callID := p.run.RunID
+		if step > 0 {
+			callID = newID("run")
+		}
+		var out *output
+		if p.cfg.Provider == model.ProviderMastra {
+			out, rerr = b.callMastra(ctx, p, url, headers, msgs)
+		} else {
+			in := runInput{ThreadID: p.run.ConversationID, RunID: callID, ParentRunID: parent, State: map[string]any{},
+				Messages: toAGUI(p.cfg.AgentID, p.group != "", msgs), Tools: toolsOf(list), Context: []any{}, ForwardedProps: map[string]any{}}
+			if len(in.Messages) == 0 {
+				return fail(model.RunErrProtocol, "the conversation has no message it can send", nil)
+			}
+			out, rerr = b.callAGUI(ctx, p, url, headers, in, actions)
+		}
+		pending := b.persist(p, out, actions, rerr == nil)
+		if rerr != nil {
+			return rerr
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if rerr := b.awaitActions(ctx, p, pending); rerr != nil {
+			return rerr
+		}
+		parent = callID
+	}
+	return fail(model.RunErrTooManyActions, fmt.Sprintf("it asked for frontend actions more than %d times in one run", b.o.MaxSteps-1), nil)
+}
+
+func (b *Bridge) storeFailure(ctx context.Context, what string, err error) *runError {
+	if ctx.Err() != nil {
+		return b.transportFailure(ctx, ctx.Err())
+	}
+	return fail(model.RunErrUnreachable, "the chat service could not "+what, err)
+}
+
+// endpoint is the URL to call: the configured one, or the in-cluster Agent's.
+func (b *Bridge) endpoint(ctx context.Context, cfg model.AgentConfig) (string, *runError) {
+	if cfg.AgentRef == "" {
+		return cfg.DeploymentURL, nil
+	}
+	if b.o.Resolver == nil {
+		return "", fail(model.RunErrNotReady, "it names an in-cluster Agent, but this chat service does not run in a cluster", nil)
+	}
+	url, err := b.o.Resolver.Resolve(ctx, cfg.AgentRef, cfg.Provider == model.ProviderMastra)
+	if err != nil {
+		return "", fail(model.RunErrNotReady, "its in-cluster Agent is not ready: "+clip(err.Error(), 200), err)
+	}
+	return url, nil
+}
+
+// URL is where a configuration's agent is called (its in-cluster Agent resolved).
+func (b *Bridge) URL(ctx context.Context, cfg model.AgentConfig) (string, error) {
+	url, rerr := b.endpoint(ctx, cfg)
+	if rerr != nil {
+		return "", errors.New(rerr.Reason)
+	}
+	return url, nil
+}
+
+// persist stores one call's output in one transaction and returns the frontend calls left for
+// the client. A call that failed keeps what arrived complete (text, finished tool results)
+// but asks the client for nothing.
+func (b *Bridge) persist(p *Plan, out *output, actions map[string]model.FrontendAction, ok bool) []model.PendingAction {
+	if out == nil {
+		return nil
+	}
+	receiverType, receiver := model.ReceiverUser, p.sender
+	if p.group != "" {
+		receiverType, receiver = model.ReceiverGroup, p.group
+	}
+	var pending []model.PendingAction
+	msgs := make([]model.Message, 0, len(out.entries))
+	for _, e := range out.entries {
+		m := model.Message{Sender: p.cfg.AgentID, ReceiverType: receiverType, ReceiverID: receiver, Category: model.CategoryAgentic}
+		if e.result != nil {
+			r := *e.result
+			r.RunID, r.AgentID = p.run.RunID, p.cfg.AgentID
+			m.Type, m.Data = model.TypeToolResult, model.MustJSON(r)
+			msgs = append(msgs, m)
+			continue
+		}
+		d := model.AssistantData{RunID: p.run.RunID, AgentID: p.cfg.AgentID, MessageID: e.messageID}
+		for _, c := range e.calls {
+			tc := c.ToolCall
+			tc.Arguments = c.args.String()
+			if a, isAction := actions[tc.Name]; isAction {
+				tc.Frontend, tc.DisplayName, tc.ExecutionText = true, a.DisplayName, a.ExecutionText
+				if ok && !out.results[tc.ID] {
+					d.AwaitingActions = append(d.AwaitingActions, tc.ID)
+					pending = append(pending, model.PendingAction{ID: tc.ID, Name: tc.Name})
+				}
+			}
+			d.ToolCalls = append(d.ToolCalls, tc)
+		}
+		if len(d.AwaitingActions) > 0 {
+			d.Executor = p.sender
+		}
+		m.Type, m.Text, m.Data = model.TypeAssistant, e.text.String(), model.MustJSON(d)
+		if m.Text == "" && len(d.ToolCalls) == 0 {
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	if len(msgs) == 0 {
+		return pending
+	}
+	if len(pending) > 0 {
+		// Claim the calls before the client can see them, so its result finds them pending.
+		r := p.run
+		r.Pending, r.ExpiresAt = pending, time.Now().Add(b.o.RunTimeout+30*time.Second)
+		if err := b.withStore(func(ctx context.Context) error { return b.o.Store.UpdateAgentRun(ctx, r) }); err != nil {
+			b.log.Error(err, "failed to record pending frontend actions", "run", p.run.RunID)
+			return nil
+		}
+	}
+	if err := b.withStore(func(ctx context.Context) error { _, err := b.o.Store.SendMessages(ctx, msgs); return err }); err != nil {
+		b.log.Error(err, "failed to store the agent's messages", "run", p.run.RunID)
+		return nil
+	}
+	b.o.Publisher.Notify()
+	return pending
+}
+
+// withStore runs a store write on its own short context: the output of a run that just timed
+// out or was cancelled must still be stored.
+func (b *Bridge) withStore(fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return fn(ctx)
+}
+
+// awaitActions waits until the executor answered every pending call, or the action timeout
+// passed; unanswered calls then get an error result written as the agent, so the next call
+// tells the agent what happened.
+func (b *Bridge) awaitActions(ctx context.Context, p *Plan, pending []model.PendingAction) *runError {
+	woken, stop := b.wait(p.run.ConversationID)
+	defer stop()
+	deadline := time.NewTimer(b.o.ActionTimeout)
+	defer deadline.Stop()
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
+	for {
+		r, err := b.o.Store.GetAgentRun(ctx, p.run.ConversationID)
+		if err == nil && len(r.Pending) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return b.transportFailure(ctx, ctx.Err())
+		case <-woken:
+		case <-poll.C:
+		case <-deadline.C:
+			for _, pa := range r.Pending {
+				res := model.ToolResultData{Error: fmt.Sprintf("the user's app did not run the action within %s", b.o.ActionTimeout)}
+				if _, err := b.o.Store.SubmitActionResult(ctx, "", p.run.RunID, pa.ID, res, true); err != nil && model.CodeOf(err) != model.ErrActionNotPending {
+					return b.storeFailure(ctx, "record the action timeout", err)
+				}
+			}
+			b.o.Publisher.Notify()
+			return nil
+		}
+	}
+}
+
+// failRun tells the conversation: a RUN_ERROR frame now, and an error message that stays.
+func (b *Bridge) failRun(p *Plan, e *runError) {
+	name := p.cfg.Name
+	if name == "" {
+		name = p.cfg.AgentID
+	}
+	text := fmt.Sprintf("%s could not answer: %s.", name, e.Reason)
+	ev := map[string]any{"type": "RUN_ERROR", "message": text, "code": e.Code, "timestamp": time.Now().UnixMilli()}
+	b.publish(p, newRelay(p).frame(model.MustJSON(ev)))
+	receiverType, receiver := model.ReceiverUser, p.sender
+	if p.group != "" {
+		receiverType, receiver = model.ReceiverGroup, p.group
+	}
+	m := model.Message{Sender: p.cfg.AgentID, ReceiverType: receiverType, ReceiverID: receiver, Category: model.CategoryAgentic,
+		Type: model.TypeAgentError, Text: text, Data: model.MustJSON(model.AgentErrorData{RunID: p.run.RunID, AgentID: p.cfg.AgentID, Code: e.Code})}
+	if err := b.withStore(func(ctx context.Context) error { _, err := b.o.Store.SendMessages(ctx, []model.Message{m}); return err }); err != nil {
+		b.log.Error(err, "failed to store the error message of a failed run", "run", p.run.RunID)
+		return
+	}
+	b.o.Publisher.Notify()
+}

@@ -1,0 +1,173 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// AgentRuns hold the one agent run a conversation may have at a time, across replicas, and
+// the results clients post for the frontend actions a run waits for.
+type AgentRuns interface {
+	// BeginAgentRun claims the run's conversation; ErrAgentBusy while another run holds it and
+	// has not expired (an expired run's replica died: its claim is taken over).
+	BeginAgentRun(ctx context.Context, r model.AgentRun) error
+	// UpdateAgentRun replaces the pending actions and the expiry of the run with r.RunID.
+	UpdateAgentRun(ctx context.Context, r model.AgentRun) error
+	// GetAgentRun returns the conversation's run; ErrNotFound when it has none.
+	GetAgentRun(ctx context.Context, conversationID string) (model.AgentRun, error)
+	// EndAgentRun releases the conversation if runID still holds it.
+	EndAgentRun(ctx context.Context, conversationID, runID string) error
+	// SubmitActionResult stores the result of a pending frontend action call as a tool_result
+	// message and removes the call from the run's pending list, in one transaction, so a call is
+	// answered once. uid must be the user who started the run, unless byAgent (the bridge
+	// writing a timeout as the agent). A call not pending is ErrActionNotPending.
+	SubmitActionResult(ctx context.Context, uid, runID, toolCallID string, res model.ToolResultData, byAgent bool) (model.Message, error)
+
+	// Setting reads a named setting ("" when unset); PutSetting writes one ("" deletes).
+	Setting(ctx context.Context, name string) (string, error)
+	PutSetting(ctx context.Context, name, value string) error
+}
+
+func scanRun(sc interface{ Scan(...any) error }) (model.AgentRun, error) {
+	var r model.AgentRun
+	var pending string
+	var expires int64
+	if err := sc.Scan(&r.ConversationID, &r.RunID, &r.AgentID, &r.StartedBy, &pending, &expires); err != nil {
+		return r, err
+	}
+	r.ExpiresAt = fromUS(expires)
+	return r, json.Unmarshal([]byte(pending), &r.Pending)
+}
+
+const runColumns = `conversation_id, run_id, agent_id, started_by, pending, expires_us`
+
+func pendingJSON(p []model.PendingAction) string {
+	if p == nil {
+		p = []model.PendingAction{}
+	}
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// BeginAgentRun implements AgentRuns.
+func (s *sqlStore) BeginAgentRun(ctx context.Context, r model.AgentRun) error {
+	return s.write(ctx, "begin agent run", func(t *txn) error {
+		// Insert, or take over an expired claim, in one statement: two replicas racing for the
+		// same conversation cannot both win.
+		res, err := t.exec(`INSERT INTO chat_agent_runs (`+runColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (conversation_id) DO UPDATE SET run_id = excluded.run_id, agent_id = excluded.agent_id, started_by = excluded.started_by,
+  pending = excluded.pending, expires_us = excluded.expires_us
+WHERE chat_agent_runs.expires_us < $7`,
+			r.ConversationID, r.RunID, r.AgentID, r.StartedBy, pendingJSON(r.Pending), us(r.ExpiresAt), us(t.now))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return model.Errorf(model.ErrAgentBusy, "the agent is still answering in this conversation; send your message when it has finished")
+		}
+		return nil
+	})
+}
+
+// UpdateAgentRun implements AgentRuns.
+func (s *sqlStore) UpdateAgentRun(ctx context.Context, r model.AgentRun) error {
+	return s.write(ctx, "update agent run", func(t *txn) error {
+		_, err := t.exec(`UPDATE chat_agent_runs SET pending = $2, expires_us = $3 WHERE run_id = $1`, r.RunID, pendingJSON(r.Pending), us(r.ExpiresAt))
+		return err
+	})
+}
+
+// GetAgentRun implements AgentRuns.
+func (s *sqlStore) GetAgentRun(ctx context.Context, conversationID string) (model.AgentRun, error) {
+	var r model.AgentRun
+	err := s.read(ctx, "read agent run", func(t *txn) (err error) {
+		r, err = scanRun(t.row(`SELECT `+runColumns+` FROM chat_agent_runs WHERE conversation_id = $1`, conversationID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return model.Errorf(model.ErrNotFound, "no agent run in conversation %q", conversationID)
+		}
+		return err
+	})
+	return r, err
+}
+
+// EndAgentRun implements AgentRuns.
+func (s *sqlStore) EndAgentRun(ctx context.Context, conversationID, runID string) error {
+	return s.write(ctx, "end agent run", func(t *txn) error {
+		_, err := t.exec(`DELETE FROM chat_agent_runs WHERE conversation_id = $1 AND run_id = $2`, conversationID, runID)
+		return err
+	})
+}
+
+// SubmitActionResult implements AgentRuns.
+func (s *sqlStore) SubmitActionResult(ctx context.Context, uid, runID, toolCallID string, res model.ToolResultData, byAgent bool) (model.Message, error) {
+	var out model.Message
+	err := s.write(ctx, "submit action result", func(t *txn) error {
+		r, err := scanRun(t.row(`SELECT `+runColumns+` FROM chat_agent_runs WHERE run_id = $1`+t.s.d.forUpdate, runID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return model.Errorf(model.ErrActionNotPending, "run %q is not waiting for actions (it finished or timed out)", runID)
+		}
+		if err != nil {
+			return err
+		}
+		if !byAgent && uid != r.StartedBy {
+			return model.Errorf(model.ErrPermissionDenied, "only the user who started the run answers its actions")
+		}
+		i := -1
+		for j, p := range r.Pending {
+			if p.ID == toolCallID {
+				i = j
+			}
+		}
+		if i < 0 {
+			return model.Errorf(model.ErrActionNotPending, "tool call %q is not waiting for a result (answered or timed out)", toolCallID)
+		}
+		res.RunID, res.AgentID, res.ToolCallID, res.Name, res.Frontend = runID, r.AgentID, toolCallID, r.Pending[i].Name, true
+		r.Pending = append(r.Pending[:i], r.Pending[i+1:]...)
+		if _, err := t.exec(`UPDATE chat_agent_runs SET pending = $2 WHERE run_id = $1`, runID, pendingJSON(r.Pending)); err != nil {
+			return err
+		}
+		m := model.Message{Sender: uid, ReceiverID: r.AgentID, ReceiverType: model.ReceiverUser, Category: model.CategoryAgentic,
+			Type: model.TypeToolResult, Data: model.MustJSON(res)}
+		if byAgent {
+			m.Sender, m.ReceiverID = r.AgentID, r.StartedBy
+		}
+		if guid, ok := strings.CutPrefix(r.ConversationID, "group_"); ok {
+			m.ReceiverType, m.ReceiverID = model.ReceiverGroup, guid
+		}
+		out, err = sendInTx(t, m)
+		return err
+	})
+	return out, err
+}
+
+// Setting implements AgentRuns.
+func (s *sqlStore) Setting(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.read(ctx, "read setting", func(t *txn) error {
+		err := t.row(`SELECT value FROM chat_settings WHERE name = $1`, "setting."+name).Scan(&v)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
+	return v, err
+}
+
+// PutSetting implements AgentRuns.
+func (s *sqlStore) PutSetting(ctx context.Context, name, value string) error {
+	return s.write(ctx, "save setting", func(t *txn) error {
+		if value == "" {
+			_, err := t.exec(`DELETE FROM chat_settings WHERE name = $1`, "setting."+name)
+			return err
+		}
+		_, err := t.exec(`INSERT INTO chat_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, "setting."+name, value)
+		return err
+	})
+}
