@@ -77,6 +77,18 @@ func (a *API) bridge() (*bridge.Bridge, error) {
 	return a.opts.Bridge, nil
 }
 
+// assistant answers ErrAIDisabled before any other check of an AI request.
+func (a *API) assistant(c echo.Context) (*bridge.Bridge, error) {
+	b, err := a.bridge()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.Assistant(c.Request().Context()); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 // aiStatus tells clients whether to offer the AI features.
 func (a *API) aiStatus(c echo.Context) error {
 	enabled := false
@@ -158,7 +170,7 @@ func clipText(s string, n int) string {
 }
 
 func (a *API) smartReplies(c echo.Context) error {
-	b, err := a.bridge()
+	b, err := a.assistant(c)
 	if err != nil {
 		return err
 	}
@@ -182,7 +194,7 @@ func (a *API) smartReplies(c echo.Context) error {
 }
 
 func (a *API) conversationStarters(c echo.Context) error {
-	b, err := a.bridge()
+	b, err := a.assistant(c)
 	if err != nil {
 		return err
 	}
@@ -223,7 +235,7 @@ type translateRequest struct {
 var languagePattern = regexp.MustCompile(`^[\p{L} ()-]{2,40}$`)
 
 func (a *API) translateMessage(c echo.Context) error {
-	b, err := a.bridge()
+	b, err := a.assistant(c)
 	if err != nil {
 		return err
 	}
