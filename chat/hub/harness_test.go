@@ -125,7 +125,9 @@ func (l *memLog) Members(_ context.Context, conv string) ([]string, error) {
 	return out, nil
 }
 
-func (l *memLog) Wake() <-chan struct{} { return l.wake }
+func (l *memLog) Wake() <-chan struct{}                   { return l.wake }
+func (l *memLog) Broadcast(context.Context, []byte) error { return nil }
+func (l *memLog) Broadcasts() <-chan []byte               { return nil }
 
 // expected lists, per conversation, the events uid may see with pos in (after, ∞).
 func (l *memLog) expected(uid string, after int64) []model.Event {
@@ -218,6 +220,7 @@ type client struct {
 	ready    readyFrame
 	events   []model.Event // event frames with a pos, in arrival order, duplicates included
 	typing   []model.Event
+	other    [][]byte // frames that are neither events nor resets (e.g. agent frames)
 	resets   []int64
 	last     int64 // highest pos seen, the resume offset
 	closeErr error
@@ -328,6 +331,8 @@ func (c *client) start() {
 			case f.Type == FrameEvent:
 				c.events = append(c.events, f.Event)
 				c.last = max(c.last, f.Event.Pos)
+			default:
+				c.other = append(c.other, data)
 			}
 			c.mu.Unlock()
 		}

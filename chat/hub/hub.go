@@ -12,6 +12,8 @@ package hub
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -99,6 +101,9 @@ type Stats struct {
 	Resets    uint64 // reset frames sent
 	Typing    uint64 // typing frames queued
 	Published uint64 // ephemeral frames (agent run events) queued
+	// BroadcastDropped counts ephemeral frames not sent to the other replicas (queue full,
+	// too large, or the store failed).
+	BroadcastDropped uint64
 }
 
 // Hub holds this process's sockets and feeds them from the event log.
@@ -120,7 +125,10 @@ type Hub struct {
 	members   membership
 	observers []func(model.Event)
 
-	dropped, delivered, replayed, resets, typing, published atomic.Uint64
+	id string        // this replica, to skip its own broadcasts
+	bq chan envelope // ephemeral frames for the other replicas
+
+	dropped, delivered, replayed, resets, typing, published, broadcastDropped atomic.Uint64
 }
 
 // New makes a hub; start its feed with Run and mount it as an http.Handler. It panics without
@@ -139,9 +147,17 @@ func New(o Options) *Hub {
 		ctx:     ctx,
 		cancel:  cancel,
 		byUID:   map[string]map[*session]struct{}{},
+		id:      replicaID(),
+		bq:      make(chan envelope, 4096),
 	}
 	h.members.init(o.Events, o.MaxCachedConversations)
 	return h
+}
+
+func replicaID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // Notify wakes the feed after a local commit so delivery does not wait for the poll. It never
@@ -159,13 +175,14 @@ func (h *Hub) Stats() Stats {
 	n := h.sockets
 	h.mu.RUnlock()
 	return Stats{
-		Sockets:   n,
-		Dropped:   h.dropped.Load(),
-		Delivered: h.delivered.Load(),
-		Replayed:  h.replayed.Load(),
-		Resets:    h.resets.Load(),
-		Typing:    h.typing.Load(),
-		Published: h.published.Load(),
+		Sockets:          n,
+		Dropped:          h.dropped.Load(),
+		Delivered:        h.delivered.Load(),
+		Replayed:         h.replayed.Load(),
+		Resets:           h.resets.Load(),
+		Typing:           h.typing.Load(),
+		Published:        h.published.Load(),
+		BroadcastDropped: h.broadcastDropped.Load(),
 	}
 }
 
@@ -192,6 +209,10 @@ func (h *Hub) Run(ctx context.Context) error {
 		}
 	}
 	close(h.started)
+	if h.o.Events.Broadcasts() != nil {
+		go h.sendBroadcasts(ctx)
+		go h.receiveBroadcasts(ctx)
+	}
 
 	wake := h.o.Events.Wake() // nil for SQLite: never ready
 	for {

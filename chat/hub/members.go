@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
@@ -185,25 +186,12 @@ func memberUID(ev model.Event) (string, bool) {
 	return "", false
 }
 
-// Typing relays an ephemeral typing event from uid to the other members of conversation on
-// this process's sockets. It is not stored and not sent to other replicas: with several
-// replicas, only members connected to the same replica see it (typing is best-effort; the
-// indicator times out on clients anyway). A uid that is not a member is ignored.
+// Typing relays an ephemeral typing event from uid to the other members of conversation, on
+// this replica's sockets and, through the store's broadcast, on the other replicas'. Typing is
+// best effort: clients time indicators out by themselves.
 func (h *Hub) Typing(uid, conversation string, started bool) {
-	members, ok := h.members.list(conversation)
-	if !ok {
-		// Not cached: ask the store without caching (only the feed writes the cache, so
-		// it stays in log order).
-		ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
-		uids, err := h.o.Events.Members(ctx, conversation)
-		cancel()
-		if err != nil {
-			h.log.V(1).Info("typing: failed to load members", "conversation", conversation, "error", err.Error())
-			return
-		}
-		members = uids
-	}
-	if !slices.Contains(members, uid) {
+	members, ok := h.membersOf(conversation)
+	if !ok || !slices.Contains(members, uid) {
 		return
 	}
 	typ := model.EventTypingEnded
@@ -215,40 +203,49 @@ func (h *Hub) Typing(uid, conversation string, started bool) {
 	if err != nil {
 		return
 	}
+	h.deliver(conversation, uid, frame, &h.typing)
+	h.broadcast(envelope{Conversation: conversation, Exclude: uid, Frame: frame, Typing: true})
+}
+
+// Publish queues an ephemeral frame (already encoded, e.g. an agent run's live event) to the
+// sockets of the conversation's members, here and on the other replicas. Like typing it is not
+// stored: what matters of an agent run is persisted as messages when the run ends.
+func (h *Hub) Publish(conversation string, frame []byte) {
+	h.deliver(conversation, "", frame, &h.published)
+	h.broadcast(envelope{Conversation: conversation, Frame: frame})
+}
+
+// membersOf returns the conversation's members from the cache, or else from the store without
+// caching (only the feed writes the cache, so it stays in log order).
+func (h *Hub) membersOf(conversation string) ([]string, bool) {
+	if members, ok := h.members.list(conversation); ok {
+		return members, true
+	}
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	uids, err := h.o.Events.Members(ctx, conversation)
+	if err != nil {
+		h.log.V(1).Info("failed to load members for an ephemeral frame", "conversation", conversation, "error", err.Error())
+		return nil, false
+	}
+	return uids, true
+}
+
+// deliver queues frame to this process's sockets of the conversation's members but exclude.
+func (h *Hub) deliver(conversation, exclude string, frame []byte, counter *atomic.Uint64) {
+	members, ok := h.membersOf(conversation)
+	if !ok {
+		return
+	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for _, member := range members {
-		if member == uid {
+		if member == exclude {
 			continue
 		}
 		for s := range h.byUID[member] {
 			s.enqueue(outFrame{data: frame})
-			h.typing.Add(1)
-		}
-	}
-}
-
-// Publish queues an ephemeral frame (already encoded, e.g. an agent run's live event) to this
-// process's sockets of the conversation's members. Like typing it is not stored: what matters
-// of an agent run is persisted as messages when the run ends.
-func (h *Hub) Publish(conversation string, frame []byte) {
-	members, ok := h.members.list(conversation)
-	if !ok {
-		ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
-		uids, err := h.o.Events.Members(ctx, conversation)
-		cancel()
-		if err != nil {
-			h.log.V(1).Info("publish: failed to load members", "conversation", conversation, "error", err.Error())
-			return
-		}
-		members = uids
-	}
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	for _, member := range members {
-		for s := range h.byUID[member] {
-			s.enqueue(outFrame{data: frame})
-			h.published.Add(1)
+			counter.Add(1)
 		}
 	}
 }

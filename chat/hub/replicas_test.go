@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +59,34 @@ func TestReplicasOnPostgres(t *testing.T) {
 			}
 			return false
 		})
+	}
+
+	// Ephemeral frames cross replicas too, in order: agent run events published on A reach
+	// bob's socket on B, and bob's typing on B reaches alice on A.
+	conv := model.ConversationID(model.ReceiverUser, "alice", "bob")
+	const n = 200 // under the 256-frame send queue: A delivers them to alice at once too
+	for i := range n {
+		a.hub.Publish(conv, []byte(fmt.Sprintf(`{"type":"agent","conversationId":%q,"event":{"type":"TEXT_MESSAGE_CONTENT","delta":"%d"}}`, conv, i)))
+	}
+	eventually(t, 10*time.Second, "agent frames on the other replica", func() bool {
+		onB.mu.Lock()
+		defer onB.mu.Unlock()
+		return len(onB.other) >= n
+	})
+	onB.mu.Lock()
+	for i, f := range onB.other[:n] {
+		if want := fmt.Sprintf(`"delta":"%d"`, i); !strings.Contains(string(f), want) {
+			t.Fatalf("frame %d on B = %s, want %s (order kept)", i, f, want)
+		}
+	}
+	onB.mu.Unlock()
+	b.hub.Typing("bob", conv, true)
+	eventually(t, 10*time.Second, "typing on the other replica", func() bool {
+		onA.mu.Lock()
+		defer onA.mu.Unlock()
+		return len(onA.typing) == 1 && onA.typing[0].Type == model.EventTypingStarted
+	})
+	if s := a.hub.Stats(); s.BroadcastDropped != 0 {
+		t.Errorf("broadcast dropped %d frames", s.BroadcastDropped)
 	}
 }

@@ -31,6 +31,9 @@ const (
 // notifies it when it commits new positions.
 const notifyChannel = "agentry_chat_events"
 
+// broadcastChannel carries ephemeral frames (typing, agent run events) between replicas.
+const broadcastChannel = "agentry_chat_ephemeral"
+
 // schemaFor renders the migrations for a dialect: its column types, and its form of the
 // steps that differ (sequencer: the event log's conversion to sequenced positions).
 func schemaFor(bigint, serial, sequencer, sequencerPass string) []string {

@@ -52,7 +52,8 @@ type sqlStore struct {
 	cursorKey []byte
 	headers   *sealer // nil without a headers key
 	wake      chan struct{}
-	listener  *listener  // PostgreSQL only
+	bcast     chan []byte // PostgreSQL only: ephemeral frames of other replicas
+	listener  *listener   // PostgreSQL only
 	seq       *sequencer // PostgreSQL only
 }
 
@@ -76,7 +77,8 @@ func openPostgres(ctx context.Context, url string, opts Options) (Store, error) 
 		pool.Close()
 		return nil, err
 	}
-	s.listener = startListener(pool.Config().ConnConfig.Copy(), wake)
+	s.bcast = make(chan []byte, 1024)
+	s.listener = startListener(pool.Config().ConnConfig.Copy(), wake, s.bcast)
 	s.seq = startSequencer(db, wake, sequencerPoll)
 	return &pgStore{sqlStore: s, pool: pool}, nil
 }
@@ -151,4 +153,26 @@ func fail(op string, err error) error {
 		return fmt.Errorf("failed to %s: %w: %w", op, model.Errorf(model.ErrUnavailable, "the request was cancelled"), err)
 	}
 	return unavailable(op, err)
+}
+
+// Broadcast implements Events.
+func (s *sqlStore) Broadcast(ctx context.Context, payload []byte) error {
+	if s.bcast == nil {
+		return nil
+	}
+	if len(payload) > MaxBroadcast {
+		return fmt.Errorf("failed to broadcast %d bytes: at most %d fit a notification", len(payload), MaxBroadcast)
+	}
+	if _, err := s.db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, broadcastChannel, string(payload)); err != nil {
+		return unavailable("broadcast", err)
+	}
+	return nil
+}
+
+// Broadcasts implements Events.
+func (s *sqlStore) Broadcasts() <-chan []byte {
+	if s.bcast == nil {
+		return nil
+	}
+	return s.bcast
 }

@@ -20,14 +20,14 @@ const (
 	listenBackoffMax = 5 * time.Second
 )
 
-func startListener(cfg *pgx.ConnConfig, wake chan struct{}) *listener {
+func startListener(cfg *pgx.ConnConfig, wake chan struct{}, broadcasts chan []byte) *listener {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &listener{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		backoff := listenBackoffMin
 		for ctx.Err() == nil {
-			if err := listen(ctx, cfg, wake, func() { backoff = listenBackoffMin }); err != nil && ctx.Err() == nil {
+			if err := listen(ctx, cfg, wake, broadcasts, func() { backoff = listenBackoffMin }); err != nil && ctx.Err() == nil {
 				// Notifications sent while disconnected are lost: wake the reader so its poll
 				// catches up now rather than at the next tick.
 				signal(wake)
@@ -43,7 +43,7 @@ func startListener(cfg *pgx.ConnConfig, wake chan struct{}) *listener {
 }
 
 // listen runs one connection until it fails or ctx ends.
-func listen(ctx context.Context, cfg *pgx.ConnConfig, wake chan struct{}, connected func()) error {
+func listen(ctx context.Context, cfg *pgx.ConnConfig, wake chan struct{}, broadcasts chan []byte, connected func()) error {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
@@ -53,17 +53,26 @@ func listen(ctx context.Context, cfg *pgx.ConnConfig, wake chan struct{}, connec
 		defer cancel()
 		_ = conn.Close(closeCtx)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel+"; LISTEN "+broadcastChannel); err != nil {
 		return err
 	}
 	connected()
 	// Events may have been committed while this connection was being set up.
 	signal(wake)
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
 			return err
 		}
-		signal(wake)
+		if n.Channel != broadcastChannel {
+			signal(wake)
+			continue
+		}
+		// Ephemeral frames are best effort: a full buffer drops, never blocks the wake-ups.
+		select {
+		case broadcasts <- []byte(n.Payload):
+		default:
+		}
 	}
 }
 

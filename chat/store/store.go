@@ -193,7 +193,15 @@ type Events interface {
 	// Wake receives a value whenever another process (replica) may have committed events.
 	// SQLite, with one process, never sends.
 	Wake() <-chan struct{}
+	// Broadcast sends an ephemeral payload (at most MaxBroadcast bytes) to every replica's
+	// Broadcasts, this one's included; best effort. SQLite, with one process, drops it.
+	Broadcast(ctx context.Context, payload []byte) error
+	// Broadcasts receives the payloads of Broadcast; nil for SQLite.
+	Broadcasts() <-chan []byte
 }
+
+// MaxBroadcast bounds one Broadcast payload (PostgreSQL's NOTIFY takes under 8000 bytes).
+const MaxBroadcast = 7900
 
 // Moderation keeps the word and regex rules and decisions.
 type Moderation interface {
