@@ -1,0 +1,153 @@
+package process
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/internal/testutil"
+)
+
+type chatMessage struct {
+	ID     int64           `json:"id"`
+	Sender string          `json:"sender"`
+	Type   string          `json:"type"`
+	Text   string          `json:"text"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// TestDevChatsWithTheSampleAgents: `agentry dev` registers the sample agents on its chat
+// service, enabled and pointing at its own runtime, and a user chats with both providers over
+// the chat service: chef (ag-ui, with the show-recipe-card round trip) and weather (mastra).
+func TestDevChatsWithTheSampleAgents(t *testing.T) {
+	dir := t.TempDir()
+	samples, err := filepath.Abs("../../config/samples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, base := testutil.Start(t, binary, dir, nil, `Chat service: (http://\S+)/chat/v1`, "dev", "--addr", "127.0.0.1:0", "--dir", samples)
+	base += "/chat/v1"
+	key, err := os.ReadFile(filepath.Join(dir, ".agentry", "chat-api-key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(want int, method, path, auth string, body, out any) {
+		t.Helper()
+		status, raw, err := devCall(method, base+path, auth, strings.TrimSpace(string(key)), body)
+		if err != nil || status != want {
+			t.Fatalf("%s %s: %d %v %s (want %d)\n%s", method, path, status, err, raw, want, p.Output())
+		}
+		if out != nil {
+			if err := json.Unmarshal(raw, out); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var agents struct {
+		Items []struct {
+			AgentID, Provider, DeploymentURL string
+			Enabled                          bool
+		}
+	}
+	call(200, "GET", "/agents", "", nil, &agents)
+	got := map[string]string{}
+	for _, a := range agents.Items {
+		if a.Enabled {
+			got[a.AgentID] = a.Provider + " " + strings.TrimPrefix(a.DeploymentURL, strings.TrimSuffix(base, "/chat/v1"))
+		}
+	}
+	if got["chef"] != "ag-ui /api/agents/chef/ag-ui" || got["weather"] != "mastra /api/agents/weather/generate" {
+		t.Fatalf("registered agents = %v", got)
+	}
+
+	call(201, "POST", "/users", "", map[string]string{"uid": "alice", "name": "Alice"}, nil)
+	var tok struct{ AuthToken string }
+	call(200, "POST", "/login", "none", map[string]string{"appId": "agentry-dev", "uid": "alice", "authKey": "agentry-dev-auth-key"}, &tok)
+	alice := tok.AuthToken
+	list := func(with string) []chatMessage {
+		var page struct{ Items []chatMessage }
+		call(200, "GET", "/users/"+with+"/messages?limit=100", alice, nil, &page)
+		return page.Items
+	}
+	wait := func(with, what string, ok func(chatMessage) bool) chatMessage {
+		t.Helper()
+		var last []chatMessage
+		waitUntil(t, 30*time.Second, what, func() bool {
+			last = list(with)
+			for _, m := range last {
+				if ok(m) {
+					return true
+				}
+			}
+			return false
+		})
+		for _, m := range last {
+			if ok(m) {
+				return m
+			}
+		}
+		return chatMessage{}
+	}
+
+	call(201, "POST", "/messages", alice, map[string]string{"receiver": "weather", "receiverType": "user", "text": "What is the weather in Paris?"}, nil)
+	wait("weather", "the weather agent's answer", func(m chatMessage) bool {
+		return m.Sender == "weather" && m.Type == "assistant" && strings.Contains(m.Text, "Paris")
+	})
+
+	call(201, "POST", "/messages", alice, map[string]string{"receiver": "chef", "receiverType": "user", "text": "I have eggs, spinach and feta. What can I cook?"}, nil)
+	card := wait("chef", "the recipe card action", func(m chatMessage) bool {
+		return m.Type == "assistant" && strings.Contains(string(m.Data), `"awaitingActions"`)
+	})
+	var d struct {
+		RunID           string   `json:"runId"`
+		AwaitingActions []string `json:"awaitingActions"`
+	}
+	if err := json.Unmarshal(card.Data, &d); err != nil || len(d.AwaitingActions) != 1 {
+		t.Fatalf("card message data %s (%v)", card.Data, err)
+	}
+	call(201, "POST", "/agent-runs/"+d.RunID+"/actions/"+d.AwaitingActions[0], alice, map[string]any{"result": map[string]bool{"shown": true}}, nil)
+	wait("chef", "the chef's final text", func(m chatMessage) bool {
+		return m.Type == "assistant" && strings.Contains(m.Text, "Enjoy your meal")
+	})
+}
+
+// devCall calls agentry dev's chat API: auth "" sends the REST API key, "none" nothing, else a
+// bearer token.
+func devCall(method, url, auth, apiKey string, body any) (int, []byte, error) {
+	var rd *strings.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = strings.NewReader(string(b))
+	} else {
+		rd = strings.NewReader("")
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	switch auth {
+	case "":
+		req.Header.Set("apikey", apiKey)
+	case "none":
+	default:
+		req.Header.Set("Authorization", "Bearer "+auth)
+	}
+	return doCall(req)
+}
+
+func doCall(req *http.Request) (int, []byte, error) {
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer res.Body.Close()
+	var buf strings.Builder
+	_, err = io.Copy(&buf, res.Body)
+	return res.StatusCode, []byte(buf.String()), err
+}
