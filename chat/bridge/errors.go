@@ -54,6 +54,9 @@ func (b *Bridge) transportFailure(ctx context.Context, err error) *runError {
 	var hostnameErr x509.HostnameError
 	var recordErr tls.RecordHeaderError
 	switch {
+	case errors.Is(err, http.ErrSchemeMismatch):
+		// net/http replaces the handshake's RecordHeaderError with this when the answer was HTTP.
+		return fail(model.RunErrTLS, "the TLS handshake with it failed: it answered plain HTTP to https", err)
 	case errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr):
 		return fail(model.RunErrTLS, "its TLS certificate could not be verified", err)
 	case errors.As(err, &recordErr), strings.Contains(err.Error(), "tls:"):

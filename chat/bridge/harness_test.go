@@ -448,3 +448,10 @@ func (s *socket) storedMessages() []model.Message {
 }
 
 func samplesDir() string { return filepath.Join("..", "..", "config", "samples") }
+
+// forTest is e bound to a subtest: its failures and cleanups (sockets) are the subtest's.
+func (e *chatEnv) forTest(t *testing.T) *chatEnv {
+	c := *e
+	c.t = t
+	return &c
+}

@@ -1,0 +1,123 @@
+package bridge_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/bridge"
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+const (
+	failIdle = 800 * time.Millisecond
+	failRun  = 2 * time.Second
+)
+
+// TestFailures: every way an agent can fail, against one misbehaving server. Each failure
+// ends the run with a RUN_ERROR frame and an agent_error message with its code, promptly;
+// then the server behaves and the next message in the same conversation is answered, so the
+// failed run released the conversation and the error did not reach the agent's history.
+func TestFailures(t *testing.T) {
+	f := startFakeAgent(t)
+	env := startChat(t, bridge.Options{IdleTimeout: failIdle, RunTimeout: failRun})
+	tlsURL := untrustedTLSURL(t, f)
+	for _, c := range []struct {
+		name     string
+		provider string // "" = ag-ui
+		url      string // "" = the fake agent
+		mode     string
+		code     string
+		text     string // in the error frame and message
+	}{
+		{name: "unreachable", url: closedURL(t), code: model.RunErrUnreachable, text: "could not be reached"},
+		{name: "tls", url: tlsURL, mode: modeGood, code: model.RunErrTLS, text: "TLS certificate could not be verified"},
+		{name: "https-to-http", url: strings.Replace(f.URL, "http:", "https:", 1) + "/agent", code: model.RunErrTLS, text: "TLS"},
+		{name: "status-401", mode: modeStatus401, code: model.RunErrUnauthorized, text: "HTTP 401); an admin should check the agent's headers"},
+		{name: "status-403", mode: modeStatus403, code: model.RunErrUnauthorized, text: "HTTP 403"},
+		{name: "status-500", mode: modeStatus500, code: model.RunErrHTTP, text: "it answered HTTP 500"},
+		{name: "html", mode: modeHTML, code: model.RunErrContentType, text: "content type text/html"},
+		{name: "run-error", mode: modeRunError, code: model.RunErrAgent, text: "it reported an error: the model provider is down"},
+		{name: "error-event", mode: modeErrorEvent, code: model.RunErrAgent, text: "it reported an error: Agent processing failed"},
+		{name: "redirect", mode: modeRedirect, code: model.RunErrHTTP, text: "it answered HTTP 307"},
+		{name: "no-response", mode: modeSilent, code: model.RunErrIdleTimeout, text: "it stopped sending for " + failIdle.String()},
+		{name: "idle", mode: modeIdle, code: model.RunErrIdleTimeout, text: "it stopped sending for " + failIdle.String()},
+		{name: "keepalive", mode: modeKeepAlive, code: model.RunErrRunTimeout, text: "it did not finish within " + failRun.String()},
+		{name: "no-finish", mode: modeNoFinish, code: model.RunErrProtocol, text: "no RUN_FINISHED"},
+		{name: "bad-json", mode: modeBadJSON, code: model.RunErrProtocol, text: "not AG-UI"},
+		{name: "mastra-500", provider: "mastra", mode: modeMastra500, code: model.RunErrHTTP, text: "it answered HTTP 500"},
+		{name: "mastra-text", provider: "mastra", mode: modeMastraText, code: model.RunErrContentType, text: "content type text/plain instead of JSON"},
+		{name: "mastra-noise", provider: "mastra", mode: modeMastraNoise, code: model.RunErrProtocol, text: "its answer is not JSON"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := env.forTest(t)
+			uid, agent := "u-"+c.name, "a-"+c.name
+			provider, goodMode := "ag-ui", modeGood
+			if c.provider == "mastra" {
+				provider, goodMode = "mastra", modeMastraGood
+			}
+			url := c.url
+			if url == "" {
+				url = f.URL + "/agent"
+			}
+			f.set(c.mode, "This is not the answer.")
+			e.putAgent(map[string]any{"agentId": agent, "provider": provider, "deploymentUrl": url})
+			sock := e.connect(uid)
+
+			sent := time.Now()
+			r := e.must(e.send(uid, agent, "Hello, are you there?"), http.StatusCreated)
+			if d := time.Since(sent); d > time.Second {
+				t.Errorf("sending the message took %s: the request waited for the run", d)
+			}
+			runID := r.Header.Get("X-Agent-Run")
+			if runID == "" {
+				t.Fatal("no X-Agent-Run header: the message started no run")
+			}
+			// The limit of the case plus slack: whatever fails must fail by then.
+			within := 3 * time.Second
+			if c.code == model.RunErrRunTimeout {
+				within += failRun
+			}
+			ev := sock.waitRunError(t, within, c.code)
+			if !strings.Contains(ev.Message, c.text) {
+				t.Errorf("RUN_ERROR message %q does not say %q", ev.Message, c.text)
+			}
+			m := e.waitAgentError(uid, agent, runID, c.code, within)
+			if !strings.Contains(m.Text, c.text) || !strings.HasPrefix(m.Text, agent+" could not answer: ") {
+				t.Errorf("agent_error text %q, want %q", m.Text, c.text)
+			}
+			if strings.Contains(m.Text, "127.0.0.1") || strings.Contains(ev.Message, "127.0.0.1") {
+				t.Errorf("the error names the agent's address: %q", m.Text)
+			}
+			if m.Sender != agent || m.ReceiverID != uid {
+				t.Errorf("agent_error from %q to %q", m.Sender, m.ReceiverID)
+			}
+			if c.code == model.RunErrRunTimeout && time.Since(sent) < failRun {
+				t.Errorf("the run ended after %s, before its time limit: keep-alives tripped the idle limit", time.Since(sent))
+			}
+
+			// The agent recovers: the next message in the same conversation is answered.
+			if c.url != "" {
+				e.putAgent(map[string]any{"agentId": agent, "provider": provider, "deploymentUrl": f.URL + "/agent"})
+			}
+			good := "Back to normal after " + c.name + "."
+			f.set(goodMode, good)
+			e.must(e.send(uid, agent, "Try again, please."), http.StatusCreated)
+			e.waitMessage(uid, agent, 5*time.Second, func(m model.Message) bool {
+				return m.Type == model.TypeAssistant && m.Text == good
+			})
+			bodies := f.requests()
+			last := bodies[len(bodies)-1]
+			if !strings.Contains(last, "Try again, please.") || strings.Contains(last, "could not answer") {
+				t.Errorf("the retry's request does not hold the new message or holds the failed run's error:\n%s", last)
+			}
+			if f.requested("/elsewhere") {
+				t.Error("the bridge followed a redirect (with the agent's headers)")
+			}
+			if c.mode == modeNoFinish && !strings.Contains(last, "I was about to say") {
+				t.Errorf("the text that arrived before the stream broke was not kept:\n%s", last)
+			}
+		})
+	}
+}
