@@ -16,3 +16,6 @@ go test -run '^$' -bench . ./test/bench/memory | sed -n '/^Memory benchmark/,/^g
 echo
 echo "=== chat: sockets, fan-out, send latency, reconnect storm"
 go run ./test/bench/chat
+echo
+echo "=== bridge: agent runs through the chat service against calling the agent directly"
+go run ./test/bench/bridge
