@@ -123,3 +123,37 @@ func containsID(ms []model.Message, id int64) bool {
 	}
 	return false
 }
+
+// TestNextMessageRightAfterTheAnswer: the answer and the release of the conversation commit
+// together, so a client that sends the moment the answer arrives is never told the agent is
+// busy.
+func TestNextMessageRightAfterTheAnswer(t *testing.T) {
+	rt := startRuntime(t, samplesDir(), nil, nil, nil)
+	e := startChat(t, bridge.Options{})
+	e.putChef(rt, "chef")
+	sock := e.connect("alice")
+	seen := 0
+	for i := range 10 {
+		r := e.send("alice", "chef", "What can I use instead of butter?")
+		if r.Status != http.StatusCreated {
+			t.Fatalf("message %d sent right after the previous answer: %d %s", i, r.Status, r.Body)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n := 0
+			for _, m := range sock.storedMessages() {
+				if m.Sender == "chef" && m.Type == model.TypeAssistant && m.Text != "" {
+					n++
+				}
+			}
+			if n > seen {
+				seen = n
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("answer %d did not arrive", i)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}

@@ -176,6 +176,17 @@ func (b *Bridge) persist(p *Plan, out *output, actions map[string]model.Frontend
 		}
 		msgs = append(msgs, m)
 	}
+	if ok && len(pending) == 0 {
+		// The run's last call: store the answer and release the conversation together.
+		if err := b.withStore(func(ctx context.Context) error {
+			_, err := b.o.Store.FinishAgentRun(ctx, p.run.ConversationID, p.run.RunID, msgs)
+			return err
+		}); err != nil {
+			b.log.Error(err, "failed to store the agent's messages", "run", p.run.RunID)
+		}
+		b.o.Publisher.Notify()
+		return nil
+	}
 	if len(msgs) == 0 {
 		return pending
 	}
@@ -252,7 +263,10 @@ func (b *Bridge) failRun(p *Plan, e *runError) {
 	}
 	m := model.Message{Sender: p.cfg.AgentID, ReceiverType: receiverType, ReceiverID: receiver, Category: model.CategoryAgentic,
 		Type: model.TypeAgentError, Text: text, Data: model.MustJSON(model.AgentErrorData{RunID: p.run.RunID, AgentID: p.cfg.AgentID, Code: e.Code})}
-	if err := b.withStore(func(ctx context.Context) error { _, err := b.o.Store.SendMessages(ctx, []model.Message{m}); return err }); err != nil {
+	if err := b.withStore(func(ctx context.Context) error {
+		_, err := b.o.Store.FinishAgentRun(ctx, p.run.ConversationID, p.run.RunID, []model.Message{m})
+		return err
+	}); err != nil {
 		b.log.Error(err, "failed to store the error message of a failed run", "run", p.run.RunID)
 		return
 	}

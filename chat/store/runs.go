@@ -22,6 +22,9 @@ type AgentRuns interface {
 	GetAgentRun(ctx context.Context, conversationID string) (model.AgentRun, error)
 	// EndAgentRun releases the conversation if runID still holds it.
 	EndAgentRun(ctx context.Context, conversationID, runID string) error
+	// FinishAgentRun stores a run's last messages and releases the conversation in one
+	// transaction, so a client that sees the answer can send the next message at once.
+	FinishAgentRun(ctx context.Context, conversationID, runID string, ms []model.Message) ([]model.Message, error)
 	// SubmitActionResult stores the result of a pending frontend action call as a tool_result
 	// message and removes the call from the run's pending list, in one transaction, so a call is
 	// answered once. uid must be the user who started the run, unless byAgent (the bridge
@@ -103,6 +106,27 @@ func (s *sqlStore) EndAgentRun(ctx context.Context, conversationID, runID string
 		_, err := t.exec(`DELETE FROM chat_agent_runs WHERE conversation_id = $1 AND run_id = $2`, conversationID, runID)
 		return err
 	})
+}
+
+// FinishAgentRun implements AgentRuns.
+func (s *sqlStore) FinishAgentRun(ctx context.Context, conversationID, runID string, ms []model.Message) ([]model.Message, error) {
+	out := make([]model.Message, 0, len(ms))
+	err := s.write(ctx, "finish agent run", func(t *txn) error {
+		out = out[:0]
+		for _, m := range ms {
+			sent, err := sendInTx(t, m)
+			if err != nil {
+				return err
+			}
+			out = append(out, sent)
+		}
+		_, err := t.exec(`DELETE FROM chat_agent_runs WHERE conversation_id = $1 AND run_id = $2`, conversationID, runID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // SubmitActionResult implements AgentRuns.
