@@ -1,0 +1,120 @@
+package store
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+// TestAgentRuns: one run per conversation (racers: one wins), an expired claim is taken over,
+// a frontend action is answered once and only by the run's starter, and finishing stores the
+// answer and releases the conversation together. On SQLite and PostgreSQL.
+func TestAgentRuns(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			s := openKeyed(t, kind, testHeadersKey)
+			users(t, s, "alice", "bob")
+			cfg := chef()
+			cfg.Enabled = true
+			must[model.AgentConfig](t)(func() (model.AgentConfig, error) { a, _, err := s.PutAgent(ctx, cfg, nil); return a, err }())
+			conv := model.ConversationID(model.ReceiverUser, "alice", "chef")
+			run := func(id string, expires time.Time) model.AgentRun {
+				return model.AgentRun{ConversationID: conv, RunID: id, AgentID: "chef", StartedBy: "alice", ExpiresAt: expires}
+			}
+
+			// Eight racers for one conversation: exactly one claim.
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			won, busy := 0, 0
+			for i := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					err := s.BeginAgentRun(ctx, run("race-"+string(rune('a'+i)), time.Now().Add(time.Minute)))
+					mu.Lock()
+					defer mu.Unlock()
+					switch model.CodeOf(err) {
+					case model.ErrAgentBusy:
+						busy++
+					default:
+						if err == nil {
+							won++
+						} else {
+							t.Errorf("begin: %v", err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			if won != 1 || busy != 7 {
+				t.Fatalf("racers: %d won, %d busy; want 1 and 7", won, busy)
+			}
+			current := must[model.AgentRun](t)(s.GetAgentRun(ctx, conv))
+
+			// An expired claim (its replica died) is taken over.
+			wantCode(t, s.UpdateAgentRun(ctx, model.AgentRun{RunID: current.RunID, ExpiresAt: time.Now().Add(-time.Second)}), "")
+			wantCode(t, s.BeginAgentRun(ctx, run("r1", time.Now().Add(time.Minute))), "")
+			if got := must[model.AgentRun](t)(s.GetAgentRun(ctx, conv)); got.RunID != "r1" {
+				t.Fatalf("run after takeover = %q", got.RunID)
+			}
+
+			// Pending actions: only alice answers, once; an unknown call is not pending.
+			r := run("r1", time.Now().Add(time.Minute))
+			r.Pending = []model.PendingAction{{ID: "call_1", Name: "show-recipe-card"}, {ID: "call_2", Name: "show-recipe-card"}}
+			wantCode(t, s.UpdateAgentRun(ctx, r), "")
+			_, err := s.SubmitActionResult(ctx, "bob", "r1", "call_1", model.ToolResultData{Result: "{}"}, false)
+			wantCode(t, err, model.ErrPermissionDenied)
+			m := must[model.Message](t)(s.SubmitActionResult(ctx, "alice", "r1", "call_1", model.ToolResultData{Result: `{"shown":true}`}, false))
+			if m.Sender != "alice" || m.ReceiverID != "chef" || m.Type != model.TypeToolResult || m.Category != model.CategoryAgentic {
+				t.Fatalf("result message = %+v", m)
+			}
+			_, err = s.SubmitActionResult(ctx, "alice", "r1", "call_1", model.ToolResultData{Result: "again"}, false)
+			wantCode(t, err, model.ErrActionNotPending)
+			_, err = s.SubmitActionResult(ctx, "alice", "r1", "call_9", model.ToolResultData{Result: "x"}, false)
+			wantCode(t, err, model.ErrActionNotPending)
+			timeout := must[model.Message](t)(s.SubmitActionResult(ctx, "", "r1", "call_2", model.ToolResultData{Error: "not run in time"}, true))
+			if timeout.Sender != "chef" || timeout.ReceiverID != "alice" {
+				t.Fatalf("timeout result from %q to %q, want from the agent", timeout.Sender, timeout.ReceiverID)
+			}
+			if got := must[model.AgentRun](t)(s.GetAgentRun(ctx, conv)); len(got.Pending) != 0 {
+				t.Fatalf("pending after both answers = %+v", got.Pending)
+			}
+
+			// Finishing stores the answer and frees the conversation in one step.
+			answer := model.Message{Sender: "chef", ReceiverID: "alice", ReceiverType: model.ReceiverUser, Category: model.CategoryAgentic,
+				Type: model.TypeAssistant, Text: "Enjoy!", Data: model.MustJSON(model.AssistantData{RunID: "r1", AgentID: "chef"})}
+			out := must[[]model.Message](t)(s.FinishAgentRun(ctx, conv, "r1", []model.Message{answer}))
+			if len(out) != 1 || out[0].ID == 0 {
+				t.Fatalf("finished messages = %+v", out)
+			}
+			_, err = s.GetAgentRun(ctx, conv)
+			wantCode(t, err, model.ErrNotFound)
+			wantCode(t, s.BeginAgentRun(ctx, run("r2", time.Now().Add(time.Minute))), "")
+			// Ending another run's claim leaves it alone.
+			wantCode(t, s.EndAgentRun(ctx, conv, "r1"), "")
+			if got := must[model.AgentRun](t)(s.GetAgentRun(ctx, conv)); got.RunID != "r2" {
+				t.Fatalf("EndAgentRun of an old run released %q", got.RunID)
+			}
+			// A failed finish (a message the store refuses) releases nothing.
+			bad := answer
+			bad.ReceiverID = "nobody"
+			_, err = s.FinishAgentRun(ctx, conv, "r2", []model.Message{bad})
+			wantCode(t, err, model.ErrUIDNotFound)
+			if got := must[model.AgentRun](t)(s.GetAgentRun(ctx, conv)); got.RunID != "r2" {
+				t.Fatal("a failed finish released the conversation")
+			}
+
+			// Settings.
+			wantCode(t, s.PutSetting(ctx, "ai.assistant", "chef"), "")
+			if v := must[string](t)(s.Setting(ctx, "ai.assistant")); v != "chef" {
+				t.Fatalf("setting = %q", v)
+			}
+			wantCode(t, s.PutSetting(ctx, "ai.assistant", ""), "")
+			if v := must[string](t)(s.Setting(ctx, "ai.assistant")); v != "" {
+				t.Fatalf("deleted setting = %q", v)
+			}
+		})
+	}
+}
