@@ -54,7 +54,7 @@ type sqlStore struct {
 	wake      chan struct{}
 	bcast     chan []byte // PostgreSQL only: ephemeral frames of other replicas
 	listener  *listener   // PostgreSQL only
-	seq       *sequencer // PostgreSQL only
+	seq       *sequencer  // PostgreSQL only
 }
 
 func openSQLite(ctx context.Context, path string, opts Options) (Store, error) {
