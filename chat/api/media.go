@@ -17,6 +17,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 )
 
@@ -268,7 +269,8 @@ func (a *API) sendMedia(c echo.Context) error {
 	}
 	if a.opts.Bridge != nil {
 		// Refuses media to a disabled agent; media never start a run.
-		if _, err := a.opts.Bridge.Prepare(c.Request().Context(), uidOf(c), rtype, receiver, model.CategoryMessage, msgType, ""); err != nil {
+		if _, err := a.opts.Bridge.Prepare(c.Request().Context(), bridge.Message{Sender: uidOf(c), ReceiverType: rtype, Receiver: receiver,
+			Category: model.CategoryMessage, Type: msgType}); err != nil {
 			return err
 		}
 	}

@@ -92,7 +92,8 @@ func (a *API) sendMessage(c echo.Context) error {
 	var plan *bridge.Plan
 	if a.opts.Bridge != nil {
 		var err error
-		if plan, err = a.opts.Bridge.Prepare(ctx, uidOf(c), req.ReceiverType, req.Receiver, req.Category, req.Type, req.Text); err != nil {
+		if plan, err = a.opts.Bridge.Prepare(ctx, bridge.Message{Sender: uidOf(c), ReceiverType: req.ReceiverType, Receiver: req.Receiver,
+			Category: req.Category, Type: req.Type, Text: req.Text, ParentID: req.ParentID}); err != nil {
 			return err
 		}
 	}

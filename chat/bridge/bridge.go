@@ -144,11 +144,23 @@ type Plan struct {
 // mention is how a group message addresses an agent: "@chef" or the SDK's "<@uid:chef>".
 var mention = regexp.MustCompile(`(?:<@uid:([A-Za-z0-9_-]{1,64})>|(?:^|[^A-Za-z0-9_<-])@([A-Za-z0-9_-]{1,64}))`)
 
-// Prepare decides whether a message from sender starts a run and claims the conversation if
-// so. It returns nil when no agent is addressed. A one-to-one message to an agent that is not
+// Message is what Prepare looks at of a message about to be stored.
+type Message struct {
+	Sender, Receiver string
+	ReceiverType     model.ReceiverType
+	Category, Type   string
+	Text             string
+	ParentID         int64
+}
+
+// Prepare decides whether a message starts a run and claims the conversation if so. It
+// returns nil when no agent is addressed. A one-to-one message to an agent that is not
 // enabled is ErrAgentDisabled; a conversation whose agent is still answering is ErrAgentBusy.
-// Only text messages start runs; other messages to an enabled agent are stored as they are.
-func (b *Bridge) Prepare(ctx context.Context, sender string, receiverType model.ReceiverType, receiver, category, typ, text string) (*Plan, error) {
+// Only text messages in the main conversation start runs (the agent reads the main
+// conversation, not threads); other messages to an enabled agent are stored as they are.
+func (b *Bridge) Prepare(ctx context.Context, msg Message) (*Plan, error) {
+	sender, receiverType, receiver, text := msg.Sender, msg.ReceiverType, msg.Receiver, msg.Text
+	starts := msg.Category == model.CategoryMessage && msg.Type == model.TypeText && msg.ParentID == 0
 	var cfg model.AgentConfig
 	p := &Plan{b: b, sender: sender}
 	if receiverType == model.ReceiverUser {
@@ -162,12 +174,12 @@ func (b *Bridge) Prepare(ctx context.Context, sender string, receiverType model.
 			}
 			return nil, model.Errorf(model.ErrAgentDisabled, "agent %q is not enabled: messages to it are not accepted", receiver)
 		}
-		if category != model.CategoryMessage || typ != model.TypeText {
+		if !starts {
 			return nil, nil
 		}
 		p.run.ConversationID = model.ConversationID(model.ReceiverUser, sender, receiver)
 	} else {
-		if category != model.CategoryMessage || typ != model.TypeText {
+		if !starts {
 			return nil, nil
 		}
 		var ok bool

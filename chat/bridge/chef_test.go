@@ -157,3 +157,19 @@ func TestNextMessageRightAfterTheAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadRepliesStartNoRun: the agent reads the main conversation, so a reply in a thread
+// is stored without starting a run (it would answer a question it cannot see).
+func TestThreadRepliesStartNoRun(t *testing.T) {
+	rt := startRuntime(t, samplesDir(), nil, nil, nil)
+	e := startChat(t, bridge.Options{})
+	e.putChef(rt, "chef")
+	r := e.must(e.send("alice", "chef", "What can I use instead of butter?"), http.StatusCreated)
+	var first model.Message
+	r.decode(t, &first)
+	e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool { return m.Type == model.TypeAssistant && m.Text != "" })
+	reply := e.must(e.do(http.MethodPost, "/messages", "alice", map[string]any{"receiver": "chef", "receiverType": "user", "text": "And instead of eggs?", "parentId": first.ID}), http.StatusCreated)
+	if run := reply.Header.Get("X-Agent-Run"); run != "" {
+		t.Fatalf("a thread reply started run %s", run)
+	}
+}
