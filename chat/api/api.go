@@ -57,6 +57,9 @@ type Options struct {
 	PasswordCost int
 	// Development accepts http (not only https) agent Deployment URLs (agentry dev).
 	Development bool
+	// CORSOrigins are the browser origins (scheme://host[:port], or "*") allowed to call the
+	// API from another origin; empty allows none (same-origin pages need none).
+	CORSOrigins []string
 	// Bridge runs agents for messages sent to them; nil: messages to agents are only stored.
 	Bridge *bridge.Bridge
 	// AgentTestTimeout bounds an agent's connection test (default DefaultAgentTestTimeout).
@@ -110,8 +113,10 @@ func (a *API) Handler() http.Handler {
 // Register adds every route under /chat/v1 to e. Errors are answered inside the group, so
 // mounting on another server's echo leaves its error handler alone.
 func (a *API) Register(e *echo.Echo) {
-	g := e.Group(Prefix, a.errors)
+	g := e.Group(Prefix, a.errors, a.cors())
 	user, server := a.requireUser, a.requireAPIKey
+	// Pre-flight requests of every route: the CORS middleware answers them.
+	g.OPTIONS("/*", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 
 	g.GET("/healthz", a.healthz)
 	g.GET("/openapi.yaml", a.openapi, a.requireAny)

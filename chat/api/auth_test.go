@@ -16,6 +16,8 @@ var publicRoutes = map[string]bool{
 	"GET " + Prefix + "/healthz": true,
 	"POST " + Prefix + "/login":  true,
 	"GET " + Prefix + "/ws":      true,
+	// CORS pre-flights carry no credentials by design; they answer only CORS headers.
+	"OPTIONS " + Prefix + "/*": true,
 }
 
 // serverRoutes take the REST API key, never a user's token.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -49,6 +50,8 @@ type chatOptions struct {
 	// agentRefs watches Agents so configurations may name one (namespace/name).
 	agentRefs       bool
 	agentNamespaces []string
+	// corsOrigins may call the API and open sockets from other origins.
+	corsOrigins []string
 }
 
 // bridgeFlags are the agent bridge's limits.
@@ -114,6 +117,7 @@ Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).`,
 	f.StringVar(&o.headersKeyFile, "headers-key-file", os.Getenv("AGENTRY_CHAT_HEADERS_KEY_FILE"), "file holding the 32-byte key (hex or base64) agent headers are encrypted with (else AGENTRY_CHAT_HEADERS_KEY)")
 	f.Int64Var(&o.maxMediaBytes, "max-media-bytes", chatapi.DefaultMaxMediaBytes, "largest media upload in bytes")
 	f.BoolVar(&o.agentRefs, "agent-refs", os.Getenv("KUBERNETES_SERVICE_HOST") != "", "resolve agent configurations that name an in-cluster Agent (namespace/name); needs get/list/watch on agents (default: on inside a cluster)")
+	f.StringSliceVar(&o.corsOrigins, "cors-origins", splitList(os.Getenv("AGENTRY_CHAT_CORS_ORIGINS")), "browser origins (https://app.example.com, or *) allowed to use the API and the WebSocket from another origin (default: none, same origin only)")
 	f.StringSliceVar(&o.agentNamespaces, "agent-namespaces", nil, "namespaces whose Agents may be referenced (default: all)")
 	f.BoolVar(&o.development, "allow-http-agents", os.Getenv("AGENTRY_CHAT_ALLOW_HTTP_AGENTS") == "true", "accept http:// agent Deployment URLs (otherwise https only)")
 	f.DurationVar(&o.bridge.idle, "agent-idle-timeout", 60*time.Second, "fail an agent run when its stream sends nothing for this long")
@@ -206,14 +210,14 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		return fmt.Errorf("failed to open chat storage %q: %w", store.Redact(o.storage), err)
 	}
 	defer st.Close()
-	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log})
+	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log, OriginPatterns: originPatterns(o.corsOrigins)})
 	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver,
 		IdleTimeout: o.bridge.idle, RunTimeout: o.bridge.run, ActionTimeout: o.bridge.action})
 	h.Observe(br.OnEvent)
 	a := chatapi.New(chatapi.Options{
 		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID,
 		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br,
-		Development: o.development,
+		Development: o.development, CORSOrigins: o.corsOrigins,
 	})
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -249,4 +253,24 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		return fmt.Errorf("failed to serve the chat service: %w", err)
 	}
 	return nil
+}
+
+// originPatterns turns CORS origins into the WebSocket's origin patterns (hosts): with some
+// configured, a socket from another origin must be one of them. With none the socket checks
+// no origin (see hub.Options.OriginPatterns: tokens come in the first frame, never from a
+// cookie, so a foreign page gains nothing it could not do with its own token).
+func originPatterns(origins []string) []string {
+	if len(origins) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(origins))
+	for _, o := range origins {
+		if o == "*" {
+			return []string{"*"}
+		}
+		if u, err := url.Parse(o); err == nil && u.Host != "" {
+			out = append(out, u.Host)
+		}
+	}
+	return out
 }
