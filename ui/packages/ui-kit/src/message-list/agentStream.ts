@@ -1,0 +1,149 @@
+/**
+ * The live part of an agent's answer: what the relayed AG-UI events have built so far, per
+ * AG-UI message, until the stored message of that answer arrives and replaces it. Tool-call
+ * arguments are only exposed as parsed once the call ended (TOOL_CALL_END or a result):
+ * arguments stream in pieces, and half a JSON object is not an argument list.
+ */
+
+export interface StreamToolCall {
+  id: string;
+  name: string;
+  /** The raw argument text received so far. */
+  argsText: string;
+  /** Set once the call ended and its arguments parsed as JSON. */
+  args?: unknown;
+  ended: boolean;
+  displayName?: string;
+  executionText?: string;
+  frontend: boolean;
+  result?: string;
+}
+
+export interface StreamMessage {
+  messageId: string;
+  runId: string;
+  text: string;
+  toolCalls: StreamToolCall[];
+  ended: boolean;
+}
+
+export interface AgentStreamState {
+  /** AG-UI message ids in arrival order. */
+  order: string[];
+  messages: Readonly<Record<string, StreamMessage>>;
+  /** The run in progress (undefined when none). */
+  running?: { runId: string; agentId: string } | undefined;
+  error?: { runId: string; code: string; message: string } | undefined;
+  /** The last text message id, for chunks that omit it. */
+  lastMessageId?: string;
+}
+
+/** An AG-UI event as relayed in an agent frame (the fields the list uses). */
+export interface AgentUIEvent {
+  type: string;
+  messageId?: string;
+  delta?: string;
+  toolCallId?: string;
+  toolCallName?: string;
+  parentMessageId?: string;
+  displayName?: string;
+  executionText?: string;
+  frontend?: boolean;
+  content?: string;
+  message?: string;
+  code?: string;
+}
+
+export type AgentStreamAction =
+  | { type: "event"; runId: string; agentId: string; event: AgentUIEvent }
+  /** A stored agentic message arrived: drop the live copy of that AG-UI message. */
+  | { type: "stored"; messageId: string }
+  | { type: "clear" };
+
+export const emptyStream: AgentStreamState = { order: [], messages: {} };
+
+function withMessage(s: AgentStreamState, id: string, runId: string, f: (m: StreamMessage) => StreamMessage): AgentStreamState {
+  const old = s.messages[id] ?? { messageId: id, runId, text: "", toolCalls: [], ended: false };
+  return {
+    ...s,
+    order: s.messages[id] ? s.order : [...s.order, id],
+    messages: { ...s.messages, [id]: f(old) },
+  };
+}
+
+function findCall(s: AgentStreamState, callId: string): string | undefined {
+  return s.order.find((id) => s.messages[id]?.toolCalls.some((c) => c.id === callId));
+}
+
+function updateCall(s: AgentStreamState, callId: string, f: (c: StreamToolCall) => StreamToolCall): AgentStreamState {
+  const id = findCall(s, callId);
+  if (id === undefined) return s;
+  return withMessage(s, id, "", (m) => ({ ...m, toolCalls: m.toolCalls.map((c) => (c.id === callId ? f(c) : c)) }));
+}
+
+function endCall(c: StreamToolCall): StreamToolCall {
+  if (c.ended) return c;
+  let args: unknown;
+  try {
+    args = c.argsText.trim() === "" ? {} : JSON.parse(c.argsText);
+  } catch {
+    args = undefined; // malformed arguments stay unparsed; the stored message decides
+  }
+  return args === undefined ? { ...c, ended: true } : { ...c, ended: true, args };
+}
+
+export function agentStreamReducer(s: AgentStreamState, a: AgentStreamAction): AgentStreamState {
+  if (a.type === "clear") return emptyStream;
+  if (a.type === "stored") {
+    if (!s.messages[a.messageId]) return s;
+    const messages = { ...s.messages };
+    delete messages[a.messageId];
+    return { ...s, order: s.order.filter((id) => id !== a.messageId), messages };
+  }
+  const { event: ev, runId, agentId } = a;
+  switch (ev.type) {
+    case "RUN_STARTED":
+      return { ...s, running: { runId, agentId }, error: undefined };
+    case "RUN_FINISHED":
+      return s.running ? { ...s, running: undefined } : s;
+    case "RUN_ERROR":
+      return { ...s, running: undefined, error: { runId, code: ev.code ?? "", message: ev.message ?? "" } };
+    case "TEXT_MESSAGE_START":
+      return ev.messageId ? { ...withMessage(s, ev.messageId, runId, (m) => m), lastMessageId: ev.messageId } : s;
+    case "TEXT_MESSAGE_CONTENT":
+    case "TEXT_MESSAGE_CHUNK": {
+      const id = ev.messageId ?? s.lastMessageId;
+      if (!id || !ev.delta) return s;
+      return { ...withMessage(s, id, runId, (m) => ({ ...m, text: m.text + ev.delta })), lastMessageId: id };
+    }
+    case "TEXT_MESSAGE_END":
+      return ev.messageId && s.messages[ev.messageId] ? withMessage(s, ev.messageId, runId, (m) => ({ ...m, ended: true })) : s;
+    case "TOOL_CALL_START":
+    case "TOOL_CALL_CHUNK": {
+      const callId = ev.toolCallId;
+      if (!callId) return s;
+      if (findCall(s, callId) !== undefined) {
+        return ev.delta ? updateCall(s, callId, (c) => ({ ...c, argsText: c.argsText + ev.delta })) : s;
+      }
+      const parent = ev.parentMessageId ?? `tool-${callId}`;
+      const call: StreamToolCall = {
+        id: callId, name: ev.toolCallName ?? "", argsText: ev.delta ?? "", ended: false, frontend: ev.frontend === true,
+        ...(ev.displayName !== undefined && { displayName: ev.displayName }),
+        ...(ev.executionText !== undefined && { executionText: ev.executionText }),
+      };
+      return withMessage(s, parent, runId, (m) => ({ ...m, toolCalls: [...m.toolCalls, call] }));
+    }
+    case "TOOL_CALL_ARGS":
+      return ev.toolCallId && ev.delta ? updateCall(s, ev.toolCallId, (c) => (c.ended ? c : { ...c, argsText: c.argsText + ev.delta })) : s;
+    case "TOOL_CALL_END":
+      return ev.toolCallId ? updateCall(s, ev.toolCallId, endCall) : s;
+    case "TOOL_CALL_RESULT":
+      return ev.toolCallId ? updateCall(s, ev.toolCallId, (c) => ({ ...endCall(c), result: ev.content ?? "" })) : s;
+  }
+  return s;
+}
+
+/** The streaming messages in arrival order. */
+export function streamMessages(s: AgentStreamState): StreamMessage[] {
+  return s.order.map((id) => s.messages[id]!).filter(Boolean);
+}
