@@ -29,6 +29,14 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null; then
 fi
 # The AG-UI conformance suite's client, pinned by package-lock.json.
 (cd test/conformance && npm ci --no-audit --no-fund --loglevel=error)
+# Chromium for the UI kit's browser tests (driven by playwright-core, which brings no browser).
+if [[ ! -x /usr/bin/chromium ]]; then
+  echo "installing Chromium from Debian"
+  if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation
+fi
+# The chat SDK's and UI kit's packages, pinned by ui/package-lock.json.
+(cd ui && npm ci --no-audit --no-fund --loglevel=error)
 
 step "generated code is current (make generate manifests && git diff --exit-code)"
 make --no-print-directory verify-generated
@@ -40,3 +48,9 @@ go vet ./...
 
 step "go test"
 go test -count=1 ./...
+
+# Last, so the output ends with the npm test summary line `N passed, N failed`: the SDK's
+# integration tests and the browser tests start real agentry processes from bin/agentry.
+step "ui tests (typecheck, build, vitest: chat-sdk, ui-kit, browser)"
+make --no-print-directory build
+(cd ui && AGENTRY_BIN="$PWD/../bin/agentry" npm test)

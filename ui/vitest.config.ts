@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// One config, two projects: the SDK runs in Node (its integration tests start a real
-// `agentry chat`), the UI kit's unit tests in jsdom. Browser tests (test/browser) run
-// separately with playwright-core and Debian's chromium.
+// One config, three projects: the SDK runs in Node (its integration tests start a real
+// `agentry chat`), the UI kit's unit tests in jsdom, and the browser tests (test/browser) in
+// Node driving Debian's chromium through playwright-core, one file at a time.
 export default defineConfig({
   test: {
     projects: [
@@ -22,6 +22,21 @@ export default defineConfig({
           environment: "jsdom",
           include: ["src/**/*.test.{ts,tsx}", "test/**/*.test.{ts,tsx}"],
           testTimeout: 30000,
+        },
+      },
+      {
+        test: {
+          name: "browser",
+          root: "test/browser",
+          environment: "node",
+          include: ["**/*.test.ts"],
+          exclude: ["**/node_modules/**", "dist/**", "artifacts/**"],
+          // Builds the page unless scripts/test.mjs just did (AGENTRY_TEST_PAGE_BUILT=1).
+          globalSetup: ["./global-setup.ts"],
+          testTimeout: 120000,
+          hookTimeout: 120000,
+          // One chromium and real agentry processes per file: files run one after another.
+          fileParallelism: false,
         },
       },
     ],

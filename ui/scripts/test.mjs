@@ -1,0 +1,92 @@
+// `npm test` (ui/): typecheck and build the workspace packages, build the browser tests' page,
+// run every vitest project (chat-sdk, ui-kit, browser), and end with one plain line
+// `N passed, N failed`. Exit status 1 when anything failed.
+//
+// Extra arguments go to vitest: `npm test -- --project browser`, `npm test -- -t "paging"`.
+// A typecheck or build step that fails counts as one failed test (the tests still run, so
+// one mistake does not hide the rest); so does a test file that fails before its tests run.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ui = fileURLToPath(new URL("..", import.meta.url));
+const bin = (name) => join(ui, "node_modules", ".bin", name);
+const pkg = JSON.parse(readFileSync(join(ui, "package.json"), "utf8"));
+const failedSteps = [];
+
+function step(title, cmd, args, env = {}) {
+  console.log(`\n--- ${title}`);
+  const t0 = Date.now();
+  const r = spawnSync(cmd, args, { cwd: ui, stdio: "inherit", env: { ...process.env, ...env } });
+  const secs = ((Date.now() - t0) / 1000).toFixed(1);
+  const ok = r.status === 0;
+  if (!ok) {
+    failedSteps.push(title);
+    console.log(`--- FAILED: ${title} (${r.error?.message ?? `exit ${r.status ?? r.signal}`}, ${secs}s)`);
+  } else {
+    console.log(`--- ok: ${title} (${secs}s)`);
+  }
+  return ok;
+}
+
+// Workspaces in package.json order (chat-sdk before ui-kit, which builds against its types).
+const workspaces = [];
+for (const dir of pkg.workspaces) {
+  const manifest = join(ui, dir, "package.json");
+  if (!existsSync(manifest)) continue;
+  const { name } = JSON.parse(readFileSync(manifest, "utf8"));
+  if (!existsSync(join(ui, dir, "src", "index.ts"))) {
+    console.log(`note: ${name} (${dir}) has no src/index.ts yet: not typechecked or built`);
+    continue;
+  }
+  workspaces.push({ dir, name });
+}
+
+for (const w of workspaces) step(`typecheck ${w.name}`, bin("tsc"), ["-p", w.dir, "--noEmit"]);
+for (const w of workspaces) step(`build ${w.name}`, "npm", ["run", "build", "--workspace", w.name, "--silent"]);
+const pageBuilt = step("build the browser tests' page", bin("vite"), ["build", "--config", "test/browser/vite.config.ts"]);
+step("typecheck test/browser", bin("tsc"), ["-p", "test/browser"]);
+
+const out = mkdtempSync(join(tmpdir(), "agentry-ui-test-"));
+const report = join(out, "vitest.json");
+const vitestOk = step(
+  "vitest run (chat-sdk, ui-kit, browser)",
+  bin("vitest"),
+  ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  pageBuilt ? { AGENTRY_TEST_PAGE_BUILT: "1" } : {},
+);
+
+let results;
+try {
+  results = JSON.parse(readFileSync(report, "utf8"));
+} catch {
+  results = undefined;
+}
+rmSync(out, { recursive: true, force: true });
+let passed = 0;
+let testsFailed = 0;
+let skipped = 0;
+if (results) {
+  passed = results.numPassedTests ?? 0;
+  testsFailed = results.numFailedTests ?? 0;
+  skipped = (results.numPendingTests ?? 0) + (results.numTodoTests ?? 0);
+  // A file that failed without a failed test (an import error, a failing beforeAll).
+  for (const f of results.testResults ?? []) {
+    if (f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed")) {
+      testsFailed += 1;
+      console.log(`FAILED file: ${f.name}${f.message ? `: ${String(f.message).split("\n")[0]}` : ""}`);
+    }
+  }
+} else {
+  console.log("vitest wrote no results");
+}
+// vitest failed without a failed test to show for it (no results, an unhandled error, ...).
+if (!vitestOk && testsFailed === 0) testsFailed = 1;
+const failed = testsFailed + failedSteps.filter((s) => !s.startsWith("vitest")).length;
+
+for (const s of failedSteps.filter((s) => !s.startsWith("vitest"))) console.log(`FAILED step: ${s}`);
+if (skipped) console.log(`${skipped} skipped`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
