@@ -6,7 +6,7 @@
 // A typecheck or build step that fails counts as one failed test (the tests still run, so
 // one mistake does not hide the rest); so does a test file that fails before its tests run.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,8 +32,19 @@ function step(title, cmd, args, env = {}) {
 }
 
 // Workspaces in package.json order (chat-sdk before ui-kit, which builds against its types).
+// "packages/*" style entries expand to their subdirectories, in name order.
+const dirs = pkg.workspaces.flatMap((w) =>
+  w.endsWith("/*")
+    ? existsSync(join(ui, w.slice(0, -2)))
+      ? readdirSync(join(ui, w.slice(0, -2)), { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .map((e) => `${w.slice(0, -2)}/${e.name}`)
+          .sort()
+      : []
+    : [w],
+);
 const workspaces = [];
-for (const dir of pkg.workspaces) {
+for (const dir of dirs) {
   const manifest = join(ui, dir, "package.json");
   if (!existsSync(manifest)) continue;
   const { name } = JSON.parse(readFileSync(manifest, "utf8"));
@@ -44,15 +55,18 @@ for (const dir of pkg.workspaces) {
   workspaces.push({ dir, name });
 }
 
-for (const w of workspaces) step(`typecheck ${w.name}`, bin("tsc"), ["-p", w.dir, "--noEmit"]);
-for (const w of workspaces) step(`build ${w.name}`, "npm", ["run", "build", "--workspace", w.name, "--silent"]);
+// Each typechecked then built before the next: the UI kit's types come from the SDK's dist.
+for (const w of workspaces) {
+  step(`typecheck ${w.name}`, bin("tsc"), ["-p", w.dir, "--noEmit"]);
+  step(`build ${w.name}`, "npm", ["run", "build", "--workspace", w.name, "--silent"]);
+}
 const pageBuilt = step("build the browser tests' page", bin("vite"), ["build", "--config", "test/browser/vite.config.ts"]);
 step("typecheck test/browser", bin("tsc"), ["-p", "test/browser"]);
 
 const out = mkdtempSync(join(tmpdir(), "agentry-ui-test-"));
 const report = join(out, "vitest.json");
 const vitestOk = step(
-  "vitest run (chat-sdk, ui-kit, browser)",
+  process.argv.length > 2 ? `vitest run ${process.argv.slice(2).join(" ")}` : "vitest run (chat-sdk, ui-kit, browser)",
   bin("vitest"),
   ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
   pageBuilt ? { AGENTRY_TEST_PAGE_BUILT: "1" } : {},
