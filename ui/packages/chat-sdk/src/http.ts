@@ -1,0 +1,137 @@
+import { ChatException, SDK_ERROR } from "./exception";
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export type QueryValue = string | number | boolean | readonly string[] | undefined;
+
+export interface RequestOptions {
+  query?: Readonly<Record<string, QueryValue>>;
+  /** A JSON body. */
+  body?: unknown;
+  /** A multipart body (media uploads). */
+  form?: FormData;
+  /** "token" (default): the session's bearer token; "none"; or extra headers (authkey). */
+  auth?: "token" | "none" | { readonly headers: Readonly<Record<string, string>> };
+}
+
+export interface Answer<T> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: T;
+}
+
+/** Service errors look like {"error":{"code":"ERR_…","message":"…"}}. */
+function serviceError(status: number, body: unknown): ChatException {
+  const e = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : undefined;
+  if (typeof e === "object" && e !== null) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === "string" && code !== "") {
+      return new ChatException(code, typeof message === "string" ? message : code, { status });
+    }
+  }
+  // Not the service talking (a proxy, a load balancer): 502-504 mean it could not be reached.
+  if (status === 502 || status === 503 || status === 504) {
+    return new ChatException(SDK_ERROR.NETWORK, `the chat service is unreachable (HTTP ${status})`, { status });
+  }
+  if (status === 401) return new ChatException("ERR_AUTH_TOKEN_INVALID", "unauthorized", { status });
+  return new ChatException(SDK_ERROR.INTERNAL, `unexpected answer from the chat service (HTTP ${status})`, { status });
+}
+
+/** The REST client of one session: base URL, fetch, bearer token, timeouts, error mapping. */
+export class Http {
+  constructor(
+    /** e.g. http://127.0.0.1:4111/chat/v1 */
+    readonly base: string,
+    private readonly fetchFn: FetchLike,
+    private readonly token: () => string | undefined,
+    private readonly timeoutMs = 30_000,
+  ) {}
+
+  url(path: string, query?: Readonly<Record<string, QueryValue>>): string {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (v === undefined || v === "") continue;
+      if (Array.isArray(v)) {
+        for (const x of v as readonly string[]) q.append(k, x);
+      } else q.append(k, String(v));
+    }
+    const s = q.toString();
+    return this.base + path + (s ? `?${s}` : "");
+  }
+
+  private headers(opts: RequestOptions): Record<string, string> {
+    const h: Record<string, string> = { accept: "application/json" };
+    const auth = opts.auth ?? "token";
+    if (auth === "token") {
+      const tok = this.token();
+      if (!tok) throw new ChatException(SDK_ERROR.NOT_LOGGED_IN, "log in first (Chat.login)");
+      h["authorization"] = `Bearer ${tok}`;
+    } else if (auth !== "none") {
+      Object.assign(h, auth.headers);
+    }
+    if (opts.body !== undefined) h["content-type"] = "application/json";
+    return h;
+  }
+
+  /** Sends the request; a transport failure or timeout is ERR_NETWORK. */
+  private async send(method: string, url: string, headers: Record<string, string>, body?: BodyInit): Promise<Response> {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
+    try {
+      const init: RequestInit = { method, headers, signal: ctl.signal };
+      if (body !== undefined) init.body = body;
+      return await this.fetchFn(url, init);
+    } catch (err) {
+      const why = ctl.signal.aborted ? `no answer within ${this.timeoutMs} ms` : err instanceof Error ? err.message : String(err);
+      throw new ChatException(SDK_ERROR.NETWORK, `cannot reach the chat service: ${why}`, { url });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
+    const headers = this.headers(opts);
+    const body = opts.form ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined);
+    const res = await this.send(method, this.url(path, opts.query), headers, body);
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      throw new ChatException(SDK_ERROR.NETWORK, `the answer was cut: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    let parsed: unknown = null;
+    if (text !== "") {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        if (res.ok) throw new ChatException(SDK_ERROR.INTERNAL, `the chat service answered ${method} ${path} with something that is not JSON`);
+      }
+    }
+    if (!res.ok) throw serviceError(res.status, parsed);
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+
+  /** The answer's JSON body. */
+  async json<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    return (await this.request<T>(method, path, opts)).body;
+  }
+
+  /** A binary resource behind the session's token (media). */
+  async blob(url: string): Promise<Blob> {
+    const res = await this.send("GET", url, this.headers({}));
+    if (!res.ok) {
+      let body: unknown = null;
+      try {
+        body = await res.json();
+      } catch {
+        // not JSON: classified by status
+      }
+      throw serviceError(res.status, body);
+    }
+    try {
+      return await res.blob();
+    } catch (err) {
+      throw new ChatException(SDK_ERROR.NETWORK, `the answer was cut: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}

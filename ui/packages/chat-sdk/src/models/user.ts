@@ -1,0 +1,98 @@
+import type { GroupMemberScope } from "../constants";
+import type { JSONObject } from "../wire";
+
+export type UserKind = "user" | "agent";
+
+/** A person or an agent (an agent is a user of kind "agent"). */
+export class User {
+  protected uid: string;
+  protected name?: string;
+  protected avatar?: string;
+  protected role?: string;
+  protected kind: UserKind = "user";
+  protected metadata?: JSONObject;
+  protected createdAt?: number;
+
+  constructor(uid: string, name?: string) {
+    this.uid = uid;
+    if (name !== undefined) this.name = name;
+  }
+
+  getUid(): string {
+    return this.uid;
+  }
+  /** The display name; the uid when the service did not tell it. */
+  getName(): string {
+    return this.name ?? this.uid;
+  }
+  getAvatar(): string | undefined {
+    return this.avatar;
+  }
+  getRole(): string | undefined {
+    return this.role;
+  }
+  getKind(): UserKind {
+    return this.kind;
+  }
+  getMetadata(): JSONObject | undefined {
+    return this.metadata;
+  }
+  /** Seconds since the epoch. */
+  getCreatedAt(): number | undefined {
+    return this.createdAt;
+  }
+
+  setUid(uid: string): void {
+    this.uid = uid;
+  }
+  setName(name: string): void {
+    this.name = name;
+  }
+  setAvatar(avatar: string): void {
+    this.avatar = avatar;
+  }
+  setRole(role: string): void {
+    this.role = role;
+  }
+  setKind(kind: UserKind): void {
+    this.kind = kind;
+  }
+  setMetadata(metadata: JSONObject): void {
+    this.metadata = metadata;
+  }
+  setCreatedAt(at: number): void {
+    this.createdAt = at;
+  }
+}
+
+/** A user's membership of a group. */
+export class GroupMember extends User {
+  protected scope: GroupMemberScope;
+  protected joinedAt?: number;
+  protected guid?: string;
+
+  constructor(uid: string, scope: GroupMemberScope = "participant") {
+    super(uid);
+    this.scope = scope;
+  }
+
+  getScope(): GroupMemberScope {
+    return this.scope;
+  }
+  /** Seconds since the epoch (the ban's time for banned members). */
+  getJoinedAt(): number | undefined {
+    return this.joinedAt;
+  }
+  getGuid(): string | undefined {
+    return this.guid;
+  }
+  setScope(scope: GroupMemberScope): void {
+    this.scope = scope;
+  }
+  setJoinedAt(at: number): void {
+    this.joinedAt = at;
+  }
+  setGuid(guid: string): void {
+    this.guid = guid;
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Real time for one session: the socket's frames go through the duplicate filter into one
+ * ordered queue, where the dispatcher turns them into listener calls.
+ */
+import type { BackoffOptions } from "./backoff";
+import type { ConnectionStatus } from "./constants";
+import { EventFilter } from "./dedupe";
+import type { Directory } from "./directory";
+import { Dispatcher } from "./dispatch";
+import { gate, type Emitters, type Listeners } from "./listeners";
+import type { AGUIEvent } from "./models/agent";
+import { SerialQueue } from "./queue";
+import { Socket, type WebSocketCtor } from "./socket";
+import type { ServerFrame } from "./wire";
+
+export interface RealtimeOptions {
+  url: string;
+  ctor: WebSocketCtor;
+  token(): string | undefined;
+  me(): string | undefined;
+  directory: Directory;
+  listeners: Listeners;
+  backoff?: BackoffOptions;
+  typingTimeoutMs?: number;
+}
+
+export class Realtime {
+  readonly filter = new EventFilter();
+  private readonly queue = new SerialQueue();
+  private readonly dispatcher: Dispatcher;
+  private readonly socket: Socket;
+  private received = 0;
+  private active = true;
+  /** The listeners, silent once this session stopped. */
+  private readonly l: Emitters;
+  private readonly onOnline = (): void => this.socket.wake();
+
+  constructor(private readonly o: RealtimeOptions) {
+    this.l = gate(o.listeners, () => this.active);
+    this.dispatcher = new Dispatcher(
+      { me: o.me, directory: o.directory, listeners: this.l, received: () => this.received },
+      o.typingTimeoutMs,
+    );
+    const socketOpts: ConstructorParameters<typeof Socket>[0] = {
+      url: o.url,
+      ctor: o.ctor,
+      token: o.token,
+      resume: () => this.filter.lastPos,
+      hooks: {
+        frame: (f) => this.frame(f),
+        status: (s) => this.onStatus(s),
+        error: (e) => this.queue.push(() => this.l.connection.emit("onConnectionError", e)),
+      },
+    };
+    if (o.backoff) socketOpts.backoff = o.backoff;
+    this.socket = new Socket(socketOpts);
+  }
+
+  get status(): ConnectionStatus {
+    return this.socket.status;
+  }
+
+  start(): void {
+    globalThis.addEventListener?.("online", this.onOnline);
+    this.socket.start();
+  }
+
+  /** Stops the socket and tells connection listeners; queued events are dropped. */
+  stop(): void {
+    if (!this.active) return;
+    this.active = false;
+    globalThis.removeEventListener?.("online", this.onOnline);
+    this.queue.clear();
+    this.dispatcher.clear();
+    this.socket.stop();
+    this.o.listeners.connection.emit("onDisconnected");
+  }
+
+  /** Closes the socket but keeps the position: start() resumes after the last event. */
+  pause(): void {
+    if (this.active) this.socket.stop();
+  }
+
+  /** Sends a typing frame; false when the socket is not ready (use REST then). */
+  typing(conversationId: string, started: boolean): boolean {
+    return this.socket.send({ type: "typing", conversationId, started });
+  }
+
+  /** Resolves once every frame received so far has reached the listeners. */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private onStatus(s: ConnectionStatus): void {
+    const l = this.l.connection;
+    // "connected" is told when the ready frame is handled, in order with the events.
+    if (s === "connecting") this.queue.push(() => l.emit("inConnecting"));
+    if (s === "disconnected") this.queue.push(() => l.emit("onDisconnected"));
+  }
+
+  private frame(f: ServerFrame): void {
+    this.received++;
+    const l = this.l;
+    switch (f.type) {
+      case "ready":
+        if (this.filter.lastPos === undefined) this.filter.lastPos = f.pos;
+        this.queue.push(() => l.connection.emit("onConnected"));
+        return;
+      case "reset":
+        this.filter.reset(f.pos);
+        this.queue.push(() =>
+          l.connection.forEach((c) => {
+            try {
+              if (c.onReset) c.onReset();
+              else c.onConnected?.();
+            } catch (err) {
+              console.error("chat-sdk: connection listener failed", err);
+            }
+          }),
+        );
+        return;
+      case "event": {
+        if (!f.event || !this.filter.accept(f.event)) return;
+        const recv = this.received;
+        const ev = f.event;
+        this.queue.push(() => this.dispatcher.handle(ev, recv));
+        return;
+      }
+      case "agent": {
+        const e = { conversationId: f.conversationId, agentId: f.agentId, runId: f.runId, event: f.event as unknown as AGUIEvent };
+        this.queue.push(() => l.agent.emit("onAgentEvent", e));
+        return;
+      }
+    }
+  }
+}
