@@ -89,7 +89,7 @@ export class Socket {
     const ws = this.ws;
     this.ws = undefined;
     if (ws) {
-      ws.onclose = ws.onmessage = ws.onopen = ws.onerror = null;
+      this.detach(ws);
       try {
         ws.close(1000, "logout");
       } catch {
@@ -172,6 +172,13 @@ export class Socket {
     if (typeof ws.on === "function") ws.on("ping", () => this.alive(ws));
   }
 
+  /** Stops listening to a socket being dropped. Its errors are swallowed: ws reports closing
+   * a socket that is still connecting as an error, which must not go unhandled. */
+  private detach(ws: SocketLike): void {
+    ws.onclose = ws.onmessage = ws.onopen = null;
+    ws.onerror = () => undefined;
+  }
+
   /** Arms the idle watchdog (only where pings are visible). */
   private alive(ws: SocketLike): void {
     if (typeof ws.on !== "function") return;
@@ -186,7 +193,7 @@ export class Socket {
     if (typeof ws.terminate === "function") ws.terminate();
     else {
       // Browsers: give up on it now, reconnect with a fresh socket.
-      ws.onclose = ws.onmessage = ws.onopen = ws.onerror = null;
+      this.detach(ws);
       try {
         ws.close(4000, "no answer");
       } catch {

@@ -49,8 +49,7 @@ export async function leaveGroup(s: Session, guid: string): Promise<boolean> {
 
 export async function deleteGroup(s: Session, guid: string): Promise<boolean> {
   await s.http.request("DELETE", path(guid));
-  s.directory.forgetGroup(guid);
-  return true;
+  return true; // the group.deleted event forgets it (with its last known details for the listeners)
 }
 
 interface AddResult {
