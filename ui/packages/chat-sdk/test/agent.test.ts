@@ -1,0 +1,85 @@
+// Agent chat against `agentry dev` on the samples: chef streams its answer as agent events,
+// stores an assistant message awaiting the show-recipe-card frontend action, and finishes once
+// the client posts the action's result.
+import { describe, expect, test } from "vitest";
+import { Chat, TextMessage, type AgentEvent, type AgenticMessage, type ChatException } from "../src/index";
+import { until, useAgentry } from "./harness";
+
+const h = useAgentry("dev");
+
+describe("agents", () => {
+  test("chef: streamed events, the awaited show-recipe-card action, its result, the final text", async () => {
+    const alice = await h.client("alice");
+    const profile = await alice.c.getAgentProfile("chef");
+    expect(profile.agentId).toBe("chef");
+    expect(profile.name.length).toBeGreaterThan(0);
+    expect(Array.isArray(profile.suggestedMessages)).toBe(true);
+    const chef = await alice.c.getUser("chef");
+    expect(chef.getKind()).toBe("agent");
+
+    const sent = await alice.c.sendMessage(new TextMessage("chef", "I have eggs, spinach and feta. What can I cook?", "user"));
+    const runId = sent.getAgentRunId();
+    expect(runId).toBeTruthy();
+
+    // The stored assistant message that waits for the frontend action, live.
+    const awaiting = (await alice.rec.until(
+      (e) => e.name === "onAgenticMessageReceived" && (e.args[0] as AgenticMessage).getAwaitingActions().length > 0,
+      60_000,
+    )).args[0] as AgenticMessage;
+    expect([awaiting.getType(), awaiting.getCategory(), awaiting.getSender()?.getUid(), awaiting.getExecutor(), awaiting.getRunId()]).toEqual([
+      "assistant",
+      "agentic",
+      "chef",
+      "alice",
+      runId,
+    ]);
+    const callId = awaiting.getAwaitingActions()[0] ?? "";
+    const call = awaiting.getToolCalls().find((c) => c.id === callId);
+    expect([call?.name, call?.frontend]).toEqual(["show-recipe-card", true]);
+    expect(() => JSON.parse(call?.arguments ?? "")).not.toThrow();
+
+    // The live events of the run so far, all under the chat-level run id, in AG-UI order.
+    const events = alice.rec.firsts<AgentEvent>("onAgentEvent");
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.every((e) => e.runId === runId && e.agentId === "chef" && e.conversationId === "user_alice_user_chef")).toBe(true);
+    const types = events.map((e) => e.event.type);
+    expect(types[0]).toBe("RUN_STARTED");
+    const start = events.find((e) => e.event.type === "TOOL_CALL_START" && e.event.toolCallId === callId);
+    expect([start?.event.toolCallName, start?.event.frontend]).toEqual(["show-recipe-card", true]);
+    expect(types.indexOf("TOOL_CALL_START")).toBeLessThan(types.lastIndexOf("TOOL_CALL_END"));
+
+    const result = (await alice.c.sendActionResult(runId ?? "", callId, { result: { shown: true } })) as AgenticMessage;
+    expect([result.getType(), result.getToolResult()?.toolCallId, result.getToolResult()?.result]).toEqual(["tool_result", callId, '{"shown":true}']);
+    const again = (await alice.c.sendActionResult(runId ?? "", callId, { result: { shown: true } }).catch((e: unknown) => e)) as ChatException;
+    expect(again.code).toBe("ERR_ACTION_NOT_PENDING");
+
+    const final = (await alice.rec.until(
+      (e) => e.name === "onAgenticMessageReceived" && (e.args[0] as AgenticMessage).getText().includes("Enjoy your meal"),
+      60_000,
+    )).args[0] as AgenticMessage;
+    expect([final.getType(), final.getRunId(), final.getAwaitingActions()]).toEqual(["assistant", runId, []]);
+    // Each AG-UI call of the run (before and after the action) finished.
+    await until(() => alice.rec.firsts<AgentEvent>("onAgentEvent").filter((e) => e.event.type === "RUN_FINISHED").length === 2, "the second RUN_FINISHED");
+    // The streamed text of the final answer adds up to the stored text.
+    const deltas = alice.rec
+      .firsts<AgentEvent>("onAgentEvent")
+      .filter((e) => e.event.type === "TEXT_MESSAGE_CONTENT" && e.event.messageId === final.getAgentMessageId())
+      .map((e) => e.event.delta ?? "")
+      .join("");
+    expect(deltas).toBe(final.getText());
+    // History has the whole exchange; the agentic messages never came through other callbacks.
+    const history = await new Chat.MessagesRequestBuilder().setUID("chef").build(alice.c).fetchPrevious();
+    expect(history.map((m) => m.getType())).toEqual(expect.arrayContaining(["text", "assistant", "tool_result"]));
+    expect(alice.rec.named("onTextMessageReceived").map((e) => (e.args[0] as TextMessage).getSender()?.getUid())).toEqual(["alice"]);
+  });
+
+  test("AI features are off until an assistant agent is chosen", async () => {
+    const bob = await h.client("bob");
+    expect(await bob.c.isAIEnabled()).toBe(false);
+    await expect(bob.c.getSmartReplies("chef", "user")).rejects.toMatchObject({ code: "ERR_AI_DISABLED" });
+    await expect(bob.c.getConversationStarter("chef", "user")).rejects.toMatchObject({ code: "ERR_AI_DISABLED" });
+    const m = await bob.c.sendMessage(new TextMessage("chef", "Hello", "user"));
+    await expect(bob.c.translateMessage(m.getId(), "French")).rejects.toMatchObject({ code: "ERR_AI_DISABLED" });
+    await expect(bob.c.getAgentProfile("nobody")).rejects.toMatchObject({ code: "ERR_UID_NOT_FOUND" });
+  });
+});

@@ -1,0 +1,119 @@
+// Logging in both ways, sessions, and the ChatException codes against a real agentry chat.
+import { describe, expect, test } from "vitest";
+import { Chat, ChatClient, ChatException, User } from "../src/index";
+import { TrackedWebSocket, until, useAgentry } from "./harness";
+
+const h = useAgentry();
+
+describe("login", () => {
+  test("with the Auth Key (POST /login) and with an auth token (GET /me)", async () => {
+    await h.proc.createUser("alice", "Alice Liddell", { avatar: "https://example.com/a.png", role: "tester" });
+    const c1 = new ChatClient();
+    await c1.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    const u1 = await c1.login("alice", h.proc.authKey);
+    expect([u1.getUid(), u1.getName(), u1.getAvatar(), u1.getRole(), u1.getKind()]).toEqual(["alice", "Alice Liddell", "https://example.com/a.png", "tester", "user"]);
+    expect((await c1.getLoggedinUser())?.getUid()).toBe("alice");
+
+    const c2 = new ChatClient();
+    await c2.init(h.proc.appId, { host: `${h.proc.base}/`, webSocket: TrackedWebSocket });
+    const u2 = await c2.login(await h.proc.mintToken("alice"));
+    expect(u2.getName()).toBe("Alice Liddell");
+    await until(() => c1.getConnectionStatus() === "connected" && c2.getConnectionStatus() === "connected", "both sockets are up");
+    await c1.logout();
+    await c2.logout();
+    expect(await c1.getLoggedinUser()).toBeNull();
+  });
+
+  test("logging in twice at once (React strict mode) gives one session and one socket", async () => {
+    await h.proc.createUser("strict").catch(() => undefined);
+    const c = new ChatClient();
+    await c.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    await c.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    const before = TrackedWebSocket.all.length;
+    const [a, b] = await Promise.all([c.login("strict", h.proc.authKey), c.login("strict", h.proc.authKey)]);
+    expect(a).toBe(b);
+    expect(await c.login("strict", h.proc.authKey)).toBe(a);
+    await until(() => c.getConnectionStatus() === "connected", "connected");
+    expect(TrackedWebSocket.all.length - before).toBe(1);
+    await c.logout();
+  });
+
+  test("logout closes the socket, tells onDisconnected, and later calls fail with ERR_NOT_LOGGED_IN", async () => {
+    const s = await h.client("leaver");
+    await s.c.logout();
+    await s.rec.until((e) => e.name === "onDisconnected");
+    expect(s.c.getConnectionStatus()).toBe("disconnected");
+    await expect(s.c.getGroup("x")).rejects.toMatchObject({ code: "ERR_NOT_LOGGED_IN" });
+    await expect(s.c.sendMessage(new Chat.TextMessage("x", "hi", "user"))).rejects.toBeInstanceOf(ChatException);
+  });
+
+  test("createUser with the Auth Key (development)", async () => {
+    const c = new ChatClient();
+    await c.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    const u = new User("newbie", "New Bie");
+    u.setMetadata({ team: "blue" });
+    const made = await c.createUser(u, h.proc.authKey);
+    expect([made.getUid(), made.getName(), made.getMetadata()]).toEqual(["newbie", "New Bie", { team: "blue" }]);
+    await expect(c.createUser(u, h.proc.authKey)).rejects.toMatchObject({ code: "ERR_UID_ALREADY_EXISTS" });
+    await expect(c.createUser(new User("other"), "wrong-key")).rejects.toMatchObject({ code: "ERR_API_KEY_INVALID" });
+  });
+});
+
+describe("ChatException", () => {
+  test("carries the service's codes", async () => {
+    const s = await h.client("errors");
+    const err = async (p: Promise<unknown>) => {
+      try {
+        await p;
+      } catch (e) {
+        expect(e).toBeInstanceOf(ChatException);
+        return (e as ChatException).code;
+      }
+      throw new Error("no error");
+    };
+    expect(await err(s.c.getGroup("nope"))).toBe("ERR_GUID_NOT_FOUND");
+    expect(await err(s.c.getUser("nobody"))).toBe("ERR_UID_NOT_FOUND");
+    expect(await err(s.c.sendMessage(new Chat.TextMessage("errors", "   ", "user")))).toBe("ERR_VALIDATION");
+    expect(await err(s.c.getMessageDetails(999_999))).toBe("ERR_MESSAGE_NOT_FOUND");
+    expect(await err(s.c.deleteMessage(0))).toBe("ERR_VALIDATION");
+    await s.c.createGroup(new Chat.Group("err-group", "Errors", "public"));
+    expect(await err(s.c.createGroup(new Chat.Group("err-group", "Errors", "public")))).toBe("ERR_GUID_ALREADY_EXISTS");
+    expect(await err(s.c.leaveGroup("err-group"))).toBe("ERR_OWNER_CANNOT_LEAVE");
+    const other = await h.client("outsider");
+    expect(await err(other.c.sendMessage(new Chat.TextMessage("err-group", "hi", "group")))).toBe("ERR_NOT_A_MEMBER");
+    const e = (await s.c.getGroup("nope").catch((x: unknown) => x)) as ChatException;
+    expect([e.message.length > 0, e.details?.["status"]]).toEqual([true, 404]);
+  });
+
+  test("wrong credentials", async () => {
+    await h.proc.createUser("cred").catch(() => undefined);
+    const c = new ChatClient();
+    await c.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    await expect(c.login("cred", "wrong-key")).rejects.toMatchObject({ code: "ERR_AUTH_TOKEN_INVALID" });
+    await expect(c.login("not-a-user", h.proc.authKey)).rejects.toMatchObject({ code: "ERR_UID_NOT_FOUND" });
+    await expect(c.login("not-a-valid-token")).rejects.toMatchObject({ code: "ERR_AUTH_TOKEN_INVALID" });
+    const wrongApp = new ChatClient();
+    await wrongApp.init("another-app", { host: h.proc.base, webSocket: TrackedWebSocket });
+    await expect(wrongApp.login("cred", h.proc.authKey)).rejects.toMatchObject({ code: "ERR_AUTH_TOKEN_INVALID" });
+  });
+
+  test("ERR_NETWORK when the service cannot be reached, ERR_NOT_INITIALIZED before init", async () => {
+    const c = new ChatClient();
+    await expect(c.login("x", "y")).rejects.toMatchObject({ code: "ERR_NOT_INITIALIZED" });
+    await c.init("test", { host: "http://127.0.0.1:9", webSocket: TrackedWebSocket });
+    await expect(c.login("x", "y")).rejects.toMatchObject({ code: "ERR_NETWORK" });
+  });
+
+  test("revoked tokens: the socket is closed with 4001, onConnectionError and onDisconnected, no reconnect", async () => {
+    const s = await h.client("revoked", { token: true });
+    const sockets = TrackedWebSocket.all.length;
+    await h.proc.call("DELETE", "/users/revoked/auth_tokens");
+    const e = await s.rec.until((x) => x.name === "onConnectionError");
+    expect((e.args[0] as ChatException).code).toBe("ERR_AUTH_TOKEN_INVALID");
+    await s.rec.until((x) => x.name === "onDisconnected");
+    await new Promise((r) => setTimeout(r, 600));
+    expect(TrackedWebSocket.all.length).toBe(sockets);
+    expect(s.c.getConnectionStatus()).toBe("disconnected");
+    await expect(s.c.getUser("revoked")).rejects.toMatchObject({ code: "ERR_AUTH_TOKEN_INVALID" });
+  });
+});
