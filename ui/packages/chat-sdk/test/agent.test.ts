@@ -81,5 +81,14 @@ describe("agents", () => {
     const m = await bob.c.sendMessage(new TextMessage("chef", "Hello", "user"));
     await expect(bob.c.translateMessage(m.getId(), "French")).rejects.toMatchObject({ code: "ERR_AI_DISABLED" });
     await expect(bob.c.getAgentProfile("nobody")).rejects.toMatchObject({ code: "ERR_UID_NOT_FOUND" });
+
+    // Chosen (REST API key): the assistant answers through the scripted dev model.
+    await h.proc.call("PUT", "/ai/assistant", { agentId: "chef" });
+    expect(await bob.c.isAIEnabled()).toBe(true);
+    const strings = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string" && x.length > 0);
+    expect(strings(await bob.c.getSmartReplies("chef", "user"))).toBe(true);
+    expect(strings(await bob.c.getConversationStarter("chef", "user"))).toBe(true);
+    expect((await bob.c.translateMessage(m.getId(), "French")).length).toBeGreaterThan(0);
+    await h.proc.call("DELETE", "/ai/assistant");
   });
 });

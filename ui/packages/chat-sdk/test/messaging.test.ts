@@ -20,6 +20,12 @@ describe("one-to-one", () => {
   test("text, custom and media messages arrive live on both sides, once", async () => {
     const alice = await h.client("alice");
     const bob = await h.client("bob", { name: "Bob Builder" });
+    // Strict mode: the same listener id added twice (effect, cleanup, effect) is one listener.
+    let strict = 0;
+    bob.c.addMessageListener("strict", { onTextMessageReceived: () => strict++ });
+    bob.c.removeMessageListener("strict");
+    bob.c.addMessageListener("strict", { onTextMessageReceived: () => strict++ });
+    bob.c.addMessageListener("strict", { onTextMessageReceived: () => strict++ });
     const sent = await alice.c.sendMessage(new TextMessage("bob", "Hello Bob", Chat.RECEIVER_TYPE.USER));
     expect([sent.getId() > 0, sent.getText(), sent.getSender()?.getUid(), sent.getConversationId()]).toEqual([true, "Hello Bob", "alice", "user_alice_user_bob"]);
     const got = (await bob.rec.until((e) => e.name === "onTextMessageReceived")).args[0] as TextMessage;
@@ -57,6 +63,7 @@ describe("one-to-one", () => {
     await new Promise((res) => setTimeout(res, 200));
     const ids = bob.rec.named("onTextMessageReceived").map((e) => (e.args[0] as BaseMessage).getId());
     expect(ids).toEqual([sent.getId(), reply.getId()]);
+    expect(strict).toBe(2);
   });
 
   test("edits, deletes and reactions arrive live", async () => {

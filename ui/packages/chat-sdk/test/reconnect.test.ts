@@ -26,6 +26,16 @@ class RewindingWebSocket extends TrackedWebSocket {
   }
 }
 
+/** Resumes from a position ahead of the log (as after a database restore): the service
+ * answers reset instead of a replay. */
+class AheadWebSocket extends TrackedWebSocket {
+  override send(data: string): void {
+    const f = JSON.parse(data) as { type: string; resume?: number };
+    if (f.type === "auth" && typeof f.resume === "number") f.resume += 1_000_000;
+    super.send(JSON.stringify(f));
+  }
+}
+
 /** The socket a client opened last (clients open one each). */
 function lastSocket(): TrackedWebSocket {
   const ws = TrackedWebSocket.all[TrackedWebSocket.all.length - 1];
@@ -98,6 +108,20 @@ describe("reconnect and resume", () => {
     await until(() => received(bob).length === 2 && bob.rec.named("onMessageDeleted").length === 1, "the replay");
     expect(received(bob)).toEqual(["before", "meanwhile"]);
     expect((bob.rec.firsts<BaseMessage>("onMessageDeleted")[0] as BaseMessage).getId()).toBe(m.getId());
+  });
+
+  test("reset: the service cannot replay; onReset, and events continue from the new position", async () => {
+    const alice = await h.client("ivy");
+    const bob = await h.client("jack", { settings: { webSocket: AheadWebSocket } });
+    await send(alice, "jack", ["before"]);
+    await until(() => received(bob).length === 1, "the first message");
+    const bobSocket = TrackedWebSocket.all.filter((s) => s instanceof AheadWebSocket).pop();
+    bobSocket?.terminate();
+    await bob.rec.until((e) => e.name === "onReset", 10_000);
+    expect(bob.rec.named("onConnected")).toHaveLength(2); // the recorder has onReset: no extra onConnected
+    await send(alice, "jack", ["after"]);
+    await until(() => received(bob).length === 2, "the message after the reset");
+    expect(received(bob)).toEqual(["before", "after"]);
   });
 
   test("a restarted service: REST fails with ERR_NETWORK while it is down, the socket comes back and resumes", async () => {
