@@ -57,7 +57,7 @@ export class Session {
       this.settings = { ...settings, host };
       return true;
     }
-    await this.logout();
+    this.end(); // synchronously, so a second init racing this one (strict mode) sees the new settings
     this.appId = appId;
     this.settings = { ...settings, host };
     const fetchFn: FetchLike | undefined = settings.fetch ?? (typeof fetch === "function" ? (u, i) => fetch(u, i) : undefined);
@@ -112,7 +112,7 @@ export class Session {
       token = uidOrToken;
       wireUser = await http.json<WireUser>("GET", "/me", { auth: { headers: { authorization: `Bearer ${token}` } } });
     }
-    await this.logout();
+    this.end();
     this.token = token;
     this.user = this.directory.putWireUser(wireUser);
     if (this.settings?.autoConnect !== false) this.connect();
@@ -151,6 +151,10 @@ export class Session {
 
   /** Closes the socket and forgets the token, the user and the caches. */
   async logout(): Promise<void> {
+    this.end();
+  }
+
+  private end(): void {
     const rt = this.realtime;
     this.realtime = undefined;
     this.user = undefined;
