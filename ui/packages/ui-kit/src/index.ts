@@ -1,0 +1,8 @@
+/**
+ * @agentry/ui-kit: React components of the Agentry chat platform on @agentry/chat-sdk.
+ * Styles: import "@agentry/ui-kit/css-variables.css" and "@agentry/ui-kit/styles.css", and
+ * wrap the components in an element with class "chat" (the tokens live there).
+ */
+export * from "./types";
+export * from "./events";
+export { formatDate, formatCalendar } from "./dates";
