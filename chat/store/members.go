@@ -19,6 +19,9 @@ type memberEvent struct {
 	GUID   string      `json:"guid"`
 	Scope  model.Scope `json:"scope,omitempty"`
 	Old    model.Scope `json:"oldScope,omitempty"`
+	// MembersCount is the group's member count after the change, so clients update their
+	// lists from the event alone (also for a group they can no longer read).
+	MembersCount int `json:"membersCount"`
 }
 
 // scopeOf is uid's scope in the group, "" when not a member. share locks the member row until
@@ -105,6 +108,9 @@ func deleteMember(t *txn, guid, uid string) error {
 // record stores a membership change's action message and its event. target makes the event
 // reach the user it is about even when they are no longer a member (kicked, banned, left).
 func record(t *txn, eventType, target string, e memberEvent) error {
+	if err := t.row(`SELECT members_count FROM chat_groups WHERE guid = $1`, e.GUID).Scan(&e.MembersCount); err != nil {
+		return err
+	}
 	text := fmt.Sprintf("%s %s %s", e.By, e.Action, e.On)
 	if e.By == e.On {
 		text = fmt.Sprintf("%s %s", e.On, e.Action)

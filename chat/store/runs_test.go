@@ -1,6 +1,9 @@
 package store
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -114,6 +117,38 @@ func TestAgentRuns(t *testing.T) {
 			wantCode(t, s.PutSetting(ctx, "ai.assistant", ""), "")
 			if v := must[string](t)(s.Setting(ctx, "ai.assistant")); v != "" {
 				t.Fatalf("deleted setting = %q", v)
+			}
+		})
+	}
+}
+
+// TestMemberEventsCarryTheCount: every member event says the group's member count after the
+// change, so a client tells a member's ban (count drops) from a stranger's (count stays).
+func TestMemberEventsCarryTheCount(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			s := openKeyed(t, kind, testHeadersKey)
+			users(t, s, "owner", "bob", "carol")
+			must[model.Group](t)(s.CreateGroup(ctx, "owner", model.Group{GUID: "g", Name: "G", Type: model.GroupPublic}, nil))
+			_, from := must2(t)(s.Horizon(ctx))
+			must[model.Group](t)(s.JoinGroup(ctx, "bob", "g", nil))
+			wantCode(t, s.BanMember(ctx, "owner", "g", "bob"), "")
+			wantCode(t, s.BanMember(ctx, "owner", "g", "carol"), "")
+			evs := must[[]model.Event](t)(s.EventsAfter(ctx, from, 100))
+			var got []string
+			for _, ev := range evs {
+				if strings.HasPrefix(ev.Type, "member.") {
+					var d struct {
+						On           string `json:"on"`
+						MembersCount int    `json:"membersCount"`
+					}
+					_ = json.Unmarshal(ev.Data, &d)
+					got = append(got, fmt.Sprintf("%s %s %d", ev.Type, d.On, d.MembersCount))
+				}
+			}
+			want := []string{"member.joined bob 2", "member.banned bob 1", "member.banned carol 1"}
+			if strings.Join(got, ", ") != strings.Join(want, ", ") {
+				t.Fatalf("member events = %q, want %q", got, want)
 			}
 		})
 	}
