@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -191,6 +192,11 @@ func memberUID(ev model.Event) (string, bool) {
 // best effort: clients time indicators out by themselves.
 func (h *Hub) Typing(uid, conversation string, started bool) {
 	members, ok := h.membersOf(conversation)
+	if ok && len(members) == 0 {
+		// A one-to-one conversation exists once its first message does; typing may come
+		// first. Its id names both users, which is unambiguous once one of them is known.
+		members = pair(conversation, uid)
+	}
 	if !ok || !slices.Contains(members, uid) {
 		return
 	}
@@ -257,4 +263,17 @@ func (h *Hub) Observe(fn func(model.Event)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.observers = append(h.observers, fn)
+}
+
+// pair returns the two users of one-to-one conversation id when uid is one of them.
+func pair(conversation, uid string) []string {
+	if other, ok := strings.CutPrefix(conversation, "user_"+uid+"_user_"); ok && other != "" {
+		return []string{uid, other}
+	}
+	if rest, ok := strings.CutSuffix(conversation, "_user_"+uid); ok {
+		if other, ok := strings.CutPrefix(rest, "user_"); ok && other != "" {
+			return []string{other, uid}
+		}
+	}
+	return nil
 }

@@ -139,8 +139,20 @@ func conversationOf(t *txn, sender string, typ model.ReceiverType, receiver stri
 	}
 	conv := model.ConversationID(model.ReceiverUser, sender, receiver)
 	a, b := min(sender, receiver), max(sender, receiver)
-	_, err := t.exec(`INSERT INTO chat_conversations (id, type, party_a, party_b, updated_us) VALUES ($1, 'user', $2, $3, $4) ON CONFLICT (id) DO NOTHING`, conv, a, b, us(t.now))
-	return conv, err
+	if _, err := t.exec(`INSERT INTO chat_conversations (id, type, party_a, party_b, updated_us) VALUES ($1, 'user', $2, $3, $4) ON CONFLICT (id) DO NOTHING`, conv, a, b, us(t.now)); err != nil {
+		return "", err
+	}
+	// Ids join the two uids with "_user_", and uids may hold underscores: "x" + "y_user_z"
+	// and "x_user_y" + "z" name the same id. The first pair keeps it; the other is refused
+	// rather than let into a conversation that is not theirs.
+	var pa, pb string
+	if err := t.row(`SELECT party_a, party_b FROM chat_conversations WHERE id = $1`, conv).Scan(&pa, &pb); err != nil {
+		return "", err
+	}
+	if pa != a || pb != b {
+		return "", model.Errorf(model.ErrPermissionDenied, "users %q and %q cannot have a one-to-one conversation: its id is taken by another pair (uids with \"_user_\" in them)", a, b)
+	}
+	return conv, nil
 }
 
 // SendMessage implements Messages. The stored moderation rules are applied here, inside the
@@ -393,6 +405,10 @@ func (s *sqlStore) ListMessages(ctx context.Context, viewer string, q MessageQue
 		add := func(cond string, v any) {
 			args = append(args, v)
 			where = append(where, fmt.Sprintf(cond, len(args)))
+		}
+		if q.UID != "" {
+			// Only this pair's messages, even if another pair's uids join to the same id.
+			add("((sender = $2 AND receiver = $%[1]d) OR (sender = $%[1]d AND receiver = $2))", q.UID)
 		}
 		if q.ParentID != 0 {
 			add("parent_id = $%d", q.ParentID)

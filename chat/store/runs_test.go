@@ -153,3 +153,22 @@ func TestMemberEventsCarryTheCount(t *testing.T) {
 		})
 	}
 }
+
+// TestConversationIDCollision: two pairs whose uids join to the same id cannot share it.
+func TestConversationIDCollision(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			s := openKeyed(t, kind, testHeadersKey)
+			users(t, s, "x", "y_user_z", "x_user_y", "z")
+			text := func(from, to string) model.Message {
+				return model.Message{Sender: from, ReceiverID: to, ReceiverType: model.ReceiverUser, Category: model.CategoryMessage, Type: model.TypeText, Text: "secret"}
+			}
+			must[model.Message](t)(s.SendMessage(ctx, text("x", "y_user_z")))
+			_, err := s.SendMessage(ctx, text("z", "x_user_y"))
+			wantCode(t, err, model.ErrPermissionDenied)
+			if got := must[[]model.Message](t)(s.ListMessages(ctx, "z", MessageQuery{UID: "x_user_y"})); len(got) != 0 {
+				t.Fatalf("z reads %d messages of another pair", len(got))
+			}
+		})
+	}
+}
