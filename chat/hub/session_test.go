@@ -284,3 +284,23 @@ func TestShutdownClosesSockets(t *testing.T) {
 		t.Errorf("after shutdown: %d", resp.StatusCode)
 	}
 }
+
+// TestTypingBeforeTheFirstMessage: a one-to-one conversation has no members until its first
+// message, yet typing reaches the other user (named by the conversation id).
+func TestTypingBeforeTheFirstMessage(t *testing.T) {
+	e := newEnv(t, Options{}, newMemLog(), false)
+	a, b, x := e.connect("a", nil), e.connect("b_c", nil), e.connect("x", nil)
+	e.hub.Typing("a", "user_a_user_b_c", true)
+	e.hub.Typing("x", "user_a_user_b_c", true) // not one of the pair: nothing
+	eventually(t, 5*time.Second, "typing at b_c", func() bool { b.mu.Lock(); defer b.mu.Unlock(); return len(b.typing) == 1 })
+	if s := e.hub.Stats(); s.Typing != 1 {
+		t.Errorf("typing frames queued = %d, want 1", s.Typing)
+	}
+	for _, c := range []*client{a, x} {
+		c.mu.Lock()
+		if len(c.typing) != 0 {
+			t.Errorf("%s got typing %v", c.uid, c.typing)
+		}
+		c.mu.Unlock()
+	}
+}
