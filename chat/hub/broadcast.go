@@ -16,6 +16,7 @@ type envelope struct {
 	Conversation string          `json:"c"`
 	Exclude      string          `json:"x,omitempty"`
 	Typing       bool            `json:"t,omitempty"`
+	Members      []string        `json:"m,omitempty"` // when the sender knew them better than the store (typing before a first message)
 	Frame        json.RawMessage `json:"f"`
 }
 
@@ -97,7 +98,11 @@ func (h *Hub) receiveBroadcasts(ctx context.Context) {
 				if env.Typing {
 					counter = &h.typing
 				}
-				h.deliver(env.Conversation, env.Exclude, env.Frame, counter)
+				if len(env.Members) > 0 {
+					h.deliverTo(env.Members, env.Exclude, env.Frame, counter)
+				} else {
+					h.deliver(env.Conversation, env.Exclude, env.Frame, counter)
+				}
 			}
 		}
 	}

@@ -209,8 +209,8 @@ func (h *Hub) Typing(uid, conversation string, started bool) {
 	if err != nil {
 		return
 	}
-	h.deliver(conversation, uid, frame, &h.typing)
-	h.broadcast(envelope{Conversation: conversation, Exclude: uid, Frame: frame, Typing: true})
+	h.deliverTo(members, uid, frame, &h.typing)
+	h.broadcast(envelope{Conversation: conversation, Exclude: uid, Frame: frame, Typing: true, Members: members})
 }
 
 // Publish queues an ephemeral frame (already encoded, e.g. an agent run's live event) to the
@@ -239,10 +239,12 @@ func (h *Hub) membersOf(conversation string) ([]string, bool) {
 
 // deliver queues frame to this process's sockets of the conversation's members but exclude.
 func (h *Hub) deliver(conversation, exclude string, frame []byte, counter *atomic.Uint64) {
-	members, ok := h.membersOf(conversation)
-	if !ok {
-		return
+	if members, ok := h.membersOf(conversation); ok {
+		h.deliverTo(members, exclude, frame, counter)
 	}
+}
+
+func (h *Hub) deliverTo(members []string, exclude string, frame []byte, counter *atomic.Uint64) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for _, member := range members {
