@@ -1,6 +1,8 @@
 // CONTRACT (see options/MessageOptions.tsx): the content of a stored agentic message.
 import type { Chat } from "@agentry/chat-sdk";
 import type { ChatMessageListProps } from "../props";
+import { displayNameOf, humanize, rememberDisplayName } from "./conversation";
+import { FormattedText } from "./format";
 
 export interface AgenticContentProps {
   message: Chat.AgenticMessage;
@@ -8,6 +10,62 @@ export interface AgenticContentProps {
 }
 
 /** Assistant text (formatted) with its tool calls (execution text), tool results, run errors. */
-export function AgenticContent(_: AgenticContentProps) {
-  return null;
+export function AgenticContent({ message, props }: AgenticContentProps) {
+  switch (message.getType()) {
+    case "tool_result":
+      return <ToolResultLine message={message} />;
+    case "agent_error":
+      return (
+        <div className="chat-agentic chat-agentic--error" data-code={message.getErrorCode()}>
+          <span className="chat-agentic__error-icon" aria-hidden="true">!</span>
+          <p className="chat-agentic__error-text">{message.getText() || "The agent could not answer."}</p>
+        </div>
+      );
+    default:
+      return <AssistantContent message={message} props={props} />;
+  }
+}
+
+function AssistantContent({ message, props }: AgenticContentProps) {
+  const text = message.getText();
+  const calls = message.getToolCalls();
+  for (const c of calls) rememberDisplayName(c.id, c.displayName);
+  return (
+    <div className="chat-agentic chat-agentic--assistant">
+      {text ? (
+        <div className="chat-agentic__text chat-text-bubble">
+          <FormattedText text={text} message={message} formatters={props.textFormatters} />
+        </div>
+      ) : null}
+      {calls.length ? (
+        <ul className="chat-agentic__tools" aria-label="Actions">
+          {calls.map((c) => (
+            <li key={c.id} className="chat-agent-tool" data-state="called" data-tool={c.name}>
+              <span className="chat-agent-tool__icon" aria-hidden="true">⚙</span>
+              <span className="chat-agent-tool__text">{c.frontend ? (c.executionText ?? c.displayName ?? humanize(c.name)) : (c.displayName ?? humanize(c.name))}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+function ToolResultLine({ message }: { message: Chat.AgenticMessage }) {
+  const r = message.getToolResult();
+  const name = r ? displayNameOf(r.toolCallId, r.name) : "Action";
+  if (r?.error) {
+    return (
+      <p className="chat-agentic chat-agentic--tool-result" data-state="error">
+        <span className="chat-agentic__mark" aria-hidden="true">✗</span>
+        <span className="chat-visually-hidden">Failed: </span> {name}: {r.error}
+      </p>
+    );
+  }
+  return (
+    <p className="chat-agentic chat-agentic--tool-result" data-state="done">
+      <span className="chat-agentic__mark" aria-hidden="true">✓</span>
+      <span className="chat-visually-hidden">Done: </span> {name}
+    </p>
+  );
 }

@@ -1,0 +1,50 @@
+import { cleanup, render, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentic } from "../testing/fixtures";
+import { AgenticContent } from "./AgenticContent";
+
+afterEach(cleanup);
+
+describe("AgenticContent", () => {
+  it("assistant text with links and line breaks (as elements), and its tool calls as chips", () => {
+    const m = agentic({
+      text: "See https://example.com/recipe.\nEnjoy <b>it</b>!",
+      toolCalls: [
+        { id: "c1", name: "show-recipe-card", arguments: "{}", frontend: true, displayName: "Show recipe card", executionText: "Showing the recipe card" },
+        { id: "c2", name: "recipe-from-pantry", arguments: "{}" },
+      ],
+    });
+    const { container } = render(<AgenticContent message={m} props={{}} />);
+    const link = screen.getByRole("link", { name: "https://example.com/recipe" });
+    expect(link.getAttribute("href")).toBe("https://example.com/recipe");
+    expect(link.getAttribute("rel")).toBe("noopener noreferrer");
+    expect(container.querySelectorAll("br")).toHaveLength(1);
+    expect(container.querySelector("b")).toBeNull(); // text, never HTML
+    expect(container.textContent).toContain("Enjoy <b>it</b>!");
+    expect(screen.getByRole("list", { name: "Actions" }).textContent).toContain("Showing the recipe card");
+    expect(screen.getByRole("list", { name: "Actions" }).textContent).toContain("Recipe from pantry");
+  });
+
+  it("textFormatters replace the default formatting", () => {
+    const m = agentic({ text: "shout" });
+    render(<AgenticContent message={m} props={{ textFormatters: [{ id: "up", format: (n) => n.map((x) => (typeof x === "string" ? x.toUpperCase() : x)) }] }} />);
+    expect(screen.getByText("SHOUT")).toBeTruthy();
+  });
+
+  it("a tool result is one compact line with the action's display name, or its error", () => {
+    render(<AgenticContent message={agentic({ toolCalls: [{ id: "c9", name: "show-recipe-card", arguments: "{}", frontend: true, displayName: "Show the card" }] })} props={{}} />);
+    cleanup();
+    const { container } = render(<AgenticContent message={agentic({ type: "tool_result", data: { toolCallId: "c9", name: "show-recipe-card", result: "{}" } })} props={{}} />);
+    expect(container.textContent).toBe("✓Done:  Show the card");
+    cleanup();
+    const failed = render(<AgenticContent message={agentic({ type: "tool_result", data: { toolCallId: "c8", name: "open-map", error: "no handler" } })} props={{}} />);
+    expect(failed.container.querySelector('[data-state="error"]')!.textContent).toContain("Open map: no handler");
+  });
+
+  it("an agent error is an error bubble with its text", () => {
+    const { container } = render(<AgenticContent message={agentic({ type: "agent_error", text: "Chef could not answer: it timed out.", data: { code: "AGENT_RUN_TIMEOUT" } })} props={{}} />);
+    const bubble = container.querySelector(".chat-agentic--error")!;
+    expect(bubble.getAttribute("data-code")).toBe("AGENT_RUN_TIMEOUT");
+    expect(bubble.textContent).toContain("Chef could not answer: it timed out.");
+  });
+});
