@@ -1,0 +1,62 @@
+/**
+ * The default text formatters: links, then line breaks. Formatters only split strings into
+ * nodes (text stays text, React escapes it), so message text can never inject markup.
+ */
+import { Children, type ReactNode } from "react";
+import type { Chat } from "@agentry/chat-sdk";
+import type { ChatTextFormatter } from "../../types";
+
+// http(s) URLs and bare www. hosts; a trailing punctuation mark ends the sentence, not the URL.
+const URL_RE = /\b(?:https?:\/\/|www\.)[^\s<>"]*[^\s<>".,;:!?)\]}'’]/gi;
+
+/** mapStrings applies f to the string nodes and keeps the others. */
+function mapStrings(input: ReactNode[], f: (s: string) => ReactNode[]): ReactNode[] {
+  return input.flatMap((n) => (typeof n === "string" ? f(n) : [n]));
+}
+
+/** Turns http(s) and www. URLs into links that open in a new tab (noopener). */
+export const linkFormatter: ChatTextFormatter = {
+  id: "links",
+  format(input) {
+    return mapStrings(input, (s) => {
+      const out: ReactNode[] = [];
+      let last = 0;
+      for (const m of s.matchAll(URL_RE)) {
+        const at = m.index;
+        if (at > last) out.push(s.slice(last, at));
+        const text = m[0];
+        const href = /^https?:\/\//i.test(text) ? text : `https://${text}`;
+        out.push(
+          <a className="chat-text-bubble__link" href={href} target="_blank" rel="noopener noreferrer nofollow">
+            {text}
+          </a>,
+        );
+        last = at + text.length;
+      }
+      if (last < s.length) out.push(s.slice(last));
+      return out;
+    });
+  },
+};
+
+/** Turns newlines into <br/>. */
+export const lineBreakFormatter: ChatTextFormatter = {
+  id: "line-breaks",
+  format(input) {
+    return mapStrings(input, (s) => {
+      const parts = s.split(/\r\n|\n|\r/);
+      return parts.flatMap((p, i) => (i === 0 ? [p] : [<br />, p])).filter((p) => p !== "");
+    });
+  },
+};
+
+/** What textFormatters defaults to. Pass your own list to replace it (include these to keep them). */
+export const defaultTextFormatters: ChatTextFormatter[] = [linkFormatter, lineBreakFormatter];
+
+/** formatText runs the formatters in order and returns keyed nodes for rendering. */
+export function formatText(text: string, message: Chat.BaseMessage, formatters: readonly ChatTextFormatter[]): ReactNode[] {
+  let nodes: ReactNode[] = [text];
+  for (const f of formatters) nodes = f.format(nodes, message);
+  // Formatters return plain arrays; Children.toArray gives each element a stable key.
+  return Children.toArray(nodes.filter((n) => n !== null && n !== undefined && n !== false && n !== ""));
+}

@@ -1,0 +1,176 @@
+/**
+ * Scroll keeping for the message list. The browser's own scroll anchoring is off
+ * (overflow-anchor: none in the CSS) because it is not deterministic enough for a chat:
+ * instead, after every change of the content (a render, an image that loaded, a page prepended)
+ * the view either stays at the bottom — while the reader is there — or keeps the first
+ * visible message at the same distance from the top. The reader's own scrolling always wins:
+ * a position recorded before the reader scrolled is never restored.
+ */
+import { useCallback, useEffect, useMemo, useRef, type RefObject } from "react";
+
+export interface ScrollInfo {
+  /** Within a few pixels of the bottom: new messages are followed. */
+  atBottom: boolean;
+  atTop: boolean;
+  /** Close enough to an end to load the next page there (also when nothing overflows). */
+  nearTop: boolean;
+  nearBottom: boolean;
+  /** The first and last messages at least partly in view. */
+  topId: number | undefined;
+  bottomId: number | undefined;
+}
+
+interface Anchor {
+  id: number;
+  /** The message's top relative to the viewport's top. */
+  offset: number;
+}
+
+const STICK_PX = 16;
+const PAGE_PX = 240;
+
+const idOf = (el: HTMLElement) => Number(el.dataset["messageId"]);
+
+/** The message elements in document order (they are direct children of the content). */
+function messageEls(s: HTMLElement): HTMLElement[] {
+  return Array.from(s.querySelectorAll<HTMLElement>("[data-message-id]"));
+}
+
+/** Binary search: the index of the first element for which below(el) holds (elements are in
+ * layout order, so below is false, then true). */
+function first(els: HTMLElement[], below: (el: HTMLElement) => boolean): number {
+  let lo = 0;
+  let hi = els.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (below(els[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+export interface ScrollKeeper {
+  /** Call on the scroller's scroll event. */
+  onScroll(): void;
+  /** Call after the content changed (layout effect); also run by the resize observer. */
+  keep(): void;
+  /** Follow the bottom from now on and go there. */
+  toBottom(): void;
+  /** Follow the bottom on the next keep (a message the reader should see arrived). */
+  stickNext(): void;
+  /** Put an element in view (center, or at the top with a little room) and keep it there. */
+  reveal(el: HTMLElement, align: "center" | "start"): void;
+  isAtBottom(): boolean;
+}
+
+/**
+ * useScrollKeeper keeps the scroller's position; `scroller` and `content` are its refs, and
+ * `active` says they are mounted. follow() says whether the bottom may be followed (not while
+ * newer pages are still to load). onInfo gets the position after every scroll and keep.
+ */
+export function useScrollKeeper(o: {
+  scroller: RefObject<HTMLDivElement | null>;
+  content: RefObject<HTMLDivElement | null>;
+  active: boolean;
+  follow(): boolean;
+  onInfo(info: ScrollInfo): void;
+}): ScrollKeeper {
+  // el: the scroller the record is of. A new scroller (the list mounted again after a reload)
+  // starts at the bottom, whatever the old one's position was.
+  const pos = useRef<{ el: HTMLElement | null; top: number; stick: boolean; anchor: Anchor | undefined }>({ el: null, top: 0, stick: true, anchor: undefined });
+  const opts = useRef(o);
+  opts.current = o;
+
+  const capture = useCallback((stick?: boolean) => {
+    const s = opts.current.scroller.current;
+    if (!s) return;
+    const gap = s.scrollHeight - s.clientHeight - s.scrollTop;
+    const els = messageEls(s);
+    const viewTop = s.scrollTop;
+    const viewBottom = viewTop + s.clientHeight;
+    // The first message whose bottom is in view, and the last one whose top is.
+    const top = els[first(els, (el) => el.offsetTop + el.offsetHeight > viewTop)];
+    const bottom = els[first(els, (el) => el.offsetTop >= viewBottom) - 1];
+    pos.current = {
+      el: s,
+      top: s.scrollTop,
+      stick: stick ?? gap <= STICK_PX,
+      anchor: top ? { id: idOf(top), offset: top.offsetTop - s.scrollTop } : undefined,
+    };
+    opts.current.onInfo({
+      atBottom: gap <= STICK_PX,
+      atTop: s.scrollTop <= 1,
+      nearTop: s.scrollTop <= PAGE_PX,
+      nearBottom: gap <= PAGE_PX,
+      topId: top ? idOf(top) : undefined,
+      bottomId: bottom ? idOf(bottom) : undefined,
+    });
+  }, []);
+
+  const keep = useCallback(() => {
+    const s = opts.current.scroller.current;
+    if (!s) return;
+    if (pos.current.el !== s) pos.current = { el: s, top: s.scrollTop, stick: true, anchor: undefined };
+    const p = pos.current;
+    if (Math.abs(s.scrollTop - p.top) > 1) {
+      // The reader scrolled since the last record (its scroll event is still queued): their
+      // position is the one to keep.
+      capture();
+      return;
+    }
+    if (p.stick && opts.current.follow()) {
+      s.scrollTop = s.scrollHeight;
+      capture(true);
+      return;
+    }
+    const a = p.anchor;
+    if (a) {
+      const el = s.querySelector<HTMLElement>(`[data-message-id="${a.id}"]`);
+      if (el) {
+        const delta = el.offsetTop - s.scrollTop - a.offset;
+        if (delta !== 0) s.scrollTop += delta;
+      }
+    }
+    capture();
+  }, [capture]);
+
+  const keeper = useMemo<ScrollKeeper>(
+    () => ({
+      onScroll: () => capture(),
+      keep,
+      toBottom() {
+        const s = opts.current.scroller.current;
+        pos.current.stick = true;
+        if (s) {
+          s.scrollTop = s.scrollHeight;
+          capture(true);
+        }
+      },
+      stickNext() {
+        pos.current.stick = true;
+      },
+      reveal(el, align) {
+        const s = opts.current.scroller.current;
+        if (!s) return;
+        s.scrollTop = align === "center" ? el.offsetTop - (s.clientHeight - el.offsetHeight) / 2 : el.offsetTop - 8;
+        capture();
+      },
+      isAtBottom: () => pos.current.stick,
+    }),
+    [capture, keep],
+  );
+
+  // Content that changes size on its own (images, the agent's streaming answer) and a scroller
+  // that changes size (window, footer) keep the position too.
+  useEffect(() => {
+    const s = o.scroller.current;
+    const c = o.content.current;
+    if (!o.active || !s || typeof ResizeObserver === "undefined") return;
+    const ro = new ResizeObserver(() => keep());
+    ro.observe(s);
+    if (c) ro.observe(c);
+    return () => ro.disconnect();
+  }, [o.active, o.scroller, o.content, keep]);
+
+  return keeper;
+}
