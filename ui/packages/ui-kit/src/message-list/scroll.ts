@@ -58,7 +58,7 @@ export interface ScrollKeeper {
   toBottom(): void;
   /** Follow the bottom on the next keep (a message the reader should see arrived). */
   stickNext(): void;
-  /** Put an element in view (center, or at the top with a little room) and keep it there. */
+  /** Put an element in view (center, or near the top) and keep it there. */
   reveal(el: HTMLElement, align: "center" | "start"): void;
   isAtBottom(): boolean;
 }
@@ -152,7 +152,8 @@ export function useScrollKeeper(o: {
       reveal(el, align) {
         const s = opts.current.scroller.current;
         if (!s) return;
-        s.scrollTop = align === "center" ? el.offsetTop - (s.clientHeight - el.offsetHeight) / 2 : el.offsetTop - 8;
+        // "start" leaves room above for the sticky date and a little of what was read before.
+        s.scrollTop = align === "center" ? el.offsetTop - (s.clientHeight - el.offsetHeight) / 2 : el.offsetTop - Math.max(56, s.clientHeight / 5);
         capture();
       },
       isAtBottom: () => pos.current.stick,
