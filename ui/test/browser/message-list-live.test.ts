@@ -165,4 +165,105 @@ describe("ChatMessageList live", () => {
     await expect.poll(() => gapToBottom(page)).toBeLessThanOrEqual(1);
     expect(await page.locator(".chat-message-list__new-message-indicator").count()).toBe(0);
   });
+
+  test("moderation: the sender sees a held-back message with the moderation view; approval shows it to the others live", async () => {
+    const { alice, bob } = await people(chat, ["alice", "bob"]);
+    await send(chat, bob, alice.uid, "Plans for tonight?");
+    await chat.call("PUT", "/moderation/rules", { rules: [{ kind: "word", pattern: "zebracake", action: "pending" }] });
+    try {
+      const sender = await b.newPage();
+      await openCase(sender, "message-list", { user: bob.uid }, { token: alice.token });
+      const other = await b.newPage();
+      await openCase(other, "message-list", { user: alice.uid }, { token: bob.token });
+      await expect.poll(() => texts(other)).toEqual(["Plans for tonight?"]);
+      const held = await send(chat, alice, bob.uid, "Bring the zebracake");
+      const note = sender.locator(".chat-message-bubble__moderation-view");
+      await expect.poll(() => note.textContent()).toMatch(/^Awaiting moderation/);
+      await screenshot(sender, "message-list/moderation-pending");
+      await chat.call("PUT", `/messages/${held.id}`, { text: "Bring the zebracake please" }, alice.token).catch(() => undefined);
+      expect(await texts(other)).toEqual(["Plans for tonight?"]);
+      await chat.call("PUT", `/moderation/messages/${held.id}`, { status: "approved" });
+      await expect.poll(() => texts(other).then((t) => t.at(-1))).toMatch(/^Bring the zebracake/);
+      await expect.poll(() => note.count()).toBe(0);
+    } finally {
+      await chat.call("PUT", "/moderation/rules", { rules: [] });
+    }
+  });
+
+  test("group receipts: read by all members shows Read, one member's receipt does not", async () => {
+    const { alice, bob, carol } = await people(chat, ["alice", "bob", "carol"]);
+    const guid = `crew-${alice.uid}`;
+    await group(chat, guid, "Crew", alice, [bob, carol]);
+    const m = await send(chat, alice, guid, "Meeting moved to 3", { group: true });
+    const page = await b.newPage();
+    await openCase(page, "message-list", { group: guid }, { token: alice.token });
+    const receipt = () => article(page, "Meeting moved").locator(".chat-receipt").getAttribute("aria-label");
+    await expect.poll(receipt).toBe("Sent");
+    await chat.call("POST", `/messages/${m.id}/read`, undefined, bob.token);
+    await page.waitForTimeout(300);
+    expect(await receipt()).toBe("Sent");
+    await chat.call("POST", `/messages/${m.id}/delivered`, undefined, carol.token);
+    await expect.poll(receipt).toBe("Delivered");
+    await chat.call("POST", `/messages/${m.id}/read`, undefined, carol.token);
+    await expect.poll(receipt).toBe("Read");
+  });
+
+  test("media: an image sent by the other user loads with the session's token (object URL)", async () => {
+    const { alice, bob } = await people(chat, ["alice", "bob"]);
+    await send(chat, bob, alice.uid, "Look at this");
+    const page = await b.newPage();
+    await openCase(page, "message-list", { user: bob.uid }, { token: alice.token });
+    await expect.poll(() => texts(page)).toEqual(["Look at this"]);
+    const png = await page.evaluate(() => {
+      const c = document.createElement("canvas");
+      c.width = 240;
+      c.height = 140;
+      const g = c.getContext("2d")!;
+      g.fillStyle = "#f3c969";
+      g.fillRect(0, 0, 240, 140);
+      g.fillStyle = "#6852d6";
+      g.beginPath();
+      g.arc(120, 70, 45, 0, Math.PI * 2);
+      g.fill();
+      return c.toDataURL("image/png").split(",")[1]!;
+    });
+    const form = new FormData();
+    form.set("file", new Blob([Buffer.from(png, "base64")], { type: "image/png" }), "pie.png");
+    form.set("receiver", alice.uid);
+    form.set("receiverType", "user");
+    form.set("type", "image");
+    form.set("text", "Fresh out of the oven");
+    const res = await fetch(`${chat.api}/messages/media`, { method: "POST", headers: { authorization: `Bearer ${bob.token}` }, body: form });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const img = page.locator("img.chat-image-bubble__image");
+    await expect.poll(() => img.getAttribute("src")).toMatch(/^blob:/);
+    expect(await img.getAttribute("alt")).toBe("Fresh out of the oven");
+    await expect.poll(() => img.evaluate((e: HTMLImageElement) => e.naturalWidth)).toBe(240);
+    await expect.poll(() => gapToBottom(page)).toBeLessThanOrEqual(1); // still at the bottom after the image grew
+    await screenshot(page, "message-list/media");
+  });
+
+  test("keyboard: one tab stop for the list, arrows move between messages, focus shows the options", async () => {
+    const { alice, bob } = await people(chat, ["alice", "bob"]);
+    await conversation(chat, alice, bob, 4);
+    const page = await b.newPage();
+    await openCase(page, "message-list", { user: bob.uid }, { token: alice.token });
+    await expect.poll(() => texts(page).then((t) => t.length)).toBe(4);
+    const focused = () => page.evaluate(() => document.activeElement?.closest("article")?.querySelector(".chat-text-bubble__text")?.textContent ?? document.activeElement?.tagName);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("m 4");
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("ARTICLE");
+    const options = page.locator("article:focus-within .chat-message-bubble__options");
+    expect(await options.evaluate((e) => getComputedStyle(e).visibility)).toBe("visible");
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    expect(await focused()).toBe("m 2");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("BUTTON");
+    expect(await focused()).toBe("m 2"); // an option of that message
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("End");
+    expect(await focused()).toBe("m 4");
+    await screenshot(page, "message-list/keyboard");
+  });
 });
