@@ -314,6 +314,8 @@ describe("ChatMessageList: live", () => {
     act(() => ChatMessageEvents.ccMessageSent.next({ message: sent, status: MessageStatus.success }));
     act(() => fake().emit("onTextMessageReceived", sent.clone()));
     expect(texts(container)).toEqual(["first", "live", "from the composer"]);
+    // Incoming messages count as delivered: the newest of the page, then each live one.
+    expect(fake().markedDelivered).toEqual([1, 2]);
   });
 
   it("merges a page and live events that overlap (reducer integration)", async () => {

@@ -28,6 +28,7 @@ export interface FakeChat {
   /** Pages wait for this before answering, when set. */
   gate: Promise<void> | undefined;
   markedRead: number[];
+  markedDelivered: number[];
   mediaFetched: string[];
   reset(): void;
   /** Calls a message listener callback on every registered listener. */
@@ -56,6 +57,7 @@ export function installFakeChat(real: Real): Chat {
     failures: [],
     gate: undefined,
     markedRead: [],
+    markedDelivered: [],
     mediaFetched: [],
     reset() {
       f.me = null;
@@ -68,6 +70,7 @@ export function installFakeChat(real: Real): Chat {
       f.failures = [];
       f.gate = undefined;
       f.markedRead = [];
+      f.markedDelivered = [];
       f.mediaFetched = [];
     },
     emit(name, ...args) {
@@ -161,6 +164,7 @@ export function installFakeChat(real: Real): Chat {
     addAgentListener: () => undefined,
     removeAgentListener: () => undefined,
     markAsRead: async (m: Msg | number) => void f.markedRead.push(typeof m === "number" ? m : m.getId()),
+    markAsDelivered: async (m: Msg | number) => void f.markedDelivered.push(typeof m === "number" ? m : m.getId()),
     fetchMedia: async (url: string) => {
       f.mediaFetched.push(url);
       return new Blob(["x"], { type: "image/png" });

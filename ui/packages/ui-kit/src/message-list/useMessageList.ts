@@ -94,6 +94,12 @@ export function useMessageList(o: {
   const countedReplies = useRef(new Set<number>());
   const lastMarked = useRef(0);
 
+  // Incoming messages the list received count as delivered (a watermark: the newest is enough).
+  const deliver = useCallback((m: Chat.BaseMessage | undefined) => {
+    if (!m || m.getDeliveredAt() !== undefined || m.getCategory() === "action" || !m.getId()) return;
+    Chat.markAsDelivered(m).catch((err: unknown) => latest.current.report(err));
+  }, []);
+
   const load = useCallback(async (mode: "initial" | "latest") => {
     const { conv: c, me: user, props: p } = latest.current;
     const my = ++gen.current;
@@ -150,6 +156,7 @@ export function useMessageList(o: {
       if (my !== gen.current) return;
       dispatch({ type: "reset", messages: page, ...ends });
       const me2 = user.getUid();
+      deliver(page.filter((m) => !isOutgoing(m, me2)).at(-1));
       const unread = kind === "unread" ? page.find((m) => m.getId() >= anchor && !isOutgoing(m, me2) && m.getCategory() !== "action") : undefined;
       setFirstUnreadId(unread?.getId());
       const targetId = kind === "goto" ? (page.some((m) => m.getId() === anchor) ? anchor : undefined) : unread?.getId();
@@ -160,7 +167,7 @@ export function useMessageList(o: {
       setError(latest.current.report(err));
       setStatus("error");
     }
-  }, []);
+  }, [deliver]);
 
   const key = conv && me
     ? [conv.conversationId, conv.parentId, builderKey(props.messagesRequestBuilder), props.goToMessageId ?? "", !!props.startFromUnreadMessages,
@@ -268,6 +275,7 @@ export function useMessageList(o: {
         return;
       }
       dispatch({ type: "upsert", message: m });
+      if (!mine) deliver(m);
       o.hooks.current?.appended(m, mine);
     };
     return {
@@ -332,7 +340,7 @@ export function useMessageList(o: {
         void load("latest");
       },
     };
-  }, [load, o.hooks]);
+  }, [load, deliver, o.hooks]);
 
   useLiveEvents(o.listenerId, sink, !!conv && !!me);
 
