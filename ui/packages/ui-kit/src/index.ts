@@ -6,6 +6,7 @@
 export * from "./types";
 export * from "./events";
 export { formatDate, formatCalendar } from "./dates";
+export { ChatGroups, type ChatGroupsProps } from "./groups";
 export { ChatMessageList } from "./message-list/ChatMessageList";
 export type { ChatMessageListProps, AgentActionHandler } from "./message-list/props";
 export { defaultTextFormatters, linkFormatter, lineBreakFormatter } from "./message-list/bubble/formatters";

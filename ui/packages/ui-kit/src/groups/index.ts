@@ -1,0 +1,2 @@
+export { ChatGroups } from "./ChatGroups";
+export type { ChatGroupsProps } from "./props";

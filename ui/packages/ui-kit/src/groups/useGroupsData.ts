@@ -1,0 +1,147 @@
+/**
+ * Loading the groups: the first page of the current request (the groups builder, or the search
+ * builder with the debounced keyword), next pages on demand, retry and reload. Every load has
+ * a generation; answers of an older one (a search typed over, an unmounted list) are dropped.
+ */
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { Chat } from "@agentry/chat-sdk";
+import { builderKey, filterOf, groupsReducer, initialGroupsState, requestBuilder, type GroupFilter, type GroupsAction, type GroupsState } from "./state";
+
+export interface GroupsData {
+  state: GroupsState;
+  dispatch: (a: GroupsAction) => void;
+  /** The current request's filter (what a live insert must match). */
+  filter: { readonly current: GroupFilter };
+  /** Fetches the next page unless one is in flight, none is left, or the last one failed. */
+  loadMore(): void;
+  /** After a failure: the first page again when nothing is listed, else the failed page. */
+  retry(): void;
+  /** From the first page again (the SDK's reset). */
+  reload(): void;
+}
+
+export function toChatException(err: unknown): Chat.ChatException {
+  if (err instanceof Chat.ChatException) return err;
+  return new Chat.ChatException("ERR_INTERNAL", err instanceof Error ? err.message : String(err));
+}
+
+interface Current {
+  generation: number;
+  request: Chat.GroupsRequest | undefined;
+  inFlight: boolean;
+  /** Its effect was cleaned up: answers are dropped unless the same effect runs again. */
+  detached: boolean;
+  builder: Chat.GroupsRequestBuilder | undefined;
+  reloads: number;
+}
+
+const NONE: Current = { generation: 0, request: undefined, inFlight: false, detached: true, builder: undefined, reloads: -1 };
+
+export function useGroupsData(
+  groups: Chat.GroupsRequestBuilder | undefined,
+  search: Chat.GroupsRequestBuilder | undefined,
+  keyword: string,
+  onError: ((e: Chat.ChatException) => void) | null | undefined,
+): GroupsData {
+  const [state, dispatch] = useReducer(groupsReducer, initialGroupsState);
+  const [reloads, setReloads] = useState(0);
+  const groupsKey = groups ? builderKey(groups) : "";
+  const searchKey = search ? builderKey(search) : "";
+  // Rebuilt only when the settings change, not for a new builder object with the same ones.
+  const builder = useMemo(() => requestBuilder(groups, search, keyword), [groupsKey, searchKey, keyword]); // eslint-disable-line react-hooks/exhaustive-deps
+  const filter = useRef<GroupFilter>(filterOf(builder));
+  filter.current = filterOf(builder);
+
+  const onErrorRef = useRef(onError);
+  onErrorRef.current = onError;
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  const current = useRef<Current>(NONE);
+  const generations = useRef(0);
+
+  const fail = useCallback((generation: number, err: unknown) => {
+    const e = toChatException(err);
+    dispatch({ type: "failed", generation, error: e });
+    const cb = onErrorRef.current;
+    if (typeof cb === "function") cb(e);
+  }, []);
+
+  const fetchPage = useCallback(
+    (generation: number, request: Chat.GroupsRequest) => {
+      const c = current.current;
+      if (c.generation !== generation || c.inFlight) return;
+      c.inFlight = true;
+      dispatch({ type: "fetching", generation });
+      const live = () => current.current === c && !c.detached;
+      request.fetchNext().then(
+        (page) => {
+          c.inFlight = false;
+          if (live()) dispatch({ type: "page", generation, groups: page, hasMore: request.hasMore() });
+        },
+        (err: unknown) => {
+          c.inFlight = false;
+          if (live()) fail(generation, err);
+        },
+      );
+    },
+    [fail],
+  );
+
+  useEffect(() => {
+    const prev = current.current;
+    if (prev.detached && prev.builder === builder && prev.reloads === reloads && prev.generation !== 0) {
+      // The same effect again (React strict mode): the load it started goes on.
+      prev.detached = false;
+      return () => {
+        prev.detached = true;
+      };
+    }
+    const generation = ++generations.current;
+    const c: Current = { generation, request: undefined, inFlight: false, detached: false, builder, reloads };
+    current.current = c;
+    dispatch({ type: "reload", generation });
+    try {
+      c.request = builder.build();
+    } catch (err) {
+      // Not initialised or not logged in: the SDK throws before any request.
+      fail(generation, err);
+    }
+    if (c.request) fetchPage(generation, c.request);
+    return () => {
+      // Unmounted or replaced: whatever answers now belongs to no load.
+      c.detached = true;
+    };
+  }, [builder, reloads, fetchPage, fail]);
+
+  const loadMore = useCallback(() => {
+    const s = stateRef.current;
+    const c = current.current;
+    if (!c.request || c.detached || s.generation !== c.generation || s.loading || !s.hasMore || s.error) return;
+    fetchPage(c.generation, c.request);
+  }, [fetchPage]);
+
+  const reload = useCallback(() => setReloads((n) => n + 1), []);
+
+  const retry = useCallback(() => {
+    const s = stateRef.current;
+    const c = current.current;
+    if (!c.request || c.detached || s.order.length === 0 || s.generation !== c.generation) reload();
+    else fetchPage(c.generation, c.request);
+  }, [fetchPage, reload]);
+
+  return { state, dispatch, filter, loadMore, retry, reload };
+}
+
+/** value after it stayed the same for ms; an empty value at once (clearing restores at once). */
+export function useDebounced(value: string, ms: number): string {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    if (value === "") {
+      setSettled("");
+      return;
+    }
+    const t = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return settled;
+}
