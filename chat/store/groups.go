@@ -285,7 +285,10 @@ func (s *sqlStore) ListGroups(ctx context.Context, viewer string, q GroupQuery) 
 		return Page[model.Group]{}, err
 	}
 	args := []any{viewer, c.Key}
-	where := []string{"g.guid > $2", "(g.type <> 'private' OR m.uid IS NOT NULL)"}
+	// A group the viewer is banned from is not listed: they cannot join it, and a list that
+	// dropped it on the ban event must not show it again on reload.
+	where := []string{"g.guid > $2", "(g.type <> 'private' OR m.uid IS NOT NULL)",
+		"NOT EXISTS (SELECT 1 FROM chat_bans b WHERE b.guid = g.guid AND b.uid = $1)"}
 	if q.JoinedOnly {
 		where = append(where, "m.uid IS NOT NULL")
 	}

@@ -172,3 +172,33 @@ func TestConversationIDCollision(t *testing.T) {
 		})
 	}
 }
+
+// TestBannedGroupsAreNotListed: a user banned from a public group no longer finds it in the
+// directory (it would come back on every reload of a list that dropped it), until unbanned.
+func TestBannedGroupsAreNotListed(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			s := openKeyed(t, kind, testHeadersKey)
+			users(t, s, "owner", "bob")
+			for _, g := range []string{"a", "b"} {
+				must[model.Group](t)(s.CreateGroup(ctx, "owner", model.Group{GUID: g, Name: g, Type: model.GroupPublic}, nil))
+			}
+			listed := func() string {
+				p := must[Page[model.Group]](t)(s.ListGroups(ctx, "bob", GroupQuery{}))
+				var out []string
+				for _, g := range p.Items {
+					out = append(out, g.GUID)
+				}
+				return strings.Join(out, ",")
+			}
+			wantCode(t, s.BanMember(ctx, "owner", "a", "bob"), "")
+			if got := listed(); got != "b" {
+				t.Fatalf("groups listed to a banned user = %q, want b", got)
+			}
+			wantCode(t, s.UnbanMember(ctx, "owner", "a", "bob"), "")
+			if got := listed(); got != "a,b" {
+				t.Fatalf("after unban = %q, want a,b", got)
+			}
+		})
+	}
+}
