@@ -2,7 +2,7 @@
  * The default text formatters: links, then line breaks. Formatters only split strings into
  * nodes (text stays text, React escapes it), so message text can never inject markup.
  */
-import { Children, type ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
 import type { Chat } from "@agentry/chat-sdk";
 import type { ChatTextFormatter } from "../../types";
 
@@ -57,6 +57,9 @@ export const defaultTextFormatters: ChatTextFormatter[] = [linkFormatter, lineBr
 export function formatText(text: string, message: Chat.BaseMessage, formatters: readonly ChatTextFormatter[]): ReactNode[] {
   let nodes: ReactNode[] = [text];
   for (const f of formatters) nodes = f.format(nodes, message);
-  // Formatters return plain arrays; Children.toArray gives each element a stable key.
-  return Children.toArray(nodes.filter((n) => n !== null && n !== undefined && n !== false && n !== ""));
+  // Formatters return plain arrays of unkeyed nodes; a keyed fragment per position renders them
+  // as a list without key warnings (and without relying on formatters' own keys being unique).
+  return nodes
+    .filter((n) => n !== null && n !== undefined && n !== false && n !== "")
+    .map((n, i) => <Fragment key={i}>{n}</Fragment>);
 }
