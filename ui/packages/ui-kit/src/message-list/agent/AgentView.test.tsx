@@ -88,7 +88,7 @@ describe("AgentView", () => {
     const handler = vi.fn<AgentActionHandler>();
     const { onGrow, container } = mount({ agentActions: { "show-recipe-card": handler } });
     streamRun();
-    const bubble = container.querySelector(".chat-agent-bubble--live")!;
+    const bubble = container.querySelector(".chat-agent-live")!;
     expect(bubble.textContent).toContain("Here is a recipe.");
     const chip = within(bubble as HTMLElement).getByText("Showing the recipe card").closest(".chat-agent-tool")!;
     expect(chip.getAttribute("data-state")).toBe("running");
@@ -103,7 +103,7 @@ describe("AgentView", () => {
     });
     expect(handler).not.toHaveBeenCalled();
     act(() => sdk.stored(awaiting()));
-    expect(container.querySelector(".chat-agent-bubble--live")).toBeNull();
+    expect(container.querySelector(".chat-agent-live")).toBeNull();
   });
 
   it("runs the awaited action once with the complete arguments and posts the result (duplicates, strict mode)", async () => {

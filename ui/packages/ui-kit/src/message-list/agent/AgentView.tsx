@@ -3,10 +3,11 @@ import { Chat } from "@agentry/chat-sdk";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { Avatar } from "../../base/Avatar";
 import { ChatMessageEvents, MessageStatus } from "../../events";
+import { MessageListAlignment } from "../../types";
 import { streamMessages, type StreamMessage, type StreamToolCall } from "../agentStream";
 import type { ChatMessageListProps } from "../props";
 import { agentOf, conversationIdFor, humanize } from "./conversation";
-import { FormattedText } from "./format";
+import { defaultTextFormatters, formatText } from "../bubble/formatters";
 import { useAgentStream } from "./useAgentStream";
 
 export interface AgentViewProps {
@@ -50,7 +51,8 @@ export function AgentView({ props, user, group, loggedInUser, isEmpty, onGrow, o
     <div className="chat-agent-view">
       {isEmpty && agent && !state.running && live.length === 0 ? <AgentWelcome agent={agent} onError={onError} /> : null}
       {live.map((m) => (
-        <LiveBubble key={m.messageId} message={m} agentName={nameOf(state.running?.agentId ?? agent?.getUid() ?? "")} avatar={agent?.getAvatar()} props={props} />
+        <LiveBubble key={m.messageId} message={m} agentName={nameOf(state.running?.agentId ?? agent?.getUid() ?? "")} avatar={agent?.getAvatar()} props={props}
+          showSender={!!group || props.messageAlignment === MessageListAlignment.left} />
       ))}
       {thinking ? (
         <div className="chat-agent-view__thinking" role="status">
@@ -103,28 +105,49 @@ function ToolCallChip({ call }: { call: StreamToolCall }) {
   );
 }
 
-function LiveBubble({ message, agentName, avatar, props }: { message: StreamMessage; agentName: string; avatar: string | undefined; props: ChatMessageListProps }) {
-  // Custom formatters get a message; the live text has none yet, so give them a stand-in.
+function LiveBubble({ message, agentName, avatar, props, showSender }: { message: StreamMessage; agentName: string; avatar: string | undefined; props: ChatMessageListProps; showSender: boolean }) {
+  // Formatters get a message; the live text has none yet, so they get a stand-in.
   const stand = useMemo(() => new Chat.AgenticMessage("", "user", "assistant"), []);
+  const nodes = useMemo(() => formatText(message.text, stand, props.textFormatters ?? defaultTextFormatters), [message.text, stand, props.textFormatters]);
   const streaming = !message.ended || message.toolCalls.some((c) => c.result === undefined);
+  // The list's bubble markup (incoming, agentic), so the stored copy replaces it in place.
   return (
-    <div className="chat-agent-bubble chat-agent-bubble--live" data-agent-message-id={message.messageId} aria-busy={streaming}>
-      {props.hideAvatar ? null : <Avatar name={agentName} image={avatar} />}
-      <div className="chat-agent-bubble__body">
-        <span className="chat-agent-bubble__name">{agentName}</span>
-        {message.text ? (
-          <div className="chat-agent-bubble__text">
-            <FormattedText text={message.text} message={stand} formatters={props.textFormatters} />
-            {!message.ended ? <span className="chat-agent-bubble__caret" aria-hidden="true" /> : null}
+    <div className="chat-message-list__message chat-message-list__message--incoming chat-message-list__message--first chat-agent-live"
+      data-agent-message-id={message.messageId} aria-busy={streaming}>
+      <div className="chat-message-bubble chat-message-bubble-incoming chat-message-bubble--agentic">
+        {showSender && !props.hideAvatar ? (
+          <div className="chat-message-bubble__leading-view">
+            <Avatar name={agentName} image={avatar} />
           </div>
         ) : null}
-        {message.toolCalls.length ? (
-          <div className="chat-agent-bubble__tools">
-            {message.toolCalls.map((c) => (
-              <ToolCallChip key={c.id} call={c} />
-            ))}
+        <div className="chat-message-bubble__wrapper">
+          {showSender ? (
+            <div className="chat-message-bubble__header-view">
+              <span className="chat-message-bubble__sender-name">{agentName}</span>
+            </div>
+          ) : null}
+          <div className="chat-message-bubble__row">
+            <div className="chat-message-bubble__body">
+              <div className="chat-agentic chat-agentic--assistant">
+                {message.text ? (
+                  <div className="chat-text-bubble">
+                    <p className="chat-text-bubble__text">
+                      {nodes}
+                      {!message.ended ? <span className="chat-agent-live__caret" aria-hidden="true" /> : null}
+                    </p>
+                  </div>
+                ) : null}
+                {message.toolCalls.length ? (
+                  <div className="chat-agentic__tools">
+                    {message.toolCalls.map((c) => (
+                      <ToolCallChip key={c.id} call={c} />
+                    ))}
+                  </div>
+                ) : null}
+              </div>
+            </div>
           </div>
-        ) : null}
+        </div>
       </div>
     </div>
   );

@@ -1,8 +1,9 @@
 // CONTRACT (see options/MessageOptions.tsx): the content of a stored agentic message.
 import type { Chat } from "@agentry/chat-sdk";
+import { useMemo } from "react";
 import type { ChatMessageListProps } from "../props";
 import { displayNameOf, humanize, rememberDisplayName } from "./conversation";
-import { FormattedText } from "./format";
+import { defaultTextFormatters, formatText } from "../bubble/formatters";
 
 export interface AgenticContentProps {
   message: Chat.AgenticMessage;
@@ -29,12 +30,14 @@ export function AgenticContent({ message, props }: AgenticContentProps) {
 function AssistantContent({ message, props }: AgenticContentProps) {
   const text = message.getText();
   const calls = message.getToolCalls();
+  const formatters = props.textFormatters ?? defaultTextFormatters;
+  const nodes = useMemo(() => formatText(text, message, formatters), [text, message, formatters]);
   for (const c of calls) rememberDisplayName(c.id, c.displayName);
   return (
     <div className="chat-agentic chat-agentic--assistant">
       {text ? (
-        <div className="chat-agentic__text chat-text-bubble">
-          <FormattedText text={text} message={message} formatters={props.textFormatters} />
+        <div className="chat-text-bubble">
+          <p className="chat-text-bubble__text">{nodes}</p>
         </div>
       ) : null}
       {calls.length ? (
