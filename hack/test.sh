@@ -30,10 +30,11 @@ fi
 # The AG-UI conformance suite's client, pinned by package-lock.json.
 (cd test/conformance && npm ci --no-audit --no-fund --loglevel=error)
 # Chromium for the UI kit's browser tests (driven by playwright-core, which brings no browser).
-if [[ ! -x /usr/bin/chromium ]]; then
-  echo "installing Chromium from Debian"
+# sqlite3: a message list test backdates messages in its chat database.
+if [[ ! -x /usr/bin/chromium ]] || ! command -v sqlite3 >/dev/null 2>&1; then
+  echo "installing Chromium, fonts and sqlite3 from Debian"
   if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-noto-color-emoji sqlite3
 fi
 # The chat SDK's and UI kit's packages, pinned by ui/package-lock.json. The lock lacks some
 # other platforms' optional packages (rollup's; the registry it was made from had none), which
@@ -50,6 +51,8 @@ step "gofmt and go vet"
 unformatted="$(gofmt -l $(git ls-files '*.go'))"
 if [[ -n "$unformatted" ]]; then echo "not gofmt'ed:"; echo "$unformatted"; exit 1; fi
 go vet ./...
+# The runtime pods' build (-tags agentry_runtime) leaves out files ./... compiles: build it too.
+CGO_ENABLED=0 go build -tags agentry_runtime -o /dev/null .
 
 step "go test"
 go test -count=1 ./...
