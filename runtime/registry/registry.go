@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/internal/manifest/decode"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/model"
@@ -104,7 +104,7 @@ func (r *Registry) IDs() []string { return append([]string(nil), r.order...) }
 // Build compiles a manifest set. Invalid Tools and FrontendActions and clashing agent ids are
 // errors (naming file, object and field); unresolved references and tool-key mismatches are
 // warnings, and the affected tools do not fire.
-func Build(ctx context.Context, set *manifest.Set, opts Options) (*Registry, []Warning, error) {
+func Build(ctx context.Context, set *decode.Set, opts Options) (*Registry, []Warning, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
@@ -159,7 +159,7 @@ func Build(ctx context.Context, set *manifest.Set, opts Options) (*Registry, []W
 	return reg, warnings, nil
 }
 
-func buildAgent(set *manifest.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]*tools.Tool, opts Options) (*agent.Agent, []Warning, error) {
+func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]*tools.Tool, opts Options) (*agent.Agent, []Warning, error) {
 	id := m.EffectiveAgentID()
 	a := &agent.Agent{
 		ID:           id,
