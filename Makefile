@@ -34,9 +34,13 @@ fmt:
 vet:
 	go vet ./...
 
+# Release builds, as the Dockerfile makes them: no symbol table or DWARF, no local paths.
+RELEASE_FLAGS ?= -trimpath -ldflags "-s -w"
+
 .PHONY: build
-build: ## Build bin/agentry.
-	CGO_ENABLED=0 go build -o $(LOCALBIN)/agentry .
+build: ## Build bin/agentry and bin/agentry-runtime (the agent pods' build: serve only).
+	CGO_ENABLED=0 go build $(RELEASE_FLAGS) -o $(LOCALBIN)/agentry .
+	CGO_ENABLED=0 go build $(RELEASE_FLAGS) -tags agentry_runtime -o $(LOCALBIN)/agentry-runtime .
 
 .PHONY: dev
 dev: ## Run every sample agent locally on :4111 (scripted model unless OPENAI_API_KEY is set).
@@ -72,7 +76,7 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 30s), one after another; cra
 	done
 
 .PHONY: bench
-bench: ## Benchmarks that print numbers.
+bench: ## Benchmarks that print numbers (runtime footprint, throughput, operator, memory, chat).
 	hack/bench.sh
 
 ##@ Tools

@@ -60,8 +60,14 @@ func TestSamplesGetTheFullObjectSet(t *testing.T) {
 		if c.Image != renderCfg.RuntimeImage || strings.Join(c.Args, " ") != "serve --config /etc/agentry/config --addr :4111 --secrets-dir /var/run/agentry/secrets --log-format json" {
 			t.Errorf("container: %s %v", c.Image, c.Args)
 		}
-		if len(c.Env) != 1 || c.Env[0].Name != "OPENAI_API_KEY" || c.Env[0].Value != "" || c.Env[0].ValueFrom.SecretKeyRef.Name != "openai" || c.Env[0].ValueFrom.SecretKeyRef.Key != "apiKey" {
+		if len(c.Env) != 3 || c.Env[0].Name != "OPENAI_API_KEY" || c.Env[0].Value != "" || c.Env[0].ValueFrom.SecretKeyRef.Name != "openai" || c.Env[0].ValueFrom.SecretKeyRef.Key != "apiKey" {
 			t.Errorf("the key must come from secretKeyRef only: %+v", c.Env)
+		}
+		// Besides the key: the config is the operator's rendering of validated objects, and the
+		// Go runtime's soft memory limit follows the container's limit.
+		if len(c.Env) == 3 && (c.Env[1] != corev1.EnvVar{Name: render.PrevalidatedEnv, Value: "true"} ||
+			c.Env[2].Name != "AGENTRY_MEMORY_LIMIT" || c.Env[2].ValueFrom.ResourceFieldRef.Resource != "limits.memory") {
+			t.Errorf("runtime env: %+v", c.Env)
 		}
 		sc := c.SecurityContext
 		if !*sc.ReadOnlyRootFilesystem || *sc.AllowPrivilegeEscalation || !*pod.SecurityContext.RunAsNonRoot || sc.Capabilities.Drop[0] != "ALL" {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/runtime/memlimit"
 	"github.com/agentry-dev/agentry/runtime/model"
 )
 
@@ -132,6 +133,13 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: m.URLSecretRef.Name}, Key: m.URLSecretRef.Key},
 		}})
 	}
+	// The config is rendered from objects the API server validated; the soft memory limit of
+	// the Go runtime follows the container's limit.
+	env = append(env,
+		corev1.EnvVar{Name: PrevalidatedEnv, Value: "true"},
+		corev1.EnvVar{Name: memlimit.Env, ValueFrom: &corev1.EnvVarSource{
+			ResourceFieldRef: &corev1.ResourceFieldSelector{ContainerName: "runtime", Resource: "limits.memory", Divisor: resource.MustParse("1")},
+		}})
 	userEnv := map[string]bool{}
 	for _, e := range rt.Env {
 		userEnv[e.Name] = true
@@ -164,10 +172,7 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: SecretsDir + "/" + s, ReadOnly: true})
 	}
 
-	resources := corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
-		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
-	}
+	resources := cfg.resources()
 	if rt.Resources != nil {
 		resources = *rt.Resources.DeepCopy()
 	}

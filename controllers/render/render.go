@@ -10,16 +10,24 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 )
 
-// Runtime paths and ports, shared with `agentry serve`.
+// Runtime paths, ports and settings, shared with `agentry serve`.
 const (
-	ConfigDir   = "/etc/agentry/config"
-	ConfigKey   = "agent.yaml"
-	SecretsDir  = "/var/run/agentry/secrets"
-	RuntimePort = 4111
-	PortName    = "http"
+	// PrevalidatedEnv tells the runtime that its config is the operator's rendering of objects
+	// the API server validated (serve --prevalidated): it decodes the config strictly instead of
+	// running the CRDs' schemas and CEL rules again. An environment variable rather than a flag,
+	// so a runtime image older than the operator (spec.runtime.image) ignores it.
+	PrevalidatedEnv = "AGENTRY_PREVALIDATED"
+	ConfigDir       = "/etc/agentry/config"
+	ConfigKey       = "agent.yaml"
+	SecretsDir      = "/var/run/agentry/secrets"
+	RuntimePort     = 4111
+	PortName        = "http"
 )
 
 // Labels and annotations the operator sets.
@@ -55,6 +63,35 @@ type Config struct {
 	// CORSOrigins are the browser origins allowed for Agents that set no
 	// spec.endpoint.corsOrigins (the runtime's --cors-origins; empty: none).
 	CORSOrigins []string
+	// Resources of the runtime container of Agents that set no spec.runtime.resources
+	// (nil: DefaultResources).
+	Resources *corev1.ResourceRequirements
+}
+
+// DefaultResources are the runtime container's requests and limits for Agents that set no
+// spec.runtime.resources, sized from what `make bench` measures of one runtime pod
+// (docs/runtime-footprint.md): the memory request covers the resident memory after 10,000
+// generate requests with room to spare, the limit leaves room for long conversations and
+// bursts of streams. The runtime's GOMEMLIMIT follows the limit (runtime/memlimit).
+func DefaultResources() corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(DefaultCPURequest), corev1.ResourceMemory: resource.MustParse(DefaultMemoryRequest)},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(DefaultMemoryLimit)},
+	}
+}
+
+// The defaults of DefaultResources, as the operator's flags show them.
+const (
+	DefaultCPURequest    = "50m"
+	DefaultMemoryRequest = "48Mi"
+	DefaultMemoryLimit   = "192Mi"
+)
+
+func (c Config) resources() corev1.ResourceRequirements {
+	if c.Resources != nil {
+		return *c.Resources.DeepCopy()
+	}
+	return DefaultResources()
 }
 
 // TerminationGracePeriodSeconds leaves room for the runtime to drain open streams on SIGTERM

@@ -1,3 +1,5 @@
+//go:build !agentry_runtime
+
 package cli
 
 import (
@@ -25,6 +27,8 @@ type devOptions struct {
 	chat       string
 	http       httpFlags
 }
+
+func init() { extraCommands = append(extraCommands, newDevCommand) }
 
 func newDevCommand(g *globalFlags) *cobra.Command {
 	o := &devOptions{}
@@ -70,7 +74,11 @@ the agents to it through the same client, so tools and frontend actions work off
 				defer dc.close(log)
 				chat, srvOpts.Mount = dc, mount
 			}
-			return serveAgents(cmd.Context(), log, o.dir, o.addr, opts, srvOpts,
+			loader, err := crdLoader()
+			if err != nil {
+				return err
+			}
+			return serveAgents(cmd.Context(), log, loader, o.dir, o.addr, opts, srvOpts,
 				func(addr net.Addr, reg *registry.Registry) {
 					base := "http://" + displayAddr(addr)
 					fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)

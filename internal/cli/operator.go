@@ -1,3 +1,5 @@
+//go:build !agentry_runtime
+
 package cli
 
 import (
@@ -8,24 +10,29 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/agentry-dev/agentry/controllers"
+	"github.com/agentry-dev/agentry/controllers/render"
 )
 
-// DefaultImage is the published image of this version; the operator runs agents on its own
-// image unless told otherwise, so operator and runtime versions never drift apart.
+// DefaultImage is the published runtime image of this version: agentry built with
+// -tags agentry_runtime, which serves the operator's rendered config and links nothing else
+// (docs/runtime-footprint.md). Same version as the operator, so the two never drift apart.
 func DefaultImage() string {
 	tag := Version
 	if tag == "" || tag == "dev" {
 		tag = "latest"
 	}
-	return "ghcr.io/agentry-dev/agentry:" + tag
+	return "ghcr.io/agentry-dev/agentry-runtime:" + tag
 }
 
 func newOperatorCommand(g *globalFlags) *cobra.Command {
 	var o controllers.Options
 	var namespaces, trustedProxies, corsOrigins string
+	var cpuRequest, memoryRequest, memoryLimit string
 	cmd := &cobra.Command{
 		Use:   "operator",
 		Short: "Run the Kubernetes operator that turns Agents into runtime Deployments",
@@ -40,6 +47,9 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 				return err
 			}
 			if o.Render.CORSOrigins, err = parseOrigins(corsOrigins); err != nil {
+				return err
+			}
+			if o.Render.Resources, err = runtimeResources(cpuRequest, memoryRequest, memoryLimit); err != nil {
 				return err
 			}
 			cfg, err := ctrl.GetConfig()
@@ -68,6 +78,9 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 	f.StringVar(&o.Render.ClusterDomain, "cluster-domain", envOr("AGENTRY_CLUSTER_DOMAIN", "cluster.local"), "cluster DNS domain for in-cluster URLs")
 	f.StringVar(&trustedProxies, "runtime-trusted-proxies", os.Getenv("AGENTRY_RUNTIME_TRUSTED_PROXIES"), "comma-separated CIDRs whose X-Forwarded-For the agent runtimes trust, e.g. the Ingress controller's pod network (default: the runtime's, loopback only)")
 	f.StringVar(&corsOrigins, "runtime-cors-origins", os.Getenv("AGENTRY_RUNTIME_CORS_ORIGINS"), "comma-separated browser origins allowed to call agents that set no spec.endpoint.corsOrigins (default: none)")
+	f.StringVar(&cpuRequest, "runtime-cpu-request", envOr("AGENTRY_RUNTIME_CPU_REQUEST", render.DefaultCPURequest), "CPU request of the runtime pods of Agents that set no spec.runtime.resources")
+	f.StringVar(&memoryRequest, "runtime-memory-request", envOr("AGENTRY_RUNTIME_MEMORY_REQUEST", render.DefaultMemoryRequest), "memory request of the runtime pods of Agents that set no spec.runtime.resources")
+	f.StringVar(&memoryLimit, "runtime-memory-limit", envOr("AGENTRY_RUNTIME_MEMORY_LIMIT", render.DefaultMemoryLimit), "memory limit of the runtime pods of Agents that set no spec.runtime.resources (their GOMEMLIMIT is 90% of it)")
 	f.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "metrics address (0 disables)")
 	f.BoolVar(&o.MetricsSecure, "metrics-secure", true, "serve metrics over HTTPS to callers the API server authenticates and authorises for GET /metrics; false: plain HTTP to anyone who can connect")
 	f.StringVar(&o.MetricsCertDir, "metrics-cert-dir", "", "directory with tls.crt and tls.key for the metrics server (default: a self-signed certificate)")
@@ -116,3 +129,31 @@ func parseOrigins(s string) ([]string, error) {
 }
 
 var originPattern = regexp.MustCompile(`^(\*|https?://[^\s/]+)$`)
+
+// runtimeResources checks the runtime's default resources at start, as the API server would
+// check them in every Deployment.
+func runtimeResources(cpuRequest, memoryRequest, memoryLimit string) (*corev1.ResourceRequirements, error) {
+	r := &corev1.ResourceRequirements{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
+	for _, q := range []struct {
+		flag, value string
+		list        corev1.ResourceList
+		name        corev1.ResourceName
+	}{
+		{"--runtime-cpu-request", cpuRequest, r.Requests, corev1.ResourceCPU},
+		{"--runtime-memory-request", memoryRequest, r.Requests, corev1.ResourceMemory},
+		{"--runtime-memory-limit", memoryLimit, r.Limits, corev1.ResourceMemory},
+	} {
+		if strings.TrimSpace(q.value) == "" {
+			continue
+		}
+		v, err := resource.ParseQuantity(q.value)
+		if err != nil || v.Sign() <= 0 {
+			return nil, fmt.Errorf("failed to parse %s %q as a positive quantity (e.g. 50m, 48Mi)", q.flag, q.value)
+		}
+		q.list[q.name] = v
+	}
+	if req, lim := r.Requests[corev1.ResourceMemory], r.Limits[corev1.ResourceMemory]; !req.IsZero() && !lim.IsZero() && req.Cmp(lim) > 0 {
+		return nil, fmt.Errorf("--runtime-memory-request %s exceeds --runtime-memory-limit %s", req.String(), lim.String())
+	}
+	return r, nil
+}

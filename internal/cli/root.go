@@ -44,14 +44,15 @@ func newRootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", envOr("AGENTRY_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", envOr("AGENTRY_LOG_FORMAT", "text"), "log format: text or json")
-	root.AddCommand(newServeCommand(g), newDevCommand(g), newScriptedModelCommand(g), newVersionCommand())
+	root.AddCommand(newServeCommand(g), newVersionCommand())
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(g))
 	}
 	return root
 }
 
-// extraCommands lets other files of the package register sub-commands.
+// extraCommands lets other files of the package register sub-commands: dev, scripted-model,
+// chat and operator, which the runtime build (-tags agentry_runtime) leaves out.
 var extraCommands []func(*globalFlags) *cobra.Command
 
 func envOr(key, def string) string {

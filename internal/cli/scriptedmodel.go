@@ -1,3 +1,5 @@
+//go:build !agentry_runtime
+
 package cli
 
 import (
@@ -8,6 +10,8 @@ import (
 
 	"github.com/agentry-dev/agentry/internal/scriptedmodel"
 )
+
+func init() { extraCommands = append(extraCommands, newScriptedModelCommand) }
 
 func newScriptedModelCommand(g *globalFlags) *cobra.Command {
 	var addr, script, requireKey string

@@ -9,17 +9,19 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
-	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/internal/manifest/decode"
+	"github.com/agentry-dev/agentry/runtime/memlimit"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 	"github.com/agentry-dev/agentry/runtime/server"
 )
 
 type serveOptions struct {
-	config     string
-	addr       string
-	secretsDir string
-	http       httpFlags
+	config       string
+	addr         string
+	secretsDir   string
+	prevalidated bool
+	http         httpFlags
 }
 
 func newServeCommand(g *globalFlags) *cobra.Command {
@@ -32,7 +34,11 @@ FrontendAction documents, multi-document YAML) under /api/agents/{agentId}/.
 
 The model API key comes from OPENAI_API_KEY, or from <secrets-dir>/<secret>/<key> for the
 Secret an Agent's spec.model.apiKeySecretRef names. OPENAI_BASE_URL points agents whose
-manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.`,
+manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.
+
+Manifests are validated and defaulted with the CRDs' schemas and CEL rules, as the API server
+does. --prevalidated is for the config the operator renders from objects the API server has
+validated: it is decoded strictly into the Go types without running the schemas again.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := g.logger()
 			if err != nil {
@@ -46,7 +52,12 @@ manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.`,
 				return err
 			}
 			srvOpts.Secrets = secrets.Dir(o.secretsDir)
-			return serveAgents(cmd.Context(), log, o.config, o.addr,
+			loader, err := configLoader(o.prevalidated)
+			if err != nil {
+				return err
+			}
+			setMemoryLimit(log, os.Getenv)
+			return serveAgents(cmd.Context(), log, loader, o.config, o.addr,
 				registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir)}, srvOpts,
 				func(addr net.Addr, reg *registry.Registry) {
 					log.Info("serving agents", "addr", addr.String(), "agents", reg.IDs())
@@ -56,14 +67,25 @@ manifest sets no spec.model.baseURL at another OpenAI-compatible endpoint.`,
 	cmd.Flags().StringVarP(&o.config, "config", "c", envOr("AGENTRY_CONFIG", ""), "manifest file or directory")
 	cmd.Flags().StringVar(&o.addr, "addr", envOr("AGENTRY_ADDR", server.DefaultAddr), "listen address")
 	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", envOr("AGENTRY_SECRETS_DIR", secrets.DefaultDir), "directory of mounted Secrets (<dir>/<secret>/<key>)")
+	cmd.Flags().BoolVar(&o.prevalidated, "prevalidated", os.Getenv("AGENTRY_PREVALIDATED") == "true",
+		"the config was rendered by the operator from objects the API server validated: decode it strictly instead of running the CRD schemas and CEL rules again")
 	o.http.register(cmd.Flags())
 	return cmd
 }
 
+// configLoader is the loader of serve's config: the CRDs' schemas and CEL rules for
+// hand-written manifests, a strict decode for what the operator rendered.
+func configLoader(prevalidated bool) (*decode.Loader, error) {
+	if prevalidated {
+		return decode.NewLoader(decode.Prevalidated{}), nil
+	}
+	return crdLoader()
+}
+
 // serveAgents loads the manifests, listens and serves until ctx ends; announce runs once the
 // address is known.
-func serveAgents(ctx context.Context, log logr.Logger, path, addr string, regOpts registry.Options, srvOpts server.Options, announce func(net.Addr, *registry.Registry)) error {
-	reg, err := loadRegistry(ctx, log, path, regOpts)
+func serveAgents(ctx context.Context, log logr.Logger, loader *decode.Loader, path, addr string, regOpts registry.Options, srvOpts server.Options, announce func(net.Addr, *registry.Registry)) error {
+	reg, err := loadRegistry(ctx, log, loader, path, regOpts)
 	if err != nil {
 		return err
 	}
@@ -78,11 +100,7 @@ func serveAgents(ctx context.Context, log logr.Logger, path, addr string, regOpt
 }
 
 // loadRegistry reads, validates and compiles the manifests, logging every warning.
-func loadRegistry(ctx context.Context, log logr.Logger, path string, opts registry.Options) (*registry.Registry, error) {
-	loader, err := manifest.NewLoader()
-	if err != nil {
-		return nil, err
-	}
+func loadRegistry(ctx context.Context, log logr.Logger, loader *decode.Loader, path string, opts registry.Options) (*registry.Registry, error) {
 	set, err := loader.LoadPath(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
@@ -106,4 +124,11 @@ func loadRegistry(ctx context.Context, log logr.Logger, path string, opts regist
 		return nil, fmt.Errorf("no Agent found in %q", path)
 	}
 	return reg, nil
+}
+
+// setMemoryLimit derives GOMEMLIMIT from the container's memory limit (see runtime/memlimit).
+func setMemoryLimit(log logr.Logger, getenv func(string) string) {
+	if limit := memlimit.Apply(getenv); limit > 0 {
+		log.Info("memory limit", "goMemLimitMiB", limit>>20, "percentOfContainerLimit", memlimit.Percent)
+	}
 }

@@ -20,17 +20,30 @@ import (
 // BuildBinary builds agentry from the module root into a temporary directory and returns the
 // path and a cleanup function. Call it from TestMain.
 func BuildBinary(moduleRoot string) (string, func(), error) {
+	return build(moduleRoot, "agentry")
+}
+
+// RuntimeBuildTag builds the runtime pods' agentry: serve and version only, for the config the
+// operator renders (the agentry-runtime image; docs/runtime-footprint.md).
+const RuntimeBuildTag = "agentry_runtime"
+
+// BuildRuntimeBinary builds agentry with RuntimeBuildTag, as the runtime image does.
+func BuildRuntimeBinary(moduleRoot string) (string, func(), error) {
+	return build(moduleRoot, "agentry-runtime", "-tags", RuntimeBuildTag)
+}
+
+func build(moduleRoot, name string, flags ...string) (string, func(), error) {
 	dir, err := os.MkdirTemp("", "agentry-bin")
 	if err != nil {
 		return "", nil, err
 	}
-	bin := filepath.Join(dir, "agentry")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	bin := filepath.Join(dir, name)
+	build := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, ".")...)
 	build.Dir = moduleRoot
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		_ = os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("failed to build agentry: %w", err)
+		return "", nil, fmt.Errorf("failed to build %s: %w", name, err)
 	}
 	return bin, func() { _ = os.RemoveAll(dir) }, nil
 }
@@ -116,13 +129,30 @@ func Start(t *testing.T, bin, dir string, env []string, ready string, args ...st
 // RunWithBinary is a TestMain body: it builds agentry from moduleRoot, stores the path in *bin,
 // runs the tests and exits with their code.
 func RunWithBinary(m *testing.M, moduleRoot string, bin *string) {
+	RunWithBinaries(m, moduleRoot, bin, nil)
+}
+
+// RunWithBinaries is RunWithBinary that also builds the runtime build (BuildRuntimeBinary)
+// into *runtimeBin when runtimeBin is not nil.
+func RunWithBinaries(m *testing.M, moduleRoot string, bin, runtimeBin *string) {
 	path, cleanup, err := BuildBinary(moduleRoot)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	*bin = path
+	rtCleanup := func() {}
+	if runtimeBin != nil {
+		rt, c, err := BuildRuntimeBinary(moduleRoot)
+		if err != nil {
+			cleanup()
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		*runtimeBin, rtCleanup = rt, c
+	}
 	code := m.Run()
 	cleanup()
+	rtCleanup()
 	os.Exit(code)
 }

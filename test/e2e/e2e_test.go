@@ -22,9 +22,12 @@ import (
 )
 
 var (
-	root    string
-	binary  string
-	helmBin string
+	root   string
+	binary string
+	// runtimeBinary is the runtime build (the agentry-runtime image's binary), which runs what
+	// the rendered Deployments say.
+	runtimeBinary string
+	helmBin       string
 )
 
 func TestMain(m *testing.M) {
@@ -43,7 +46,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	testutil.RunWithBinary(m, root, &binary)
+	testutil.RunWithBinaries(m, root, &binary, &runtimeBinary)
 }
 
 // cluster is an envtest API server with kubeconfigs for an admin and for the operator's

@@ -77,8 +77,10 @@ func TestHelmLintAndTemplate(t *testing.T) {
 
 	def := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system"))
 	a := args(t, def, "Deployment/agentry-operator@agentry-system")
-	for _, want := range []string{"operator", "--runtime-image=ghcr.io/agentry-dev/agentry:0.1.0", "--leader-elect=false", "image=ghcr.io/agentry-dev/agentry:0.1.0",
-		"--metrics-bind-address=:8443", "--metrics-secure=true"} {
+	// Agents run on the runtime image (agentry built with -tags agentry_runtime), sized from
+	// make bench (docs/runtime-footprint.md).
+	for _, want := range []string{"operator", "--runtime-image=ghcr.io/agentry-dev/agentry-runtime:0.1.0", "--leader-elect=false", "image=ghcr.io/agentry-dev/agentry:0.1.0",
+		"--metrics-bind-address=:8443", "--metrics-secure=true", "--runtime-cpu-request=50m", "--runtime-memory-request=48Mi", "--runtime-memory-limit=192Mi"} {
 		if !strings.Contains(a, want) {
 			t.Errorf("default args lack %q: %s", want, a)
 		}

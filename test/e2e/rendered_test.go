@@ -25,10 +25,11 @@ type renderedRuntime struct {
 
 func (r *renderedRuntime) stop() { _ = r.proc.Cmd.Process.Signal(os.Interrupt) }
 
-// startRenderedRuntime runs `agentry` exactly as the Agent's rendered Deployment says: its args,
-// its env (secretKeyRef values read from the Secret), its ConfigMap and Secret volumes written
-// as files at their mount paths. Absolute paths are placed under a temporary root and the
-// listen address is a free loopback port; nothing else is changed.
+// startRenderedRuntime runs the runtime image's agentry (the runtime build) exactly as the
+// Agent's rendered Deployment says: its args, its env (secretKeyRef values read from the
+// Secret, resourceFieldRef values from the container's resources), its ConfigMap and Secret
+// volumes written as files at their mount paths. Absolute paths are placed under a temporary
+// root and the listen address is a free loopback port; nothing else is changed.
 func startRenderedRuntime(t *testing.T, c *cluster, agent string) *renderedRuntime {
 	t.Helper()
 	var dep appsv1.Deployment
@@ -88,6 +89,9 @@ func startRenderedRuntime(t *testing.T, c *cluster, agent string) *renderedRunti
 			var s corev1.Secret
 			c.jsonOf(t, "secret "+e.ValueFrom.SecretKeyRef.Name, &s)
 			env = append(env, e.Name+"="+string(s.Data[e.ValueFrom.SecretKeyRef.Key]))
+		case e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory":
+			limit := ctr.Resources.Limits[corev1.ResourceMemory]
+			env = append(env, fmt.Sprintf("%s=%d", e.Name, limit.Value()))
 		default:
 			t.Fatalf("env %s: unsupported source", e.Name)
 		}
@@ -106,7 +110,7 @@ func startRenderedRuntime(t *testing.T, c *cluster, agent string) *renderedRunti
 			args = append(args, a)
 		}
 	}
-	proc, addr := testutil.Start(t, binary, root, env, `"msg":"serving agents".*"addr":"([^"]+)"`, args...)
+	proc, addr := testutil.Start(t, runtimeBinary, root, env, `"msg":"serving agents".*"addr":"([^"]+)"`, args...)
 	return &renderedRuntime{proc: proc, base: "http://" + addr, hash: dep.Spec.Template.Annotations["agentry.dev/config-hash"]}
 }
 

@@ -16,9 +16,13 @@ import (
 	"github.com/agentry-dev/agentry/internal/testutil"
 )
 
-var binary string
+var (
+	binary string
+	// runtimeBinary is the runtime pods' build (-tags agentry_runtime).
+	runtimeBinary string
+)
 
-func TestMain(m *testing.M) { testutil.RunWithBinary(m, "../..", &binary) }
+func TestMain(m *testing.M) { testutil.RunWithBinaries(m, "../..", &binary, &runtimeBinary) }
 
 func start(t *testing.T, env []string, ready string, args ...string) (*testutil.Proc, string) {
 	t.Helper()

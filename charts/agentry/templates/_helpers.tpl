@@ -43,7 +43,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end }}
 
 {{- define "agentry.runtimeImage" -}}
-{{- $repo := default .Values.image.repository .Values.runtimeImage.repository }}
+{{- $repo := default (printf "%s-runtime" .Values.image.repository) .Values.runtimeImage.repository }}
 {{- $tag := default (default .Chart.AppVersion .Values.image.tag) .Values.runtimeImage.tag }}
 {{- printf "%s:%s" $repo $tag }}
 {{- end }}

@@ -1,0 +1,93 @@
+package process
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/internal/testutil"
+)
+
+// renderSamples writes every sample Agent's config as the operator renders it into the Agent's
+// ConfigMap, one file per Agent.
+func renderSamples(t *testing.T) string {
+	t.Helper()
+	loader, err := manifest.NewLoader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := loader.LoadPath(context.Background(), "../../config/samples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, a := range set.Agents {
+		r := render.Resolved{Agent: a}
+		for _, e := range a.Spec.Tools {
+			r.Tools = append(r.Tools, render.ResolvedTool{Entry: e, Tool: set.Tool(a.Namespace, e.ToolRef.Name)})
+		}
+		for _, f := range a.Spec.FrontendActions {
+			r.FrontendActions = append(r.FrontendActions, set.FrontendAction(a.Namespace, f.Name))
+		}
+		config, err := render.ConfigYAML(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, a.Name+".yaml"), config, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestRuntimeBuildServesTheRenderedConfig runs the runtime image's binary as the rendered
+// Deployment does (AGENTRY_PREVALIDATED, AGENTRY_MEMORY_LIMIT) on the rendered samples.
+func TestRuntimeBuildServesTheRenderedConfig(t *testing.T) {
+	bin := runtimeBinary
+	_, modelURL := start(t, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0")
+	env := []string{"OPENAI_BASE_URL=" + modelURL, "OPENAI_API_KEY=sk-test", render.PrevalidatedEnv + "=true", "AGENTRY_MEMORY_LIMIT=201326592"}
+	p, addr := testutil.Start(t, bin, "../..", env, `msg="serving agents" addr=(\S+)`, "serve", "--config", renderSamples(t), "--addr", "127.0.0.1:0")
+	status, out := post(t, "http://"+addr+"/api/agents/chef/generate", butter)
+	if status != 200 || !strings.Contains(fmt.Sprint(out["text"]), "olive oil") {
+		t.Fatalf("%d %v\n%s", status, out, p.Output())
+	}
+	// 90% of the container's 192 MiB limit.
+	if !strings.Contains(p.Output(), `msg="memory limit" goMemLimitMiB=172`) {
+		t.Errorf("GOMEMLIMIT must follow AGENTRY_MEMORY_LIMIT:\n%s", p.Output())
+	}
+}
+
+// The runtime build links none of the CRD validation: it refuses manifests that were not
+// rendered by the operator rather than serve them half-checked, and has no other commands.
+func TestRuntimeBuildRefusesHandWrittenManifests(t *testing.T) {
+	bin := runtimeBinary
+	cmd := exec.Command(bin, "serve", "--config", "../../config/samples", "--addr", "127.0.0.1:0")
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "runtime build") || !strings.Contains(string(out), "--prevalidated") {
+		t.Fatalf("hand-written manifests must be refused:\n%s", out)
+	}
+	for _, command := range []string{"operator", "chat", "dev", "scripted-model"} {
+		out, err := exec.Command(bin, command, "--help").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "unknown command") {
+			t.Errorf("the runtime build has no %s command:\n%s", command, out)
+		}
+	}
+}
+
+// The full binary serves the rendered config the same way, so an Agent may run on it
+// (spec.runtime.image), and keeps the CRD validation for everything else.
+func TestFullBinaryServesTheRenderedConfigPrevalidated(t *testing.T) {
+	_, modelURL := start(t, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0")
+	env := []string{"OPENAI_BASE_URL=" + modelURL, "OPENAI_API_KEY=sk-test"}
+	_, addr := start(t, env, `msg="serving agents" addr=(\S+)`, "serve", "--prevalidated", "--config", renderSamples(t), "--addr", "127.0.0.1:0")
+	if status, out := post(t, "http://"+addr+"/api/agents/chef/generate", butter); status != 200 || !strings.Contains(fmt.Sprint(out["text"]), "olive oil") {
+		t.Fatalf("%d %v", status, out)
+	}
+}
