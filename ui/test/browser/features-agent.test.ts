@@ -65,7 +65,9 @@ describe("ChatMessageList agent chat", () => {
 
     await page.getByLabel("Message", { exact: true }).fill(question);
     await page.getByRole("button", { name: "Send" }).click();
-    await log(page).getByText(finalText).waitFor({ timeout: 60_000 });
+    // The stored answer (an article of the list), after the live bubble that streamed it.
+    await log(page).locator("article", { hasText: finalText }).waitFor({ timeout: 60_000 });
+    await page.locator(".chat-agent-live").waitFor({ state: "detached" });
 
     // The answer streamed: a live bubble showed the text before the stored message replaced it,
     // and the call showed the action's execution text with a spinner.
@@ -73,7 +75,6 @@ describe("ChatMessageList agent chat", () => {
     const partial = seen.live.filter((t) => finalText.startsWith(t) && t.length < finalText.length);
     expect(partial.length, JSON.stringify(seen)).toBeGreaterThan(2);
     expect(seen.runningTools).toContain("Showing the recipe card");
-    expect(await page.locator(".chat-agent-live").count()).toBe(0);
 
     // The action ran once, with the complete arguments the agent built.
     const runs = await events(page, "action:show-recipe-card");
@@ -100,8 +101,8 @@ describe("ChatMessageList agent chat", () => {
 
     // Reload: history shows, the action does not run again.
     await openCase(page, "features-agent", {}, { token });
-    await log(page).getByText(finalText).waitFor();
-    await log(page).getByText(question).waitFor();
+    await log(page).locator("article", { hasText: finalText }).waitFor();
+    await log(page).locator("article", { hasText: question }).waitFor();
     await page.waitForTimeout(1500);
     expect(await events(page, "action:show-recipe-card")).toEqual([]);
     expect(await page.locator(".recipe-card").count()).toBe(0);
@@ -118,8 +119,8 @@ describe("ChatMessageList agent chat", () => {
     expect(await page.getByRole("log").count()).toBe(2);
     await page.getByLabel("Message", { exact: true }).fill(question);
     await page.getByRole("button", { name: "Send" }).click();
-    await log(page).first().getByText(finalText).waitFor({ timeout: 60_000 });
-    await log(page).nth(1).getByText(finalText).waitFor();
+    await log(page).first().locator("article", { hasText: finalText }).waitFor({ timeout: 60_000 });
+    await log(page).nth(1).locator("article", { hasText: finalText }).waitFor();
     expect(await events(page, "action:show-recipe-card")).toHaveLength(1);
     await noErrors(page);
   });
