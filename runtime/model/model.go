@@ -1,19 +1,16 @@
 // Package model talks to language models. The one implementation speaks OpenAI's Chat
-// Completions protocol through openai-go, streaming every answer.
+// Completions protocol (chatcompletions.go), streaming every answer.
 package model
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
@@ -115,12 +112,15 @@ var ErrMissingAPIKey = errors.New("the model API key is missing")
 
 // OpenAI is a Client for any OpenAI-compatible Chat Completions endpoint.
 type OpenAI struct {
-	cfg    Config
-	client openai.Client
+	cfg     Config
+	url     string
+	urlErr  error
+	headers http.Header
 }
 
 // NewOpenAI builds a client. The base URL and key are taken from cfg only: callers resolve
-// environment variables, so precedence is explicit.
+// environment variables, so precedence is explicit. OPENAI_ORG_ID, OPENAI_PROJECT_ID and
+// OPENAI_CUSTOM_HEADERS add their headers, as with openai-go.
 func NewOpenAI(cfg Config) *OpenAI {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
@@ -131,79 +131,12 @@ func NewOpenAI(cfg Config) *OpenAI {
 	if cfg.MaxRetries < 0 {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithMaxRetries(cfg.MaxRetries),
-		option.WithMaxRetryDelay(10 * time.Second),
-	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &OpenAI{cfg: cfg, client: openai.NewClient(opts...)}
+	u, err := endpoint(cfg.BaseURL)
+	return &OpenAI{cfg: cfg, url: u, urlErr: err, headers: envHeaders(os.LookupEnv)}
 }
 
 // ModelID implements Client.
 func (o *OpenAI) ModelID() string { return o.cfg.Model }
-
-func (o *OpenAI) params(req Request) openai.ChatCompletionNewParams {
-	p := openai.ChatCompletionNewParams{
-		Model:         shared.ChatModel(o.cfg.Model),
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
-	if o.cfg.Temperature != nil {
-		p.Temperature = openai.Float(*o.cfg.Temperature)
-	}
-	if o.cfg.TopP != nil {
-		p.TopP = openai.Float(*o.cfg.TopP)
-	}
-	if o.cfg.MaxTokens != nil {
-		p.MaxCompletionTokens = openai.Int(*o.cfg.MaxTokens)
-	}
-	for _, m := range req.Messages {
-		p.Messages = append(p.Messages, toParam(m))
-	}
-	for _, t := range req.Tools {
-		var params map[string]any
-		_ = json.Unmarshal(t.Parameters, &params)
-		if params == nil {
-			params = map[string]any{"type": "object", "properties": map[string]any{}}
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name:        t.Name,
-			Description: openai.String(t.Description),
-			Parameters:  shared.FunctionParameters(params),
-		}))
-	}
-	return p
-}
-
-func toParam(m Message) openai.ChatCompletionMessageParamUnion {
-	switch m.Role {
-	case "system":
-		return openai.SystemMessage(m.Content)
-	case "developer":
-		return openai.DeveloperMessage(m.Content)
-	case "tool":
-		return openai.ToolMessage(m.Content, m.ToolCallID)
-	case "assistant":
-		a := openai.ChatCompletionAssistantMessageParam{}
-		if m.Content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = openai.String(m.Content)
-		}
-		for _, tc := range m.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID:       tc.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
-				},
-			})
-		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
-	default:
-		return openai.UserMessage(m.Content)
-	}
-}
 
 // Stream implements Client: one streaming Chat Completions request.
 func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Response, error) {
@@ -216,8 +149,16 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
 	defer cancel()
-	stream := o.client.Chat.Completions.NewStreaming(ctx, o.params(req))
-	defer stream.Close()
+	body, err := o.body(req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := o.post(ctx, body)
+	if err != nil {
+		return nil, describeError(ctx, err, o.cfg)
+	}
+	defer res.Body.Close()
+	stream := newEvents(res.Body)
 
 	resp := &Response{}
 	var text strings.Builder
@@ -228,9 +169,22 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 	}
 	var calls []*callState
 	byIndex := map[int64]*callState{}
-	for stream.Next() {
-		chunk := stream.Current()
-		if chunk.JSON.Usage.Valid() && chunk.Usage.TotalTokens > 0 {
+	var streamErr error
+	for {
+		data, ok := stream.next()
+		if !ok {
+			streamErr = stream.err()
+			break
+		}
+		chunk, err := decodeChunk(data)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			streamErr = err
+			break
+		}
+		if chunk.Usage != nil && chunk.Usage.TotalTokens > 0 {
 			resp.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens, TotalTokens: chunk.Usage.TotalTokens}
 		}
 		for _, choice := range chunk.Choices {
@@ -287,8 +241,8 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 			}
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return nil, describeError(ctx, err, o.cfg)
+	if streamErr != nil {
+		return nil, describeError(ctx, streamErr, o.cfg)
 	}
 	resp.Text = text.String()
 	for _, st := range calls {
@@ -332,7 +286,11 @@ func (e *Error) Unwrap() error { return e.Cause }
 
 // describeError turns transport and API errors into messages a user can act on.
 func describeError(ctx context.Context, err error, cfg Config) error {
-	var apiErr *openai.Error
+	var modelErr *Error
+	if errors.As(err, &modelErr) {
+		return err
+	}
+	var apiErr *apiError
 	if errors.As(err, &apiErr) {
 		msg := strings.TrimSpace(apiErr.Message)
 		if msg == "" {
