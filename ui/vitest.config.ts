@@ -21,6 +21,7 @@ export default defineConfig({
           root: "packages/ui-kit",
           environment: "jsdom",
           include: ["src/**/*.test.{ts,tsx}", "test/**/*.test.{ts,tsx}"],
+          setupFiles: ["./test/setup.ts"],
           testTimeout: 30000,
         },
       },
