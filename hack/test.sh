@@ -19,7 +19,7 @@ export KUBEBUILDER_ASSETS
 echo "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
 # kubectl: the machine's, else the one built next to kube-apiserver.
 command -v kubectl >/dev/null 2>&1 || export PATH="$KUBEBUILDER_ASSETS:$PATH"
-kubectl version --client 2>/dev/null | head -1
+kubectl version --client 2>/dev/null | sed -n 1p || true
 # PostgreSQL for the memory tests: the tests start their own servers on loopback ports with
 # their own data directories, and stop them.
 if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null; then
