@@ -2,6 +2,9 @@
 # make bench: benchmarks that print numbers. Targets are reported, not asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "=== runtime footprint: one agent pod's binary, memory and start time"
+go run ./test/bench/footprint
+echo
 echo "=== runtime: generate and AG-UI against the floor"
 go run ./test/bench/runtime "$@"
 echo

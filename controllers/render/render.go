@@ -71,8 +71,9 @@ type Config struct {
 // DefaultResources are the runtime container's requests and limits for Agents that set no
 // spec.runtime.resources, sized from what `make bench` measures of one runtime pod
 // (docs/runtime-footprint.md): the memory request covers the resident memory after 10,000
-// generate requests with room to spare, the limit leaves room for long conversations and
-// bursts of streams. The runtime's GOMEMLIMIT follows the limit (runtime/memlimit).
+// generate requests (29 MiB) with a third to spare, the limit (unchanged) leaves room for long
+// conversations and bursts of streams. The runtime's GOMEMLIMIT follows the limit
+// (runtime/memlimit).
 func DefaultResources() corev1.ResourceRequirements {
 	return corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(DefaultCPURequest), corev1.ResourceMemory: resource.MustParse(DefaultMemoryRequest)},
@@ -83,8 +84,8 @@ func DefaultResources() corev1.ResourceRequirements {
 // The defaults of DefaultResources, as the operator's flags show them.
 const (
 	DefaultCPURequest    = "50m"
-	DefaultMemoryRequest = "48Mi"
-	DefaultMemoryLimit   = "192Mi"
+	DefaultMemoryRequest = "40Mi"
+	DefaultMemoryLimit   = "256Mi"
 )
 
 func (c Config) resources() corev1.ResourceRequirements {

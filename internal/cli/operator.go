@@ -148,7 +148,7 @@ func runtimeResources(cpuRequest, memoryRequest, memoryLimit string) (*corev1.Re
 		}
 		v, err := resource.ParseQuantity(q.value)
 		if err != nil || v.Sign() <= 0 {
-			return nil, fmt.Errorf("failed to parse %s %q as a positive quantity (e.g. 50m, 48Mi)", q.flag, q.value)
+			return nil, fmt.Errorf("failed to parse %s %q as a positive quantity (e.g. 50m, 40Mi)", q.flag, q.value)
 		}
 		q.list[q.name] = v
 	}

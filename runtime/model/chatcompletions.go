@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -44,14 +45,15 @@ const (
 	maxEventBytes = bufio.MaxScanTokenSize << 9
 )
 
-var defaultHTTPClient = func() *http.Client {
+// defaultHTTPClient is openai-go's default client, built on first use.
+var defaultHTTPClient = sync.OnceValue(func() *http.Client {
 	if t, ok := http.DefaultTransport.(*http.Transport); ok {
 		t = t.Clone()
 		t.ResponseHeaderTimeout = responseHeaderTimeout
 		return &http.Client{Transport: t}
 	}
 	return &http.Client{Transport: http.DefaultTransport}
-}()
+})
 
 // chatRequest is the request body.
 type chatRequest struct {
@@ -220,7 +222,7 @@ func (o *OpenAI) post(ctx context.Context, body []byte) (*http.Response, error) 
 	}
 	client := o.cfg.HTTPClient
 	if client == nil {
-		client = defaultHTTPClient
+		client = defaultHTTPClient()
 	}
 	var res *http.Response
 	var err error

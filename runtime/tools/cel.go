@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/google/cel-go/cel"
@@ -19,7 +20,9 @@ const DefaultCELCostLimit = 1_000_000
 // DefaultCELTimeout bounds the wall time of one CEL evaluation.
 const DefaultCELTimeout = time.Second
 
-var celEnv = mustCELEnv()
+// celEnv is built on first use, not at package initialisation: processes that compile no CEL
+// tool (agents without one, the chat service, most sub-commands) never pay for it.
+var celEnv = sync.OnceValue(mustCELEnv)
 
 func mustCELEnv() *cel.Env {
 	env, err := cel.NewEnv(
@@ -46,7 +49,7 @@ type celExecutor struct {
 
 // compileCEL parses and type-checks an expression; its result must be able to be an object.
 func compileCEL(expr string, inputSchema map[string]any, costLimit uint64) (*celExecutor, error) {
-	ast, iss := celEnv.Compile(expr)
+	ast, iss := celEnv().Compile(expr)
 	if iss.Err() != nil {
 		return nil, iss.Err()
 	}
@@ -57,7 +60,7 @@ func compileCEL(expr string, inputSchema map[string]any, costLimit uint64) (*cel
 	if costLimit == 0 {
 		costLimit = DefaultCELCostLimit
 	}
-	prg, err := celEnv.Program(ast, cel.CostLimit(costLimit), cel.InterruptCheckFrequency(64))
+	prg, err := celEnv().Program(ast, cel.CostLimit(costLimit), cel.InterruptCheckFrequency(64))
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func TestHelmLintAndTemplate(t *testing.T) {
 	// Agents run on the runtime image (agentry built with -tags agentry_runtime), sized from
 	// make bench (docs/runtime-footprint.md).
 	for _, want := range []string{"operator", "--runtime-image=ghcr.io/agentry-dev/agentry-runtime:0.1.0", "--leader-elect=false", "image=ghcr.io/agentry-dev/agentry:0.1.0",
-		"--metrics-bind-address=:8443", "--metrics-secure=true", "--runtime-cpu-request=50m", "--runtime-memory-request=48Mi", "--runtime-memory-limit=192Mi"} {
+		"--metrics-bind-address=:8443", "--metrics-secure=true", "--runtime-cpu-request=50m", "--runtime-memory-request=40Mi", "--runtime-memory-limit=256Mi"} {
 		if !strings.Contains(a, want) {
 			t.Errorf("default args lack %q: %s", want, a)
 		}

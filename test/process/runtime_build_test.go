@@ -51,14 +51,14 @@ func renderSamples(t *testing.T) string {
 func TestRuntimeBuildServesTheRenderedConfig(t *testing.T) {
 	bin := runtimeBinary
 	_, modelURL := start(t, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0")
-	env := []string{"OPENAI_BASE_URL=" + modelURL, "OPENAI_API_KEY=sk-test", render.PrevalidatedEnv + "=true", "AGENTRY_MEMORY_LIMIT=201326592"}
+	env := []string{"OPENAI_BASE_URL=" + modelURL, "OPENAI_API_KEY=sk-test", render.PrevalidatedEnv + "=true", "AGENTRY_MEMORY_LIMIT=268435456"}
 	p, addr := testutil.Start(t, bin, "../..", env, `msg="serving agents" addr=(\S+)`, "serve", "--config", renderSamples(t), "--addr", "127.0.0.1:0")
 	status, out := post(t, "http://"+addr+"/api/agents/chef/generate", butter)
 	if status != 200 || !strings.Contains(fmt.Sprint(out["text"]), "olive oil") {
 		t.Fatalf("%d %v\n%s", status, out, p.Output())
 	}
-	// 90% of the container's 192 MiB limit.
-	if !strings.Contains(p.Output(), `msg="memory limit" goMemLimitMiB=172`) {
+	// 90% of the container's 256 MiB limit.
+	if !strings.Contains(p.Output(), `msg="memory limit" goMemLimitMiB=230`) {
 		t.Errorf("GOMEMLIMIT must follow AGENTRY_MEMORY_LIMIT:\n%s", p.Output())
 	}
 }

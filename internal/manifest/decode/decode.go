@@ -24,9 +24,9 @@ import (
 	"sort"
 	"strings"
 
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -238,7 +238,9 @@ func (l *Loader) decodeDocument(ctx context.Context, file string, doc int, raw [
 	if name == "" {
 		errs = append(errs, field.Required(field.NewPath("metadata", "name"), "every object needs a name"))
 	} else {
-		for _, msg := range apivalidation.NameIsDNSSubdomain(name, false) {
+		// What apimachinery's api/validation.NameIsDNSSubdomain checks, without linking the
+		// object-meta validation behind it.
+		for _, msg := range validation.IsDNS1123Subdomain(name) {
 			errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, msg))
 		}
 	}

@@ -1,0 +1,491 @@
+// Command footprint-bench measures what one agent runtime pod costs: the release binary the
+// pod image carries, the runtime's resident memory idle and after a load of generate
+// requests, and the time from exec to a ready /readyz. Every Agent is a Deployment of its own,
+// so these numbers are paid once per Agent (see docs/runtime-footprint.md).
+//
+// The runtime serves the two sample agents (chef, weather) as the operator renders them into
+// their ConfigMaps, with the arguments the operator gives the pod; `agentry serve` on the
+// hand-written samples (full CRD validation, as on a laptop) is measured beside it.
+//
+//	go run ./test/bench/footprint [-requests 10000] [-concurrency 4] [-starts 10]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/runtime/memlimit"
+)
+
+const script = `fallback:
+  text: "This is a fixed answer of about thirty words from the scripted model, long enough to stream in several chunks through every layer of the runtime and back to the client."
+`
+
+// before are the numbers of main at baseRev, measured with this program (-baseline, the
+// release build of that commit) on the same 2-core machine: one binary, `agentry serve`
+// validating every config with the CRDs, in the pod too.
+const baseRev = "e703492"
+
+var before = map[string]measurement{
+	"pod": {binary: 102674594, idle: rss{total: 67.0, anon: 15.5, file: 51.5}, loaded: rss{total: 76.7, anon: 21.2, file: 55.5}, peak: 78.9, start: 122 * time.Millisecond},
+	"dev": {binary: 102674594, idle: rss{total: 66.8, anon: 15.3, file: 51.5}, loaded: rss{total: 77.3, anon: 21.8, file: 55.5}, peak: 80.0, start: 111 * time.Millisecond},
+}
+
+// Goals of issue 14.
+const (
+	goalBinaryBytes = 60_000_000
+	goalIdleMiB     = 25
+	goalLoadedMiB   = 40
+	goalStart       = 150 * time.Millisecond
+)
+
+func main() {
+	requests := flag.Int("requests", 10000, "generate requests of the load")
+	concurrency := flag.Int("concurrency", 4, "concurrent clients of the load")
+	starts := flag.Int("starts", 10, "starts measured (the median is reported; at least 3)")
+	baseline := flag.String("baseline", "", "measure this agentry binary the way main ran pods (no --prevalidated) and print its numbers only")
+	renderOnly := flag.String("render", "", "only write the samples as the operator renders them into this directory")
+	flag.Parse()
+	if *renderOnly != "" {
+		if err := renderSamples("config/samples", *renderOnly); err != nil {
+			fmt.Fprintln(os.Stderr, "footprint:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	b := &bench{requests: *requests, concurrency: *concurrency, starts: max(*starts, idleSamples)}
+	if err := b.run(*baseline); err != nil {
+		fmt.Fprintln(os.Stderr, "footprint:", err)
+		os.Exit(1)
+	}
+}
+
+type bench struct {
+	requests, concurrency, starts int
+	dir                           string
+	modelURL                      string
+}
+
+// rss is a process's resident memory in MiB: total (VmRSS), anonymous (heap, stacks, data)
+// and file-backed (the binary's pages it touched).
+type rss struct{ total, anon, file float64 }
+
+type measurement struct {
+	binary     int64
+	idle       rss
+	loaded     rss
+	peak       float64
+	start      time.Duration
+	startRange [2]time.Duration
+}
+
+// release builds like the Dockerfile and `make build`.
+func release(out, pkg string, tags ...string) error {
+	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", out}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s: %w", pkg, err)
+	}
+	return nil
+}
+
+func (b *bench) run(baseline string) error {
+	dir, err := os.MkdirTemp("", "agentry-footprint")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	b.dir = dir
+	agentry, runtimeBin := baseline, baseline
+	if baseline == "" {
+		agentry, runtimeBin = filepath.Join(dir, "agentry"), filepath.Join(dir, "agentry-runtime")
+		if err := release(agentry, "."); err != nil {
+			return err
+		}
+		if err := release(runtimeBin, ".", testutil.RuntimeBuildTag); err != nil {
+			return err
+		}
+	}
+	rendered := filepath.Join(dir, "rendered")
+	if err := renderSamples("config/samples", rendered); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(script), 0o600); err != nil {
+		return err
+	}
+	model, err := startModel(agentry, filepath.Join(dir, "script.yaml"))
+	if err != nil {
+		return err
+	}
+	defer model.stop()
+	b.modelURL = model.addr
+
+	// What the rendered Deployment passes (controllers/render.DeploymentFor), on a free port:
+	// its args and its env (a binary of main ignores the env: it validated with the CRDs).
+	podArgs := []string{"serve", "--config", rendered, "--secrets-dir", filepath.Join(dir, "secrets"), "--log-format", "json"}
+	limit := resource.MustParse(render.DefaultMemoryLimit)
+	podEnv := []string{render.PrevalidatedEnv + "=true", fmt.Sprintf("%s=%d", memlimit.Env, limit.Value())}
+	devArgs := []string{"serve", "--config", "config/samples", "--secrets-dir", filepath.Join(dir, "secrets")}
+	pod, err := b.measure(runtimeBin, podArgs, podEnv)
+	if err != nil {
+		return fmt.Errorf("runtime pod: %w", err)
+	}
+	dev, err := b.measure(agentry, devArgs, nil)
+	if err != nil {
+		return fmt.Errorf("agentry serve: %w", err)
+	}
+	pod.binary = fileSize(runtimeBin)
+	dev.binary = fileSize(agentry)
+
+	cpus := testutil.NumCPU()
+	if baseline != "" {
+		fmt.Printf("\nBaseline %s, %d cores\n\n", baseline, cpus)
+		fmt.Printf("pod: %#v\ndev: %#v\n", pod, dev)
+		return nil
+	}
+	fmt.Printf("\nRuntime footprint: one runtime process serving the two sample agents (chef, weather), %d cores.\n", cpus)
+	fmt.Printf("Load: %d generate requests on %d connections for %d users, against the scripted model. RSS = VmRSS (anonymous + file-backed pages).\n", b.requests, b.concurrency, clients)
+	fmt.Printf("\nRuntime pod: the runtime build (-tags %s, the agentry-runtime image) serving the samples as the operator renders them, with the rendered Deployment's args and env\n\n", testutil.RuntimeBuildTag)
+	printTable(before["pod"], pod, true, b.requests, b.starts)
+	fmt.Printf("\nOn a laptop: agentry serve on the hand-written samples (full CRD schema and CEL validation; the agentry binary)\n\n")
+	printTable(before["dev"], dev, false, b.requests, b.starts)
+	return nil
+}
+
+func printTable(was, now measurement, goals bool, requests, starts int) {
+	verdict := func(ok bool) string {
+		if !goals {
+			return "—"
+		}
+		if ok {
+			return "met"
+		}
+		return "NOT MET"
+	}
+	goal := func(s string) string {
+		if !goals {
+			return "—"
+		}
+		return s
+	}
+	fmt.Printf("| measure | before (main @ %s) | now | goal | |\n|---|---|---|---|---|\n", baseRev)
+	fmt.Printf("| release binary (-trimpath -s -w) | %.1f MB | %.1f MB | %s | %s |\n", mb(was.binary), mb(now.binary), goal("≤ 60 MB"), verdict(now.binary <= goalBinaryBytes))
+	fmt.Printf("| RSS idle (3 s after ready, median of %d) | %s | %s | %s | %s |\n", idleSamples, was.idle, now.idle, goal(fmt.Sprintf("≤ %d MiB", goalIdleMiB)), verdict(now.idle.total <= goalIdleMiB))
+	fmt.Printf("| RSS after %d generate requests | %s | %s | %s | %s |\n", requests, was.loaded, now.loaded, goal(fmt.Sprintf("≤ %d MiB", goalLoadedMiB)), verdict(now.loaded.total <= goalLoadedMiB))
+	fmt.Printf("| peak RSS (VmHWM) | %.1f MiB | %.1f MiB | — | |\n", was.peak, now.peak)
+	fmt.Printf("| start to ready, median of %d | %s | %s (%s–%s) | %s | %s |\n", starts, msec(was.start), msec(now.start), msec(now.startRange[0]), msec(now.startRange[1]),
+		goal(fmt.Sprintf("≤ %s", msec(goalStart))), verdict(now.start <= goalStart))
+}
+
+func (r rss) String() string {
+	return fmt.Sprintf("%.1f MiB (anon %.1f + file %.1f)", r.total, r.anon, r.file)
+}
+
+func mb(n int64) float64 { return float64(n) / 1e6 }
+
+func msec(d time.Duration) string {
+	return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+}
+
+func fileSize(p string) int64 {
+	info, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// idleSamples is how many of the starts also measure the idle memory (the median is reported).
+const idleSamples = 3
+
+// measure starts the runtime b.starts times for the start time (the first idleSamples of them
+// idle for a while for the memory), then once more for the memory after the load.
+func (b *bench) measure(bin string, args, env []string) (measurement, error) {
+	var m measurement
+	var starts []time.Duration
+	var idle []rss
+	for i := 0; i < b.starts; i++ {
+		p, err := b.start(bin, args, env)
+		if err != nil {
+			return m, err
+		}
+		starts = append(starts, p.ready)
+		if i < idleSamples {
+			// Idle: what a pod holds between conversations, once start-up garbage had its chance
+			// to go.
+			time.Sleep(3 * time.Second)
+			r, _, err := readRSS(strconv.Itoa(p.cmd.Process.Pid))
+			if err != nil {
+				p.stop()
+				return m, err
+			}
+			idle = append(idle, r)
+		}
+		p.stop()
+	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
+	m.start = starts[len(starts)/2]
+	if len(starts)%2 == 0 {
+		m.start = (starts[len(starts)/2-1] + starts[len(starts)/2]) / 2
+	}
+	m.startRange = [2]time.Duration{starts[0], starts[len(starts)-1]}
+	sort.Slice(idle, func(i, j int) bool { return idle[i].total < idle[j].total })
+	m.idle = idle[len(idle)/2]
+
+	p, err := b.start(bin, args, env)
+	if err != nil {
+		return m, err
+	}
+	defer p.stop()
+	if err := b.load(p.addr); err != nil {
+		return m, err
+	}
+	time.Sleep(time.Second)
+	if m.loaded, m.peak, err = readRSS(strconv.Itoa(p.cmd.Process.Pid)); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+type proc struct {
+	cmd   *exec.Cmd
+	done  chan struct{} // closed when the process has exited
+	addr  string
+	ready time.Duration
+}
+
+func run(cmd *exec.Cmd) (*proc, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.done) }()
+	return p, nil
+}
+
+// stop interrupts the process and waits for it (killing it after 10 s).
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// start runs `bin args --addr 127.0.0.1:PORT` and polls /readyz until it answers 200: the
+// time from exec to ready is what a rollout waits for (before the kubelet's probe period).
+func (b *bench) start(bin string, args, env []string) (*proc, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.Command(bin, append(args, "--addr", addr)...)
+	cmd.Env = append(append(testutil.CleanEnv(), "OPENAI_API_KEY=bench", "OPENAI_BASE_URL="+b.modelURL), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	client := &http.Client{Timeout: time.Second}
+	t0 := time.Now()
+	p, err := run(cmd)
+	if err != nil {
+		return nil, err
+	}
+	for deadline := t0.Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		resp, err := client.Get("http://" + addr + "/readyz")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				p.addr, p.ready = addr, time.Since(t0)
+				return p, nil
+			}
+		}
+		select {
+		case <-p.done:
+			return nil, fmt.Errorf("%s %v exited:\n%s", bin, args, out.String())
+		default:
+		}
+	}
+	p.stop()
+	return nil, fmt.Errorf("%s %v did not get ready:\n%s", bin, args, out.String())
+}
+
+// clients is how many users (client addresses) the load comes from.
+const clients = 256
+
+// load sends b.requests generate requests, alternating between the agents, from
+// b.concurrency connections on behalf of clients users; every answer must be complete.
+func (b *bench) load(addr string) error {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: b.concurrency}}
+	body := `{"messages":[{"id":"u1","role":"user","content":"Say something short."}]}`
+	var next, failed atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for w := 0; w < b.concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(b.requests) {
+					return
+				}
+				agent := []string{"chef", "weather"}[i%2]
+				req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/agents/"+agent+"/generate", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				// Users behind a proxy (loopback is trusted), each within the per-IP rate limit.
+				req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.0.%d.%d", i%clients/256, i%clients%256))
+				resp, err := client.Do(req)
+				if err == nil {
+					data, rerr := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if rerr == nil && resp.StatusCode == http.StatusOK && bytes.Contains(data, []byte("thirty words")) {
+						continue
+					}
+					err = fmt.Errorf("%s: %d %s", agent, resp.StatusCode, data)
+				}
+				failed.Add(1)
+				firstErr.CompareAndSwap(nil, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := failed.Load(); n > 0 {
+		return fmt.Errorf("%d of %d generate requests failed, the first: %v", n, b.requests, firstErr.Load())
+	}
+	return nil
+}
+
+func readRSS(pid string) (rss, float64, error) {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return rss{}, 0, err
+	}
+	var r rss
+	var peak float64
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			r.total = kb / 1024
+		case "RssAnon:":
+			r.anon = kb / 1024
+		case "RssFile:":
+			r.file = kb / 1024
+		case "VmHWM:":
+			peak = kb / 1024
+		}
+	}
+	return r, peak, nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startModel runs the scripted model; its URL is in p.addr.
+func startModel(bin, scriptPath string) (*proc, error) {
+	cmd := exec.Command(bin, "scripted-model", "--addr", "127.0.0.1:0", "--script", scriptPath)
+	out, w := io.Pipe()
+	cmd.Stdout, cmd.Stderr = w, os.Stderr
+	p, err := run(cmd)
+	if err != nil {
+		return nil, err
+	}
+	re := regexp.MustCompile(`listening on (http://\S+)`)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case u := <-found:
+		p.addr = u
+		return p, nil
+	case <-time.After(30 * time.Second):
+		p.stop()
+		return nil, errors.New("the scripted model did not start")
+	}
+}
+
+// renderSamples writes each sample Agent's config the way the operator renders it into the
+// Agent's ConfigMap (controllers/render.ConfigYAML), one file per Agent.
+func renderSamples(samples, out string) error {
+	loader, err := manifest.NewLoader()
+	if err != nil {
+		return err
+	}
+	set, err := loader.LoadPath(context.Background(), samples)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return err
+	}
+	for _, a := range set.Agents {
+		r := render.Resolved{Agent: a}
+		for _, e := range a.Spec.Tools {
+			if t := set.Tool(a.Namespace, e.ToolRef.Name); t != nil && t.Spec.ID == e.Key {
+				r.Tools = append(r.Tools, render.ResolvedTool{Entry: e, Tool: t})
+			}
+		}
+		for _, f := range a.Spec.FrontendActions {
+			if fa := set.FrontendAction(a.Namespace, f.Name); fa != nil {
+				r.FrontendActions = append(r.FrontendActions, fa)
+			}
+		}
+		config, err := render.ConfigYAML(r)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, a.Name+".yaml"), config, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
