@@ -66,13 +66,13 @@ func TestAgentsAPI(t *testing.T) {
 			e := &recorder{env: newEnv(t, open(t), Options{})}
 			alice := e.user("alice")
 
-			// Admin routes refuse bearer users and anonymous callers.
+			// Admin routes refuse users without role admin and anonymous callers.
 			for _, r := range []struct{ method, path string }{
 				{"GET", "/agents"}, {"PUT", "/agents/chef"}, {"GET", "/agents/chef"}, {"DELETE", "/agents/chef"},
 				{"POST", "/agents/chef/enable"}, {"POST", "/agents/chef/disable"}, {"POST", "/agents/chef/test"},
 				{"GET", "/agents/chef/actions"}, {"PUT", "/agents/chef/actions/x"}, {"GET", "/agents/chef/actions/x"}, {"DELETE", "/agents/chef/actions/x"},
 			} {
-				e.expect(e.do(r.method, r.path, alice, chefBody("https://chef.example.com/agent")), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
+				e.expect(e.do(r.method, r.path, alice, chefBody("https://chef.example.com/agent")), http.StatusForbidden, model.ErrPermissionDenied)
 				e.expect(e.do(r.method, r.path, "", nil), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
 			}
 			e.expect(e.do("GET", "/agents/chef/profile", "", nil), http.StatusUnauthorized, model.ErrUnauthenticated)

@@ -114,7 +114,7 @@ func (a *API) Handler() http.Handler {
 // mounting on another server's echo leaves its error handler alone.
 func (a *API) Register(e *echo.Echo) {
 	g := e.Group(Prefix, a.errors, a.cors())
-	user, server := a.requireUser, a.requireAPIKey
+	user, server, admin := a.requireUser, a.requireAPIKey, a.requireAdmin
 	// Pre-flight requests of every route: the CORS middleware answers them.
 	g.OPTIONS("/*", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 
@@ -173,25 +173,25 @@ func (a *API) Register(e *echo.Echo) {
 	g.GET("/moderation/flags", a.listFlags, server)
 	g.PUT("/moderation/messages/:id", a.moderateMessage, server)
 
-	g.GET("/agents", a.listAgents, server)
-	g.PUT("/agents/:agentId", a.putAgent, server)
-	g.GET("/agents/:agentId", a.getAgent, server)
-	g.DELETE("/agents/:agentId", a.deleteAgent, server)
-	g.POST("/agents/:agentId/enable", a.enableAgent, server)
-	g.POST("/agents/:agentId/disable", a.disableAgent, server)
-	g.POST("/agents/:agentId/test", a.testAgent, server)
+	g.GET("/agents", a.listAgents, admin)
+	g.PUT("/agents/:agentId", a.putAgent, admin)
+	g.GET("/agents/:agentId", a.getAgent, admin)
+	g.DELETE("/agents/:agentId", a.deleteAgent, admin)
+	g.POST("/agents/:agentId/enable", a.enableAgent, admin)
+	g.POST("/agents/:agentId/disable", a.disableAgent, admin)
+	g.POST("/agents/:agentId/test", a.testAgent, admin)
 	g.GET("/agents/:agentId/profile", a.agentProfile, user)
 	g.POST("/agent-runs/:runId/actions/:toolCallId", a.actionResult, user)
 	g.GET("/ai", a.aiStatus, user)
-	g.PUT("/ai/assistant", a.putAssistant, server)
-	g.DELETE("/ai/assistant", a.deleteAssistant, server)
+	g.PUT("/ai/assistant", a.putAssistant, admin)
+	g.DELETE("/ai/assistant", a.deleteAssistant, admin)
 	g.POST("/ai/smart-replies", a.smartReplies, user)
 	g.POST("/ai/conversation-starters", a.conversationStarters, user)
 	g.POST("/messages/:id/translate", a.translateMessage, user)
-	g.GET("/agents/:agentId/actions", a.listActions, server)
-	g.PUT("/agents/:agentId/actions/:name", a.putAction, server)
-	g.GET("/agents/:agentId/actions/:name", a.getAction, server)
-	g.DELETE("/agents/:agentId/actions/:name", a.deleteAction, server)
+	g.GET("/agents/:agentId/actions", a.listActions, admin)
+	g.PUT("/agents/:agentId/actions/:name", a.putAction, admin)
+	g.GET("/agents/:agentId/actions/:name", a.getAction, admin)
+	g.DELETE("/agents/:agentId/actions/:name", a.deleteAction, admin)
 }
 
 // notify wakes the hub after a committed write, so sockets get its events without waiting for

@@ -99,6 +99,44 @@ func (a *API) requireAPIKey(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// RoleAdmin is the user role that may configure agents with its bearer token, as the REST API
+// key does. Only the API key gives it (POST/PUT /users with the apikey header).
+const RoleAdmin = "admin"
+
+// requireAdmin guards agent configuration: the REST API key, or the bearer token of a user whose
+// role is admin (any other user gets ERR_PERMISSION_DENIED).
+func (a *API) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	auth := Authenticator(a.opts.Store)
+	return func(c echo.Context) error {
+		if equal(c.Request().Header.Get(headerAPIKey), a.opts.APIKey) {
+			return next(c)
+		}
+		tok := bearer(c.Request())
+		if tok == "" {
+			return model.Errorf(model.ErrAPIKeyInvalid, "this route needs the REST API key in the apikey header, or an admin's auth token")
+		}
+		ctx := c.Request().Context()
+		uid, err := auth(ctx, tok)
+		if err != nil {
+			return err
+		}
+		u, err := a.opts.Store.GetUser(ctx, uid)
+		if err != nil {
+			return err
+		}
+		if u.Role != RoleAdmin {
+			return model.Errorf(model.ErrPermissionDenied, "only admins (role admin) or the REST API key may configure agents")
+		}
+		c.Set(ctxUID, uid)
+		return next(c)
+	}
+}
+
+// hasAPIKey says whether the request carries the REST API key.
+func (a *API) hasAPIKey(c echo.Context) bool {
+	return equal(c.Request().Header.Get(headerAPIKey), a.opts.APIKey)
+}
+
 // requireAPIKeyOrAuthKey lets development clients create users with the Auth Key (the SDK's
 // createUser(user, authKey)); production needs the API key.
 func (a *API) requireAPIKeyOrAuthKey(next echo.HandlerFunc) echo.HandlerFunc {

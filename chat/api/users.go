@@ -82,6 +82,10 @@ func (a *API) createUser(c echo.Context) error {
 	if req.Kind == "" {
 		req.Kind = model.UserKindUser
 	}
+	// The Auth Key (development) creates users but never admins: only the API key gives the role.
+	if req.Role != nil && *req.Role == RoleAdmin && !a.hasAPIKey(c) {
+		return model.Errorf(model.ErrAPIKeyInvalid, "role admin needs the REST API key in the apikey header")
+	}
 	u, err := a.opts.Store.CreateUser(c.Request().Context(), model.User{
 		UID: req.UID, Name: deref(req.Name), Avatar: deref(req.Avatar), Role: deref(req.Role), Kind: req.Kind, Metadata: req.Metadata,
 	})
@@ -118,7 +122,12 @@ func (a *API) updateUser(c echo.Context) error {
 	if req.Avatar != nil {
 		u.Avatar = *req.Avatar
 	}
-	if req.Role != nil {
+	// Only the REST API key changes roles (the route takes no other credential today; this
+	// keeps it so if one is added).
+	if req.Role != nil && *req.Role != u.Role {
+		if !a.hasAPIKey(c) {
+			return model.Errorf(model.ErrPermissionDenied, "only the REST API key may change a user's role")
+		}
 		u.Role = *req.Role
 	}
 	if req.Kind != "" {
