@@ -47,3 +47,58 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- $tag := default (default .Chart.AppVersion .Values.image.tag) .Values.runtimeImage.tag }}
 {{- printf "%s:%s" $repo $tag }}
 {{- end }}
+
+{{/* Selector labels of the chat service pods. */}}
+{{- define "agentry.chatSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "agentry.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: chat
+{{- end }}
+
+{{/* Labels of the chat service's objects. */}}
+{{- define "agentry.chatLabels" -}}
+{{ include "agentry.chatSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- with .Values.extraLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "agentry.chatName" -}}
+{{- printf "%s-chat" (include "agentry.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "agentry.chatServiceAccountName" -}}
+{{- if .Values.chat.serviceAccount.create }}
+{{- default (include "agentry.chatName" .) .Values.chat.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.chat.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret holding the chat service's apiKey and headersKey. */}}
+{{- define "agentry.chatCredentialsSecret" -}}
+{{- default (printf "%s-credentials" (include "agentry.chatName" .)) .Values.chat.credentials.existingSecret }}
+{{- end }}
+
+{{/* The claim of the data volume the chart creates, or "" when it creates none: SQLite or a
+single replica (a ReadWriteOnce claim cannot be shared by replicas on several nodes). */}}
+{{- define "agentry.chatCreatesClaim" -}}
+{{- if and .Values.chat.persistence.enabled (not .Values.chat.persistence.existingClaim) (le (int .Values.chat.replicas) 1) }}true{{ end }}
+{{- end }}
+
+{{/* Refuses chat values the binary would refuse or that would lose data; values.schema.json
+says the same, but it can be skipped. */}}
+{{- define "agentry.chatValidate" -}}
+{{- if and (gt (int .Values.chat.replicas) 1) (ne .Values.chat.storage.type "postgres") }}
+{{- fail (printf "chat.replicas is %d but chat.storage.type is %s: SQLite allows one replica only; set chat.storage.type=postgres and chat.storage.existingSecret (a Secret holding the PostgreSQL URL) for several replicas" (int .Values.chat.replicas) .Values.chat.storage.type) }}
+{{- end }}
+{{- if and (eq .Values.chat.storage.type "postgres") (not .Values.chat.storage.existingSecret) }}
+{{- fail "chat.storage.type is postgres but chat.storage.existingSecret is empty: name the Secret holding the PostgreSQL URL (under chat.storage.key)" }}
+{{- end }}
+{{- if not (has .Values.chat.storage.type (list "sqlite" "postgres")) }}
+{{- fail (printf "chat.storage.type %q is not sqlite or postgres" .Values.chat.storage.type) }}
+{{- end }}
+{{- end }}
