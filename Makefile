@@ -37,13 +37,26 @@ vet:
 # Release builds, as the Dockerfile makes them: no symbol table or DWARF, no local paths.
 RELEASE_FLAGS ?= -trimpath -ldflags "-s -w"
 
+# The chat web app (ui/apps/web), built into ui/apps/web/dist/app, which bin/agentry embeds.
+# The lock may lack another platform's optional packages, which npm ci refuses: npm install then
+# installs the same locked versions (as hack/test.sh does).
+.PHONY: web
+web: ## Build the chat web app into ui/apps/web/dist/app (Node.js and npm).
+	cd ui && { test -d node_modules || npm ci --no-audit --no-fund || npm install --no-audit --no-fund; } && npm run build:web
+
 .PHONY: build
-build: ## Build bin/agentry and bin/agentry-runtime (the agent pods' build: serve only).
+build: build-agentry build-runtime ## Build bin/agentry (with the web app) and bin/agentry-runtime (the agent pods' build: serve only).
+
+.PHONY: build-agentry
+build-agentry: web
 	CGO_ENABLED=0 go build $(RELEASE_FLAGS) -o $(LOCALBIN)/agentry .
+
+.PHONY: build-runtime
+build-runtime:
 	CGO_ENABLED=0 go build $(RELEASE_FLAGS) -tags agentry_runtime -o $(LOCALBIN)/agentry-runtime .
 
 .PHONY: dev
-dev: ## Run every sample agent locally on :4111 (scripted model unless OPENAI_API_KEY is set).
+dev: web ## Build the web app, then run every sample agent and the chat service on :4111 (scripted model unless OPENAI_API_KEY is set).
 	go run . dev
 
 ##@ Test

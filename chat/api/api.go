@@ -96,8 +96,9 @@ func Mount(e *echo.Echo, opts Options) *API {
 	return a
 }
 
-// Handler serves the API alone, as agentry chat does.
-func (a *API) Handler() http.Handler {
+// Handler serves the API alone, as agentry chat does; mounts add other routes (the web app)
+// after the API's, on the same error handler.
+func (a *API) Handler(mounts ...func(*echo.Echo)) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -105,6 +106,9 @@ func (a *API) Handler() http.Handler {
 		return err
 	}}))
 	a.Register(e)
+	for _, m := range mounts {
+		m(e)
+	}
 	// Outside /chat/v1, answer in the API's error shape too.
 	e.HTTPErrorHandler = func(err error, c echo.Context) { a.writeError(c, err) }
 	return e

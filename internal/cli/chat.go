@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/labstack/echo/v4"
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -25,6 +26,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/hub"
 	"github.com/agentry-dev/agentry/chat/store"
+	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
 func init() { extraCommands = append(extraCommands, newChatCommand) }
@@ -54,6 +56,8 @@ type chatOptions struct {
 	agentNamespaces []string
 	// corsOrigins may call the API and open sockets from other origins.
 	corsOrigins []string
+	// web serves the embedded web app at / and /app-config.json.
+	web bool
 }
 
 // bridgeFlags are the agent bridge's limits.
@@ -120,12 +124,20 @@ Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).`,
 	f.Int64Var(&o.maxMediaBytes, "max-media-bytes", chatapi.DefaultMaxMediaBytes, "largest media upload in bytes")
 	f.BoolVar(&o.agentRefs, "agent-refs", os.Getenv("KUBERNETES_SERVICE_HOST") != "", "resolve agent configurations that name an in-cluster Agent (namespace/name); needs get/list/watch on agents (default: on inside a cluster)")
 	f.StringSliceVar(&o.corsOrigins, "cors-origins", splitList(os.Getenv("AGENTRY_CHAT_CORS_ORIGINS")), "browser origins (https://app.example.com, or *) allowed to use the API and the WebSocket from another origin (default: none, same origin only)")
+	f.BoolVar(&o.web, "web", envBool("AGENTRY_CHAT_WEB", true), "serve the embedded web app at / (and /app-config.json)")
 	f.StringSliceVar(&o.agentNamespaces, "agent-namespaces", nil, "namespaces whose Agents may be referenced (default: all)")
 	f.BoolVar(&o.development, "allow-http-agents", os.Getenv("AGENTRY_CHAT_ALLOW_HTTP_AGENTS") == "true", "accept http:// agent Deployment URLs (otherwise https only)")
 	f.DurationVar(&o.bridge.idle, "agent-idle-timeout", 60*time.Second, "fail an agent run when its stream sends nothing for this long")
 	f.DurationVar(&o.bridge.run, "agent-run-timeout", 5*time.Minute, "fail an agent run that takes longer than this in total (frontend actions included)")
 	f.DurationVar(&o.bridge.action, "agent-action-timeout", 2*time.Minute, "answer a frontend action with an error when the user's app has not run it within this time")
 	return cmd, o
+}
+
+func envBool(key string, def bool) bool {
+	if b, err := strconv.ParseBool(os.Getenv(key)); err == nil {
+		return b
+	}
+	return def
 }
 
 func envInt(key string, def int) int {
@@ -230,7 +242,14 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	go func() { hubDone <- h.Run(hubCtx) }()
 	log.Info("serving the chat service", "addr", ln.Addr().String(), "path", chatapi.Prefix, "storage", st.Kind(), "replicas", o.replicas)
 
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	var mounts []func(*echo.Echo)
+	if o.web {
+		mounts = append(mounts, mountWeb(st, o.appID, o.authKey))
+		if !webapp.Built() {
+			log.Info("the web app is not built into this binary (make web, then rebuild): / answers how to build it")
+		}
+	}
+	srv := &http.Server{Handler: a.Handler(mounts...), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
+	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
 // DevAddr is where agentry dev listens: loopback, port 4111.
@@ -25,6 +27,7 @@ type devOptions struct {
 	modelAddr  string
 	secretsDir string
 	chat       string
+	web        bool
 	http       httpFlags
 }
 
@@ -67,7 +70,7 @@ the agents to it through the same client, so tools and frontend actions work off
 			srvOpts.Secrets = secrets.Dir(o.secretsDir)
 			var chat *devChat
 			if o.chat != "none" {
-				dc, mount, err := startDevChat(cmd.Context(), log, o.chat, ".agentry")
+				dc, mount, err := startDevChat(cmd.Context(), log, o.chat, ".agentry", o.web)
 				if err != nil {
 					return err
 				}
@@ -91,6 +94,7 @@ the agents to it through the same client, so tools and frontend actions work off
 						fmt.Fprintf(out, "    App ID %s, Auth Key %s (development only); REST API key in .agentry/chat-api-key\n", DevChatAppID, DevChatAuthKey)
 					}
 					fmt.Fprintln(out)
+					printWebBanner(out, base, chat != nil && o.web, webapp.Built())
 				})
 		},
 	}
@@ -100,9 +104,23 @@ the agents to it through the same client, so tools and frontend actions work off
 	cmd.Flags().StringVar(&o.addr, "addr", DevAddr, "listen address (use :4111 to listen on every interface)")
 	cmd.Flags().StringVar(&o.modelAddr, "model-addr", "127.0.0.1:0", "listen address of the scripted dev model")
 	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", ".agentry/secrets", "directory of local Secrets (<dir>/<secret>/<key>)")
+	cmd.Flags().BoolVar(&o.web, "web", true, "serve the embedded chat web app at / (needs the chat service)")
 	cmd.Flags().StringVar(&o.chat, "chat", "file:.agentry/chat.db", "storage of the chat service mounted at /chat/v1 (file:PATH, postgres://…, or none)")
 	o.http.register(cmd.Flags())
 	return cmd
+}
+
+// printWebBanner ends the banner with the one URL to open: the web app.
+func printWebBanner(out io.Writer, base string, serving, built bool) {
+	switch {
+	case !serving:
+		return
+	case built:
+		fmt.Fprintf(out, "  ==> Open the web app: %s/\n", base)
+		fmt.Fprintf(out, "      Log in as alice, bob, carol or admin (role admin: configures agents).\n\n")
+	default:
+		fmt.Fprintf(out, "  The web app is not built into this binary: run make dev (or make web, then go run . dev).\n\n")
+	}
 }
 
 func displayAddr(a net.Addr) string {

@@ -45,7 +45,9 @@ type devChat struct {
 // startDevChat opens the chat store, starts the hub and returns the mount for the dev server.
 // The REST API key is generated once into dir/chat-api-key (0600), so curl examples can read it;
 // the key agent headers are encrypted with likewise into dir/chat-headers-key.
-func startDevChat(ctx context.Context, log logr.Logger, storage, dir string) (*devChat, func(*echo.Echo), error) {
+// With web, the embedded web app is mounted at / too. A store without users is seeded
+// (seedDevChat) so the app has people to log in as.
+func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web bool) (*devChat, func(*echo.Echo), error) {
 	key, err := devAPIKey(filepath.Join(dir, "chat-api-key"))
 	if err != nil {
 		return nil, nil, err
@@ -58,6 +60,12 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string) (*d
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to open chat storage %q: %w", store.Redact(storage), err)
 	}
+	if seeded, err := seedDevChat(ctx, st); err != nil {
+		_ = st.Close()
+		return nil, nil, fmt.Errorf("failed to seed the chat service's users: %w", err)
+	} else if seeded {
+		log.Info("seeded the chat service: users alice, bob, carol and admin (role admin), public group general")
+	}
 	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log})
 	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log})
 	h.Observe(br.OnEvent)
@@ -69,6 +77,9 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string) (*d
 			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID,
 			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, Bridge: br,
 		})
+		if web {
+			mountWeb(st, DevChatAppID, DevChatAuthKey)(e)
+		}
 	}
 	return dc, mount, nil
 }
