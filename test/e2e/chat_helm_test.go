@@ -1,0 +1,292 @@
+package e2e
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// container returns the first container of a rendered Deployment and its pod spec.
+func container(t *testing.T, objs map[string]map[string]any, deployment string) (ctr, pod map[string]any) {
+	t.Helper()
+	d, ok := objs[deployment]
+	if !ok {
+		t.Fatalf("no %s in %v", deployment, keys(objs))
+	}
+	pod = d["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	return pod["containers"].([]any)[0].(map[string]any), pod
+}
+
+// path reads a nested field of a decoded object ("a.b.0.c"), nil when missing.
+func path(v any, p string) any {
+	for _, k := range strings.Split(p, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[k]
+		case []any:
+			i := 0
+			for _, c := range k {
+				i = i*10 + int(c-'0')
+			}
+			if i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func argList(ctr map[string]any) []string {
+	var out []string
+	for _, a := range ctr["args"].([]any) {
+		out = append(out, a.(string))
+	}
+	return out
+}
+
+// helmFails runs helm expecting an error and returns its output.
+func helmFails(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(helmBin, args...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Errorf("helm %s must fail:\n%s", strings.Join(args, " "), out)
+	}
+	return string(out)
+}
+
+// TestChatChartTemplate renders chat.enabled and checks the objects, their security settings,
+// probes and args, that no credential leaves its Secret, and what the chart refuses.
+func TestChatChartTemplate(t *testing.T) {
+	for _, f := range []string{"chat.yaml", "chat-postgres.yaml"} {
+		helm(t, "lint", "--strict", chart, "-f", "test/e2e/values/"+f)
+	}
+	helm(t, "lint", "--strict", chart, "--set", "chat.enabled=true")
+
+	// Off by default: nothing of the chat service.
+	def := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system"))
+	for k := range def {
+		if strings.Contains(k, "chat") {
+			t.Errorf("chat is off by default, but %s is rendered", k)
+		}
+	}
+
+	rendered := helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/chat.yaml")
+	objs := docs(t, rendered)
+	for _, k := range []string{"Deployment/agentry-chat@agentry-system", "Service/agentry-chat@agentry-system", "Ingress/agentry-chat@agentry-system",
+		"Secret/agentry-chat-credentials@agentry-system", "PersistentVolumeClaim/agentry-chat-data@agentry-system", "ServiceAccount/agentry-chat@agentry-system",
+		"ClusterRole/agentry-chat-agent-reader", "ClusterRoleBinding/agentry-chat-agent-reader",
+		// The operator is still there.
+		"Deployment/agentry-operator@agentry-system"} {
+		if _, ok := objs[k]; !ok {
+			t.Errorf("chat.enabled lacks %s (has %v)", k, keys(objs))
+		}
+	}
+	sameRules(t, objs["ClusterRole/agentry-chat-agent-reader"], "config/rbac/chat_agent_reader_role.yaml")
+	if s := path(objs["ClusterRoleBinding/agentry-chat-agent-reader"], "subjects.0"); path(s, "name") != "agentry-chat" || path(s, "namespace") != "agentry-system" {
+		t.Errorf("the agent reader is bound to %v, want the chat ServiceAccount", s)
+	}
+
+	ctr, pod := container(t, objs, "Deployment/agentry-chat@agentry-system")
+	if ctr["image"] != "ghcr.io/agentry-dev/agentry:0.1.0" {
+		t.Errorf("chat image %v, want the operator's image", ctr["image"])
+	}
+	a := strings.Join(argList(ctr), " ")
+	for _, want := range []string{"chat --addr :8080 --metrics-addr :9090 --replicas 1 ", "--storage file:/var/lib/agentry-chat/chat.db",
+		"--media-dir /var/lib/agentry-chat/media", "--api-key-file /etc/agentry-chat/credentials/apiKey",
+		"--headers-key-file /etc/agentry-chat/credentials/headersKey", "--agent-refs=true", "--cors-origins=https://app.example.com", "--log-format=json"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("chat args lack %q: %s", want, a)
+		}
+	}
+	if strings.Contains(a, "--agent-namespaces") || strings.Contains(a, "--auth-key") || strings.Contains(a, "--allow-http-agents") {
+		t.Errorf("chat args: %s", a)
+	}
+	if path(objs["Deployment/agentry-chat@agentry-system"], "spec.strategy.type") != "Recreate" {
+		t.Error("SQLite: the old pod must stop before the new one opens the database (strategy Recreate)")
+	}
+	for field, want := range map[string]any{"securityContext.runAsNonRoot": true, "securityContext.seccompProfile.type": "RuntimeDefault", "securityContext.fsGroup": float64(65532),
+		"serviceAccountName": "agentry-chat", "automountServiceAccountToken": true} {
+		if got := path(pod, field); got != want {
+			t.Errorf("chat pod %s = %v, want %v", field, got, want)
+		}
+	}
+	for field, want := range map[string]any{"securityContext.readOnlyRootFilesystem": true, "securityContext.allowPrivilegeEscalation": false,
+		"securityContext.capabilities.drop.0": "ALL", "livenessProbe.httpGet.path": "/chat/v1/healthz", "livenessProbe.httpGet.port": "http",
+		"readinessProbe.httpGet.path": "/chat/v1/healthz", "readinessProbe.httpGet.port": "http",
+		"ports.0.name": "http", "ports.0.containerPort": float64(8080), "ports.1.name": "metrics", "ports.1.containerPort": float64(9090),
+		"resources.requests.memory": "64Mi", "resources.limits.memory": "512Mi"} {
+		if got := path(ctr, field); got != want {
+			t.Errorf("chat container %s = %v, want %v", field, got, want)
+		}
+	}
+	mounts := map[string]string{}
+	for _, m := range ctr["volumeMounts"].([]any) {
+		mounts[path(m, "name").(string)] = path(m, "mountPath").(string)
+	}
+	vols := map[string]any{}
+	for _, v := range pod["volumes"].([]any) {
+		vols[path(v, "name").(string)] = v
+	}
+	if mounts["data"] != "/var/lib/agentry-chat" || path(vols["data"], "persistentVolumeClaim.claimName") != "agentry-chat-data" {
+		t.Errorf("data volume: %v %v", mounts, vols["data"])
+	}
+	if mounts["credentials"] != "/etc/agentry-chat/credentials" || path(vols["credentials"], "secret.secretName") != "agentry-chat-credentials" {
+		t.Errorf("credentials volume: %v %v", mounts, vols["credentials"])
+	}
+	if path(vols["tmp"], "emptyDir") == nil || mounts["tmp"] != "/tmp" {
+		t.Errorf("a read-only root needs a writable /tmp: %v", vols["tmp"])
+	}
+	pvc := objs["PersistentVolumeClaim/agentry-chat-data@agentry-system"]
+	if ann, _ := path(pvc, "metadata.annotations").(map[string]any); path(pvc, "spec.resources.requests.storage") != "1Gi" || path(pvc, "spec.accessModes.0") != "ReadWriteOnce" || ann["helm.sh/resource-policy"] != "keep" {
+		t.Errorf("data claim: %v", pvc)
+	}
+	svc := objs["Service/agentry-chat@agentry-system"]
+	for field, want := range map[string]any{"spec.ports.0.name": "http", "spec.ports.0.port": float64(80), "spec.ports.0.targetPort": "http",
+		"spec.ports.1.name": "metrics", "spec.ports.1.port": float64(9090), "spec.ports.1.targetPort": "metrics"} {
+		if got := path(svc, field); got != want {
+			t.Errorf("chat Service %s = %v, want %v", field, got, want)
+		}
+	}
+	if sel := path(svc, "spec.selector").(map[string]any); sel["app.kubernetes.io/component"] != "chat" {
+		t.Errorf("the chat Service selects %v", sel)
+	}
+	ing := objs["Ingress/agentry-chat@agentry-system"]
+	for field, want := range map[string]any{"spec.ingressClassName": "nginx", "spec.tls.0.secretName": "chat-tls", "spec.tls.0.hosts.0": "chat.example.com",
+		"spec.rules.0.host": "chat.example.com", "spec.rules.0.http.paths.0.path": "/", "spec.rules.0.http.paths.0.pathType": "Prefix",
+		"spec.rules.0.http.paths.0.backend.service.name": "agentry-chat", "spec.rules.0.http.paths.0.backend.service.port.name": "http"} {
+		if got := path(ing, field); got != want {
+			t.Errorf("chat Ingress %s = %v, want %v", field, got, want)
+		}
+	}
+
+	// The generated credentials live in the Secret only: not in args, env values, ConfigMaps,
+	// annotations or any other object, in clear or base64.
+	sec := objs["Secret/agentry-chat-credentials@agentry-system"]
+	if ann, _ := path(sec, "metadata.annotations").(map[string]any); ann["helm.sh/resource-policy"] != "keep" {
+		t.Errorf("the credentials Secret must be kept on uninstall: %v", path(sec, "metadata.annotations"))
+	}
+	var secrets []string
+	for _, k := range []string{"apiKey", "headersKey"} {
+		enc, _ := path(sec, "data."+k).(string)
+		raw, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil || len(raw) == 0 {
+			t.Fatalf("credentials %s: %q %v", k, enc, err)
+		}
+		secrets = append(secrets, string(raw), enc)
+	}
+	apiKey, _ := base64.StdEncoding.DecodeString(path(sec, "data.apiKey").(string))
+	if len(apiKey) < 32 || !regexp.MustCompile(`^[A-Za-z0-9]+$`).Match(apiKey) {
+		t.Errorf("generated API key %q", apiKey)
+	}
+	hk, _ := base64.StdEncoding.DecodeString(path(sec, "data.headersKey").(string))
+	if b, err := hex.DecodeString(string(hk)); err != nil || len(b) != 32 {
+		t.Errorf("the headers key must be 32 bytes as 64 hex digits: %q", hk)
+	}
+	for k, obj := range objs {
+		if k == "Secret/agentry-chat-credentials@agentry-system" {
+			continue
+		}
+		text, _ := yaml.Marshal(obj)
+		for _, s := range secrets {
+			if strings.Contains(string(text), s) {
+				t.Errorf("a chat credential leaks into %s", k)
+			}
+		}
+		if strings.HasPrefix(k, "ConfigMap/") {
+			t.Errorf("the chart renders no ConfigMap, found %s", k)
+		}
+	}
+	// helm template cannot look the Secret up: a new value each time (helm upgrade keeps it).
+	again := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/chat.yaml"))
+	if path(again["Secret/agentry-chat-credentials@agentry-system"], "data.apiKey") == path(sec, "data.apiKey") {
+		t.Error("the API key must be random")
+	}
+
+	// Two replicas on PostgreSQL: the URL from the Secret, no claim the chart creates, media on
+	// the shared claim, the user's credentials, namespace-scoped agent reader Roles.
+	pg := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/chat-postgres.yaml"))
+	ctr, pod = container(t, pg, "Deployment/agentry-chat@agentry-system")
+	a = strings.Join(argList(ctr), " ")
+	for _, want := range []string{"--replicas 2 ", "--agent-namespaces=team-a,team-b"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("postgres args lack %q: %s", want, a)
+		}
+	}
+	if strings.Contains(a, "--storage") || strings.Contains(a, "postgres") {
+		t.Errorf("the PostgreSQL URL must come from the Secret, not args: %s", a)
+	}
+	if path(pg["Deployment/agentry-chat@agentry-system"], "spec.replicas") != float64(2) || path(pg["Deployment/agentry-chat@agentry-system"], "spec.strategy") != nil {
+		t.Errorf("postgres Deployment spec: %v", pg["Deployment/agentry-chat@agentry-system"]["spec"])
+	}
+	if e := path(ctr, "env.0"); path(e, "name") != "AGENTRY_CHAT_STORAGE" || path(e, "valueFrom.secretKeyRef.name") != "chat-postgres" || path(e, "valueFrom.secretKeyRef.key") != "url" || path(e, "value") != nil {
+		t.Errorf("AGENTRY_CHAT_STORAGE must come from the Secret: %v", e)
+	}
+	for _, k := range []string{"PersistentVolumeClaim/agentry-chat-data@agentry-system", "Secret/agentry-chat-credentials@agentry-system", "ClusterRole/agentry-chat-agent-reader"} {
+		if _, ok := pg[k]; ok {
+			t.Errorf("postgres with 2 replicas and own credentials must not render %s", k)
+		}
+	}
+	for _, n := range []string{"team-a", "team-b"} {
+		if _, ok := pg["Role/agentry-chat-agent-reader@"+n]; !ok {
+			t.Errorf("namespaced chat lacks the agent reader Role in %s", n)
+		}
+		if s := path(pg["RoleBinding/agentry-chat-agent-reader@"+n], "subjects.0.name"); s != "agentry-chat" {
+			t.Errorf("namespaced chat RoleBinding in %s binds %v", n, s)
+		}
+	}
+	vols = map[string]any{}
+	for _, v := range pod["volumes"].([]any) {
+		vols[path(v, "name").(string)] = v
+	}
+	if path(vols["media"], "persistentVolumeClaim.claimName") != "chat-media" || path(vols["data"], "emptyDir") == nil ||
+		path(vols["credentials"], "secret.secretName") != "my-chat-credentials" {
+		t.Errorf("postgres volumes: %v", vols)
+	}
+
+	// More than one replica needs PostgreSQL: the schema says so, and the template too when
+	// the schema is skipped; PostgreSQL needs the Secret with its URL.
+	for set, want := range map[string][]string{
+		"chat.enabled=true,chat.replicas=2":            {"/chat/storage/type", "SQLite allows one replica only"},
+		"chat.enabled=true,chat.storage.type=postgres": {"/chat/storage/existingSecret", "chat.storage.existingSecret is empty"},
+	} {
+		if out := helmFails(t, "template", "agentry", chart, "--set", set); !strings.Contains(out, want[0]) {
+			t.Errorf("--set %s: values.schema.json must refuse it at %s: %s", set, want[0], out)
+		}
+		if out := helmFails(t, "template", "agentry", chart, "--skip-schema-validation", "--set", set); !strings.Contains(out, want[1]) {
+			t.Errorf("--set %s without the schema: the template must fail with %q: %s", set, want[1], out)
+		}
+	}
+	for _, set := range []string{"chat.storage.type=mysql", "chat.replicas=0", "chat.metrics.port=8080", "chat.corsOrigins={https://a.example/x}", "chat.unknown=1"} {
+		helmFails(t, "template", "agentry", chart, "--set", "chat.enabled=true,"+set)
+	}
+	helm(t, "template", "agentry", chart, "--set", "chat.enabled=true,chat.replicas=2,chat.storage.type=postgres,chat.storage.existingSecret=pg")
+
+	// Persistence off: an emptyDir; an existing claim is used as is.
+	off := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.persistence.enabled=false"))
+	if _, ok := off["PersistentVolumeClaim/agentry-chat-data@agentry-system"]; ok {
+		t.Error("persistence off: no claim")
+	}
+	if _, pod := container(t, off, "Deployment/agentry-chat@agentry-system"); path(pod, "volumes.0.name") != "data" || path(pod, "volumes.0.emptyDir") == nil {
+		t.Errorf("persistence off: data must be an emptyDir: %v", pod["volumes"])
+	}
+	own := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.persistence.existingClaim=mine,chat.agentRefs=false"))
+	if _, pod := container(t, own, "Deployment/agentry-chat@agentry-system"); path(pod, "volumes.0.persistentVolumeClaim.claimName") != "mine" || path(pod, "automountServiceAccountToken") != false {
+		t.Errorf("existing claim, no agent refs: %v", pod)
+	}
+	if _, ok := own["ClusterRole/agentry-chat-agent-reader"]; ok {
+		t.Error("chat.agentRefs=false: no agent reader RBAC")
+	}
+	if c, _ := container(t, own, "Deployment/agentry-chat@agentry-system"); !strings.Contains(strings.Join(argList(c), " "), "--agent-refs=false") {
+		t.Errorf("chat.agentRefs=false: %v", c["args"])
+	}
+}
