@@ -272,7 +272,15 @@ func TestChatChartTemplate(t *testing.T) {
 	helm(t, "template", "agentry", chart, "--set", "chat.enabled=true,chat.replicas=2,chat.storage.type=postgres,chat.storage.existingSecret=pg")
 
 	// Persistence off: an emptyDir; an existing claim is used as is.
-	off := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.persistence.enabled=false"))
+	off := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.persistence.enabled=false,chat.metrics.enabled=false"))
+	// Metrics off: the flag is given empty (the binary's default would serve them) and
+	// neither the container nor the Service has a metrics port.
+	if c, _ := container(t, off, "Deployment/agentry-chat@agentry-system"); !strings.Contains(strings.Join(argList(c), "|"), "|--metrics-addr||") || path(c, "ports.1") != nil {
+		t.Errorf("metrics off: %v %v", c["args"], c["ports"])
+	}
+	if p := path(off["Service/agentry-chat@agentry-system"], "spec.ports.1"); p != nil {
+		t.Errorf("metrics off: the Service still has %v", p)
+	}
 	if _, ok := off["PersistentVolumeClaim/agentry-chat-data@agentry-system"]; ok {
 		t.Error("persistence off: no claim")
 	}
