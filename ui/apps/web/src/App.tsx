@@ -1,0 +1,125 @@
+// The web app: loads /app-config.json, logs in (development user picker or an auth token),
+// then shows the chat (groups, people, agents, threads) and, for admins, the agent admin page.
+import type { Chat } from "@agentry/chat-sdk";
+import { useCallback, useEffect, useState } from "react";
+import { setApiBase } from "./admin-api";
+import { AdminPage } from "./admin/AdminPage";
+import { ChatPage } from "./chat/ChatPage";
+import { loadConfig, type AppConfig } from "./config";
+import { Login } from "./Login";
+import { errorText, initChat, logout, resume } from "./session";
+
+type Route = "chat" | "admin";
+
+function routeOf(path: string): Route {
+  return path.replace(/\/+$/, "") === "/admin" ? "admin" : "chat";
+}
+
+type Boot = { state: "loading" } | { state: "failed"; error: string } | { state: "ready"; config: AppConfig };
+
+export function App() {
+  const [boot, setBoot] = useState<Boot>({ state: "loading" });
+  const [user, setUser] = useState<Chat.User | undefined>();
+  const [resumed, setResumed] = useState(false);
+  const [route, setRoute] = useState<Route>(() => routeOf(window.location.pathname));
+
+  useEffect(() => {
+    let live = true;
+    (async () => {
+      try {
+        const config = await loadConfig();
+        setApiBase(config.chatPath);
+        await initChat(config);
+        const u = await resume();
+        if (!live) return;
+        setUser(u);
+        setBoot({ state: "ready", config });
+      } catch (e) {
+        if (live) setBoot({ state: "failed", error: errorText(e) });
+      } finally {
+        if (live) setResumed(true);
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  useEffect(() => {
+    const onPop = () => setRoute(routeOf(window.location.pathname));
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, []);
+
+  const navigate = useCallback((r: Route) => {
+    const path = r === "admin" ? "/admin" : "/";
+    if (window.location.pathname !== path) window.history.pushState(null, "", path);
+    setRoute(r);
+  }, []);
+
+  const onLogout = useCallback(async () => {
+    await logout();
+    setUser(undefined);
+    navigate("chat");
+  }, [navigate]);
+
+  useEffect(() => {
+    document.title = !user ? "Sign in · Agentry chat" : route === "admin" ? "Agents · Agentry chat" : "Agentry chat";
+  }, [user, route]);
+
+  let body;
+  if (boot.state === "loading" || !resumed) {
+    body = (
+      <main className="agentry-web__center" aria-busy="true">
+        <p className="agentry-web__muted">Loading…</p>
+      </main>
+    );
+  } else if (boot.state === "failed") {
+    body = (
+      <main className="agentry-web__center">
+        <div className="agentry-web__card" role="alert">
+          <h1 className="agentry-web__title">The chat service cannot be reached</h1>
+          <p>{boot.error}</p>
+          <button type="button" className="agentry-web__button" onClick={() => window.location.reload()}>
+            Try again
+          </button>
+        </div>
+      </main>
+    );
+  } else if (!user) {
+    body = <Login config={boot.config} onLogin={setUser} />;
+  } else {
+    const isAdmin = user.getRole() === "admin";
+    body = (
+      <div className="agentry-web__shell">
+        <header className="agentry-web__topbar">
+          <span className="agentry-web__brand" aria-hidden="true">
+            A
+          </span>
+          <span className="agentry-web__product">Agentry chat</span>
+          <nav className="agentry-web__tabs" aria-label="Pages">
+            <a href="/" className="agentry-web__tab" aria-current={route === "chat" ? "page" : undefined}
+              onClick={(e) => { e.preventDefault(); navigate("chat"); }}>
+              Chat
+            </a>
+            {isAdmin ? (
+              <a href="/admin" className="agentry-web__tab" aria-current={route === "admin" ? "page" : undefined}
+                onClick={(e) => { e.preventDefault(); navigate("admin"); }}>
+                Agents
+              </a>
+            ) : null}
+          </nav>
+          <span className="agentry-web__me">
+            Signed in as <strong>{user.getName() || user.getUid()}</strong>
+            {isAdmin ? <span className="agentry-web__badge">admin</span> : null}
+          </span>
+          <button type="button" className="agentry-web__button agentry-web__button--quiet" onClick={() => void onLogout()}>
+            Log out
+          </button>
+        </header>
+        {route === "admin" && isAdmin ? <AdminPage /> : <ChatPage me={user} />}
+      </div>
+    );
+  }
+  return <div className="chat agentry-web">{body}</div>;
+}

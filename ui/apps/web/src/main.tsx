@@ -1,0 +1,14 @@
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import "@agentry/ui-kit/css-variables.css";
+import "@agentry/ui-kit/styles.css";
+import "./app.css";
+import { App } from "./App";
+
+const root = document.getElementById("root");
+if (!root) throw new Error("no #root element");
+createRoot(root).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

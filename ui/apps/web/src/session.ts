@@ -1,0 +1,100 @@
+// The session: the SDK logs in (Auth Key or token); the app keeps the auth token so a reload
+// logs in again and the admin page can call the agent configuration routes with it.
+import { Chat } from "@agentry/chat-sdk";
+import { chatHost, type AppConfig } from "./config";
+
+const storageKey = "agentry.web.session";
+
+interface Stored {
+  token: string;
+}
+
+let currentToken: string | undefined;
+
+/** The bearer token of the logged-in session. */
+export function authToken(): string | undefined {
+  return currentToken;
+}
+
+/** fetch for the SDK: notes the token the development login answers (the SDK keeps its own). */
+const observingFetch = async (url: string, init?: RequestInit): Promise<Response> => {
+  const res = await fetch(url, init);
+  if (res.ok && (init?.method ?? "GET").toUpperCase() === "POST" && /\/login$/.test(new URL(url, window.location.href).pathname)) {
+    try {
+      const body: unknown = await res.clone().json();
+      if (typeof body === "object" && body !== null && typeof (body as { authToken?: unknown }).authToken === "string") {
+        currentToken = (body as { authToken: string }).authToken;
+      }
+    } catch {
+      // not JSON: the SDK reports it
+    }
+  }
+  return res;
+};
+
+export async function initChat(cfg: AppConfig): Promise<void> {
+  await Chat.init(cfg.appId, { host: chatHost(cfg), fetch: observingFetch });
+}
+
+function remember(): void {
+  try {
+    if (currentToken) localStorage.setItem(storageKey, JSON.stringify({ token: currentToken } satisfies Stored));
+  } catch {
+    // storage off: the session lasts until reload
+  }
+}
+
+/** Development login: any uid with the server's Auth Key. */
+export async function loginWithAuthKey(uid: string, authKey: string): Promise<Chat.User> {
+  currentToken = undefined;
+  const user = await Chat.login(uid, authKey);
+  remember();
+  return user;
+}
+
+/** Production login: an auth token minted with the REST API key. */
+export async function loginWithToken(token: string): Promise<Chat.User> {
+  const user = await Chat.login(token);
+  currentToken = token;
+  remember();
+  return user;
+}
+
+/** Logs in again with the remembered token; undefined when there is none or it no longer works. */
+export async function resume(): Promise<Chat.User | undefined> {
+  let stored: Stored | undefined;
+  try {
+    const raw = localStorage.getItem(storageKey);
+    stored = raw ? (JSON.parse(raw) as Stored) : undefined;
+  } catch {
+    stored = undefined;
+  }
+  if (!stored || typeof stored.token !== "string") return undefined;
+  try {
+    return await loginWithToken(stored.token);
+  } catch {
+    forget();
+    return undefined;
+  }
+}
+
+function forget(): void {
+  try {
+    localStorage.removeItem(storageKey);
+  } catch {
+    // nothing stored
+  }
+}
+
+export async function logout(): Promise<void> {
+  forget();
+  currentToken = undefined;
+  await Chat.logout().catch(() => undefined);
+}
+
+/** A readable sentence for an SDK or API failure. */
+export function errorText(e: unknown): string {
+  if (e instanceof Chat.ChatException) return e.message || e.code;
+  if (e instanceof Error) return e.message;
+  return String(e);
+}

@@ -1,0 +1,179 @@
+// The server's validation rules (chat/model/agents.go: AgentConfig.Validate, ValidateHeaders,
+// FrontendAction.Validate, ValidateParameters), mirrored so the admin forms say what is wrong
+// while the admin types. The server checks again; its errors name the field the same way.
+
+/** An error for one form field: `field` is the form's field key, `message` the sentence. */
+export interface FieldError {
+  readonly field: string;
+  readonly message: string;
+}
+
+const agentName = /^[A-Za-z0-9_-]{1,64}$/;
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+const agentRefPattern = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\/[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+export const maxSuggestedMessages = 10;
+const maxHeaders = 32;
+
+const runes = (s: string): number => [...s].length;
+
+function checkField(field: string, v: string, max: number, required: boolean): string | undefined {
+  if (required && v.trim() === "") return `${field} is required`;
+  if (runes(v) > max) return `${field} is longer than ${max} characters`;
+  return undefined;
+}
+
+export interface AgentForm {
+  agentId: string;
+  provider: string;
+  name: string;
+  icon: string;
+  greeting: string;
+  introductoryMessage: string;
+  /** One message per line. */
+  suggestedMessages: string;
+  deploymentUrl: string;
+  agentRef: string;
+  /** A JSON object, or empty to keep the stored headers. */
+  headers: string;
+}
+
+/** The suggested messages of the form (one per non-blank line). */
+export function suggestedList(text: string): string[] {
+  return text
+    .split("\n")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+/** Parses the headers field: undefined when empty (keep the stored ones). */
+export function parseHeaders(text: string): { headers?: Record<string, string>; error?: string } {
+  if (text.trim() === "") return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return { error: "headers must be a JSON object" };
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return { error: "headers must be a JSON object" };
+  const out: Record<string, string> = {};
+  const entries = Object.entries(v as Record<string, unknown>);
+  if (entries.length > maxHeaders) return { error: `headers holds more than ${maxHeaders} entries` };
+  for (const [k, val] of entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (typeof val !== "string") return { error: `headers.${k} must be a string` };
+    if (!headerName.test(k)) return { error: `headers: "${k}" is not a valid header name` };
+    if (val.length > 8000 || /[\r\n\0]/.test(val)) return { error: `headers.${k} has an invalid value (too long or holds line breaks)` };
+    out[k] = val;
+  }
+  return { headers: out };
+}
+
+/** Every error of an agent configuration form, first per field. */
+export function validateAgent(f: AgentForm): FieldError[] {
+  const errs: FieldError[] = [];
+  const add = (field: string, message: string | undefined) => {
+    if (message && !errs.some((e) => e.field === field)) errs.push({ field, message });
+  };
+  if (!agentName.test(f.agentId)) add("agentId", "agentId must be 1-64 letters, digits, _ or -");
+  if (f.provider !== "ag-ui" && f.provider !== "mastra") add("provider", "provider must be ag-ui or mastra");
+  add("name", checkField("name", f.name, 100, true));
+  add("icon", checkField("icon", f.icon, 1000, false));
+  add("greeting", checkField("greeting", f.greeting, 1000, false));
+  add("introductoryMessage", checkField("introductoryMessage", f.introductoryMessage, 4000, false));
+  const suggested = suggestedList(f.suggestedMessages);
+  if (suggested.length > maxSuggestedMessages) add("suggestedMessages", `suggestedMessages holds more than ${maxSuggestedMessages} messages`);
+  suggested.forEach((m, i) => add("suggestedMessages", checkField(`suggestedMessages[${i}]`, m, 500, true)));
+  add("deploymentUrl", checkField("deploymentUrl", f.deploymentUrl, 2000, false));
+  add("agentRef", checkField("agentRef", f.agentRef, 320, false));
+  const url = f.deploymentUrl.trim();
+  const ref = f.agentRef.trim();
+  if (url === "" && ref === "") add("deploymentUrl", "deploymentUrl is required (or agentRef, naming an in-cluster Agent as namespace/name)");
+  else if (url !== "" && ref !== "") add("agentRef", "set either deploymentUrl or agentRef, not both");
+  else if (ref !== "") {
+    if (!agentRefPattern.test(ref)) add("agentRef", "agentRef must be namespace/name (lowercase letters, digits, '-' and '.')");
+  } else {
+    let u: URL | undefined;
+    try {
+      u = new URL(url);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || u.host === "") add("deploymentUrl", "deploymentUrl must be an absolute http(s) URL");
+    else if (u.username || u.password) add("deploymentUrl", "deploymentUrl must not hold credentials: configure headers instead");
+  }
+  add("headers", parseHeaders(f.headers).error);
+  return errs;
+}
+
+export interface ActionForm {
+  name: string;
+  displayName: string;
+  executionText: string;
+  description: string;
+  /** The Parameters JSON Schema as typed. */
+  parameters: string;
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+function isObject(v: Json | undefined): v is { [k: string]: Json } {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** ValidateParameters: an error naming the field, or undefined when the server would accept it. */
+export function validateParameters(text: string): string | undefined {
+  if (text.trim() === "") return "parameters is required";
+  let schema: Json;
+  try {
+    schema = JSON.parse(text) as Json;
+  } catch (e) {
+    return `parameters is not valid JSON (${e instanceof Error ? e.message : "syntax error"})`;
+  }
+  if (!isObject(schema)) return "parameters must be a JSON object";
+  if (schema.type !== "object") return 'parameters.type must be "object"';
+  if (!("properties" in schema)) return "parameters.properties is required";
+  const props = schema.properties;
+  if (!isObject(props) || Object.values(props).some((p) => !(isObject(p) || p === null))) {
+    return "parameters.properties must be an object whose values are objects";
+  }
+  for (const k of Object.keys(props).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const field = `parameters.properties.${k}`;
+    const p = props[k];
+    const t = isObject(p) ? p.type : undefined;
+    if (t === undefined || t === null || t === "") return `${field}.type is required`;
+    if (typeof t !== "string" && !Array.isArray(t)) return `${field}.type must be a string or an array of strings`;
+    const d = isObject(p) ? p.description : undefined;
+    if (typeof d !== "string" || d.trim() === "") return `${field}.description is required`;
+  }
+  if ("required" in schema && schema.required !== null) {
+    const req = schema.required;
+    if (!Array.isArray(req) || req.some((n) => typeof n !== "string")) return "parameters.required must be an array of property names";
+    for (let i = 0; i < req.length; i++) {
+      const n = req[i] as string;
+      if (!Object.prototype.hasOwnProperty.call(props, n)) return `parameters.required[${i}] names "${n}", which is not in parameters.properties`;
+    }
+  }
+  return undefined;
+}
+
+/** Every error of a frontend action form, first per field. */
+export function validateAction(f: ActionForm): FieldError[] {
+  const errs: FieldError[] = [];
+  const add = (field: string, message: string | undefined) => {
+    if (message && !errs.some((e) => e.field === field)) errs.push({ field, message });
+  };
+  if (!agentName.test(f.name)) add("name", "name must be 1-64 letters, digits, _ or -");
+  add("displayName", checkField("displayName", f.displayName, 100, true));
+  add("executionText", checkField("executionText", f.executionText, 500, false));
+  add("description", checkField("description", f.description, 4000, true));
+  add("parameters", validateParameters(f.parameters));
+  return errs;
+}
+
+/** The form field a server error message is about ("parameters.properties.x… is required" →
+ * "parameters"), or undefined when it names none of `fields`. */
+export function fieldOfMessage(message: string, fields: readonly string[]): string | undefined {
+  const head = message.split(/[\s:]/, 1)[0] ?? "";
+  const root = head.split(/[.[]/, 1)[0] ?? "";
+  return fields.includes(root) ? root : undefined;
+}
