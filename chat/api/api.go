@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/agentry-dev/agentry/chat/bridge"
+	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/store"
 )
 
@@ -64,6 +65,8 @@ type Options struct {
 	Bridge *bridge.Bridge
 	// AgentTestTimeout bounds an agent's connection test (default DefaultAgentTestTimeout).
 	AgentTestTimeout time.Duration
+	// Metrics records requests and stored messages; nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // API serves the chat routes.
@@ -102,7 +105,7 @@ func (a *API) Handler(mounts ...func(*echo.Echo)) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-		a.opts.Logger.Error(err, "panic while serving a request", "path", c.Path())
+		a.log(c).Error(err, "panic while serving a request", "route", c.Path())
 		return err
 	}}))
 	a.Register(e)
@@ -117,7 +120,7 @@ func (a *API) Handler(mounts ...func(*echo.Echo)) http.Handler {
 // Register adds every route under /chat/v1 to e. Errors are answered inside the group, so
 // mounting on another server's echo leaves its error handler alone.
 func (a *API) Register(e *echo.Echo) {
-	g := e.Group(Prefix, a.errors, a.cors())
+	g := e.Group(Prefix, a.observe, a.errors, a.cors())
 	user, server, admin := a.requireUser, a.requireAPIKey, a.requireAdmin
 	// Pre-flight requests of every route: the CORS middleware answers them.
 	g.OPTIONS("/*", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })

@@ -43,7 +43,7 @@ func (a *API) errors(next echo.HandlerFunc) echo.HandlerFunc {
 // answered as ERR_INTERNAL: they may hold SQL, paths or hosts.
 func (a *API) writeError(c echo.Context, err error) {
 	if c.Response().Committed {
-		a.opts.Logger.Error(err, "request failed after the answer started", "path", c.Path())
+		a.log(c).Error(err, "request failed after the answer started", "route", c.Path())
 		return
 	}
 	status, detail := a.classify(c, err)
@@ -62,7 +62,7 @@ func (a *API) classify(c echo.Context, err error) (int, errorDetail) {
 			status = model.Errorf(me.Code, "").Status
 		}
 		if me.Code == model.ErrInternal || me.Code == model.ErrUnavailable {
-			a.opts.Logger.Error(err, "chat request failed", "path", c.Path(), "code", me.Code)
+			a.log(c).Error(err, "chat request failed", "route", c.Path(), "code", me.Code)
 		}
 		msg := me.Message
 		if msg == "" {
@@ -92,7 +92,7 @@ func (a *API) classify(c echo.Context, err error) (int, errorDetail) {
 			return he.Code, errorDetail{Code: model.ErrValidation, Message: http.StatusText(he.Code)}
 		}
 	}
-	a.opts.Logger.Error(err, "chat request failed", "path", c.Path())
+	a.log(c).Error(err, "chat request failed", "route", c.Path())
 	return http.StatusInternalServerError, errorDetail{Code: model.ErrInternal, Message: "internal error"}
 }
 

@@ -304,9 +304,10 @@ func (a *API) sendMedia(c echo.Context) error {
 		_ = os.Remove(final)
 		return err
 	}
+	a.opts.Metrics.MessagesStored("user", 1)
 	if err := a.media.writeMeta(id, mediaMeta{MessageID: m.ID, MimeType: served, Name: att.Name, Size: u.size}); err != nil {
 		// The message is committed; its attachment will answer 404 until an operator looks.
-		a.opts.Logger.Error(err, "media message stored without its metadata", "messageId", m.ID)
+		a.log(c).Error(err, "media message stored without its metadata", "messageId", m.ID)
 	}
 	a.notify()
 	return c.JSON(http.StatusCreated, m)

@@ -88,7 +88,7 @@ func (a *API) addMembers(c echo.Context) error {
 		if e := results[uid]; e != nil {
 			var me *model.Error
 			if !errors.As(e, &me) {
-				a.opts.Logger.Error(e, "failed to add a group member", "guid", guid, "uid", uid)
+				a.log(c).Error(e, "failed to add a group member", "guid", guid, "uid", uid)
 				me = &model.Error{Code: model.ErrInternal, Message: "internal error"}
 			}
 			out[uid] = memberResult{Error: &errorDetail{Code: me.Code, Message: me.Message}}

@@ -107,6 +107,7 @@ func (a *API) sendMessage(c echo.Context) error {
 		}
 		return err
 	}
+	a.opts.Metrics.MessagesStored("user", 1)
 	a.notify()
 	if plan != nil {
 		if m.Moderation != model.ModerationApproved {

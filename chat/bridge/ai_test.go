@@ -60,8 +60,8 @@ func TestAIFeatures(t *testing.T) {
 	if r := e.do(http.MethodPut, "/ai/assistant", "", map[string]string{"agentId": "nobody"}); r.Status != http.StatusNotFound {
 		t.Fatalf("unknown assistant: %d %s", r.Status, r.Body)
 	}
-	if r := e.do(http.MethodPut, "/ai/assistant", "bob", map[string]string{"agentId": "assistant"}); r.Status != http.StatusUnauthorized {
-		t.Fatalf("a user choosing the assistant: %d, want 401", r.Status)
+	if r := e.do(http.MethodPut, "/ai/assistant", "bob", map[string]string{"agentId": "assistant"}); r.Status != http.StatusForbidden {
+		t.Fatalf("a user (not an admin) choosing the assistant: %d, want 403", r.Status)
 	}
 	e.putAgent(map[string]any{"agentId": "assistant", "name": "Assistant", "deploymentUrl": rt.URL + "/api/agents/assistant/ag-ui"})
 	e.must(e.do(http.MethodPut, "/ai/assistant", "", map[string]string{"agentId": "assistant"}), http.StatusOK)

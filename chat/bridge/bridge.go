@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
 )
@@ -64,6 +65,8 @@ type Options struct {
 	History       int           // messages of the conversation sent to the agent (default 50, max 100)
 	MaxRuns       int           // concurrent runs of this process (default 256)
 	MaxSteps      int           // calls of one run (each frontend action round trip is one; default 10)
+	// Metrics records runs and the messages they store; nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 func (o *Options) defaults() {

@@ -26,6 +26,7 @@ func (b *Bridge) execute(p *Plan, trigger model.Message) {
 	start := time.Now()
 	rerr := b.steps(ctx, p)
 	if rerr != nil {
+		b.o.Metrics.AgentRun(rerr.Code, time.Since(start))
 		if rerr.Code == model.RunErrUnreachable || rerr.Code == model.RunErrTLS || rerr.Cause != nil {
 			log.Info("agent run failed", "code", rerr.Code, "reason", rerr.Reason, "cause", errString(rerr.Cause))
 		} else {
@@ -34,6 +35,7 @@ func (b *Bridge) execute(p *Plan, trigger model.Message) {
 		b.failRun(p, rerr)
 		return
 	}
+	b.o.Metrics.AgentRun("", time.Since(start))
 	log.V(1).Info("agent run finished", "duration", time.Since(start).String(), "trigger", trigger.ID)
 }
 
@@ -203,6 +205,7 @@ func (b *Bridge) persist(p *Plan, out *output, actions map[string]model.Frontend
 		b.log.Error(err, "failed to store the agent's messages", "run", p.run.RunID)
 		return nil
 	}
+	b.o.Metrics.MessagesStored("agent", len(msgs))
 	b.o.Publisher.Notify()
 	return pending
 }
@@ -270,5 +273,6 @@ func (b *Bridge) failRun(p *Plan, e *runError) {
 		b.log.Error(err, "failed to store the error message of a failed run", "run", p.run.RunID)
 		return
 	}
+	b.o.Metrics.MessagesStored("agent", 1)
 	b.o.Publisher.Notify()
 }

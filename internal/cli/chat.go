@@ -18,6 +18,9 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -25,6 +28,7 @@ import (
 	chatapi "github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/hub"
+	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/store"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
@@ -58,6 +62,8 @@ type chatOptions struct {
 	corsOrigins []string
 	// web serves the embedded web app at / and /app-config.json.
 	web bool
+	// metricsAddr serves /metrics, /healthz and /readyz apart from the public port; "" = off.
+	metricsAddr string
 }
 
 // bridgeFlags are the agent bridge's limits.
@@ -124,6 +130,7 @@ Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).`,
 	f.Int64Var(&o.maxMediaBytes, "max-media-bytes", chatapi.DefaultMaxMediaBytes, "largest media upload in bytes")
 	f.BoolVar(&o.agentRefs, "agent-refs", os.Getenv("KUBERNETES_SERVICE_HOST") != "", "resolve agent configurations that name an in-cluster Agent (namespace/name); needs get/list/watch on agents (default: on inside a cluster)")
 	f.StringSliceVar(&o.corsOrigins, "cors-origins", splitList(os.Getenv("AGENTRY_CHAT_CORS_ORIGINS")), "browser origins (https://app.example.com, or *) allowed to use the API and the WebSocket from another origin (default: none, same origin only)")
+	f.StringVar(&o.metricsAddr, "metrics-addr", envOr("AGENTRY_CHAT_METRICS_ADDR", ":9090"), "listen address of /metrics, /healthz and /readyz, apart from the public port (empty: off)")
 	f.BoolVar(&o.web, "web", envBool("AGENTRY_CHAT_WEB", true), "serve the embedded web app at / (and /app-config.json)")
 	f.StringSliceVar(&o.agentNamespaces, "agent-namespaces", nil, "namespaces whose Agents may be referenced (default: all)")
 	f.BoolVar(&o.development, "allow-http-agents", os.Getenv("AGENTRY_CHAT_ALLOW_HTTP_AGENTS") == "true", "accept http:// agent Deployment URLs (otherwise https only)")
@@ -225,17 +232,35 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	}
 	defer st.Close()
 	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log, OriginPatterns: originPatterns(o.corsOrigins)})
-	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver,
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, err := chatmetrics.New(reg)
+	if err != nil {
+		return err
+	}
+	if err := chatmetrics.RegisterHub(reg, h.Stats); err != nil {
+		return err
+	}
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver, Metrics: m,
 		IdleTimeout: o.bridge.idle, RunTimeout: o.bridge.run, ActionTimeout: o.bridge.action})
 	h.Observe(br.OnEvent)
 	a := chatapi.New(chatapi.Options{
 		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID,
 		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br,
-		Development: o.development, CORSOrigins: o.corsOrigins,
+		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m,
 	})
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("failed to listen on %q: %w", o.addr, err)
+	}
+	// Metrics and probes listen apart, so an Ingress in front of the public port never
+	// exposes them.
+	var mln net.Listener
+	if o.metricsAddr != "" {
+		if mln, err = net.Listen("tcp", o.metricsAddr); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("failed to listen on --metrics-addr %q: %w", o.metricsAddr, err)
+		}
 	}
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan error, 1)
@@ -250,7 +275,17 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		}
 	}
 	srv := &http.Server{Handler: a.Handler(mounts...), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
+	var msrv *http.Server
+	if mln != nil {
+		log.Info("serving chat metrics and probes", "addr", mln.Addr().String(), "paths", "/metrics /healthz /readyz")
+		msrv = &http.Server{Handler: metricsHandler(reg, st), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := msrv.Serve(mln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("metrics listener: %w", err)
+			}
+		}()
+	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err = <-errc:
@@ -258,6 +293,9 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err = srv.Shutdown(shutdownCtx)
 		cancel()
+	}
+	if msrv != nil {
+		_ = msrv.Close()
 	}
 	// Runs end with an error message while the store is still open.
 	runsCtx, cancelRuns := context.WithTimeout(context.Background(), 10*time.Second)
@@ -274,6 +312,29 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		return fmt.Errorf("failed to serve the chat service: %w", err)
 	}
 	return nil
+}
+
+// metricsHandler serves the private listener: Prometheus metrics, liveness and readiness
+// (the store answers a ping).
+func metricsHandler(reg *prometheus.Registry, st store.Store) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		if err := st.Ping(ctx); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"status":"unavailable","storage":"down"}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	return mux
 }
 
 // originPatterns turns CORS origins into the WebSocket's origin patterns (hosts): with some

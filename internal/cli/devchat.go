@@ -19,8 +19,10 @@ import (
 	chatapi "github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/hub"
+	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	rtmetrics "github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
 
@@ -67,7 +69,15 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 		log.Info("seeded the chat service: users alice, bob, carol and admin (role admin), public group general")
 	}
 	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log})
-	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log})
+	// The chat's metrics join the runtime's on the dev server's /metrics.
+	m, err := chatmetrics.New(rtmetrics.Registry)
+	if err == nil {
+		err = chatmetrics.RegisterHub(rtmetrics.Registry, h.Stats)
+	}
+	if err != nil {
+		log.Error(err, "failed to register the chat service's metrics")
+	}
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Metrics: m})
 	h.Observe(br.OnEvent)
 	hubCtx, stop := context.WithCancel(context.Background())
 	dc := &devChat{store: st, hub: h, bridge: br, apiKey: key, stop: stop, done: make(chan error, 1)}
@@ -75,7 +85,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 	mount := func(e *echo.Echo) {
 		chatapi.Mount(e, chatapi.Options{
 			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID,
-			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, Bridge: br,
+			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, Bridge: br, Metrics: m,
 		})
 		if web {
 			mountWeb(st, DevChatAppID, DevChatAuthKey)(e)
