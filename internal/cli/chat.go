@@ -88,7 +88,11 @@ Credentials: the REST API key (--api-key-file or AGENTRY_CHAT_API_KEY) creates u
 their auth tokens; clients send Authorization: Bearer <token>. --auth-key enables the
 development login as any uid: never use it in production.
 
-Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).`,
+Storage: file:PATH (SQLite, one replica) or postgres://… (several replicas).
+
+The embedded web app is served at / (--web=false turns it off), its settings at
+/app-config.json. Prometheus metrics, /healthz and /readyz are served on --metrics-addr
+(default :9090), apart from the public port.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := g.logger()
 			if err != nil {
