@@ -64,6 +64,9 @@ type chatOptions struct {
 	web bool
 	// metricsAddr serves /metrics, /healthz and /readyz apart from the public port; "" = off.
 	metricsAddr string
+	// metricsAddrSet: the address was given (flag or environment), so failing to listen on it
+	// is fatal; the default (:9090) only warns when taken (several local processes, tests).
+	metricsAddrSet bool
 }
 
 // bridgeFlags are the agent bridge's limits.
@@ -105,6 +108,7 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 			if o.headers, err = o.headersKey(os.Getenv); err != nil {
 				return err
 			}
+			o.metricsAddrSet = cmd.Flags().Changed("metrics-addr") || os.Getenv("AGENTRY_CHAT_METRICS_ADDR") != ""
 			if o.agentRefs {
 				cfg, err := ctrl.GetConfig()
 				if err != nil {
@@ -262,8 +266,12 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	var mln net.Listener
 	if o.metricsAddr != "" {
 		if mln, err = net.Listen("tcp", o.metricsAddr); err != nil {
-			_ = ln.Close()
-			return fmt.Errorf("failed to listen on --metrics-addr %q: %w", o.metricsAddr, err)
+			if o.metricsAddrSet {
+				_ = ln.Close()
+				return fmt.Errorf("failed to listen on --metrics-addr %q: %w", o.metricsAddr, err)
+			}
+			log.Error(err, "WARNING: serving no metrics: the default --metrics-addr is taken (set --metrics-addr, or --metrics-addr= to turn metrics off)", "addr", o.metricsAddr)
+			mln = nil
 		}
 	}
 	hubCtx, stopHub := context.WithCancel(context.Background())

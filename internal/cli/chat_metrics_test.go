@@ -166,3 +166,36 @@ func TestChatMetricsListener(t *testing.T) {
 		t.Logf("metrics:\n%s", metrics)
 	}
 }
+
+// TestChatMetricsAddrTaken: a taken default metrics address only warns (several local
+// processes); a given one is fatal.
+func TestChatMetricsAddrTaken(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	o := &chatOptions{addr: freeAddr(t), metricsAddr: busy.Addr().String(), metricsAddrSet: true, storage: "file:" + filepath.Join(dir, "chat.db"),
+		replicas: 1, mediaDir: filepath.Join(dir, "media"), maxMediaBytes: 1 << 20}
+	if err := runChat(context.Background(), logr.Discard(), o, "0123456789abcdef-key"); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Fatalf("a given, taken metrics address: %v", err)
+	}
+	o.metricsAddrSet = false
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runChat(ctx, logr.Discard(), o, "0123456789abcdef-key") }()
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get("http://" + o.addr + "/chat/v1/healthz"); err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the chat service did not start beside a taken default metrics address")
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
