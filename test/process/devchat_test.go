@@ -65,7 +65,8 @@ func TestDevChatsWithTheSampleAgents(t *testing.T) {
 		t.Fatalf("registered agents = %v", got)
 	}
 
-	call(201, "POST", "/users", "", map[string]string{"uid": "alice", "name": "Alice"}, nil)
+	// agentry dev seeded alice (and bob, carol, admin) on its first start.
+	call(409, "POST", "/users", "", map[string]string{"uid": "alice", "name": "Alice"}, nil)
 	var tok struct{ AuthToken string }
 	call(200, "POST", "/login", "none", map[string]string{"appId": "agentry-dev", "uid": "alice", "authKey": "agentry-dev-auth-key"}, &tok)
 	alice := tok.AuthToken
