@@ -1,0 +1,306 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/agentry-dev/agentry/internal/testutil"
+)
+
+// renderedChat is agentry chat started as a rendered chat Deployment says.
+type renderedChat struct {
+	proc *testutil.Proc
+	base string
+	// metrics is the metrics listener's URL, "" when the binary has no --metrics-addr yet.
+	metrics string
+}
+
+// chatHasMetricsFlag says whether this agentry's chat command has --metrics-addr.
+func chatHasMetricsFlag(t *testing.T) bool {
+	t.Helper()
+	out, _ := exec.Command(binary, "chat", "--help").CombinedOutput()
+	return strings.Contains(string(out), "--metrics-addr")
+}
+
+// startRenderedChat runs agentry exactly as the chat Deployment in ns says: its args, its env
+// (secretKeyRef values read from the installed Secret), its Secret volumes written as files at
+// their mount paths, claims and emptyDirs as empty directories. Absolute paths (also in
+// file: storage URLs) are placed under a temporary root, the listen addresses are free loopback
+// ports, and it talks to the API server as the chat ServiceAccount (kubeconfig), so the chart's
+// RBAC is what --agent-refs may do. Nothing else is changed.
+func startRenderedChat(t *testing.T, c *cluster, ns, name, kubeconfig string) *renderedChat {
+	t.Helper()
+	var dep appsv1.Deployment
+	c.jsonOf(t, "-n "+ns+" deployment "+name, &dep)
+	pod := dep.Spec.Template.Spec
+	if len(pod.Containers) != 1 {
+		t.Fatalf("containers: %d", len(pod.Containers))
+	}
+	ctr := pod.Containers[0]
+	fsRoot := t.TempDir()
+	local := func(p string) string { return filepath.Join(fsRoot, p) }
+	secret := func(name string) corev1.Secret {
+		var s corev1.Secret
+		c.jsonOf(t, "-n "+ns+" secret "+name, &s)
+		return s
+	}
+
+	volumes := map[string]corev1.Volume{}
+	for _, v := range pod.Volumes {
+		volumes[v.Name] = v
+	}
+	for _, m := range ctr.VolumeMounts {
+		v := volumes[m.Name]
+		dir := local(m.MountPath)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case v.Secret != nil:
+			for k, val := range secret(v.Secret.SecretName).Data {
+				writeFile(t, filepath.Join(dir, k), val)
+			}
+		case v.EmptyDir != nil, v.PersistentVolumeClaim != nil:
+		default:
+			t.Fatalf("volume %s: unsupported source", v.Name)
+		}
+	}
+
+	env := []string{"KUBECONFIG=" + kubeconfig}
+	for _, e := range ctr.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env = append(env, e.Name+"="+e.Value)
+		case e.ValueFrom.SecretKeyRef != nil:
+			env = append(env, e.Name+"="+string(secret(e.ValueFrom.SecretKeyRef.Name).Data[e.ValueFrom.SecretKeyRef.Key]))
+		default:
+			t.Fatalf("env %s: unsupported source", e.Name)
+		}
+	}
+
+	withMetrics := chatHasMetricsFlag(t)
+	metricsAddr := ""
+	var args []string
+	for i := 0; i < len(ctr.Args); i++ {
+		a := ctr.Args[i]
+		switch {
+		case a == "--addr" && i+1 < len(ctr.Args):
+			args = append(args, a, "127.0.0.1:0")
+			i++
+		case a == "--metrics-addr" && i+1 < len(ctr.Args):
+			i++
+			if !withMetrics {
+				t.Logf("this agentry chat has no --metrics-addr yet: started without it")
+				continue
+			}
+			metricsAddr = freeAddr(t)
+			args = append(args, a, metricsAddr)
+		case strings.HasPrefix(a, "/"):
+			args = append(args, local(a))
+		case strings.HasPrefix(a, "file:/"):
+			args = append(args, "file:"+local(strings.TrimPrefix(a, "file:")))
+		default:
+			args = append(args, a)
+		}
+	}
+	proc, addr := testutil.Start(t, binary, root, env, `"serving the chat service".*"addr":"([^"]+)"`, args...)
+	rc := &renderedChat{proc: proc, base: "http://" + addr}
+	if metricsAddr != "" {
+		rc.metrics = "http://" + metricsAddr + "/metrics"
+	}
+	return rc
+}
+
+func (r *renderedChat) do(t *testing.T, method, path string, headers map[string]string, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, r.base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v\nchat output:\n%s", method, path, err, r.proc.Output())
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
+}
+
+func secretData(t *testing.T, c *cluster, ns, name string) map[string][]byte {
+	t.Helper()
+	var s corev1.Secret
+	c.jsonOf(t, "-n "+ns+" secret "+name, &s)
+	return s.Data
+}
+
+// serviceAccountKubeconfig authenticates as a ServiceAccount would (client certificate with
+// its user name and groups), so RBAC bound to it applies.
+func serviceAccountKubeconfig(t *testing.T, c *cluster, ns, name string) string {
+	return kubeconfig(t, c.env, envtest.User{Name: "system:serviceaccount:" + ns + ":" + name,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}})
+}
+
+// notesAdminCommands returns the NOTES' first-admin commands (APIKEY=… and the curl lines)
+// with the chat URL they name replaced by base.
+func notesAdminCommands(t *testing.T, notes, base string) string {
+	t.Helper()
+	var cmds []string
+	for _, line := range strings.Split(notes, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "APIKEY=") || strings.HasPrefix(line, "curl ") {
+			line = strings.ReplaceAll(line, "http://localhost:8080", base)
+			cmds = append(cmds, strings.Replace(line, "curl ", "curl -fsS ", 1))
+		}
+	}
+	if len(cmds) != 3 {
+		t.Fatalf("NOTES must show how to read the API key, create the admin and mint its token: %q\n%s", cmds, notes)
+	}
+	return strings.Join(cmds, "\n")
+}
+
+// TestChatHelmInstall installs the chart with chat.enabled on a real API server, upgrades it
+// (same values, then changed unrelated values) and checks the generated credentials survive,
+// then runs the chat service as the rendered Deployment says and follows the NOTES to create
+// the first admin. A second release runs two replicas on a real PostgreSQL.
+func TestChatHelmInstall(t *testing.T) {
+	c := startCluster(t)
+	const ns = "agentry-system"
+	install := c.sh(t, "helm install agentry charts/agentry -n "+ns+" --create-namespace --set chat.enabled=true")
+	if !strings.Contains(install, "STATUS: deployed") || !strings.Contains(install, "svc/agentry-chat 8080:80") {
+		t.Fatalf("helm install:\n%s", install)
+	}
+	for _, obj := range []string{"deployment/agentry-chat", "service/agentry-chat", "serviceaccount/agentry-chat", "pvc/agentry-chat-data",
+		"secret/agentry-chat-credentials", "deployment/agentry-operator"} {
+		c.sh(t, "kubectl get -n "+ns+" "+obj)
+	}
+	creds := secretData(t, c, ns, "agentry-chat-credentials")
+	if len(creds["apiKey"]) < 32 || len(creds["headersKey"]) != 64 {
+		t.Fatalf("generated credentials: apiKey %d bytes, headersKey %d bytes", len(creds["apiKey"]), len(creds["headersKey"]))
+	}
+	if strings.Contains(install, string(creds["apiKey"])) || strings.Contains(install, string(creds["headersKey"])) {
+		t.Error("the NOTES must not print a credential")
+	}
+
+	// Upgrades keep the generated credentials: clients hold the API key, stored agent headers
+	// are encrypted with the headers key.
+	for i, set := range []string{"chat.enabled=true", "chat.enabled=true,chat.logLevel=debug,logLevel=debug,chat.resources.limits.memory=1Gi"} {
+		out := c.sh(t, "helm upgrade agentry charts/agentry -n "+ns+" --set "+set)
+		if !strings.Contains(out, fmt.Sprintf("REVISION: %d", i+2)) {
+			t.Fatalf("helm upgrade:\n%s", out)
+		}
+		if got := secretData(t, c, ns, "agentry-chat-credentials"); !reflect.DeepEqual(got, creds) {
+			t.Fatalf("helm upgrade --set %s changed the generated credentials", set)
+		}
+	}
+	if a := c.sh(t, "kubectl get -n "+ns+" deployment agentry-chat -o jsonpath='{.spec.template.spec.containers[0].args}'"); !strings.Contains(a, "--log-level=debug") {
+		t.Errorf("the upgrade did not apply: %s", a)
+	}
+	// helm uninstall leaves the credentials and the data claim; installing again reuses them.
+	c.sh(t, "helm uninstall agentry -n "+ns)
+	c.sh(t, "kubectl get -n "+ns+" secret/agentry-chat-credentials pvc/agentry-chat-data")
+	install = c.sh(t, "helm install agentry charts/agentry -n "+ns+" --set chat.enabled=true")
+	if got := secretData(t, c, ns, "agentry-chat-credentials"); !reflect.DeepEqual(got, creds) {
+		t.Fatal("a reinstall changed the kept credentials")
+	}
+
+	// The chat ServiceAccount reads Agents and nothing else.
+	chatKC := serviceAccountKubeconfig(t, c, ns, "agentry-chat")
+	for check, want := range map[string]string{
+		"list agents.agentry.dev -A": "yes", "watch agents.agentry.dev -n default": "yes", "get agents.agentry.dev -n team-a": "yes",
+		"create agents.agentry.dev": "no", "update agents.agentry.dev": "no", "get secrets -n " + ns: "no", "list pods": "no",
+	} {
+		out, _ := exec.Command("kubectl", append([]string{"--kubeconfig", chatKC, "auth", "can-i"}, strings.Fields(check)...)...).CombinedOutput()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if got := lines[len(lines)-1]; got != want {
+			t.Errorf("chat can-i %s: %q, want %q", check, got, want)
+		}
+	}
+
+	chat := startRenderedChat(t, c, ns, "agentry-chat", chatKC)
+	if code, body := chat.do(t, http.MethodGet, "/chat/v1/healthz", nil, ""); code != http.StatusOK || !strings.Contains(body, "sqlite") {
+		t.Fatalf("healthz: %d %s", code, body)
+	}
+	// The NOTES' commands, with the port-forward's URL replaced by the process's.
+	script := notesAdminCommands(t, install, chat.base)
+	cmd := exec.Command("bash", "-c", "set -euo pipefail\n"+script)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.admin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the NOTES' first-admin commands:\n%s\n%v\n%s\nchat:\n%s", script, err, out, chat.proc.Output())
+	}
+	var tok struct {
+		AuthToken string `json:"authToken"`
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &tok); err != nil || tok.AuthToken == "" {
+		t.Fatalf("no auth token from the NOTES' commands: %s", out)
+	}
+	code, body := chat.do(t, http.MethodGet, "/chat/v1/users/admin", map[string]string{"Authorization": "Bearer " + tok.AuthToken}, "")
+	if code != http.StatusOK || !strings.Contains(body, `"role":"admin"`) {
+		t.Errorf("the admin with its token: %d %s", code, body)
+	}
+	// The API key from the Secret creates users; another key does not.
+	apiKey := map[string]string{"apikey": string(creds["apiKey"])}
+	if code, body := chat.do(t, http.MethodPost, "/chat/v1/users", apiKey, `{"uid":"alice","name":"Alice"}`); code != http.StatusCreated {
+		t.Errorf("create a user with the Secret's API key: %d %s", code, body)
+	}
+	if code, _ := chat.do(t, http.MethodPost, "/chat/v1/users", map[string]string{"apikey": "not-the-key-0123456789"}, `{"uid":"bob","name":"Bob"}`); code != http.StatusUnauthorized {
+		t.Errorf("a wrong API key: %d, want 401", code)
+	}
+	if chat.metrics != "" {
+		if m := httpGet(t, chat.metrics); !strings.Contains(m, "# TYPE") {
+			t.Errorf("chat metrics: %.200s", m)
+		}
+	}
+	for _, s := range []string{string(creds["apiKey"]), string(creds["headersKey"]), tok.AuthToken} {
+		if strings.Contains(chat.proc.Output(), s) {
+			t.Error("a credential reached the chat log")
+		}
+	}
+
+	// Two replicas on PostgreSQL: the URL comes from the user's Secret, both replicas (as
+	// rendered) serve the same data.
+	pg := testutil.StartPostgres(t)
+	const pgNS = "chat-pg"
+	c.sh(t, "kubectl create namespace "+pgNS)
+	c.sh(t, "kubectl create secret generic chat-postgres -n "+pgNS+" --from-literal=url="+pg.URL)
+	out2 := c.sh(t, "helm install chat charts/agentry -n "+pgNS+" --skip-crds --set chat.enabled=true,chat.replicas=2,chat.storage.type=postgres,chat.storage.existingSecret=chat-postgres")
+	if strings.Contains(out2, pg.URL) {
+		t.Error("the NOTES must not print the PostgreSQL URL")
+	}
+	if a := c.sh(t, "kubectl get -n "+pgNS+" deployment chat-agentry-chat -o json"); strings.Contains(a, pg.URL) || strings.Contains(a, "postgres://") {
+		t.Error("the PostgreSQL URL must reach the pod from the Secret only")
+	}
+	pgKC := serviceAccountKubeconfig(t, c, pgNS, "chat-agentry-chat")
+	r1 := startRenderedChat(t, c, pgNS, "chat-agentry-chat", pgKC)
+	r2 := startRenderedChat(t, c, pgNS, "chat-agentry-chat", pgKC)
+	if code, body := r1.do(t, http.MethodGet, "/chat/v1/healthz", nil, ""); code != http.StatusOK || !strings.Contains(body, "postgres") {
+		t.Fatalf("postgres healthz: %d %s", code, body)
+	}
+	pgKey := map[string]string{"apikey": string(secretData(t, c, pgNS, "chat-agentry-chat-credentials")["apiKey"])}
+	if code, body := r1.do(t, http.MethodPost, "/chat/v1/users", pgKey, `{"uid":"carol","name":"Carol"}`); code != http.StatusCreated {
+		t.Fatalf("create a user on replica 1: %d %s", code, body)
+	}
+	if code, body := r2.do(t, http.MethodPost, "/chat/v1/users/carol/auth_tokens", pgKey, ""); code != http.StatusCreated {
+		t.Errorf("replica 2 mints a token for replica 1's user: %d %s", code, body)
+	}
+}
