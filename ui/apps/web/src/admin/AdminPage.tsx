@@ -81,7 +81,7 @@ export function AdminPage() {
           <AgentEditor key="new" onSaved={(a) => void reload(a.agentId)} onDeleted={() => undefined} />
         ) : current ? (
           <>
-            <AgentEditor key={current.agentId + current.enabled + current.hasHeaders} agent={current}
+            <AgentEditor key={current.agentId} agent={current}
               onSaved={(a) => void reload(a.agentId)} onDeleted={() => { setSelected(undefined); void reload(); }} />
             <ActionsEditor key={`actions-${current.agentId}`} agentId={current.agentId} />
           </>
@@ -115,6 +115,10 @@ function AgentEditor({ agent, onSaved, onDeleted }: { agent?: AgentConfig; onSav
   const isNew = !agent;
   const [form, setForm] = useState<AgentForm>(() => formOf(agent));
   const [enabled, setEnabled] = useState(agent?.enabled ?? false);
+  const savedEnabled = agent?.enabled;
+  useEffect(() => {
+    if (savedEnabled !== undefined) setEnabled(savedEnabled);
+  }, [savedEnabled]);
   const [touched, setTouched] = useState<Record<string, boolean>>({});
   const [serverError, setServerError] = useState<FieldError | undefined>();
   const [status, setStatus] = useState("");
@@ -156,6 +160,7 @@ function AgentEditor({ agent, onSaved, onDeleted }: { agent?: AgentConfig; onSav
         ...(headers ? { headers } : {}),
       });
       setStatus("Saved.");
+      setForm((x) => ({ ...x, headers: "" }));
       onSaved(saved);
     } catch (e) {
       const field = e instanceof ApiError ? fieldOfMessage(e.message, agentFields) : undefined;

@@ -34,10 +34,16 @@ export function Field({ label, value, onChange, error, hint, multiline, rows, re
   } as const;
   return (
     <div className="agentry-web__field" data-field={name}>
-      <label htmlFor={id} className="agentry-web__label">
-        {label}
-        {required ? <span className="agentry-web__required" aria-hidden="true"> *</span> : null}
-      </label>
+      <div className="agentry-web__label-row">
+        <label htmlFor={id} className="agentry-web__label">
+          {label}
+        </label>
+        {required ? (
+          <span className="agentry-web__required" aria-hidden="true">
+            *
+          </span>
+        ) : null}
+      </div>
       {multiline ? (
         <textarea {...common} rows={rows ?? 3} onChange={(e) => onChange(e.target.value)} spellCheck={!mono} />
       ) : (

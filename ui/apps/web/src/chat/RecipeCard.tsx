@@ -26,7 +26,7 @@ export function RecipeCard({ recipe }: { recipe: Recipe }) {
   return (
     <section className="agentry-web__recipe" aria-label={`Recipe: ${recipe.title}`}>
       <p className="agentry-web__recipe-kicker">Recipe card</p>
-      <h3 className="agentry-web__recipe-title">{recipe.title}</h3>
+      <h2 className="agentry-web__recipe-title">{recipe.title}</h2>
       <ol className="agentry-web__recipe-steps">
         {recipe.steps.map((s, i) => (
           <li key={i}>{s}</li>

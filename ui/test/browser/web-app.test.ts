@@ -1,0 +1,205 @@
+// The web app (ui/apps/web) as `agentry dev` serves it at "/" (embedded in the binary: build it
+// with `npm run build:web` before the binary). Two users chat live in the seeded group and one
+// to one; a user asks the chef agent and gets the streamed answer and the recipe card; the
+// admin disables an agent and users stop seeing it; the frontend-action form refuses a bad
+// Parameters schema naming the field. Every page passes axe; screenshots in artifacts/web/.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startDev, type DevProcess } from "../agentry.mjs";
+import { axe, formatViolations, launchBrowser, newPage, pageErrors, screenshot } from "./harness";
+
+describe("web app on agentry dev", () => {
+  let dev: DevProcess;
+  let browser: Browser;
+  const pages: Page[] = [];
+
+  beforeAll(async () => {
+    [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "" } }), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await Promise.all(pages.map((p) => p.context().close().catch(() => {})));
+    await browser?.close();
+    await dev?.stop();
+  });
+
+  async function open(): Promise<Page> {
+    const page = await newPage(browser, dev.base);
+    pages.push(page);
+    return page;
+  }
+
+  async function expectAccessible(page: Page, what: string): Promise<void> {
+    const v = await axe(page);
+    expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
+  }
+
+  /** Opens the app and signs in as one of the development users. */
+  async function signIn(name: string): Promise<Page> {
+    const page = await open();
+    await page.goto("/");
+    await page.getByRole("button", { name: `Sign in as ${name}` }).click();
+    await page.getByText("Signed in as").waitFor();
+    return page;
+  }
+
+  const conversation = (page: Page) => page.getByRole("main");
+  const composer = (page: Page) => conversation(page).getByRole("textbox");
+
+  async function send(page: Page, text: string): Promise<void> {
+    await composer(page).fill(text);
+    await composer(page).press("Enter");
+    await expect.poll(() => composer(page).inputValue()).toBe("");
+  }
+
+  test("login page: the development users, accessible", async () => {
+    const page = await open();
+    const r = await page.goto("/");
+    expect(r?.status()).toBe(200);
+    await page.getByRole("button", { name: "Sign in as Alice" }).waitFor();
+    for (const n of ["Bob", "Carol", "Admin"]) await expect.poll(() => page.getByRole("button", { name: `Sign in as ${n}` }).count()).toBe(1);
+    await expect.poll(() => page.getByLabel("User id").count()).toBe(1);
+    await screenshot(page, "web/login");
+    await expectAccessible(page, "login");
+    // A client-side route falls back to the app.
+    expect((await page.goto("/admin"))?.status()).toBe(200);
+    await page.getByRole("button", { name: "Sign in as Alice" }).waitFor();
+  });
+
+  test("two users chat live in the group general and one to one", async () => {
+    const [alice, bob] = await Promise.all([signIn("Alice"), signIn("Bob")]);
+    for (const p of [alice, bob]) await p.getByRole("option", { name: /General/ }).click();
+    await conversation(alice).getByRole("heading", { name: "General" }).waitFor();
+    await conversation(bob).getByRole("heading", { name: "General" }).waitFor();
+
+    await send(alice, "Hello team, lunch at noon?");
+    await conversation(bob).getByText("Hello team, lunch at noon?").waitFor();
+    await send(bob, "Sounds good, Alice!");
+    await conversation(alice).getByText("Sounds good, Alice!").waitFor();
+
+    // One to one: Alice writes to Bob; Bob sees it unread, opens it and answers live.
+    await alice.getByRole("list", { name: "People" }).getByRole("button", { name: /Bob/ }).click();
+    await conversation(alice).getByRole("heading", { name: "Bob" }).waitFor();
+    await send(alice, "Psst, a private question");
+    await bob.getByRole("button", { name: /Alice.*1 unread/ }).waitFor({ timeout: 15_000 });
+    await bob.getByRole("list", { name: "People" }).getByRole("button", { name: /Alice/ }).click();
+    await conversation(bob).getByText("Psst, a private question").waitFor();
+    await send(bob, "Ask away");
+    await conversation(alice).getByText("Ask away").waitFor();
+
+    await screenshot(alice, "web/chat-alice");
+    await screenshot(bob, "web/chat-bob");
+    await expectAccessible(alice, "chat");
+    expect(pageErrors(alice)).toEqual([]);
+    expect(pageErrors(bob)).toEqual([]);
+  });
+
+  test("a user asks the chef agent: welcome, streamed answer, recipe card", async () => {
+    const carol = await signIn("Carol");
+    await carol.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Chef/ }).click();
+    const main = conversation(carol);
+    await main.getByText("Hi! What are we cooking today?").waitFor();
+    await main.getByText("I suggest substitutes and turn what is in your pantry into a recipe.").waitFor();
+    const suggestions = main.getByRole("group", { name: "Suggested messages" }).getByRole("button");
+    await expect.poll(() => suggestions.allTextContents()).toEqual(["What can I use instead of butter?", "I have eggs, spinach and feta. What can I cook?"]);
+    await screenshot(carol, "web/agent-welcome");
+    await expectAccessible(carol, "agent chat (welcome)");
+
+    // The run's AG-UI events stream to the page over its WebSocket as they happen.
+    const frames: string[] = [];
+    carol.on("websocket", (ws) => ws.on("framereceived", (f) => typeof f.payload === "string" && f.payload.includes('"type":"agent"') && frames.push(f.payload)));
+    await carol.reload(); // the socket opens again, now observed
+    await carol.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Chef/ }).click();
+    await main.getByText("Hi! What are we cooking today?").waitFor();
+    await send(carol, "I have eggs, spinach and feta. What can I cook?");
+
+    const card = main.getByRole("region", { name: "Recipe: Pantry Skillet" });
+    await card.waitFor({ timeout: 30_000 });
+    const steps = await card.getByRole("listitem").allTextContents();
+    expect(steps.slice(0, 3)).toEqual(["Prepare the eggs.", "Prepare the spinach.", "Prepare the feta."]);
+    // The action's result went back to the agent, which finished the run.
+    await main.getByText("The recipe card is on your screen. Enjoy your meal!").waitFor({ timeout: 30_000 });
+    const events = frames.map((f) => (JSON.parse(f) as { event: { type: string; toolCallName?: string; executionText?: string; delta?: string } }).event);
+    expect(events.some((e) => e.type === "TEXT_MESSAGE_CONTENT" && e.delta)).toBe(true);
+    expect(events.find((e) => e.type === "TOOL_CALL_START" && e.toolCallName === "show-recipe-card")?.executionText).toBe("Showing the recipe card");
+    await screenshot(carol, "web/agent-recipe");
+    await expectAccessible(carol, "agent chat (answer)");
+    expect(pageErrors(carol)).toEqual([]);
+  });
+
+  test("the admin disables the weather agent and users no longer see it", async () => {
+    const alice = await signIn("Alice");
+    const agents = alice.getByRole("list", { name: "Agents" });
+    await agents.getByRole("button", { name: /Weather/i }).waitFor();
+
+    const admin = await signIn("Admin");
+    await admin.getByRole("link", { name: "Agents" }).click();
+    await admin.getByRole("button", { name: /weather/i }).first().click();
+    const main = admin.getByRole("main");
+    await main.getByRole("heading", { name: /Agent Weather/i }).waitFor();
+    // Every field of the platform form, labelled; headers are write-only.
+    for (const label of ["Provider", "Agent ID", "Name", "Icon", "Greeting", "Introductory Message", "Suggested messages", "Deployment URL", "Headers"]) {
+      await expect.poll(() => main.getByLabel(label, { exact: true }).count(), { message: label }).toBe(1);
+    }
+    expect(await main.getByLabel("Headers", { exact: true }).inputValue()).toBe("");
+    await screenshot(admin, "web/admin-agent");
+    await expectAccessible(admin, "admin");
+
+    const enabled = main.getByRole("switch", { name: "Enabled" });
+    expect(await enabled.isChecked()).toBe(true);
+    await enabled.click();
+    await main.getByText("Disabled: users no longer see this agent.").waitFor();
+    const list = await dev.call<{ items: { agentId: string; enabled: boolean }[] }>("GET", "/agents");
+    expect(list.items.find((a) => a.agentId === "weather")?.enabled).toBe(false);
+
+    await alice.reload();
+    await alice.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Chef/ }).waitFor();
+    expect(await alice.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Weather/i }).count()).toBe(0);
+
+    // Test connection on the chef (the dev server's own runtime).
+    await admin.getByRole("navigation", { name: "Agents" }).getByRole("button", { name: /chef/i }).click();
+    await main.getByRole("heading", { name: /Agent Chef/ }).waitFor();
+    await main.getByRole("button", { name: "Test connection" }).click();
+    await main.getByRole("status", { name: "Connection test result" }).getByText("Connection works").waitFor({ timeout: 15_000 });
+    expect(pageErrors(admin)).toEqual([]);
+  });
+
+  test("the frontend-action form refuses a bad Parameters schema, naming the field", async () => {
+    const admin = await signIn("Admin");
+    await admin.getByRole("link", { name: "Agents" }).click();
+    await admin.getByRole("navigation", { name: "Agents" }).getByRole("button", { name: /chef/i }).click();
+    const main = admin.getByRole("main");
+    await main.getByRole("button", { name: /Show recipe card/ }).waitFor();
+    await main.getByRole("button", { name: "New action" }).click();
+    const form = main.getByRole("form", { name: "New frontend action" });
+    await form.getByLabel("Display Name").fill("Show city");
+    await form.getByLabel("Name", { exact: true }).fill("show-city");
+    await form.getByLabel("Description").fill("Shows a city on a map.");
+    const params = form.getByLabel("Parameters (JSON Schema)");
+
+    await params.fill('{"type": "object", "properties": {');
+    await form.getByText(/parameters is not valid JSON/).waitFor();
+    const bad = '{"type": "object", "required": ["city"], "properties": {"city": {"type": "string"}}}';
+    await params.fill(bad);
+    await form.getByText("parameters.properties.city.description is required").waitFor();
+    expect(await params.getAttribute("aria-invalid")).toBe("true");
+    await form.getByRole("button", { name: "Save action" }).click();
+    await form.getByText("Fix the fields marked above.").waitFor();
+    await screenshot(admin, "web/admin-action-error", { fullPage: false });
+    await expectAccessible(admin, "admin (action form with an error)");
+
+    // The server refuses the same schema with the same words.
+    const refused = await dev
+      .call("PUT", "/agents/chef/actions/show-city", { displayName: "Show city", description: "Shows a city.", parameters: JSON.parse(bad) })
+      .then(() => undefined, (e: { status?: number; body?: unknown }) => e);
+    expect(refused?.status).toBe(400);
+    expect(JSON.stringify(refused?.body)).toContain("parameters.properties.city.description is required");
+
+    // Fixed, it saves.
+    await params.fill('{"type": "object", "required": ["city"], "properties": {"city": {"type": "string", "description": "The city."}}}');
+    await form.getByRole("button", { name: "Save action" }).click();
+    await main.getByRole("button", { name: /Show city/ }).waitFor();
+    const actions = await dev.call<{ items: { name: string }[] }>("GET", "/agents/chef/actions");
+    expect(actions.items.map((a) => a.name)).toContain("show-city");
+    expect(pageErrors(admin)).toEqual([]);
+  });
+});
