@@ -94,6 +94,22 @@ func TestWebAppServes(t *testing.T) {
 			t.Errorf("%s: no nosniff", tc.path)
 		}
 	}
+	// Compressed when accepted, and large enough to gain.
+	big := fstest.MapFS{"index.html": {Data: []byte("<!doctype html>" + strings.Repeat("<p>hello</p>", 200))}}
+	e2 := echo.New()
+	webapp.New(webapp.Options{FS: big}).Register(e2)
+	srv2 := httptest.NewServer(e2)
+	defer srv2.Close()
+	req, _ := http.NewRequest("GET", srv2.URL+"/", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("not compressed: %v", res.Header)
+	}
 	// ETags revalidate.
 	a := webGet(t, srv, "GET", "/")
 	if tag := a.header.Get("ETag"); tag == "" || webGet(t, srv, "GET", "/", "If-None-Match", tag).status != http.StatusNotModified {

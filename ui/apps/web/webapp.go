@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 )
 
 //go:embed all:dist
@@ -115,6 +116,10 @@ func (a *App) Built() bool { return a.built }
 func (a *App) Register(e *echo.Echo) {
 	e.GET("/app-config.json", a.appConfig)
 	e.HEAD("/app-config.json", a.appConfig)
+	// Compressed for browsers that accept it (the bundle is mostly text); ranges stay plain.
+	gzip := middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024, Skipper: func(c echo.Context) bool {
+		return c.Request().Header.Get("Range") != ""
+	}})
 	e.Any("/*", func(c echo.Context) error {
 		r := c.Request()
 		if a.isReserved(r.URL.Path) {
@@ -125,7 +130,7 @@ func (a *App) Register(e *echo.Echo) {
 		}
 		a.ServeHTTP(c.Response(), r)
 		return nil
-	})
+	}, gzip)
 }
 
 func (a *App) isReserved(p string) bool {
