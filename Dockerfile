@@ -7,11 +7,19 @@
 # Build (needs a container engine; not available in CI here):
 #   docker build -t ghcr.io/agentry-dev/agentry:dev .
 #   docker build --target runtime -t ghcr.io/agentry-dev/agentry-runtime:dev .
+# The web app (ui/apps/web) that `agentry chat` and `agentry dev` serve at /, embedded in the
+# binary: built first, from the workspace's lockfile.
+FROM node:22-bookworm AS web
+WORKDIR /src/ui
+COPY ui/ ./
+RUN npm ci --no-audit --no-fund && npm run build:web
+
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
+COPY --from=web /src/ui/apps/web/dist/app ui/apps/web/dist/app
 ARG VERSION=dev
 ENV CGO_ENABLED=0 GOOS=linux
 RUN go build -trimpath -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=${VERSION}" \
