@@ -12,7 +12,8 @@
 FROM node:22-bookworm AS web
 WORKDIR /src/ui
 COPY ui/ ./
-RUN npm ci --no-audit --no-fund && npm run build:web
+# npm install when npm ci refuses the lock (it lacks some platforms' optional packages; see hack/test.sh)
+RUN (npm ci --no-audit --no-fund || npm install --no-audit --no-fund) && npm run build:web
 
 FROM golang:1.26 AS build
 WORKDIR /src
