@@ -76,6 +76,21 @@ describe("web app on agentry dev", () => {
     await send(bob, "Sounds good, Alice!");
     await conversation(alice).getByText("Sounds good, Alice!").waitFor();
 
+    // A thread: Alice replies to Bob's message in its thread; Bob opens it from the reply count.
+    const bobsMessage = conversation(alice).getByRole("article").filter({ hasText: "Sounds good, Alice!" });
+    await bobsMessage.hover();
+    await bobsMessage.getByRole("button", { name: "Reply in thread" }).click();
+    const aliceThread = alice.getByRole("complementary", { name: "Thread" });
+    await aliceThread.getByText("Sounds good, Alice!").first().waitFor();
+    await aliceThread.getByRole("textbox", { name: "Reply in thread" }).fill("Noon works, table for four");
+    await aliceThread.getByRole("textbox", { name: "Reply in thread" }).press("Enter");
+    await aliceThread.getByRole("log").getByText("Noon works, table for four").waitFor();
+    await screenshot(alice, "web/chat-thread");
+    await expectAccessible(alice, "chat with a thread");
+    await conversation(bob).getByRole("button", { name: "1 reply" }).click();
+    await bob.getByRole("complementary", { name: "Thread" }).getByText("Noon works, table for four").waitFor();
+    await alice.getByRole("button", { name: "Close thread" }).click();
+
     // One to one: Alice writes to Bob; Bob sees it unread, opens it and answers live.
     await alice.getByRole("list", { name: "People" }).getByRole("button", { name: /Bob/ }).click();
     await conversation(alice).getByRole("heading", { name: "Bob" }).waitFor();
