@@ -48,14 +48,16 @@ for (const dir of dirs) {
   const manifest = join(ui, dir, "package.json");
   if (!existsSync(manifest)) continue;
   const { name } = JSON.parse(readFileSync(manifest, "utf8"));
-  if (!existsSync(join(ui, dir, "src", "index.ts"))) {
-    console.log(`note: ${name} (${dir}) has no src/index.ts yet: not typechecked or built`);
+  // Packages start at src/index.ts, the web app (apps/web) at src/main.tsx.
+  if (!existsSync(join(ui, dir, "src", "index.ts")) && !existsSync(join(ui, dir, "src", "main.tsx"))) {
+    console.log(`note: ${name} (${dir}) has no src/index.ts or src/main.tsx yet: not typechecked or built`);
     continue;
   }
   workspaces.push({ dir, name });
 }
 
-// Each typechecked then built before the next: the UI kit's types come from the SDK's dist.
+// Each typechecked then built before the next: the UI kit's types come from the SDK's dist,
+// the web app's from both (its build, apps/web/dist/app, is what `make build` embeds).
 for (const w of workspaces) {
   step(`typecheck ${w.name}`, bin("tsc"), ["-p", w.dir, "--noEmit"]);
   step(`build ${w.name}`, "npm", ["run", "build", "--workspace", w.name, "--silent"]);

@@ -5,7 +5,7 @@
 // Parameters schema naming the field. Every page passes axe; screenshots in artifacts/web/.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startDev, type DevProcess } from "../agentry.mjs";
+import { agentryBin, startDev, type DevProcess } from "../agentry.mjs";
 import { axe, formatViolations, launchBrowser, newPage, pageErrors, screenshot } from "./harness";
 
 describe("web app on agentry dev", () => {
@@ -54,7 +54,7 @@ describe("web app on agentry dev", () => {
   test("login page: the development users, accessible", async () => {
     const page = await open();
     const r = await page.goto("/");
-    expect(r?.status()).toBe(200);
+    expect(r?.status(), `${agentryBin()} serves no web app at /: build it first (npm run build:web), then the binary (make build)`).toBe(200);
     await page.getByRole("button", { name: "Sign in as Alice" }).waitFor();
     for (const n of ["Bob", "Carol", "Admin"]) await expect.poll(() => page.getByRole("button", { name: `Sign in as ${n}` }).count()).toBe(1);
     await expect.poll(() => page.getByLabel("User id").count()).toBe(1);
