@@ -1,8 +1,9 @@
 import { defineConfig } from "vitest/config";
 
-// One config, three projects: the SDK runs in Node (its integration tests start a real
-// `agentry chat`), the UI kit's unit tests in jsdom, and the browser tests (test/browser) in
-// Node driving Debian's chromium through playwright-core, one file at a time.
+// One config, four projects: the SDK runs in Node (its integration tests start a real
+// `agentry chat`), the UI kit's unit tests in jsdom, the web app's unit tests (apps/web) in
+// Node, and the browser tests (test/browser) in Node driving Debian's chromium through
+// playwright-core, one file at a time.
 export default defineConfig({
   test: {
     projects: [
@@ -23,6 +24,14 @@ export default defineConfig({
           include: ["src/**/*.test.{ts,tsx}", "test/**/*.test.{ts,tsx}"],
           setupFiles: ["./test/setup.ts"],
           testTimeout: 30000,
+        },
+      },
+      {
+        test: {
+          name: "web",
+          root: "apps/web",
+          environment: "node",
+          include: ["src/**/*.test.ts"],
         },
       },
       {
