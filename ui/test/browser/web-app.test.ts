@@ -65,6 +65,28 @@ describe("web app on agentry dev", () => {
     await page.getByRole("button", { name: "Sign in as Alice" }).waitFor();
   });
 
+  test("without a development login: sign in with an auth token, log out", async () => {
+    const page = await open();
+    // The server's answer as a production server (no development Auth Key) gives it.
+    await page.route("**/app-config.json", (route) => route.fulfill({ json: { chatPath: "/chat/v1", appId: "" } }));
+    await page.goto("/");
+    await page.getByLabel("Auth token").fill("not-a-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    await expectAccessible(page, "token login with an error");
+    await screenshot(page, "web/login-token");
+    await page.getByLabel("Auth token").fill(await dev.mintToken("alice"));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("Signed in as").waitFor();
+    // The session survives a reload, until "Log out".
+    await page.reload();
+    await page.getByText("Signed in as").waitFor();
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByLabel("Auth token").waitFor();
+    await page.reload();
+    await page.getByLabel("Auth token").waitFor();
+  });
+
   test("two users chat live in the group general and one to one", async () => {
     const [alice, bob] = await Promise.all([signIn("Alice"), signIn("Bob")]);
     for (const p of [alice, bob]) await p.getByRole("option", { name: /General/ }).click();

@@ -15,9 +15,10 @@ const agentActions = { "show-recipe-card": showRecipeCard };
 
 /** People and agents of the directory, refreshed on focus and every 20 s (an agent an admin
  * disables disappears). */
-function useDirectory(me: string): { people: Chat.User[]; agents: Chat.User[]; error: string } {
+function useDirectory(me: string): { people: Chat.User[]; agents: Chat.User[]; agentsLoaded: boolean; error: string } {
   const [people, setPeople] = useState<Chat.User[]>([]);
   const [agents, setAgents] = useState<Chat.User[]>([]);
+  const [agentsLoaded, setAgentsLoaded] = useState(false);
   const [error, setError] = useState("");
   useEffect(() => {
     let live = true;
@@ -30,6 +31,7 @@ function useDirectory(me: string): { people: Chat.User[]; agents: Chat.User[]; e
         if (!live) return;
         setPeople(p.filter((u) => u.getUid() !== me));
         setAgents(a);
+        setAgentsLoaded(true);
         setError("");
       } catch (e) {
         if (live) setError(errorText(e));
@@ -44,7 +46,7 @@ function useDirectory(me: string): { people: Chat.User[]; agents: Chat.User[]; e
       window.removeEventListener("focus", load);
     };
   }, [me]);
-  return { people, agents, error };
+  return { people, agents, agentsLoaded, error };
 }
 
 /** The user's conversations with unread counts, reloaded when messages arrive. */
@@ -111,7 +113,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
   const [target, setTarget] = useState<Target | undefined>();
   const [thread, setThread] = useState<Chat.BaseMessage | undefined>();
   const [error, setError] = useState("");
-  const { people, agents, error: dirError } = useDirectory(me.getUid());
+  const { people, agents, agentsLoaded, error: dirError } = useDirectory(me.getUid());
   const active = keyOf(target);
   const recent = useRecent(active);
   const groupsBuilder = useMemo(() => new Chat.GroupsRequestBuilder().setLimit(30), []);
@@ -143,14 +145,11 @@ export function ChatPage({ me }: { me: Chat.User }) {
     return () => s.unsubscribe();
   }, [open, openGroup]);
 
-  // An agent the admin disabled disappears: close its conversation.
+  // An agent the admin disabled disappears from the directory: close its conversation.
+  const openAgent = target?.kind === "user" && target.user.getKind() === "agent" ? target.user.getUid() : undefined;
   useEffect(() => {
-    if (target?.kind === "user" && target.user.getKind() === "agent" && agents.length >= 0) {
-      if (!agents.some((a) => a.getUid() === target.user.getUid())) setTarget(undefined);
-    }
-    // only when the agent list changes
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [agents]);
+    if (openAgent && agentsLoaded && !agents.some((a) => a.getUid() === openAgent)) setTarget(undefined);
+  }, [agents, agentsLoaded, openAgent]);
 
   const unreadOf = (key: string): number => {
     const c = recent.find((r) => {
