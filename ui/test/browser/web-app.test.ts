@@ -196,7 +196,10 @@ describe("web app on agentry dev", () => {
     await admin.getByRole("navigation", { name: "Agents" }).getByRole("button", { name: /chef/i }).click();
     await main.getByRole("heading", { name: /Agent Chef/ }).waitFor();
     await main.getByRole("button", { name: "Test connection" }).click();
-    await main.getByRole("status", { name: "Connection test result" }).getByText("Connection works").waitFor({ timeout: 15_000 });
+    const result = main.getByRole("status", { name: "Connection test result" });
+    await result.getByText("Connection works").waitFor({ timeout: 15_000 });
+    await result.scrollIntoViewIfNeeded();
+    await screenshot(admin, "web/admin-test-connection");
     expect(pageErrors(admin)).toEqual([]);
   });
 

@@ -2,7 +2,7 @@
 // (message list and composer; agent chat with the welcome view, streamed answers and the
 // recipe card) and the thread panel.
 import { Chat } from "@agentry/chat-sdk";
-import { ChatGroups, ChatMessageList, ChatUIEvents } from "@agentry/ui-kit";
+import { ChatGroups, ChatMessageEvents, ChatMessageList, ChatUIEvents } from "@agentry/ui-kit";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { errorText } from "../session";
 import { Composer } from "./Composer";
@@ -69,8 +69,10 @@ function useRecent(active: string): Chat.Conversation[] {
       onAgenticMessageReceived: load,
       onMessagesRead: load,
     }));
+    const sent = ChatMessageEvents.ccMessageSent.subscribe(load);
     return () => {
       Chat.removeMessageListener(id);
+      sent.unsubscribe();
       window.clearTimeout(timer.current);
     };
   }, [load]);
