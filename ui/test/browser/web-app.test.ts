@@ -117,9 +117,12 @@ describe("web app on agentry dev", () => {
     await alice.getByRole("list", { name: "People" }).getByRole("button", { name: /Bob/ }).click();
     await conversation(alice).getByRole("heading", { name: "Bob" }).waitFor();
     await send(alice, "Psst, a private question");
-    await bob.getByRole("button", { name: /Alice.*1 unread/ }).waitFor({ timeout: 15_000 });
+    await bob.getByRole("list", { name: "People" }).getByRole("button", { name: /Alice.*1 unread/ }).waitFor({ timeout: 15_000 });
     await bob.getByRole("list", { name: "People" }).getByRole("button", { name: /Alice/ }).click();
     await conversation(bob).getByText("Psst, a private question").waitFor();
+    // Alice typing shows on Bob's side.
+    await composer(alice).fill("Well");
+    await conversation(bob).getByRole("status").filter({ hasText: /typing/i }).waitFor();
     await send(bob, "Ask away");
     await conversation(alice).getByText("Ask away").waitFor();
 

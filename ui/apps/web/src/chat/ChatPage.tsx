@@ -218,7 +218,8 @@ export function ChatPage({ me }: { me: Chat.User }) {
           {people.length ? (
             <ul className="agentry-web__list" aria-label="People">
               {people.map((u) => (
-                <UserRow key={u.getUid()} user={u} active={active === `user:${u.getUid()}`} onOpen={() => open({ kind: "user", user: u })} />
+                <UserRow key={u.getUid()} user={u} active={active === `user:${u.getUid()}`} onOpen={() => open({ kind: "user", user: u })}
+                  badge={unreadOf(`user:${u.getUid()}`)} />
               ))}
             </ul>
           ) : (

@@ -19,6 +19,21 @@ export function Composer({ receiverId, receiverType, parentMessageId, label, pla
   const [sending, setSending] = useState(false);
   const [error, setError] = useState("");
   const field = useRef<HTMLTextAreaElement>(null);
+  const typingSince = useRef(0);
+  const indicator = () => new Chat.TypingIndicator(receiverId, receiverType, parentMessageId ? { parentMessageId } : undefined);
+  /** Tells the others at most every 3 s while the user types (an indicator ends by itself). */
+  const typing = (value: string) => {
+    const now = Date.now();
+    if (value.trim() && now - typingSince.current > 3000) {
+      typingSince.current = now;
+      Chat.startTyping(indicator());
+    }
+  };
+  const stopTyping = () => {
+    if (!typingSince.current) return;
+    typingSince.current = 0;
+    Chat.endTyping(indicator());
+  };
   const id = useId();
   const errorId = useId();
 
@@ -27,6 +42,7 @@ export function Composer({ receiverId, receiverType, parentMessageId, label, pla
     if (!t || sending) return;
     setSending(true);
     setError("");
+    stopTyping();
     try {
       const m = new Chat.TextMessage(receiverId, t, receiverType);
       if (parentMessageId) m.setParentMessageId(parentMessageId);
@@ -58,7 +74,11 @@ export function Composer({ receiverId, receiverType, parentMessageId, label, pla
         {label}
       </label>
       <textarea id={id} ref={field} className="agentry-web__composer-input" rows={1} value={text} placeholder={placeholder ?? label}
-        onChange={(e) => setText(e.target.value)} onKeyDown={onKeyDown} aria-describedby={error ? errorId : undefined} />
+        onChange={(e) => {
+          setText(e.target.value);
+          typing(e.target.value);
+        }}
+        onBlur={stopTyping} onKeyDown={onKeyDown} aria-describedby={error ? errorId : undefined} />
       <button type="submit" className="agentry-web__button" disabled={sending || !text.trim()}>
         Send
       </button>
