@@ -167,7 +167,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
   });
 
   return (
-    <div className={`agentry-web__workspace${thread ? " agentry-web__workspace--thread" : ""}`}>
+    <div className={`agentry-web__workspace${thread ? " agentry-web__workspace--thread" : ""}${target ? " agentry-web__workspace--open" : ""}`}>
       <nav className="agentry-web__sidebar" aria-label="Conversations">
         <div className="agentry-web__groups">
           <ChatGroups groupsRequestBuilder={groupsBuilder} activeGroup={target?.kind === "group" ? target.group : undefined}
@@ -234,7 +234,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
             {error}
           </p>
         ) : null}
-        {target ? <Conversation key={active} target={target} onOpenThread={setThread} /> : <Welcome me={me} />}
+        {target ? <Conversation key={active} target={target} onOpenThread={setThread} onBack={() => setTarget(undefined)} /> : <Welcome me={me} />}
       </main>
       {thread && target ? <ThreadPanel key={thread.getId()} target={target} parent={thread} onClose={() => setThread(undefined)} /> : null}
     </div>
@@ -254,7 +254,7 @@ function Welcome({ me }: { me: Chat.User }) {
   );
 }
 
-function Conversation({ target, onOpenThread }: { target: Target; onOpenThread(m: Chat.BaseMessage): void }) {
+function Conversation({ target, onOpenThread, onBack }: { target: Target; onOpenThread(m: Chat.BaseMessage): void; onBack(): void }) {
   const isAgent = target.kind === "user" && target.user.getKind() === "agent";
   const title = titleOf(target);
   const sub =
@@ -266,6 +266,10 @@ function Conversation({ target, onOpenThread }: { target: Target; onOpenThread(m
   return (
     <div className="agentry-web__conversation">
       <header className="agentry-web__conversation-head">
+        <button type="button" className="agentry-web__button agentry-web__button--quiet agentry-web__back" onClick={onBack}>
+          <span aria-hidden="true">←</span>
+          <span className="agentry-web__sr-only">Back to conversations</span>
+        </button>
         <Avatar name={title} image={target.kind === "group" ? target.group.getIcon() : target.user.getAvatar()} />
         <div>
           <h1 className="agentry-web__conversation-title">{title}</h1>
