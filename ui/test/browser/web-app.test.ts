@@ -195,6 +195,16 @@ describe("web app on agentry dev", () => {
     await alice.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Chef/ }).waitFor();
     expect(await alice.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Weather/i }).count()).toBe(0);
 
+    // A new agent whose id is a person's uid: the server's error shows at the Agent ID field.
+    await admin.getByRole("button", { name: "New agent" }).click();
+    await main.getByRole("heading", { name: "New agent" }).waitFor();
+    await main.getByLabel("Agent ID", { exact: true }).fill("alice");
+    await main.getByLabel("Name", { exact: true }).fill("Alice bot");
+    await main.getByLabel("Deployment URL", { exact: true }).fill("http://127.0.0.1:9/api/agents/x/ag-ui");
+    await main.getByRole("button", { name: "Save" }).click();
+    await main.getByText('uid "alice" belongs to a user who is not an agent').first().waitFor();
+    expect(await main.getByLabel("Agent ID", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+
     // Test connection on the chef (the dev server's own runtime).
     await admin.getByRole("navigation", { name: "Agents" }).getByRole("button", { name: /chef/i }).click();
     await main.getByRole("heading", { name: /Agent Chef/ }).waitFor();

@@ -163,7 +163,8 @@ function AgentEditor({ agent, onSaved, onDeleted }: { agent?: AgentConfig; onSav
       setForm((x) => ({ ...x, headers: "" }));
       onSaved(saved);
     } catch (e) {
-      const field = e instanceof ApiError ? fieldOfMessage(e.message, agentFields) : undefined;
+      // A taken uid is about the Agent ID, though the message names no field.
+      const field = e instanceof ApiError ? (e.code === "ERR_UID_ALREADY_EXISTS" ? "agentId" : fieldOfMessage(e.message, agentFields)) : undefined;
       if (field) setServerError({ field, message: e instanceof Error ? e.message : "" });
       setStatus(`Not saved: ${sayError(e)}`);
     } finally {
