@@ -1,4 +1,4 @@
-// `npm test` (ui/): typecheck and build the workspace packages, build the browser tests' page,
+// `npm test` (ui/): typecheck and build the workspace packages and the web app, build the browser tests' page,
 // run every vitest project (chat-sdk, ui-kit, browser), and end with one plain line
 // `N passed, N failed`. Exit status 1 when anything failed.
 //
@@ -68,7 +68,7 @@ step("typecheck test/browser", bin("tsc"), ["-p", "test/browser"]);
 const out = mkdtempSync(join(tmpdir(), "agentry-ui-test-"));
 const report = join(out, "vitest.json");
 const vitestOk = step(
-  process.argv.length > 2 ? `vitest run ${process.argv.slice(2).join(" ")}` : "vitest run (chat-sdk, ui-kit, browser)",
+  process.argv.length > 2 ? `vitest run ${process.argv.slice(2).join(" ")}` : "vitest run (chat-sdk, ui-kit, web, browser)",
   bin("vitest"),
   ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
   pageBuilt ? { AGENTRY_TEST_PAGE_BUILT: "1" } : {},
