@@ -1,5 +1,5 @@
-// `npm test` (ui/): typecheck and build the workspace packages and the web app, build the browser tests' page,
-// run every vitest project (chat-sdk, ui-kit, browser), and end with one plain line
+// `npm test` (ui/): typecheck and build the workspace packages and the web app, build the
+// browser tests' page, run every vitest project (chat-sdk, ui-kit, web, browser), and end with one plain line
 // `N passed, N failed`. Exit status 1 when anything failed.
 //
 // Extra arguments go to vitest: `npm test -- --project browser`, `npm test -- -t "paging"`.
