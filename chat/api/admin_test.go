@@ -66,6 +66,23 @@ func TestAdminRole(t *testing.T) {
 			e.expect(e.do("GET", "/agents", alice, nil), http.StatusOK, "")
 			e.expect(e.do("PUT", "/users/alice", keyAuth, map[string]any{"role": "user"}), http.StatusOK, "")
 			e.expect(e.do("GET", "/agents", alice, nil), http.StatusForbidden, model.ErrPermissionDenied)
+
+			// The Auth Key (a client-side development key) signs users in, but not admins:
+			// otherwise whoever holds it could configure agents.
+			e.expect(e.do("POST", "/login", "", map[string]any{"uid": "root", "authKey": "dev-auth-key"}), http.StatusForbidden, model.ErrPermissionDenied)
+			e.expect(e.do("POST", "/login", "", map[string]any{"uid": "bob", "authKey": "dev-auth-key"}), http.StatusOK, "")
 		})
 	}
+}
+
+// TestAuthKeyAdminsInDev: agentry dev (a loopback playground) lets the Auth Key sign its admin
+// in, and that token configures agents.
+func TestAuthKeyAdminsInDev(t *testing.T) {
+	e := newEnv(t, keyedStores()["sqlite"](t), Options{AuthKey: "dev-auth-key", AuthKeyAdmins: true})
+	e.expect(e.do(http.MethodPost, "/users", keyAuth, map[string]any{"uid": "root", "name": "Root", "role": RoleAdmin}), http.StatusCreated, "")
+	r := e.do("POST", "/login", "", map[string]any{"uid": "root", "authKey": "dev-auth-key"})
+	e.expect(r, http.StatusOK, "")
+	var tok tokenResponse
+	r.decode(t, &tok)
+	e.expect(e.do("GET", "/agents", tok.AuthToken, nil), http.StatusOK, "")
 }

@@ -58,6 +58,10 @@ type Options struct {
 	PasswordCost int
 	// Development accepts http (not only https) agent Deployment URLs (agentry dev).
 	Development bool
+	// AuthKeyAdmins lets the development login (the Auth Key) sign in as users whose role is
+	// admin. Only agentry dev, a loopback playground, sets it: elsewhere whoever holds the Auth
+	// Key (a client-side key) could otherwise configure agents.
+	AuthKeyAdmins bool
 	// CORSOrigins are the browser origins (scheme://host[:port], or "*") allowed to call the
 	// API from another origin; empty allows none (same-origin pages need none).
 	CORSOrigins []string

@@ -195,6 +195,9 @@ func (a *API) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if u.Role == RoleAdmin && !a.opts.AuthKeyAdmins {
+		return model.Errorf(model.ErrPermissionDenied, "admins cannot sign in with the Auth Key; use an auth token minted with the REST API key")
+	}
 	tok, id, err := a.mint(ctx, req.UID, time.Time{})
 	if err != nil {
 		return err

@@ -281,7 +281,7 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 
 	var mounts []func(*echo.Echo)
 	if o.web {
-		mounts = append(mounts, mountWeb(st, o.appID, o.authKey))
+		mounts = append(mounts, mountWeb(st, o.appID, o.authKey, false))
 		if !webapp.Built() {
 			log.Info("the web app is not built into this binary (make web, then rebuild): / answers how to build it")
 		}
@@ -301,6 +301,8 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err = <-errc:
+		// One listener failed: stop the other before the hub and store close under it.
+		_ = srv.Close()
 	case <-ctx.Done():
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		err = srv.Shutdown(shutdownCtx)

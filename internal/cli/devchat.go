@@ -85,10 +85,10 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 	mount := func(e *echo.Echo) {
 		chatapi.Mount(e, chatapi.Options{
 			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID,
-			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, Bridge: br, Metrics: m,
+			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, AuthKeyAdmins: true, Bridge: br, Metrics: m,
 		})
 		if web {
-			mountWeb(st, DevChatAppID, DevChatAuthKey)(e)
+			mountWeb(st, DevChatAppID, DevChatAuthKey, true)(e)
 		}
 	}
 	return dc, mount, nil

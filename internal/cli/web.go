@@ -22,8 +22,9 @@ var devUsers = []model.User{
 }
 
 // webConfig answers /app-config.json: the development login (with the seeded users that
-// exist, as they are now) only when the server has an Auth Key.
-func webConfig(st store.Users, appID, authKey string) func(ctx context.Context) webapp.Config {
+// exist, as they are now) only when the server has an Auth Key; admins only when the Auth Key
+// may sign them in (agentry dev).
+func webConfig(st store.Users, appID, authKey string, authKeyAdmins bool) func(ctx context.Context) webapp.Config {
 	return func(ctx context.Context) webapp.Config {
 		cfg := webapp.Config{ChatPath: chatapi.Prefix, AppID: appID}
 		if authKey == "" {
@@ -32,7 +33,7 @@ func webConfig(st store.Users, appID, authKey string) func(ctx context.Context) 
 		dl := &webapp.DevLogin{AuthKey: authKey, Users: []webapp.DevUser{}}
 		for _, seed := range devUsers {
 			u, err := st.GetUser(ctx, seed.UID)
-			if err != nil || u.Kind != model.UserKindUser {
+			if err != nil || u.Kind != model.UserKindUser || (u.Role == chatapi.RoleAdmin && !authKeyAdmins) {
 				continue
 			}
 			du := webapp.DevUser{UID: u.UID, Name: u.Name}
@@ -48,9 +49,9 @@ func webConfig(st store.Users, appID, authKey string) func(ctx context.Context) 
 
 // mountWeb serves the embedded web app at / and /app-config.json on e; e's own routes (the
 // chat API, the runtime's /api, probes, metrics) keep precedence.
-func mountWeb(st store.Users, appID, authKey string) func(*echo.Echo) {
+func mountWeb(st store.Users, appID, authKey string, authKeyAdmins bool) func(*echo.Echo) {
 	return func(e *echo.Echo) {
-		webapp.New(webapp.Options{Config: webConfig(st, appID, authKey)}).Register(e)
+		webapp.New(webapp.Options{Config: webConfig(st, appID, authKey, authKeyAdmins)}).Register(e)
 	}
 }
 

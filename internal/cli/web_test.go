@@ -93,6 +93,9 @@ func TestWebAppServes(t *testing.T) {
 		if tc.ctype != "" && a.header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: no nosniff", tc.path)
 		}
+		if strings.HasPrefix(tc.ctype, "text/html") && (a.header.Get("X-Frame-Options") != "DENY" || a.header.Get("Content-Security-Policy") != "frame-ancestors 'none'") {
+			t.Errorf("%s: the app may be framed: %v", tc.path, a.header)
+		}
 	}
 	// Compressed when accepted, and large enough to gain.
 	big := fstest.MapFS{"index.html": {Data: []byte("<!doctype html>" + strings.Repeat("<p>hello</p>", 200))}}
@@ -155,9 +158,9 @@ func TestDevSeedAndAppConfig(t *testing.T) {
 	}
 	defer st.Close()
 
-	cfgOf := func(authKey string) webapp.Config {
+	cfgOf := func(authKey string, authKeyAdmins ...bool) webapp.Config {
 		e := echo.New()
-		mountWeb(st, "app1", authKey)(e)
+		mountWeb(st, "app1", authKey, len(authKeyAdmins) == 0 || authKeyAdmins[0])(e)
 		srv := httptest.NewServer(e)
 		defer srv.Close()
 		a := webGet(t, srv, "GET", "/app-config.json")
@@ -201,5 +204,11 @@ func TestDevSeedAndAppConfig(t *testing.T) {
 	}
 	if cfg := cfgOf(""); cfg.DevLogin != nil {
 		t.Fatalf("devLogin without an Auth Key: %+v", cfg.DevLogin)
+	}
+	// agentry chat --auth-key: the Auth Key cannot sign admins in, so none is offered.
+	cfg = cfgOf("key", false)
+	want = `[{"uid":"alice","name":"Alice"},{"uid":"bob","name":"Robert"},{"uid":"carol","name":"Carol"}]`
+	if b, _ := json.Marshal(cfg.DevLogin.Users); string(b) != want {
+		t.Fatalf("dev users without Auth-Key admins %s, want %s", b, want)
 	}
 }

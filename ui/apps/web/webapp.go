@@ -180,7 +180,13 @@ func contentType(name string) string {
 // ServeHTTP serves a file of the app, index.html for other paths (client-side routes), and the
 // "not built" page when the binary has no app.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	// No other site may frame the app: a framing page could trick an admin into clicking
+	// (the Enabled switch acts on one click).
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "same-origin")
 	p := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
 	if p == "" {
 		p = "index.html"
