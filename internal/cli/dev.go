@@ -77,6 +77,9 @@ the agents to it through the same client, so tools and frontend actions work off
 				defer dc.close(log)
 				chat, srvOpts.Mount = dc, mount
 			}
+			if loopbackListen(o.addr) {
+				srvOpts.Mount = withLoopbackHosts(srvOpts.Mount)
+			}
 			loader, err := crdLoader()
 			if err != nil {
 				return err
