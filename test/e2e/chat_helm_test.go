@@ -82,7 +82,7 @@ func TestChatChartTemplate(t *testing.T) {
 
 	rendered := helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/chat.yaml")
 	objs := docs(t, rendered)
-	for _, k := range []string{"Deployment/agentry-chat@agentry-system", "Service/agentry-chat@agentry-system", "Ingress/agentry-chat@agentry-system",
+	for _, k := range []string{"Deployment/agentry-chat@agentry-system", "Service/agentry-chat@agentry-system", "Service/agentry-chat-metrics@agentry-system", "Ingress/agentry-chat@agentry-system",
 		"Secret/agentry-chat-credentials@agentry-system", "PersistentVolumeClaim/agentry-chat-data@agentry-system", "ServiceAccount/agentry-chat@agentry-system",
 		"ClusterRole/agentry-chat-agent-reader", "ClusterRoleBinding/agentry-chat-agent-reader",
 		// The operator is still there.
@@ -112,7 +112,7 @@ func TestChatChartTemplate(t *testing.T) {
 		t.Errorf("chat args: %s", a)
 	}
 	if path(objs["Deployment/agentry-chat@agentry-system"], "spec.strategy.type") != "Recreate" {
-		t.Error("SQLite: the old pod must stop before the new one opens the database (strategy Recreate)")
+		t.Error("SQLite on a ReadWriteOnce claim: the old pod must stop before the new one starts (strategy Recreate)")
 	}
 	for field, want := range map[string]any{"securityContext.runAsNonRoot": true, "securityContext.seccompProfile.type": "RuntimeDefault", "securityContext.fsGroup": float64(65532),
 		"serviceAccountName": "agentry-chat", "automountServiceAccountToken": true} {
@@ -121,8 +121,11 @@ func TestChatChartTemplate(t *testing.T) {
 		}
 	}
 	for field, want := range map[string]any{"securityContext.readOnlyRootFilesystem": true, "securityContext.allowPrivilegeEscalation": false,
-		"securityContext.capabilities.drop.0": "ALL", "livenessProbe.httpGet.path": "/chat/v1/healthz", "livenessProbe.httpGet.port": "http",
-		"readinessProbe.httpGet.path": "/chat/v1/healthz", "readinessProbe.httpGet.port": "http",
+		"securityContext.capabilities.drop.0": "ALL",
+		// Liveness never checks the database (an outage would restart every replica at once);
+		// readiness pings the store. Both on the metrics listener.
+		"livenessProbe.httpGet.path": "/healthz", "livenessProbe.httpGet.port": "metrics", "livenessProbe.tcpSocket": nil,
+		"readinessProbe.httpGet.path": "/readyz", "readinessProbe.httpGet.port": "metrics",
 		"ports.0.name": "http", "ports.0.containerPort": float64(8080), "ports.1.name": "metrics", "ports.1.containerPort": float64(9090),
 		"resources.requests.memory": "64Mi", "resources.limits.memory": "512Mi"} {
 		if got := path(ctr, field); got != want {
@@ -150,15 +153,38 @@ func TestChatChartTemplate(t *testing.T) {
 	if ann, _ := path(pvc, "metadata.annotations").(map[string]any); path(pvc, "spec.resources.requests.storage") != "1Gi" || path(pvc, "spec.accessModes.0") != "ReadWriteOnce" || ann["helm.sh/resource-policy"] != "keep" {
 		t.Errorf("data claim: %v", pvc)
 	}
+	// The public Service has http only; the unauthenticated metrics port is on a ClusterIP
+	// Service of its own.
 	svc := objs["Service/agentry-chat@agentry-system"]
-	for field, want := range map[string]any{"spec.ports.0.name": "http", "spec.ports.0.port": float64(80), "spec.ports.0.targetPort": "http",
-		"spec.ports.1.name": "metrics", "spec.ports.1.port": float64(9090), "spec.ports.1.targetPort": "metrics"} {
+	for field, want := range map[string]any{"spec.type": "ClusterIP", "spec.ports.0.name": "http", "spec.ports.0.port": float64(80), "spec.ports.0.targetPort": "http",
+		"spec.ports.1": nil} {
 		if got := path(svc, field); got != want {
 			t.Errorf("chat Service %s = %v, want %v", field, got, want)
 		}
 	}
 	if sel := path(svc, "spec.selector").(map[string]any); sel["app.kubernetes.io/component"] != "chat" {
 		t.Errorf("the chat Service selects %v", sel)
+	}
+	msvc := objs["Service/agentry-chat-metrics@agentry-system"]
+	for field, want := range map[string]any{"spec.type": "ClusterIP", "spec.ports.0.name": "metrics", "spec.ports.0.port": float64(9090), "spec.ports.0.targetPort": "metrics",
+		"spec.ports.1": nil} {
+		if got := path(msvc, field); got != want {
+			t.Errorf("chat metrics Service %s = %v, want %v", field, got, want)
+		}
+	}
+	if sel, _ := path(msvc, "spec.selector").(map[string]any); sel["app.kubernetes.io/component"] != "chat" || sel["app.kubernetes.io/instance"] != "agentry" {
+		t.Errorf("the chat metrics Service selects %v", sel)
+	}
+	// A public Service type does not publish the metrics port; the metrics Service stays
+	// ClusterIP; the http Service port may equal the metrics port (different Services).
+	lb := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.service.type=LoadBalancer,chat.service.port=9090"))
+	for k, want := range map[string]string{"Service/agentry-chat@agentry-system": "LoadBalancer", "Service/agentry-chat-metrics@agentry-system": "ClusterIP"} {
+		if got := path(lb[k], "spec.type"); got != want {
+			t.Errorf("%s type %v, want %s", k, got, want)
+		}
+	}
+	if ports := path(lb["Service/agentry-chat@agentry-system"], "spec.ports").([]any); len(ports) != 1 || path(ports[0], "name") != "http" || path(ports[0], "port") != float64(9090) {
+		t.Errorf("a LoadBalancer chat Service must have the http port only: %v", ports)
 	}
 	ing := objs["Ingress/agentry-chat@agentry-system"]
 	for field, want := range map[string]any{"spec.ingressClassName": "nginx", "spec.tls.0.secretName": "chat-tls", "spec.tls.0.hosts.0": "chat.example.com",
@@ -225,6 +251,7 @@ func TestChatChartTemplate(t *testing.T) {
 	if strings.Contains(a, "--storage") || strings.Contains(a, "postgres") {
 		t.Errorf("the PostgreSQL URL must come from the Secret, not args: %s", a)
 	}
+	// No data claim (two replicas): RollingUpdate (the default, no strategy rendered).
 	if path(pg["Deployment/agentry-chat@agentry-system"], "spec.replicas") != float64(2) || path(pg["Deployment/agentry-chat@agentry-system"], "spec.strategy") != nil {
 		t.Errorf("postgres Deployment spec: %v", pg["Deployment/agentry-chat@agentry-system"]["spec"])
 	}
@@ -258,6 +285,10 @@ func TestChatChartTemplate(t *testing.T) {
 	for set, want := range map[string][]string{
 		"chat.enabled=true,chat.replicas=2":            {"/chat/storage/type", "SQLite allows one replica only"},
 		"chat.enabled=true,chat.storage.type=postgres": {"/chat/storage/existingSecret", "chat.storage.existingSecret is empty"},
+		// The container's http port is 8080, and the non-root pod cannot bind below 1024.
+		"chat.enabled=true,chat.metrics.port=8080": {"/chat/metrics/port", "chat.metrics.port is 8080, the chat container's http port"},
+		"chat.enabled=true,chat.metrics.port=80":   {"/chat/metrics/port", "cannot bind a port below 1024"},
+		"chat.enabled=true,chat.metrics.port=1023": {"/chat/metrics/port", "chat.metrics.port 1023 is not in 1024-65535"},
 	} {
 		if out := helmFails(t, "template", "agentry", chart, "--set", set); !strings.Contains(out, want[0]) {
 			t.Errorf("--set %s: values.schema.json must refuse it at %s: %s", set, want[0], out)
@@ -266,17 +297,53 @@ func TestChatChartTemplate(t *testing.T) {
 			t.Errorf("--set %s without the schema: the template must fail with %q: %s", set, want[1], out)
 		}
 	}
-	for _, set := range []string{"chat.storage.type=mysql", "chat.replicas=0", "chat.metrics.port=8080", "chat.corsOrigins={https://a.example/x}", "chat.unknown=1"} {
+	for _, set := range []string{"chat.storage.type=mysql", "chat.replicas=0", "chat.metrics.port=65536", "chat.corsOrigins={https://a.example/x}", "chat.unknown=1"} {
 		helmFails(t, "template", "agentry", chart, "--set", "chat.enabled=true,"+set)
 	}
 	helm(t, "template", "agentry", chart, "--set", "chat.enabled=true,chat.replicas=2,chat.storage.type=postgres,chat.storage.existingSecret=pg")
+	if c, _ := container(t, docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.metrics.port=1024")), "Deployment/agentry-chat@agentry-system"); path(c, "ports.1.containerPort") != float64(1024) {
+		t.Errorf("chat.metrics.port=1024: %v", c["ports"])
+	}
+
+	// Strategy Recreate whenever the data volume is a claim (ReadWriteOnce: a RollingUpdate's
+	// new pod on another node would wait for it forever, Multi-Attach) or the store is SQLite;
+	// RollingUpdate for PostgreSQL without a data claim.
+	const pgSet = "chat.storage.type=postgres,chat.storage.existingSecret=pg,"
+	for set, want := range map[string]any{
+		"chat.persistence.enabled=false":                                "Recreate", // SQLite: one writer
+		"chat.persistence.existingClaim=mine":                           "Recreate",
+		pgSet + "chat.persistence.enabled=true":                         "Recreate", // the chart's claim
+		pgSet + "chat.persistence.existingClaim=mine":                   "Recreate",
+		pgSet + "chat.replicas=3,chat.persistence.existingClaim=shared": "Recreate",
+		pgSet + "chat.persistence.enabled=false":                        nil,
+		pgSet + "chat.replicas=3,chat.media.existingClaim=media":        nil,
+	} {
+		d := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,"+set))["Deployment/agentry-chat@agentry-system"]
+		if got := path(d, "spec.strategy.type"); got != want {
+			t.Errorf("--set %s: strategy %v, want %v", set, got, want)
+		}
+		if _, pod := container(t, map[string]map[string]any{"d": d}, "d"); want == nil && path(pod, "volumes.0.emptyDir") == nil {
+			t.Errorf("--set %s: RollingUpdate with a data claim: %v", set, path(pod, "volumes.0"))
+		}
+	}
 
 	// Persistence off: an emptyDir; an existing claim is used as is.
 	off := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.persistence.enabled=false,chat.metrics.enabled=false"))
-	// Metrics off: the flag is given empty (the binary's default would serve them) and
-	// neither the container nor the Service has a metrics port.
+	// Metrics off: the flag is given empty (the binary's default would serve them), the
+	// container has no metrics port, there is no metrics Service; liveness is a TCP check of
+	// the http port (still no database), readiness the public healthz (it pings the store).
 	if c, _ := container(t, off, "Deployment/agentry-chat@agentry-system"); !strings.Contains(strings.Join(argList(c), "|"), "|--metrics-addr||") || path(c, "ports.1") != nil {
 		t.Errorf("metrics off: %v %v", c["args"], c["ports"])
+	}
+	offCtr, _ := container(t, off, "Deployment/agentry-chat@agentry-system")
+	for field, want := range map[string]any{"livenessProbe.tcpSocket.port": "http", "livenessProbe.httpGet": nil,
+		"readinessProbe.httpGet.path": "/chat/v1/healthz", "readinessProbe.httpGet.port": "http"} {
+		if got := path(offCtr, field); got != want {
+			t.Errorf("metrics off: chat container %s = %v, want %v", field, got, want)
+		}
+	}
+	if _, ok := off["Service/agentry-chat-metrics@agentry-system"]; ok {
+		t.Error("metrics off: no metrics Service")
 	}
 	if p := path(off["Service/agentry-chat@agentry-system"], "spec.ports.1"); p != nil {
 		t.Errorf("metrics off: the Service still has %v", p)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +27,10 @@ type renderedChat struct {
 	base string
 	// metrics is the metrics listener's URL, "" when the binary has no --metrics-addr yet.
 	metrics string
+	// metricsBase is the metrics listener's base URL (http://host:port), "" without one.
+	metricsBase string
+	// liveness and readiness are the rendered container's probes.
+	liveness, readiness *corev1.Probe
 }
 
 // chatHasMetricsFlag says whether this agentry's chat command has --metrics-addr.
@@ -116,11 +122,54 @@ func startRenderedChat(t *testing.T, c *cluster, ns, name, kubeconfig string) *r
 		}
 	}
 	proc, addr := testutil.Start(t, binary, root, env, `"serving the chat service".*"addr":"([^"]+)"`, args...)
-	rc := &renderedChat{proc: proc, base: "http://" + addr}
+	rc := &renderedChat{proc: proc, base: "http://" + addr, liveness: ctr.LivenessProbe, readiness: ctr.ReadinessProbe}
 	if metricsAddr != "" {
-		rc.metrics = "http://" + metricsAddr + "/metrics"
+		rc.metricsBase = "http://" + metricsAddr
+		rc.metrics = rc.metricsBase + "/metrics"
 	}
 	return rc
+}
+
+// probe runs a rendered probe as the kubelet would against the process's listeners (the
+// container ports http and metrics): the HTTP status of an httpGet probe, 200 when a
+// tcpSocket probe connects, 0 when the listener does not answer.
+func (r *renderedChat) probe(t *testing.T, p *corev1.Probe) int {
+	t.Helper()
+	if p == nil {
+		t.Fatal("the chat container has no such probe")
+	}
+	listener := func(port string) string {
+		switch port {
+		case "http":
+			return r.base
+		case "metrics":
+			if r.metricsBase == "" {
+				t.Fatal("the probes name the metrics port, but this agentry chat has no --metrics-addr")
+			}
+			return r.metricsBase
+		}
+		t.Fatalf("probe port %q: not a named container port", port)
+		return ""
+	}
+	switch {
+	case p.HTTPGet != nil:
+		client := http.Client{Timeout: time.Duration(p.TimeoutSeconds) * time.Second}
+		resp, err := client.Get(listener(p.HTTPGet.Port.String()) + p.HTTPGet.Path)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	case p.TCPSocket != nil:
+		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(listener(p.TCPSocket.Port.String()), "http://"), 5*time.Second)
+		if err != nil {
+			return 0
+		}
+		conn.Close()
+		return http.StatusOK
+	}
+	t.Fatalf("unsupported probe %+v", p)
+	return 0
 }
 
 func (r *renderedChat) do(t *testing.T, method, path string, headers map[string]string, body string) (int, string) {
@@ -187,7 +236,7 @@ func TestChatHelmInstall(t *testing.T) {
 	if !strings.Contains(install, "STATUS: deployed") || !strings.Contains(install, "svc/agentry-chat 8080:80") {
 		t.Fatalf("helm install:\n%s", install)
 	}
-	for _, obj := range []string{"deployment/agentry-chat", "service/agentry-chat", "serviceaccount/agentry-chat", "pvc/agentry-chat-data",
+	for _, obj := range []string{"deployment/agentry-chat", "service/agentry-chat", "service/agentry-chat-metrics", "serviceaccount/agentry-chat", "pvc/agentry-chat-data",
 		"secret/agentry-chat-credentials", "deployment/agentry-operator"} {
 		c.sh(t, "kubectl get -n "+ns+" "+obj)
 	}
@@ -237,6 +286,10 @@ func TestChatHelmInstall(t *testing.T) {
 	chat := startRenderedChat(t, c, ns, "agentry-chat", chatKC)
 	if code, body := chat.do(t, http.MethodGet, "/chat/v1/healthz", nil, ""); code != http.StatusOK || !strings.Contains(body, "sqlite") {
 		t.Fatalf("healthz: %d %s", code, body)
+	}
+	// The installed Deployment's probes answer on the listeners they name.
+	if live, ready := chat.probe(t, chat.liveness), chat.probe(t, chat.readiness); live != http.StatusOK || ready != http.StatusOK {
+		t.Errorf("rendered probes: liveness %d, readiness %d (%v, %v)\nchat:\n%s", live, ready, chat.liveness, chat.readiness, chat.proc.Output())
 	}
 	// The NOTES' commands, with the port-forward's URL replaced by the process's.
 	script := notesAdminCommands(t, install, chat.base)
@@ -302,5 +355,28 @@ func TestChatHelmInstall(t *testing.T) {
 	}
 	if code, body := r2.do(t, http.MethodPost, "/chat/v1/users/carol/auth_tokens", pgKey, ""); code != http.StatusCreated {
 		t.Errorf("replica 2 mints a token for replica 1's user: %d %s", code, body)
+	}
+
+	// A PostgreSQL outage makes the replicas unready, never dead: liveness does not check
+	// the database, so the kubelet would not restart every replica at once. Back up, they
+	// are ready again.
+	for _, r := range []*renderedChat{r1, r2} {
+		if live, ready := r.probe(t, r.liveness), r.probe(t, r.readiness); live != http.StatusOK || ready != http.StatusOK {
+			t.Fatalf("postgres, rendered probes: liveness %d, readiness %d", live, ready)
+		}
+	}
+	pg.Stop()
+	for _, r := range []*renderedChat{r1, r2} {
+		if live, ready := r.probe(t, r.liveness), r.probe(t, r.readiness); live != http.StatusOK || ready != http.StatusServiceUnavailable {
+			t.Errorf("PostgreSQL down: liveness %d (want 200), readiness %d (want 503)", live, ready)
+		}
+	}
+	pg.Start()
+	deadline := time.Now().Add(30 * time.Second)
+	for r1.probe(t, r1.readiness) != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatalf("PostgreSQL is back, but readiness still fails\nchat:\n%s", r1.proc.Output())
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -89,6 +89,18 @@ single replica (a ReadWriteOnce claim cannot be shared by replicas on several no
 {{- if and .Values.chat.persistence.enabled (not .Values.chat.persistence.existingClaim) (le (int .Values.chat.replicas) 1) }}true{{ end }}
 {{- end }}
 
+{{/* The claim mounted as the data volume (existingClaim or the chart's), "" when none. */}}
+{{- define "agentry.chatDataClaim" -}}
+{{- if .Values.chat.persistence.existingClaim }}{{ .Values.chat.persistence.existingClaim }}
+{{- else if include "agentry.chatCreatesClaim" . }}{{ include "agentry.chatName" . }}-data
+{{- end }}
+{{- end }}
+
+{{/* The ClusterIP Service of the chat metrics port. */}}
+{{- define "agentry.chatMetricsName" -}}
+{{- printf "%s-metrics" (include "agentry.chatName" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{/* Refuses chat values the binary would refuse or that would lose data; values.schema.json
 says the same, but it can be skipped. */}}
 {{- define "agentry.chatValidate" -}}
@@ -100,5 +112,14 @@ says the same, but it can be skipped. */}}
 {{- end }}
 {{- if not (has .Values.chat.storage.type (list "sqlite" "postgres")) }}
 {{- fail (printf "chat.storage.type %q is not sqlite or postgres" .Values.chat.storage.type) }}
+{{- end }}
+{{- if .Values.chat.metrics.enabled }}
+{{- $port := int .Values.chat.metrics.port }}
+{{- if eq $port 8080 }}
+{{- fail "chat.metrics.port is 8080, the chat container's http port: choose another port for the metrics listener (default 9090)" }}
+{{- end }}
+{{- if or (lt $port 1024) (gt $port 65535) }}
+{{- fail (printf "chat.metrics.port %d is not in 1024-65535: the chat pod runs as non-root without capabilities and cannot bind a port below 1024 (default 9090)" $port) }}
+{{- end }}
 {{- end }}
 {{- end }}
