@@ -1,8 +1,10 @@
 // The web app (ui/apps/web) as `agentry dev` serves it at "/" (embedded in the binary: build it
 // with `npm run build:web` before the binary). Two users chat live in the seeded group and one
-// to one; a user asks the chef agent and gets the streamed answer and the recipe card; the
-// admin disables an agent and users stop seeing it; the frontend-action form refuses a bad
-// Parameters schema naming the field. Every page passes axe; screenshots in artifacts/web/.
+// to one (the composer keeps what is typed during a send, and a failed send's text); a user
+// asks the chef agent and gets the streamed answer and the recipe card; the admin disables an
+// agent and users stop seeing it; a new agent or action cannot take an existing one's id; the
+// frontend-action form refuses a bad Parameters schema naming the field. Every page passes axe;
+// screenshots in artifacts/web/.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { agentryBin, startDev, type DevProcess } from "../agentry.mjs";
@@ -81,6 +83,17 @@ describe("web app on agentry dev", () => {
     // The session survives a reload, until "Log out".
     await page.reload();
     await page.getByText("Signed in as").waitFor();
+    // The service failing while the session resumes (a restart, a 5xx) keeps the token: the
+    // failure screen's "Try again" resumes it.
+    const me = (u: URL) => u.pathname.endsWith("/chat/v1/me");
+    await page.route(me, (route) => route.fulfill({ status: 503, json: { error: { code: "ERR_SERVICE_UNAVAILABLE", message: "the store is down; retry" } } }));
+    await page.reload();
+    await page.getByRole("button", { name: "Try again" }).waitFor();
+    await page.getByText("the store is down; retry").waitFor();
+    await expectAccessible(page, "boot failure");
+    await page.unroute(me);
+    await page.getByRole("button", { name: "Try again" }).click();
+    await page.getByText("Signed in as").waitFor();
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByLabel("Auth token").waitFor();
     await page.reload();
@@ -129,6 +142,41 @@ describe("web app on agentry dev", () => {
     await screenshot(alice, "web/chat-alice");
     await screenshot(bob, "web/chat-bob");
     await expectAccessible(alice, "chat");
+
+    // Sending clears the field at once and what is typed meanwhile stays; a failed send brings
+    // its text back (before what was typed meanwhile) and says why. Alice's sends are held.
+    const hold = (fail: boolean) => {
+      let release = () => {};
+      const done = new Promise<void>((r) => (release = r));
+      return { done, release, fail };
+    };
+    let held = hold(false);
+    const messagesRoute = (u: URL) => u.pathname.endsWith("/chat/v1/messages");
+    await alice.route(messagesRoute, async (route) => {
+      if (route.request().method() !== "POST") return route.continue();
+      const h = held;
+      await h.done;
+      if (h.fail) return route.fulfill({ status: 503, json: { error: { code: "ERR_SERVICE_UNAVAILABLE", message: "the store is down; retry" } } });
+      return route.continue();
+    });
+    await composer(alice).fill("Is Friday ok?");
+    await composer(alice).press("Enter");
+    await expect.poll(() => composer(alice).inputValue()).toBe("");
+    await composer(alice).pressSequentially("And Saturday");
+    held.release();
+    await conversation(bob).getByText("Is Friday ok?").waitFor();
+    await conversation(alice).getByText("Is Friday ok?").first().waitFor();
+    expect(await composer(alice).inputValue()).toBe("And Saturday");
+
+    held = hold(true);
+    await composer(alice).press("Enter");
+    await expect.poll(() => composer(alice).inputValue()).toBe("");
+    await composer(alice).pressSequentially("or Sunday");
+    held.release();
+    await conversation(alice).getByRole("alert").filter({ hasText: "the store is down; retry" }).waitFor();
+    expect(await composer(alice).inputValue()).toBe("And Saturday\nor Sunday");
+    await alice.unroute(messagesRoute);
+
     expect(pageErrors(alice)).toEqual([]);
     expect(pageErrors(bob)).toEqual([]);
   });
@@ -205,6 +253,26 @@ describe("web app on agentry dev", () => {
     await main.getByText('uid "alice" belongs to a user who is not an agent').first().waitFor();
     expect(await main.getByLabel("Agent ID", { exact: true }).getAttribute("aria-invalid")).toBe("true");
 
+    // A new agent with an existing agent's id: refused at the Agent ID field before any request
+    // (the PUT would replace the chef and disable it); what was typed stays.
+    const agentId = main.getByLabel("Agent ID", { exact: true });
+    await agentId.fill("chef");
+    await main.getByText(/^an agent with this id exists/).waitFor();
+    await main.getByRole("button", { name: "Save" }).click();
+    await main.getByText("Fix the fields marked above.").waitFor();
+    expect(await agentId.getAttribute("aria-invalid")).toBe("true");
+    expect(await agentId.inputValue()).toBe("chef");
+    expect(await main.getByLabel("Name", { exact: true }).inputValue()).toBe("Alice bot");
+    const chef = (await dev.call<{ items: { agentId: string; name: string; enabled: boolean; deploymentUrl?: string }[] }>("GET", "/agents")).items.find(
+      (a) => a.agentId === "chef",
+    );
+    expect(chef?.enabled).toBe(true);
+    expect(chef?.name).not.toBe("Alice bot");
+    expect(chef?.deploymentUrl).not.toBe("http://127.0.0.1:9/api/agents/x/ag-ui");
+    await agentId.scrollIntoViewIfNeeded();
+    await screenshot(admin, "web/admin-duplicate-id");
+    await expectAccessible(admin, "admin (new agent with a taken id)");
+
     // Test connection on the chef (the dev server's own runtime).
     await admin.getByRole("navigation", { name: "Agents" }).getByRole("button", { name: /chef/i }).click();
     await main.getByRole("heading", { name: /Agent Chef/ }).waitFor();
@@ -228,6 +296,12 @@ describe("web app on agentry dev", () => {
     await form.getByLabel("Name", { exact: true }).fill("show-city");
     await form.getByLabel("Description").fill("Shows a city on a map.");
     const params = form.getByLabel("Parameters (JSON Schema)");
+
+    // The name of an existing action is refused (the PUT would replace it).
+    await form.getByLabel("Name", { exact: true }).fill("show-recipe-card");
+    await form.getByText(/^an action with this name exists/).waitFor();
+    expect(await form.getByLabel("Name", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    await form.getByLabel("Name", { exact: true }).fill("show-city");
 
     await params.fill('{"type": "object", "properties": {');
     await form.getByText(/parameters is not valid JSON/).waitFor();

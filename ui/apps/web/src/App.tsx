@@ -22,6 +22,8 @@ export function App() {
   const [user, setUser] = useState<Chat.User | undefined>();
   const [resumed, setResumed] = useState(false);
   const [route, setRoute] = useState<Route>(() => routeOf(window.location.pathname));
+  // "Try again" on the failure screen boots once more (the remembered session is kept).
+  const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
     let live = true;
@@ -43,6 +45,12 @@ export function App() {
     return () => {
       live = false;
     };
+  }, [attempt]);
+
+  const retry = useCallback(() => {
+    setResumed(false);
+    setBoot({ state: "loading" });
+    setAttempt((n) => n + 1);
   }, []);
 
   useEffect(() => {
@@ -80,7 +88,7 @@ export function App() {
         <div className="agentry-web__card" role="alert">
           <h1 className="agentry-web__title">The chat service cannot be reached</h1>
           <p>{boot.error}</p>
-          <button type="button" className="agentry-web__button" onClick={() => window.location.reload()}>
+          <button type="button" className="agentry-web__button" onClick={retry}>
             Try again
           </button>
         </div>

@@ -60,7 +60,16 @@ export async function loginWithToken(token: string): Promise<Chat.User> {
   return user;
 }
 
-/** Logs in again with the remembered token; undefined when there is none or it no longer works. */
+/** Whether a login failed because the credentials are refused (401, ERR_AUTH_TOKEN_INVALID), as
+ * opposed to the service being unreachable or failing (network, 5xx, a restart). */
+export function isAuthFailure(e: unknown): boolean {
+  if (!(e instanceof Chat.ChatException)) return false;
+  return e.code === "ERR_AUTH_TOKEN_INVALID" || e.details?.["status"] === 401;
+}
+
+/** Logs in again with the remembered token; undefined when there is none or the service refuses
+ * it (then it is forgotten). Any other failure (network, 5xx) is thrown and the token kept, so a
+ * retry can resume the session. */
 export async function resume(): Promise<Chat.User | undefined> {
   let stored: Stored | undefined;
   try {
@@ -69,10 +78,11 @@ export async function resume(): Promise<Chat.User | undefined> {
   } catch {
     stored = undefined;
   }
-  if (!stored || typeof stored.token !== "string") return undefined;
+  if (!stored || typeof stored.token !== "string" || stored.token === "") return undefined;
   try {
     return await loginWithToken(stored.token);
-  } catch {
+  } catch (e) {
+    if (!isAuthFailure(e)) throw e;
     forget();
     return undefined;
   }

@@ -1,6 +1,6 @@
 // The admin forms' checks say what the server (chat/model/agents.go) would answer, in its words.
 import { describe, expect, it } from "vitest";
-import { fieldOfMessage, parseHeaders, validateAction, validateAgent, validateParameters, type AgentForm } from "./validate";
+import { fieldOfMessage, parseHeaders, takenError, validateAction, validateAgent, validateParameters, type AgentForm } from "./validate";
 
 const p = (v: unknown) => validateParameters(JSON.stringify(v));
 
@@ -91,5 +91,15 @@ describe("validateAction and server errors", () => {
     expect(fieldOfMessage(`headers: "x y" is not a valid header name`, ["headers"])).toBe("headers");
     expect(fieldOfMessage("suggestedMessages[2] is required", ["suggestedMessages"])).toBe("suggestedMessages");
     expect(fieldOfMessage("the body is not valid JSON", fields)).toBeUndefined();
+  });
+});
+
+describe("takenError: a new agent or action must not replace an existing one", () => {
+  it("refuses an id or name already in the list, exactly", () => {
+    expect(takenError("agent", "chef", ["chef", "weather"])).toMatch(/^an agent with this id exists/);
+    expect(takenError("action", "show-recipe-card", ["show-recipe-card"])).toMatch(/^an action with this name exists/);
+    expect(takenError("agent", "chef2", ["chef", "weather"])).toBeUndefined();
+    expect(takenError("agent", "Chef", ["chef"])).toBeUndefined(); // ids are case-sensitive
+    expect(takenError("agent", "", [""])).toBeUndefined();
   });
 });

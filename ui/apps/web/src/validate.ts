@@ -170,6 +170,15 @@ export function validateAction(f: ActionForm): FieldError[] {
   return errs;
 }
 
+/** The error for a new agent's id (kind "agent") or a new frontend action's name (kind "action")
+ * that is already in the loaded list: saving would replace that one (the PUT creates or replaces). */
+export function takenError(kind: "agent" | "action", id: string, existing: readonly string[]): string | undefined {
+  if (id === "" || !existing.includes(id)) return undefined;
+  return kind === "agent"
+    ? "an agent with this id exists: choose another id"
+    : "an action with this name exists: choose another name";
+}
+
 /** The form field a server error message is about ("parameters.properties.x… is required" →
  * "parameters"), or undefined when it names none of `fields`. */
 export function fieldOfMessage(message: string, fields: readonly string[]): string | undefined {

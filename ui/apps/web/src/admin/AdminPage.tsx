@@ -3,11 +3,13 @@
 // show the server's errors at the field they name.
 import { useCallback, useEffect, useId, useMemo, useState } from "react";
 import { adminApi, ApiError, type AgentConfig, type ConnectionTest, type FrontendAction, type Provider } from "../admin-api";
-import { fieldOfMessage, parseHeaders, suggestedList, validateAction, validateAgent, type ActionForm, type AgentForm, type FieldError } from "../validate";
+import { fieldOfMessage, parseHeaders, suggestedList, takenError, validateAction, validateAgent, type ActionForm, type AgentForm, type FieldError } from "../validate";
 import { Field } from "./fields";
 
 const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers"];
 const actionFields = ["name", "displayName", "executionText", "description", "parameters"];
+
+const noIds: readonly string[] = [];
 
 function errorMap(errs: readonly FieldError[]): Record<string, string> {
   const m: Record<string, string> = {};
@@ -43,6 +45,7 @@ export function AdminPage() {
   }, [reload]);
 
   const current = agents.find((a) => a.agentId === selected);
+  const agentIds = useMemo(() => agents.map((a) => a.agentId), [agents]);
   return (
     <div className="agentry-web__admin">
       <nav className="agentry-web__sidebar agentry-web__admin-nav" aria-label="Agents">
@@ -78,7 +81,7 @@ export function AdminPage() {
           </p>
         ) : null}
         {selected === "new" ? (
-          <AgentEditor key="new" onSaved={(a) => void reload(a.agentId)} onDeleted={() => undefined} />
+          <AgentEditor key="new" takenIds={agentIds} onSaved={(a) => void reload(a.agentId)} onDeleted={() => undefined} />
         ) : current ? (
           <>
             <AgentEditor key={current.agentId} agent={current}
@@ -111,7 +114,13 @@ function formOf(a: AgentConfig | undefined): AgentForm {
   };
 }
 
-function AgentEditor({ agent, onSaved, onDeleted }: { agent?: AgentConfig; onSaved(a: AgentConfig): void; onDeleted(): void }) {
+function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
+  agent?: AgentConfig;
+  /** A new agent's id must not be one of these: the PUT would replace (and disable) that agent. */
+  takenIds?: readonly string[];
+  onSaved(a: AgentConfig): void;
+  onDeleted(): void;
+}) {
   const isNew = !agent;
   const [form, setForm] = useState<AgentForm>(() => formOf(agent));
   const [enabled, setEnabled] = useState(agent?.enabled ?? false);
@@ -128,7 +137,12 @@ function AgentEditor({ agent, onSaved, onDeleted }: { agent?: AgentConfig; onSav
   const enabledId = useId();
   const providerId = useId();
 
-  const errs = useMemo(() => errorMap(validateAgent(form)), [form]);
+  const errs = useMemo(() => {
+    const m = errorMap(validateAgent(form));
+    const taken = isNew ? takenError("agent", form.agentId, takenIds) : undefined;
+    if (taken) m["agentId"] ??= taken;
+    return m;
+  }, [form, isNew, takenIds]);
   const shown = (f: string): string | undefined => (serverError?.field === f ? serverError.message : touched[f] ? errs[f] : undefined);
   const set = (f: keyof AgentForm) => (v: string) => {
     setForm((x) => ({ ...x, [f]: v }));
@@ -320,6 +334,7 @@ function ActionsEditor({ agentId }: { agentId: string }) {
     void reload();
   }, [reload]);
   const current = actions.find((a) => a.name === editing);
+  const actionNames = useMemo(() => actions.map((a) => a.name), [actions]);
   return (
     <section className="agentry-web__panel" aria-labelledby={headingId}>
       <div className="agentry-web__panel-head">
@@ -348,7 +363,7 @@ function ActionsEditor({ agentId }: { agentId: string }) {
         <p className="agentry-web__muted">No frontend actions.</p>
       )}
       {editing === "new" ? (
-        <ActionEditor key="new" agentId={agentId} onSaved={(name) => { setEditing(name); void reload(); }} onDeleted={() => undefined} />
+        <ActionEditor key="new" agentId={agentId} takenNames={actionNames} onSaved={(name) => { setEditing(name); void reload(); }} onDeleted={() => undefined} />
       ) : current ? (
         <ActionEditor key={current.name} agentId={agentId} action={current} onSaved={() => void reload()}
           onDeleted={() => { setEditing(undefined); void reload(); }} />
@@ -357,7 +372,14 @@ function ActionsEditor({ agentId }: { agentId: string }) {
   );
 }
 
-function ActionEditor({ agentId, action, onSaved, onDeleted }: { agentId: string; action?: FrontendAction; onSaved(name: string): void; onDeleted(): void }) {
+function ActionEditor({ agentId, action, takenNames = noIds, onSaved, onDeleted }: {
+  agentId: string;
+  action?: FrontendAction;
+  /** A new action's name must not be one of these: the PUT would replace that action. */
+  takenNames?: readonly string[];
+  onSaved(name: string): void;
+  onDeleted(): void;
+}) {
   const isNew = !action;
   const [form, setForm] = useState<ActionForm>(() => (action ? actionForm(action) : emptyAction));
   const [touched, setTouched] = useState<Record<string, boolean>>({});
@@ -365,7 +387,12 @@ function ActionEditor({ agentId, action, onSaved, onDeleted }: { agentId: string
   const [status, setStatus] = useState("");
   const [busy, setBusy] = useState(false);
   const headingId = useId();
-  const errs = useMemo(() => errorMap(validateAction(form)), [form]);
+  const errs = useMemo(() => {
+    const m = errorMap(validateAction(form));
+    const taken = isNew ? takenError("action", form.name, takenNames) : undefined;
+    if (taken) m["name"] ??= taken;
+    return m;
+  }, [form, isNew, takenNames]);
   const shown = (f: string): string | undefined => (serverError?.field === f ? serverError.message : touched[f] ? errs[f] : undefined);
   const set = (f: keyof ActionForm) => (v: string) => {
     setForm((x) => ({ ...x, [f]: v }));

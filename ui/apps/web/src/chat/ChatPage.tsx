@@ -126,6 +126,11 @@ export function ChatPage({ me }: { me: Chat.User }) {
     setError("");
   }, []);
 
+  const close = useCallback(() => {
+    setTarget(undefined);
+    setThread(undefined);
+  }, []);
+
   const openGroup = useCallback(
     async (g: Chat.Group) => {
       try {
@@ -150,7 +155,10 @@ export function ChatPage({ me }: { me: Chat.User }) {
   // An agent the admin disabled disappears from the directory: close its conversation.
   const openAgent = target?.kind === "user" && target.user.getKind() === "agent" ? target.user.getUid() : undefined;
   useEffect(() => {
-    if (openAgent && agentsLoaded && !agents.some((a) => a.getUid() === openAgent)) setTarget(undefined);
+    if (openAgent && agentsLoaded && !agents.some((a) => a.getUid() === openAgent)) {
+      setTarget(undefined);
+      setThread(undefined);
+    }
   }, [agents, agentsLoaded, openAgent]);
 
   const unreadOf = (key: string): number => {
@@ -234,7 +242,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
             {error}
           </p>
         ) : null}
-        {target ? <Conversation key={active} target={target} onOpenThread={setThread} onBack={() => setTarget(undefined)} /> : <Welcome me={me} />}
+        {target ? <Conversation key={active} target={target} onOpenThread={setThread} onBack={close} /> : <Welcome me={me} />}
       </main>
       {thread && target ? <ThreadPanel key={thread.getId()} target={target} parent={thread} onClose={() => setThread(undefined)} /> : null}
     </div>

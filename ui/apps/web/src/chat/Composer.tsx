@@ -1,6 +1,6 @@
 import { Chat } from "@agentry/chat-sdk";
 import { ChatMessageEvents, MessageStatus } from "@agentry/ui-kit";
-import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { errorText } from "../session";
 
 export interface ComposerProps {
@@ -34,22 +34,36 @@ export function Composer({ receiverId, receiverType, parentMessageId, label, pla
     typingSince.current = 0;
     Chat.endTyping(indicator());
   };
+  // Leaving the conversation (or the page) while typing: the others' indicator ends now, not
+  // when it times out.
+  useEffect(
+    () => () => {
+      if (!typingSince.current) return;
+      typingSince.current = 0;
+      Chat.endTyping(new Chat.TypingIndicator(receiverId, receiverType, parentMessageId ? { parentMessageId } : undefined));
+    },
+    [receiverId, receiverType, parentMessageId],
+  );
   const id = useId();
   const errorId = useId();
 
   const send = async () => {
-    const t = text.trim();
+    const typed = text;
+    const t = typed.trim();
     if (!t || sending) return;
     setSending(true);
     setError("");
     stopTyping();
+    // The field clears at once, so the next message can be typed while this one is sent; a
+    // failed one comes back (before what was typed meanwhile).
+    setText("");
     try {
       const m = new Chat.TextMessage(receiverId, t, receiverType);
       if (parentMessageId) m.setParentMessageId(parentMessageId);
       const sent = await Chat.sendMessage(m);
       ChatMessageEvents.ccMessageSent.next({ message: sent, status: MessageStatus.success });
-      setText("");
     } catch (e) {
+      setText((cur) => (cur.trim() === "" ? typed : `${typed}\n${cur}`));
       setError(errorText(e));
     } finally {
       setSending(false);
