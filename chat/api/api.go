@@ -48,6 +48,9 @@ type Options struct {
 	AuthKey string
 	// AppID is checked on login when set.
 	AppID string
+	// LoginTokenTTL is the lifetime of a token from the development login (POST /login);
+	// 0 means it lives until revoked. Callers pass DefaultLoginTokenTTL unless configured.
+	LoginTokenTTL time.Duration
 	// MaxMediaBytes limits one upload (default DefaultMaxMediaBytes).
 	MaxMediaBytes int64
 	// MediaDir holds uploaded media (default: a directory under os.TempDir()).
@@ -139,6 +142,7 @@ func (a *API) Register(e *echo.Echo) {
 	g.GET("/users/:uid", a.getUser, user)
 	g.PUT("/users/:uid", a.updateUser, server)
 	g.GET("/me", a.me, user)
+	g.POST("/logout", a.logout, user)
 	g.POST("/users/:uid/auth_tokens", a.createToken, server)
 	g.DELETE("/users/:uid/auth_tokens", a.revokeTokens, server)
 	g.DELETE("/users/:uid/auth_tokens/:id", a.revokeToken, server)

@@ -21,6 +21,7 @@ const (
 	headerAPIKey  = "apikey"
 	headerAuthKey = "authkey"
 	ctxUID        = "chat.uid"
+	ctxTokenID    = "chat.tokenId"
 )
 
 // HashToken is what the store keeps of a token: a SHA-256, so a leaked database holds no
@@ -30,16 +31,20 @@ func HashToken(token string) []byte {
 	return sum[:]
 }
 
-// Authenticator resolves a bearer token to its uid; the hub uses it for the WebSocket's first
-// frame so both paths accept exactly the same tokens.
-func Authenticator(tokens store.Tokens) func(ctx context.Context, token string) (string, error) {
-	return func(ctx context.Context, token string) (string, error) {
+// Authenticator resolves a bearer token to its uid and token id; the hub uses it for the
+// WebSocket's first frame so both paths accept exactly the same tokens (and a revoked token id
+// closes exactly the sockets it opened).
+func Authenticator(tokens store.Tokens) func(ctx context.Context, token string) (uid, tokenID string, err error) {
+	return func(ctx context.Context, token string) (string, string, error) {
 		if token == "" || len(token) > 512 {
-			return "", model.Errorf(model.ErrUnauthenticated, "missing or invalid auth token")
+			return "", "", model.Errorf(model.ErrUnauthenticated, "missing or invalid auth token")
 		}
 		return tokens.TokenUser(ctx, HashToken(token))
 	}
 }
+
+// DefaultLoginTokenTTL is how long a development login's token lives (Options.LoginTokenTTL).
+const DefaultLoginTokenTTL = 720 * time.Hour
 
 // newToken is 32 random bytes, base64url: unguessable, and safe in a header.
 func newToken() (string, error) {
@@ -80,11 +85,12 @@ func (a *API) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		if tok == "" {
 			return model.Errorf(model.ErrUnauthenticated, "send Authorization: Bearer <auth token>")
 		}
-		uid, err := auth(c.Request().Context(), tok)
+		uid, tid, err := auth(c.Request().Context(), tok)
 		if err != nil {
 			return err
 		}
 		c.Set(ctxUID, uid)
+		c.Set(ctxTokenID, tid)
 		return next(c)
 	}
 }
@@ -116,7 +122,7 @@ func (a *API) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 			return model.Errorf(model.ErrAPIKeyInvalid, "this route needs the REST API key in the apikey header, or an admin's auth token")
 		}
 		ctx := c.Request().Context()
-		uid, err := auth(ctx, tok)
+		uid, _, err := auth(ctx, tok)
 		if err != nil {
 			return err
 		}
@@ -198,11 +204,29 @@ func (a *API) login(c echo.Context) error {
 	if u.Role == RoleAdmin && !a.opts.AuthKeyAdmins {
 		return model.Errorf(model.ErrPermissionDenied, "admins cannot sign in with the Auth Key; use an auth token minted with the REST API key")
 	}
-	tok, id, err := a.mint(ctx, req.UID, time.Time{})
+	var expires time.Time
+	if a.opts.LoginTokenTTL > 0 {
+		expires = time.Now().Add(a.opts.LoginTokenTTL)
+	}
+	tok, id, err := a.mint(ctx, req.UID, expires)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, tokenResponse{AuthToken: tok, ID: id, User: &u})
+}
+
+// logout revokes exactly the calling token (the hub closes the sockets it opened); the user's
+// other tokens live on.
+func (a *API) logout(c echo.Context) error {
+	tid, _ := c.Get(ctxTokenID).(string)
+	if tid == "" {
+		return model.Errorf(model.ErrUnauthenticated, "send Authorization: Bearer <auth token>")
+	}
+	if err := a.opts.Store.RevokeToken(c.Request().Context(), uidOf(c), tid); err != nil {
+		return err
+	}
+	a.notify() // the hub closes the revoked token's sockets now, not at its next poll
+	return c.NoContent(http.StatusNoContent)
 }
 
 func (a *API) mint(ctx context.Context, uid string, expires time.Time) (token, id string, err error) {
@@ -257,6 +281,7 @@ func (a *API) revokeToken(c echo.Context) error {
 	if err := a.opts.Store.RevokeToken(c.Request().Context(), uid, id); err != nil {
 		return err
 	}
+	a.notify() // the hub closes the revoked token's sockets now, not at its next poll
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -268,5 +293,6 @@ func (a *API) revokeTokens(c echo.Context) error {
 	if err := a.opts.Store.RevokeUserTokens(c.Request().Context(), uid); err != nil {
 		return err
 	}
+	a.notify() // the hub closes the revoked token's sockets now, not at its next poll
 	return c.NoContent(http.StatusNoContent)
 }

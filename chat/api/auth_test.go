@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
@@ -138,6 +139,11 @@ func TestTokens(t *testing.T) {
 	e.expect(e.do(http.MethodDelete, "/users/u1/auth_tokens", keyAuth, nil), http.StatusNoContent, "")
 	e.expect(e.do(http.MethodGet, "/me", tok, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
 	e.expect(e.do(http.MethodGet, "/me", tok2, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
+	// Logout revokes exactly the calling token.
+	tok3, tok4 := e.user2("u1"), e.user2("u1")
+	e.expect(e.do(http.MethodPost, "/logout", tok3, nil), http.StatusNoContent, "")
+	e.expect(e.do(http.MethodPost, "/logout", tok3, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
+	e.expect(e.do(http.MethodGet, "/me", tok4, nil), http.StatusOK, "")
 	if strings.Contains(e.logs.String(), tok) || strings.Contains(e.logs.String(), testAPIKey) {
 		t.Fatal("a secret reached the log")
 	}
@@ -160,4 +166,62 @@ func TestNoAPIKeyConfigured(t *testing.T) {
 	e.expect(e.do(http.MethodGet, "/healthz", "", nil), http.StatusOK, "")
 	e.expect(e.do(http.MethodGet, "/nope", "", nil), http.StatusNotFound, "ERR_NOT_FOUND")
 	e.expect(e.do(http.MethodGet, "/ws", "", nil), http.StatusServiceUnavailable, "ERR_SERVICE_UNAVAILABLE")
+}
+
+// TestLogout: POST /logout revokes exactly the calling token (204, the hub is woken); the same
+// token again is 401, and the user's other tokens still work. Both real stores.
+func TestLogout(t *testing.T) {
+	for kind, open := range stores(t) {
+		t.Run(kind, func(t *testing.T) {
+			e := newEnv(t, open(t), Options{AuthKey: "dev-auth-key-xyz", LoginTokenTTL: DefaultLoginTokenTTL})
+			minted := e.user("u1")
+			login := func() string {
+				r := e.do(http.MethodPost, "/login", "", map[string]string{"uid": "u1", "authKey": "dev-auth-key-xyz"})
+				e.expect(r, http.StatusOK, "")
+				var tok tokenResponse
+				r.decode(t, &tok)
+				return tok.AuthToken
+			}
+			t1, t2 := login(), login()
+			before := e.hub.notified.Load()
+			e.expect(e.do(http.MethodPost, "/logout", t1, nil), http.StatusNoContent, "")
+			if e.hub.notified.Load() == before {
+				t.Error("logout did not wake the hub")
+			}
+			e.expect(e.do(http.MethodPost, "/logout", t1, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
+			e.expect(e.do(http.MethodGet, "/me", t1, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
+			e.expect(e.do(http.MethodGet, "/me", t2, nil), http.StatusOK, "")
+			e.expect(e.do(http.MethodGet, "/me", minted, nil), http.StatusOK, "")
+			e.expect(e.do(http.MethodPost, "/logout", "", nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
+			e.expect(e.do(http.MethodPost, "/logout", "", nil, "apikey", testAPIKey), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
+			e.expect(e.do(http.MethodPost, "/logout", minted, nil), http.StatusNoContent, "")
+			e.expect(e.do(http.MethodGet, "/me", minted, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
+			e.expect(e.do(http.MethodGet, "/me", t2, nil), http.StatusOK, "")
+		})
+	}
+}
+
+// TestLoginTokenTTL: a development login's token expires after Options.LoginTokenTTL; 0 keeps
+// it until revoked.
+func TestLoginTokenTTL(t *testing.T) {
+	login := func(e *env) string {
+		r := e.do(http.MethodPost, "/login", "", map[string]string{"uid": "u1", "authKey": "dev-auth-key-xyz"})
+		e.expect(r, http.StatusOK, "")
+		var tok tokenResponse
+		r.decode(t, &tok)
+		return tok.AuthToken
+	}
+	st := stores(t)["sqlite"](t)
+	short := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz", LoginTokenTTL: 50 * time.Millisecond})
+	short.user("u1")
+	tok := login(short)
+	short.expect(short.do(http.MethodGet, "/me", tok, nil), http.StatusOK, "")
+	time.Sleep(100 * time.Millisecond)
+	short.expect(short.do(http.MethodGet, "/me", tok, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
+	short.expect(short.do(http.MethodPost, "/logout", tok, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
+
+	never := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz"}) // LoginTokenTTL 0: until revoked
+	tok = login(never)
+	time.Sleep(100 * time.Millisecond)
+	never.expect(never.do(http.MethodGet, "/me", tok, nil), http.StatusOK, "")
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -172,12 +173,13 @@ type stubStore struct {
 	store.Store
 	mu     sync.Mutex
 	users  map[string]model.User
-	tokens map[string]string
+	tokens map[string]string // hash → uid
+	ids    map[string]string // hash → token id
 	n      int
 }
 
 func newStubEnv(t *testing.T, opts Options) *env {
-	return newEnv(t, &stubStore{users: map[string]model.User{}, tokens: map[string]string{}}, opts)
+	return newEnv(t, &stubStore{users: map[string]model.User{}, tokens: map[string]string{}, ids: map[string]string{}}, opts)
 }
 
 func (s *stubStore) Kind() string               { return "stub" }
@@ -223,18 +225,33 @@ func (s *stubStore) CreateToken(_ context.Context, uid string, hash []byte, _ ti
 		return "", model.Errorf(model.ErrUIDNotFound, "no user %q", uid)
 	}
 	s.n++
+	id := fmt.Sprintf("t%d", s.n)
 	s.tokens[hex.EncodeToString(hash)] = uid
-	return "t" + string(rune('0'+s.n)), nil
+	s.ids[hex.EncodeToString(hash)] = id
+	return id, nil
 }
 
-func (s *stubStore) TokenUser(_ context.Context, hash []byte) (string, error) {
+func (s *stubStore) TokenUser(_ context.Context, hash []byte) (string, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	uid, ok := s.tokens[hex.EncodeToString(hash)]
 	if !ok {
-		return "", model.Errorf(model.ErrUnauthenticated, "invalid token")
+		return "", "", model.Errorf(model.ErrUnauthenticated, "invalid token")
 	}
-	return uid, nil
+	return uid, s.ids[hex.EncodeToString(hash)], nil
+}
+
+func (s *stubStore) RevokeToken(_ context.Context, uid, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for h, tid := range s.ids {
+		if tid == id && s.tokens[h] == uid {
+			delete(s.tokens, h)
+			delete(s.ids, h)
+			return nil
+		}
+	}
+	return model.Errorf(model.ErrNotFound, "user %q has no token %q", uid, id)
 }
 
 // user creates a user through the API and mints a token for it.

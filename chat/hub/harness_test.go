@@ -142,13 +142,13 @@ func (l *memLog) expected(uid string, after int64) []model.Event {
 	return out
 }
 
-// testAuth accepts "tok-<uid>".
-func testAuth(_ context.Context, token string) (string, error) {
+// testAuth accepts "tok-<uid>"; the token is its own id.
+func testAuth(_ context.Context, token string) (string, string, error) {
 	uid, ok := strings.CutPrefix(token, "tok-")
 	if !ok {
-		return "", model.Errorf(model.ErrUnauthenticated, "bad token")
+		return "", "", model.Errorf(model.ErrUnauthenticated, "bad token")
 	}
-	return uid, nil
+	return uid, token, nil
 }
 
 type env struct {
@@ -260,8 +260,8 @@ func sendJSON(t *testing.T, conn *websocket.Conn, v any) {
 	}
 }
 
-func authFrame(uid string, resume *int64) map[string]any {
-	f := map[string]any{"type": "auth", "token": "tok-" + uid}
+func authFrame(token string, resume *int64) map[string]any {
+	f := map[string]any{"type": "auth", "token": token}
 	if resume != nil {
 		f["resume"] = *resume
 	}
@@ -276,8 +276,22 @@ func (e *env) connect(uid string, resume *int64) *client {
 	return c
 }
 
+// connectToken logs uid in with token (testAuth's "tok-<uid>" otherwise), waits for ready
+// and starts reading.
+func (e *env) connectToken(uid, token string, resume *int64) *client {
+	e.t.Helper()
+	c := e.connectPausedToken(uid, token, resume, false)
+	c.start()
+	return c
+}
+
 // connectPaused logs in and reads ready, but reads nothing more until start.
 func (e *env) connectPaused(uid string, resume *int64, small bool) *client {
+	e.t.Helper()
+	return e.connectPausedToken(uid, "tok-"+uid, resume, small)
+}
+
+func (e *env) connectPausedToken(uid, token string, resume *int64, small bool) *client {
 	e.t.Helper()
 	conn := dialRaw(e.t, e.url, small)
 	c := &client{uid: uid, conn: conn, done: make(chan struct{})}
@@ -285,7 +299,7 @@ func (e *env) connectPaused(uid string, resume *int64, small bool) *client {
 		c.last = *resume
 	}
 	e.t.Cleanup(c.close)
-	sendJSON(e.t, conn, authFrame(uid, resume))
+	sendJSON(e.t, conn, authFrame(token, resume))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, data, err := conn.Read(ctx)

@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -28,9 +29,11 @@ import (
 // Options configure a Hub. Events and Authenticate are required.
 type Options struct {
 	Events store.Events
-	// Authenticate maps a token from the auth frame to a uid. An error whose model code is
-	// ErrUnavailable closes the socket with 1013 (try again later) instead of 4001.
-	Authenticate func(ctx context.Context, token string) (uid string, err error)
+	// Authenticate maps a token from the auth frame to a uid and the token's id (the id an
+	// auth.revoked event names, so revoking one token closes only the sockets it opened). An
+	// error whose model code is ErrUnavailable closes the socket with 1013 (try again later)
+	// instead of 4001.
+	Authenticate func(ctx context.Context, token string) (uid, tokenID string, err error)
 	Logger       logr.Logger
 
 	// QueueSize bounds each socket's send queue (default 256 frames); a full queue disconnects.
@@ -290,12 +293,29 @@ func (h *Hub) dispatch(ctx context.Context, ev model.Event) error {
 				return err
 			}
 		}
-		revoke := ev.Type == model.EventTokensRevoked && uid == ev.TargetUID
+		revoke, tokenID := false, ""
+		if ev.Type == model.EventTokensRevoked && uid == ev.TargetUID {
+			revoke, tokenID = true, revokedTokenID(ev)
+		}
 		for s := range socks {
-			s.enqueue(outFrame{pos: ev.Pos, data: data, revoke: revoke})
+			// Every socket of the user gets the event (its pos); only those opened with a
+			// revoked token close.
+			s.enqueue(outFrame{pos: ev.Pos, data: data, revoke: revoke && (tokenID == "" || tokenID == s.tokenID)})
 		}
 	}
 	return nil
+}
+
+// revokedTokenID is the token id an auth.revoked event names; "" when it names none or "*"
+// (every token of the user: RevokeUserTokens).
+func revokedTokenID(ev model.Event) string {
+	var d struct {
+		TokenID string `json:"tokenId"`
+	}
+	if json.Unmarshal(ev.Data, &d) != nil || d.TokenID == "*" {
+		return ""
+	}
+	return d.TokenID
 }
 
 func (h *Hub) observe(ev model.Event) {

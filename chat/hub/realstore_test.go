@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -216,6 +217,107 @@ func TestRevokedTokensCloseLiveSockets(t *testing.T) {
 	}
 	e.hub.Notify()
 	eventually(t, 5*time.Second, "a message after the replayed revocation", func() bool { evs, _ := later.snapshot(); return len(evs) == 2 })
+	if isDone(bystander) {
+		t.Fatal("another user's socket must stay open")
+	}
+}
+
+// storeAuth authenticates as chat/api.Authenticator does: the store knows a token by its
+// SHA-256 and answers its uid and id.
+func storeAuth(s store.Tokens) func(ctx context.Context, token string) (string, string, error) {
+	return func(ctx context.Context, token string) (string, string, error) {
+		return s.TokenUser(ctx, tokenHash(token))
+	}
+}
+
+func tokenHash(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+// mintTokens stores each token for uid and returns their ids.
+func mintTokens(t *testing.T, s store.Tokens, uid string, tokens ...string) []string {
+	t.Helper()
+	var ids []string
+	for _, tok := range tokens {
+		id, err := s.CreateToken(context.Background(), uid, tokenHash(tok), time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// hasMessage says whether c has seen a message.created event with text.
+func hasMessage(c *client, text string) bool {
+	evs, _ := c.snapshot()
+	for _, ev := range evs {
+		var m model.Message
+		if ev.Type == model.EventMessageCreated && json.Unmarshal(ev.Data, &m) == nil && m.Text == text {
+			return true
+		}
+	}
+	return false
+}
+
+func sendText(t *testing.T, s store.Store, from, to, text string) {
+	t.Helper()
+	if _, err := s.SendMessage(context.Background(), model.Message{Sender: from, ReceiverID: to, ReceiverType: model.ReceiverUser,
+		Category: model.CategoryMessage, Type: model.TypeText, Text: text}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Revoking one token (RevokeToken, as logout does) closes only the sockets opened with that
+// token, with 4001; the user's socket on another token keeps receiving events. Revoking every
+// token closes all of them.
+func TestRevokingOneTokenClosesOnlyItsSockets(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	defer func() { _ = s.Close() }()
+	for _, u := range []string{"u", "other"} {
+		if _, err := s.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := mintTokens(t, s, "u", "phone", "laptop", "tablet")
+	mintTokens(t, s, "other", "other-token")
+	e := newEnv(t, Options{Authenticate: storeAuth(s)}, s, false)
+	phone := e.connectToken("u", "phone", nil)
+	laptop := e.connectToken("u", "laptop", nil)
+	bystander := e.connectToken("other", "other-token", nil)
+
+	if err := s.RevokeToken(ctx, "u", ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	e.hub.Notify()
+	if code := phone.waitClosed(t, 5*time.Second); code != CloseUnauthorized {
+		t.Fatalf("the revoked token's socket closed with %v, want 4001", code)
+	}
+	sendText(t, s, "other", "u", "still there?")
+	e.hub.Notify()
+	eventually(t, 5*time.Second, "a message on the other token's socket", func() bool { return hasMessage(laptop, "still there?") })
+	if evs, _ := laptop.snapshot(); len(evs) != 2 || evs[0].Type != model.EventTokensRevoked {
+		t.Fatalf("the other token's socket saw %+v, want the revocation then the message", evs)
+	}
+	if isDone(laptop) {
+		t.Fatal("the other token's socket must stay open")
+	}
+
+	tablet := e.connectToken("u", "tablet", nil)
+	if err := s.RevokeUserTokens(ctx, "u"); err != nil {
+		t.Fatal(err)
+	}
+	e.hub.Notify()
+	for _, c := range []*client{laptop, tablet} {
+		if code := c.waitClosed(t, 5*time.Second); code != CloseUnauthorized {
+			t.Fatalf("after revoking every token a socket closed with %v, want 4001", code)
+		}
+	}
 	if isDone(bystander) {
 		t.Fatal("another user's socket must stay open")
 	}

@@ -90,3 +90,56 @@ func TestReplicasOnPostgres(t *testing.T) {
 		t.Errorf("broadcast dropped %d frames", s.BroadcastDropped)
 	}
 }
+
+// TestReplicasRevokeOneToken: a token revoked through replica B closes the socket it opened on
+// replica A and nothing else; revoking every token through A closes the user's sockets on both.
+func TestReplicasRevokeOneToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	ctx := context.Background()
+	pg := testutil.StartPostgres(t)
+	open := func() store.Store {
+		s, err := store.Open(ctx, pg.URL)
+		if err != nil {
+			t.Fatalf("open store: %v", err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	sa, sb := open(), open()
+	for _, u := range []string{"alice", "bob"} {
+		if _, err := sa.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := mintTokens(t, sa, "alice", "on-a", "on-b")
+	a := newEnv(t, Options{PollInterval: time.Hour, Authenticate: storeAuth(sa)}, sa, false)
+	b := newEnv(t, Options{PollInterval: time.Hour, Authenticate: storeAuth(sb)}, sb, false)
+	onA, onB := a.connectToken("alice", "on-a", nil), b.connectToken("alice", "on-b", nil)
+
+	if err := sb.RevokeToken(ctx, "alice", ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	b.hub.Notify()
+	if code := onA.waitClosed(t, 10*time.Second); code != CloseUnauthorized {
+		t.Fatalf("the revoked token's socket on A closed with %v, want 4001", code)
+	}
+	sendText(t, sa, "bob", "alice", "after logout")
+	a.hub.Notify()
+	eventually(t, 10*time.Second, "a message on the other token's socket on B", func() bool { return hasMessage(onB, "after logout") })
+	if isDone(onB) {
+		t.Fatal("the other token's socket on B must stay open")
+	}
+
+	onA2 := a.connectToken("alice", "on-b", nil)
+	if err := sa.RevokeUserTokens(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	a.hub.Notify()
+	for _, c := range []*client{onA2, onB} {
+		if code := c.waitClosed(t, 10*time.Second); code != CloseUnauthorized {
+			t.Fatalf("after revoking every token a socket closed with %v, want 4001", code)
+		}
+	}
+}

@@ -18,11 +18,13 @@ const maxClientFrame = 16 << 10
 
 // session is one authenticated socket.
 type session struct {
-	h     *Hub
-	uid   string
-	conn  *websocket.Conn
-	queue *sendQueue
-	slow  chan struct{} // closed when the queue overflowed
+	h   *Hub
+	uid string
+	// tokenID is the id of the token the socket authenticated with (auth.revoked names it).
+	tokenID string
+	conn    *websocket.Conn
+	queue   *sendQueue
+	slow    chan struct{} // closed when the queue overflowed
 	// dropped stops further enqueues once the socket is condemned, so the feed skips it cheaply.
 	dropped atomic.Bool
 }
@@ -59,11 +61,11 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() { _ = conn.CloseNow() }()
 	conn.SetReadLimit(maxClientFrame)
 
-	uid, resume, ok := h.authenticate(conn)
+	uid, tokenID, resume, ok := h.authenticate(conn)
 	if !ok {
 		return
 	}
-	s := &session{h: h, uid: uid, conn: conn, queue: newSendQueue(h.o.QueueSize), slow: make(chan struct{})}
+	s := &session{h: h, uid: uid, tokenID: tokenID, conn: conn, queue: newSendQueue(h.o.QueueSize), slow: make(chan struct{})}
 	// Registered before the horizon is read: every event committed after that read reaches
 	// the queue, so replay (up to the horizon) plus the queue (skipping what replay sent)
 	// lose nothing.
@@ -99,7 +101,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authenticate reads the auth frame and resolves the token; on failure it has closed the
 // socket with 4001 (bad or missing auth) or 1013 (store unavailable).
-func (h *Hub) authenticate(conn *websocket.Conn) (uid string, resume *int64, ok bool) {
+func (h *Hub) authenticate(conn *websocket.Conn) (uid, tokenID string, resume *int64, ok bool) {
 	// A timer, not a read deadline: a cancelled read drops the socket without the 4001 frame.
 	timedOut := make(chan struct{})
 	timer := time.AfterFunc(h.o.AuthTimeout, func() {
@@ -109,19 +111,19 @@ func (h *Hub) authenticate(conn *websocket.Conn) (uid string, resume *int64, ok 
 	typ, data, err := conn.Read(h.ctx)
 	if !timer.Stop() {
 		<-timedOut
-		return "", nil, false
+		return "", "", nil, false
 	}
 	if err != nil {
-		return "", nil, false
+		return "", "", nil, false
 	}
 	var f clientFrame
 	if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil || f.Type != FrameAuth || f.Token == "" {
 		_ = conn.Close(CloseUnauthorized, "first frame must be auth")
-		return "", nil, false
+		return "", "", nil, false
 	}
 	ctx, cancel := context.WithTimeout(h.ctx, h.o.AuthTimeout)
 	defer cancel()
-	uid, err = h.o.Authenticate(ctx, f.Token)
+	uid, tokenID, err = h.o.Authenticate(ctx, f.Token)
 	if err != nil || uid == "" {
 		if model.CodeOf(err) == model.ErrUnavailable {
 			h.log.Error(err, "failed to authenticate a socket")
@@ -129,16 +131,16 @@ func (h *Hub) authenticate(conn *websocket.Conn) (uid string, resume *int64, ok 
 		} else {
 			_ = conn.Close(CloseUnauthorized, "unauthorized")
 		}
-		return "", nil, false
+		return "", "", nil, false
 	}
 	// Sockets wait for the feed to know its start position (see Run).
 	select {
 	case <-h.started:
 	case <-ctx.Done():
 		_ = conn.Close(websocket.StatusTryAgainLater, "not ready")
-		return "", nil, false
+		return "", "", nil, false
 	}
-	return uid, f.Resume, true
+	return uid, tokenID, f.Resume, true
 }
 
 // readLoop handles client frames until the socket closes. Typing frames are rate limited,

@@ -95,26 +95,53 @@ var _ = cases(
 		must[string](t)(s.CreateToken(ctx, "bob", h("b1"), time.Time{}))
 		_, err := s.CreateToken(ctx, "nobody", h("x"), time.Time{})
 		wantCode(t, err, model.ErrUIDNotFound)
-		if uid, err := s.TokenUser(ctx, h("t1")); uid != "alice" || err != nil {
-			t.Errorf("t1: %q %v", uid, err)
+		if uid, tid, err := s.TokenUser(ctx, h("t1")); uid != "alice" || tid != id || err != nil {
+			t.Errorf("t1: %q %q %v", uid, tid, err)
 		}
-		_, err = s.TokenUser(ctx, h("old"))
+		_, _, err = s.TokenUser(ctx, h("old"))
 		wantCode(t, err, model.ErrUnauthenticated)
-		_, err = s.TokenUser(ctx, h("never"))
+		_, _, err = s.TokenUser(ctx, h("never"))
 		wantCode(t, err, model.ErrUnauthenticated)
 		wantCode(t, s.RevokeToken(ctx, "bob", id), model.ErrNotFound) // not bob's
 		wantCode(t, s.RevokeToken(ctx, "alice", id), "")
 		wantCode(t, s.RevokeToken(ctx, "alice", id), "")
-		_, err = s.TokenUser(ctx, h("t1"))
+		_, _, err = s.TokenUser(ctx, h("t1"))
 		wantCode(t, err, model.ErrUnauthenticated)
-		if uid, _ := s.TokenUser(ctx, h("t2")); uid != "alice" {
+		if uid, _, _ := s.TokenUser(ctx, h("t2")); uid != "alice" {
 			t.Error("t2 revoked with t1")
 		}
 		wantCode(t, s.RevokeUserTokens(ctx, "alice"), "")
-		_, err = s.TokenUser(ctx, h("t2"))
+		_, _, err = s.TokenUser(ctx, h("t2"))
 		wantCode(t, err, model.ErrUnauthenticated)
-		if uid, _ := s.TokenUser(ctx, h("b1")); uid != "bob" {
+		if uid, _, _ := s.TokenUser(ctx, h("b1")); uid != "bob" {
 			t.Error("bob's token revoked with alice's")
+		}
+	}},
+	behaviour{"tokens: logging out revokes exactly the calling token", func(t *testing.T, s Store) {
+		users(t, s, "alice")
+		h := func(tok string) []byte { sum := sha256.Sum256([]byte(tok)); return sum[:] }
+		id1 := must[string](t)(s.CreateToken(ctx, "alice", h("phone"), time.Time{}))
+		id2 := must[string](t)(s.CreateToken(ctx, "alice", h("laptop"), time.Time{}))
+		_, newest := must2(t)(s.Horizon(ctx))
+		// Logout: find the calling token by its hash, then revoke that id.
+		uid, tid, err := s.TokenUser(ctx, h("phone"))
+		if err != nil || uid != "alice" || tid != id1 {
+			t.Fatalf("phone: %q %q %v", uid, tid, err)
+		}
+		wantCode(t, s.RevokeToken(ctx, uid, tid), "")
+		_, _, err = s.TokenUser(ctx, h("phone"))
+		wantCode(t, err, model.ErrUnauthenticated)
+		if uid, tid, err := s.TokenUser(ctx, h("laptop")); uid != "alice" || tid != id2 || err != nil {
+			t.Errorf("laptop after logging out the phone: %q %q %v", uid, tid, err)
+		}
+		evs := must[[]model.Event](t)(s.EventsSince(ctx, "alice", newest, 100))
+		if len(evs) != 1 || evs[0].Type != model.EventTokensRevoked || evs[0].TargetUID != "alice" || string(evs[0].Data) != `{"tokenId":"`+id1+`"}` {
+			t.Errorf("events %+v", evs)
+		}
+		wantCode(t, s.RevokeUserTokens(ctx, "alice"), "")
+		evs = must[[]model.Event](t)(s.EventsSince(ctx, "alice", evs[len(evs)-1].Pos, 100))
+		if len(evs) != 1 || evs[0].Type != model.EventTokensRevoked || string(evs[0].Data) != `{"tokenId":"*"}` {
+			t.Errorf("events after revoking all %+v", evs)
 		}
 	}},
 	behaviour{"one-to-one messages: send, list, events", func(t *testing.T, s Store) {

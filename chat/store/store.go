@@ -63,9 +63,13 @@ type UserQuery struct {
 type Tokens interface {
 	// CreateToken stores a token hash for uid; expires zero means no expiry.
 	CreateToken(ctx context.Context, uid string, hash []byte, expires time.Time) (id string, err error)
-	// TokenUser returns the uid of a live token (ErrUnauthenticated when unknown, revoked or expired).
-	TokenUser(ctx context.Context, hash []byte) (uid string, err error)
+	// TokenUser returns the uid and token id of a live token (ErrUnauthenticated when unknown,
+	// revoked or expired).
+	TokenUser(ctx context.Context, hash []byte) (uid, id string, err error)
+	// RevokeToken revokes one token of uid; its event (auth.revoked) names the token id, so
+	// only sockets authenticated with that token close.
 	RevokeToken(ctx context.Context, uid, id string) error
+	// RevokeUserTokens revokes every token of uid; its event names tokenId "*" (all sockets).
 	RevokeUserTokens(ctx context.Context, uid string) error
 }
 

@@ -39,15 +39,19 @@ func init() { extraCommands = append(extraCommands, newChatCommand) }
 const minAPIKeyLen = 16
 
 type chatOptions struct {
-	addr           string
-	storage        string
-	apiKeyFile     string
-	authKey        string
-	appID          string
-	replicas       int
-	mediaDir       string
-	maxMediaBytes  int64
-	headersKeyFile string
+	addr       string
+	storage    string
+	apiKeyFile string
+	authKey    string
+	appID      string
+	// loginTokenTTL is the lifetime of a development login's token (0: until revoked);
+	// loginTokenTTLErr is a bad AGENTRY_CHAT_LOGIN_TOKEN_TTL, reported by resolve.
+	loginTokenTTL    time.Duration
+	loginTokenTTLErr error
+	replicas         int
+	mediaDir         string
+	maxMediaBytes    int64
+	headersKeyFile   string
 	// headers is the parsed headers key (set from headersKeyFile or the environment).
 	headers []byte
 	// development accepts http Deployment URLs (an agent on localhost or a trusted network).
@@ -129,6 +133,9 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	f.StringVar(&o.storage, "storage", envOr("AGENTRY_CHAT_STORAGE", "file:.agentry/chat.db"), "storage URL: file:PATH (SQLite) or postgres://…")
 	f.StringVar(&o.apiKeyFile, "api-key-file", os.Getenv("AGENTRY_CHAT_API_KEY_FILE"), "file holding the REST API key (else AGENTRY_CHAT_API_KEY)")
 	f.StringVar(&o.authKey, "auth-key", os.Getenv("AGENTRY_CHAT_AUTH_KEY"), "development only: enable login as any uid with this Auth Key")
+	ttl, ttlErr := envDuration("AGENTRY_CHAT_LOGIN_TOKEN_TTL", chatapi.DefaultLoginTokenTTL)
+	o.loginTokenTTLErr = ttlErr
+	f.DurationVar(&o.loginTokenTTL, "login-token-ttl", ttl, "lifetime of a token from the development login (--auth-key); 0 = until revoked (env AGENTRY_CHAT_LOGIN_TOKEN_TTL)")
 	f.StringVar(&o.appID, "app-id", os.Getenv("AGENTRY_CHAT_APP_ID"), "App ID clients send on login (any when empty)")
 	f.IntVar(&o.replicas, "replicas", envInt("AGENTRY_CHAT_REPLICAS", 1), "how many replicas serve this storage (SQLite allows one)")
 	f.IntVar(&o.replicas, "replicas-hint", envInt("AGENTRY_CHAT_REPLICAS", 1), "alias of --replicas")
@@ -155,6 +162,20 @@ func envBool(key string, def bool) bool {
 	return def
 }
 
+// envDuration is key's duration (e.g. 720h), def when unset; a value that does not parse is an
+// error, not a silent default.
+func envDuration(key string, def time.Duration) (time.Duration, error) {
+	v := os.Getenv(key)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return def, fmt.Errorf("%s=%q is not a duration (e.g. 720h, or 0 for no expiry)", key, v)
+	}
+	return d, nil
+}
+
 func envInt(key string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
 		return n
@@ -179,6 +200,12 @@ func (o *chatOptions) resolve(getenv func(string) string) (string, error) {
 	}
 	if o.maxMediaBytes <= 0 {
 		return "", fmt.Errorf("--max-media-bytes must be positive")
+	}
+	if o.loginTokenTTLErr != nil {
+		return "", o.loginTokenTTLErr
+	}
+	if o.loginTokenTTL < 0 {
+		return "", fmt.Errorf("--login-token-ttl must not be negative (0: login tokens never expire)")
 	}
 	key := getenv("AGENTRY_CHAT_API_KEY")
 	if o.apiKeyFile != "" {
@@ -253,7 +280,7 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		IdleTimeout: o.bridge.idle, RunTimeout: o.bridge.run, ActionTimeout: o.bridge.action})
 	h.Observe(br.OnEvent)
 	a := chatapi.New(chatapi.Options{
-		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID,
+		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID, LoginTokenTTL: o.loginTokenTTL,
 		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br,
 		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m,
 	})

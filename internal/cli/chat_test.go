@@ -39,6 +39,7 @@ func TestChatFlagsValidate(t *testing.T) {
 		{[]string{"--auth-key=dev", "--replicas=2", "--storage=postgres://u@db/chat"}, nil, "", ""},
 		{[]string{"--auth-key=dev", "--storage=mysql://x"}, nil, "", "unsupported --storage"},
 		{[]string{"--auth-key=dev", "--storage=postgres://u:secret@db/chat", "--replicas=0"}, nil, "", "at least 1"},
+		{[]string{"--auth-key=dev", "--login-token-ttl=-1h"}, nil, "", "must not be negative"},
 	} {
 		cmd, o := chatCommand(&globalFlags{})
 		if err := cmd.ParseFlags(tc.args); err != nil {
@@ -66,6 +67,36 @@ func TestChatReplicasFromEnv(t *testing.T) {
 	}
 	if _, err := o.resolve(os.Getenv); err == nil || !strings.Contains(err.Error(), "one replica only") {
 		t.Fatalf("SQLite with AGENTRY_CHAT_REPLICAS=2: %v", err)
+	}
+}
+
+// TestChatLoginTokenTTL: --login-token-ttl defaults to 720h, AGENTRY_CHAT_LOGIN_TOKEN_TTL sets it
+// (0: never expires), the flag wins, and a bad value is an error.
+func TestChatLoginTokenTTL(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want time.Duration
+		err  string
+	}{
+		{"", nil, 720 * time.Hour, ""},
+		{"24h", nil, 24 * time.Hour, ""},
+		{"0", nil, 0, ""},
+		{"24h", []string{"--login-token-ttl=1h"}, time.Hour, ""},
+		{"soon", nil, 0, "AGENTRY_CHAT_LOGIN_TOKEN_TTL"},
+	} {
+		t.Setenv("AGENTRY_CHAT_LOGIN_TOKEN_TTL", tc.env)
+		cmd, o := chatCommand(&globalFlags{})
+		if err := cmd.ParseFlags(append([]string{"--auth-key=dev"}, tc.args...)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := o.resolve(func(string) string { return "" })
+		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Fatalf("env %q %v: error %v, want %q", tc.env, tc.args, err, tc.err)
+		}
+		if err == nil && o.loginTokenTTL != tc.want {
+			t.Fatalf("env %q %v: ttl %v, want %v", tc.env, tc.args, o.loginTokenTTL, tc.want)
+		}
 	}
 }
 

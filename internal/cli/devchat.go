@@ -84,7 +84,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 	go func() { dc.done <- h.Run(hubCtx) }()
 	mount := func(e *echo.Echo) {
 		chatapi.Mount(e, chatapi.Options{
-			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID,
+			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID, LoginTokenTTL: chatapi.DefaultLoginTokenTTL,
 			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, AuthKeyAdmins: true, Bridge: br, Metrics: m,
 		})
 		if web {
