@@ -149,9 +149,26 @@ export class Session {
     return this.realtime?.status ?? "disconnected";
   }
 
-  /** Closes the socket and forgets the token, the user and the caches. */
+  /**
+   * Revokes the session's token on the service (POST /logout), closes the socket and forgets
+   * the token, the user and the caches. Best effort: the request goes out with the token first,
+   * the local session ends at once either way, and a network error or a refusal (401: the token
+   * was already revoked or expired) never makes logout fail.
+   */
   async logout(): Promise<void> {
+    const token = this.token;
+    const http = this.httpClient;
+    const revoke =
+      http && token
+        ? http.request("POST", "/logout", { auth: { headers: { authorization: `Bearer ${token}` } } }).then(
+            () => undefined,
+            () => undefined,
+          )
+        : undefined;
+    // Ended now, not after the answer: a login started meanwhile keeps its new session, and
+    // the socket closes with 1000 before the service's 4001 for the revoked token could arrive.
     this.end();
+    await revoke;
   }
 
   private end(): void {

@@ -47,6 +47,32 @@ describe("login", () => {
     await expect(s.c.sendMessage(new Chat.TextMessage("x", "hi", "user"))).rejects.toBeInstanceOf(ChatException);
   });
 
+  test("logout revokes the session's token; the user's other session stays connected", async () => {
+    await h.proc.createUser("twice").catch(() => undefined);
+    const me = (token: string) => fetch(`${h.proc.api}/me`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+    const [t1, t2] = [await h.proc.mintToken("twice"), await h.proc.mintToken("twice")];
+    const phone = await h.client("twice", { token: true });
+    const c1 = new ChatClient();
+    await c1.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    await c1.login(t1);
+    const c2 = new ChatClient();
+    await c2.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    await c2.login(t2);
+    let received = 0;
+    c2.addMessageListener("count", { onTextMessageReceived: () => received++ });
+    await until(() => c1.getConnectionStatus() === "connected" && c2.getConnectionStatus() === "connected", "both sockets are up");
+    await c1.logout();
+    expect(await me(t1)).toBe(401);
+    expect(await me(t2)).toBe(200);
+    const bob = await h.client("bob");
+    await bob.c.sendMessage(new Chat.TextMessage("twice", "still there?", "user"));
+    await until(() => received === 1, "the message on the other session");
+    expect(c2.getConnectionStatus()).toBe("connected");
+    expect(phone.c.getConnectionStatus()).toBe("connected");
+    await c2.logout();
+    expect(await me(t2)).toBe(401);
+  });
+
   test("createUser with the Auth Key (development)", async () => {
     const c = new ChatClient();
     await c.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
