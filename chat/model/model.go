@@ -234,7 +234,9 @@ const (
 	EventGroupCreated        = "group.created"
 	EventGroupUpdated        = "group.updated"
 	EventGroupDeleted        = "group.deleted"
-	// EventTokensRevoked tells a user's sockets that tokens were revoked: each live socket of
-	// the user is closed (4001) and must log in again; one holding a valid token just does.
+	// EventTokensRevoked tells a user's sockets that tokens were revoked; its data names the
+	// token ({"tokenId":"<id>"}) or all of them ({"tokenId":"*"}). Every socket of the user gets
+	// it; those opened with a revoked token are closed (4001) and must log in again, and one
+	// holding another valid token just does.
 	EventTokensRevoked = "auth.revoked"
 )
