@@ -8,13 +8,11 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -33,13 +31,6 @@ type renderedChat struct {
 	liveness, readiness *corev1.Probe
 }
 
-// chatHasMetricsFlag says whether this agentry's chat command has --metrics-addr.
-func chatHasMetricsFlag(t *testing.T) bool {
-	t.Helper()
-	out, _ := exec.Command(binary, "chat", "--help").CombinedOutput()
-	return strings.Contains(string(out), "--metrics-addr")
-}
-
 // startRenderedChat runs agentry exactly as the chat Deployment in ns says: its args, its env
 // (secretKeyRef values read from the installed Secret), its Secret volumes written as files at
 // their mount paths, claims and emptyDirs as empty directories. Absolute paths (also in
@@ -48,81 +39,30 @@ func chatHasMetricsFlag(t *testing.T) bool {
 // RBAC is what --agent-refs may do. Nothing else is changed.
 func startRenderedChat(t *testing.T, c *cluster, ns, name, kubeconfig string) *renderedChat {
 	t.Helper()
-	var dep appsv1.Deployment
-	c.jsonOf(t, "-n "+ns+" deployment "+name, &dep)
-	pod := dep.Spec.Template.Spec
-	if len(pod.Containers) != 1 {
-		t.Fatalf("containers: %d", len(pod.Containers))
-	}
-	ctr := pod.Containers[0]
-	fsRoot := t.TempDir()
-	local := func(p string) string { return filepath.Join(fsRoot, p) }
-	secret := func(name string) corev1.Secret {
-		var s corev1.Secret
-		c.jsonOf(t, "-n "+ns+" secret "+name, &s)
-		return s
-	}
-
-	volumes := map[string]corev1.Volume{}
-	for _, v := range pod.Volumes {
-		volumes[v.Name] = v
-	}
-	for _, m := range ctr.VolumeMounts {
-		v := volumes[m.Name]
-		dir := local(m.MountPath)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case v.Secret != nil:
-			for k, val := range secret(v.Secret.SecretName).Data {
-				writeFile(t, filepath.Join(dir, k), val)
-			}
-		case v.EmptyDir != nil, v.PersistentVolumeClaim != nil:
-		default:
-			t.Fatalf("volume %s: unsupported source", v.Name)
-		}
-	}
-
-	env := []string{"KUBECONFIG=" + kubeconfig}
-	for _, e := range ctr.Env {
-		switch {
-		case e.ValueFrom == nil:
-			env = append(env, e.Name+"="+e.Value)
-		case e.ValueFrom.SecretKeyRef != nil:
-			env = append(env, e.Name+"="+string(secret(e.ValueFrom.SecretKeyRef.Name).Data[e.ValueFrom.SecretKeyRef.Key]))
-		default:
-			t.Fatalf("env %s: unsupported source", e.Name)
-		}
-	}
-
-	withMetrics := chatHasMetricsFlag(t)
+	p := loadPod(t, c, ns, name)
+	env := append([]string{"KUBECONFIG=" + kubeconfig}, p.env...)
 	metricsAddr := ""
 	var args []string
-	for i := 0; i < len(ctr.Args); i++ {
-		a := ctr.Args[i]
+	for i := 0; i < len(p.ctr.Args); i++ {
+		a := p.ctr.Args[i]
 		switch {
-		case a == "--addr" && i+1 < len(ctr.Args):
+		case a == "--addr" && i+1 < len(p.ctr.Args):
 			args = append(args, a, "127.0.0.1:0")
 			i++
-		case a == "--metrics-addr" && i+1 < len(ctr.Args):
+		case a == "--metrics-addr" && i+1 < len(p.ctr.Args):
 			i++
-			if !withMetrics {
-				t.Logf("this agentry chat has no --metrics-addr yet: started without it")
-				continue
-			}
 			metricsAddr = freeAddr(t)
 			args = append(args, a, metricsAddr)
 		case strings.HasPrefix(a, "/"):
-			args = append(args, local(a))
+			args = append(args, p.local(a))
 		case strings.HasPrefix(a, "file:/"):
-			args = append(args, "file:"+local(strings.TrimPrefix(a, "file:")))
+			args = append(args, "file:"+p.local(strings.TrimPrefix(a, "file:")))
 		default:
 			args = append(args, a)
 		}
 	}
 	proc, addr := testutil.Start(t, binary, root, env, `"serving the chat service".*"addr":"([^"]+)"`, args...)
-	rc := &renderedChat{proc: proc, base: "http://" + addr, liveness: ctr.LivenessProbe, readiness: ctr.ReadinessProbe}
+	rc := &renderedChat{proc: proc, base: "http://" + addr, liveness: p.ctr.LivenessProbe, readiness: p.ctr.ReadinessProbe}
 	if metricsAddr != "" {
 		rc.metricsBase = "http://" + metricsAddr
 		rc.metrics = rc.metricsBase + "/metrics"

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,93 +31,22 @@ func (r *renderedRuntime) stop() { _ = r.proc.Cmd.Process.Signal(os.Interrupt) }
 // root and the listen address is a free loopback port; nothing else is changed.
 func startRenderedRuntime(t *testing.T, c *cluster, agent string) *renderedRuntime {
 	t.Helper()
-	var dep appsv1.Deployment
-	c.jsonOf(t, "deployment agentry-"+agent, &dep)
-	pod := dep.Spec.Template.Spec
-	if len(pod.Containers) != 1 {
-		t.Fatalf("containers: %d", len(pod.Containers))
-	}
-	ctr := pod.Containers[0]
-	fsRoot := t.TempDir()
-	local := func(p string) string { return filepath.Join(fsRoot, p) }
-
-	volumes := map[string]corev1.Volume{}
-	for _, v := range pod.Volumes {
-		volumes[v.Name] = v
-	}
-	for _, m := range ctr.VolumeMounts {
-		v := volumes[m.Name]
-		dir := local(m.MountPath)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case v.ConfigMap != nil:
-			var cm corev1.ConfigMap
-			c.jsonOf(t, "configmap "+v.ConfigMap.Name, &cm)
-			for k, val := range cm.Data {
-				writeFile(t, filepath.Join(dir, k), []byte(val))
-			}
-		case v.Secret != nil:
-			var s corev1.Secret
-			out := c.sh(t, "kubectl get secret "+v.Secret.SecretName+" -o json --ignore-not-found")
-			if strings.TrimSpace(out) == "" {
-				if v.Secret.Optional != nil && *v.Secret.Optional {
-					continue
-				}
-				t.Fatalf("secret %s is missing", v.Secret.SecretName)
-			}
-			if err := json.Unmarshal([]byte(out), &s); err != nil {
-				t.Fatal(err)
-			}
-			for k, val := range s.Data {
-				writeFile(t, filepath.Join(dir, k), val)
-			}
-		case v.EmptyDir != nil:
-		default:
-			t.Fatalf("volume %s: unsupported source", v.Name)
-		}
-	}
-
-	var env []string
-	for _, e := range ctr.Env {
-		switch {
-		case e.ValueFrom == nil:
-			env = append(env, e.Name+"="+e.Value)
-		case e.ValueFrom.SecretKeyRef != nil:
-			var s corev1.Secret
-			c.jsonOf(t, "secret "+e.ValueFrom.SecretKeyRef.Name, &s)
-			env = append(env, e.Name+"="+string(s.Data[e.ValueFrom.SecretKeyRef.Key]))
-		case e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory":
-			limit := ctr.Resources.Limits[corev1.ResourceMemory]
-			env = append(env, fmt.Sprintf("%s=%d", e.Name, limit.Value()))
-		default:
-			t.Fatalf("env %s: unsupported source", e.Name)
-		}
-	}
-
+	p := loadPod(t, c, "", "agentry-"+agent)
 	var args []string
-	for i := 0; i < len(ctr.Args); i++ {
-		a := ctr.Args[i]
+	for i := 0; i < len(p.ctr.Args); i++ {
+		a := p.ctr.Args[i]
 		switch {
-		case a == "--addr" && i+1 < len(ctr.Args):
+		case a == "--addr" && i+1 < len(p.ctr.Args):
 			args = append(args, a, "127.0.0.1:0")
 			i++
 		case strings.HasPrefix(a, "/"):
-			args = append(args, local(a))
+			args = append(args, p.local(a))
 		default:
 			args = append(args, a)
 		}
 	}
-	proc, addr := testutil.Start(t, runtimeBinary, root, env, `"msg":"serving agents".*"addr":"([^"]+)"`, args...)
-	return &renderedRuntime{proc: proc, base: "http://" + addr, hash: dep.Spec.Template.Annotations["agentry.dev/config-hash"]}
-}
-
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	proc, addr := testutil.Start(t, runtimeBinary, root, p.env, `"msg":"serving agents".*"addr":"([^"]+)"`, args...)
+	return &renderedRuntime{proc: proc, base: "http://" + addr, hash: p.dep.Spec.Template.Annotations["agentry.dev/config-hash"]}
 }
 
 func podTemplateHash(t *testing.T, c *cluster, agent string) string {
