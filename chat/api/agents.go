@@ -70,16 +70,25 @@ func (a *API) putAgent(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	// Enabled is kept unless the body sets it; a new agent starts disabled.
+	old, err := a.opts.Store.GetAgent(ctx, id)
+	if err != nil {
+		if model.CodeOf(err) != model.ErrUIDNotFound {
+			return err
+		}
+		old = model.AgentConfig{} // a new agent: users saw nothing of it
+	}
 	if req.Enabled != nil {
 		cfg.Enabled = *req.Enabled
-	} else if old, err := a.opts.Store.GetAgent(ctx, id); err == nil {
+	} else {
 		cfg.Enabled = old.Enabled
-	} else if model.CodeOf(err) != model.ErrUIDNotFound {
-		return err
 	}
 	out, created, err := a.opts.Store.PutAgent(ctx, cfg, req.Headers)
 	if err != nil {
 		return err
+	}
+	// Users see an enabled agent's name and icon: tell them when that changed.
+	if old.Enabled != out.Enabled || (out.Enabled && (old.Name != out.Name || old.Icon != out.Icon)) {
+		a.agentsChanged(id)
 	}
 	return saved(c, created, out)
 }
@@ -112,6 +121,7 @@ func (a *API) deleteAgent(c echo.Context) error {
 	if err := a.opts.Store.DeleteAgent(c.Request().Context(), id); err != nil {
 		return err
 	}
+	a.agentsChanged(id)
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -127,7 +137,29 @@ func (a *API) setAgentEnabled(c echo.Context, enabled bool) error {
 	if err != nil {
 		return err
 	}
+	a.agentsChanged(id)
 	return c.JSON(http.StatusOK, out)
+}
+
+// FrameAgentsChanged is the ephemeral frame every socket gets after an agent configuration
+// changed what users see of it (enabled, disabled, deleted, renamed, a new icon):
+// {"type":"agents.changed","agentId":"chef"}. Clients reload their agent lists.
+const FrameAgentsChanged = "agents.changed"
+
+// agentsChanged tells every connected socket, on every replica, that agent id changed. The
+// frame names the agent only: nothing of its configuration.
+func (a *API) agentsChanged(id string) {
+	if a.opts.Hub == nil {
+		return
+	}
+	frame, err := json.Marshal(struct {
+		Type    string `json:"type"`
+		AgentID string `json:"agentId"`
+	}{FrameAgentsChanged, id})
+	if err != nil {
+		return
+	}
+	a.opts.Hub.PublishAll(frame)
 }
 
 // agentProfile is what a client shows in an empty conversation with the agent.

@@ -30,11 +30,13 @@ const DefaultMaxMediaBytes = 10 << 20
 const maxJSONBytes = 1 << 20
 
 // Hub is what the API needs of the WebSocket hub: it serves GET /chat/v1/ws, is woken after
-// every committed write so it reads the new events, and relays ephemeral typing indicators.
+// every committed write so it reads the new events, relays ephemeral typing indicators and
+// sends ephemeral frames to every socket (agents.changed).
 type Hub interface {
 	http.Handler
 	Notify()
 	Typing(uid, conversationID string, started bool)
+	PublishAll(frame []byte)
 }
 
 // Options configure the API.

@@ -43,10 +43,26 @@ type fakeHub struct {
 	notified atomic.Int64
 	mu       sync.Mutex
 	typing   []string
+	all      []string // frames sent to every socket (PublishAll)
 }
 
 func (h *fakeHub) ServeHTTP(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) }
 func (h *fakeHub) Notify()                                          { h.notified.Add(1) }
+func (h *fakeHub) PublishAll(frame []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.all = append(h.all, string(frame))
+}
+
+// published returns the frames sent to every socket so far and forgets them.
+func (h *fakeHub) published() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.all
+	h.all = nil
+	return out
+}
+
 func (h *fakeHub) Typing(uid, conv string, started bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

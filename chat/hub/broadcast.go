@@ -16,6 +16,7 @@ type envelope struct {
 	Conversation string          `json:"c"`
 	Exclude      string          `json:"x,omitempty"`
 	Typing       bool            `json:"t,omitempty"`
+	All          bool            `json:"a,omitempty"` // every socket (PublishAll), not a conversation's members
 	Members      []string        `json:"m,omitempty"` // when the sender knew them better than the store (typing before a first message)
 	Frame        json.RawMessage `json:"f"`
 }
@@ -98,7 +99,9 @@ func (h *Hub) receiveBroadcasts(ctx context.Context) {
 				if env.Typing {
 					counter = &h.typing
 				}
-				if len(env.Members) > 0 {
+				if env.All {
+					h.deliverAll(env.Frame, counter)
+				} else if len(env.Members) > 0 {
 					h.deliverTo(env.Members, env.Exclude, env.Frame, counter)
 				} else {
 					h.deliver(env.Conversation, env.Exclude, env.Frame, counter)

@@ -221,6 +221,14 @@ func (h *Hub) Publish(conversation string, frame []byte) {
 	h.broadcast(envelope{Conversation: conversation, Frame: frame})
 }
 
+// PublishAll queues an ephemeral frame to every connected socket, here and on the other
+// replicas (e.g. agents.changed, after an admin changed which agents users see). Like Publish
+// it is not stored and never blocks: a socket whose queue is full is closed as too slow.
+func (h *Hub) PublishAll(frame []byte) {
+	h.deliverAll(frame, &h.published)
+	h.broadcast(envelope{All: true, Frame: frame})
+}
+
 // membersOf returns the conversation's members from the cache, or else from the store without
 // caching (only the feed writes the cache, so it stays in log order).
 func (h *Hub) membersOf(conversation string) ([]string, bool) {
@@ -252,6 +260,18 @@ func (h *Hub) deliverTo(members []string, exclude string, frame []byte, counter 
 			continue
 		}
 		for s := range h.byUID[member] {
+			s.enqueue(outFrame{data: frame})
+			counter.Add(1)
+		}
+	}
+}
+
+// deliverAll queues frame to every socket of this process.
+func (h *Hub) deliverAll(frame []byte, counter *atomic.Uint64) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, socks := range h.byUID {
+		for s := range socks {
 			s.enqueue(outFrame{data: frame})
 			counter.Add(1)
 		}

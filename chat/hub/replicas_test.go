@@ -30,7 +30,7 @@ func TestReplicasOnPostgres(t *testing.T) {
 		return s
 	}
 	sa, sb := open(), open()
-	for _, u := range []string{"alice", "bob"} {
+	for _, u := range []string{"alice", "bob", "carol"} {
 		if _, err := sa.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +86,23 @@ func TestReplicasOnPostgres(t *testing.T) {
 		defer onA.mu.Unlock()
 		return len(onA.typing) == 1 && onA.typing[0].Type == model.EventTypingStarted
 	})
+
+	// A frame for every socket (agents.changed) crosses replicas too: carol, in no
+	// conversation, gets it on B.
+	onC := b.connect("carol", nil)
+	a.hub.PublishAll([]byte(`{"type":"agents.changed","agentId":"chef"}`))
+	for _, c := range []*client{onA, onB, onC} {
+		eventually(t, 10*time.Second, c.uid+" to get agents.changed", func() bool {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			for _, f := range c.other {
+				if string(f) == `{"type":"agents.changed","agentId":"chef"}` {
+					return true
+				}
+			}
+			return false
+		})
+	}
 	if s := a.hub.Stats(); s.BroadcastDropped != 0 {
 		t.Errorf("broadcast dropped %d frames", s.BroadcastDropped)
 	}
