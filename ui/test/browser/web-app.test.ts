@@ -2,7 +2,7 @@
 // with `npm run build:web` before the binary). Two users chat live in the seeded group and one
 // to one (the composer keeps what is typed during a send, and a failed send's text); a user
 // asks the chef agent and gets the streamed answer and the recipe card; the admin disables an
-// agent and users stop seeing it; a new agent or action cannot take an existing one's id; the
+// agent and a user's open page loses it without a reload (agents.changed); a new agent or action cannot take an existing one's id; the
 // frontend-action form refuses a bad Parameters schema naming the field. Every page passes axe;
 // screenshots in artifacts/web/.
 import type { Browser, Page } from "playwright-core";
@@ -36,8 +36,14 @@ describe("web app on agentry dev", () => {
   }
 
   /** Opens the app and signs in as one of the development users. */
+  /** What each signed-in page's WebSockets received (text frames). */
+  const socketFrames = new WeakMap<Page, string[]>();
+
   async function signIn(name: string): Promise<Page> {
     const page = await open();
+    const frames: string[] = [];
+    socketFrames.set(page, frames);
+    page.on("websocket", (ws) => ws.on("framereceived", (f) => void (typeof f.payload === "string" && frames.push(f.payload))));
     await page.goto("/");
     await page.getByRole("button", { name: `Sign in as ${name}` }).click();
     await page.getByText("Signed in as").waitFor();
@@ -232,16 +238,29 @@ describe("web app on agentry dev", () => {
     await screenshot(admin, "web/admin-agent");
     await expectAccessible(admin, "admin");
 
+    // Alice's page (another browser context) is not reloaded: the service sends every socket
+    // agents.changed and the page reloads its agent list. Focus events are counted and the
+    // wait is well under the 20 s fallback refresh, so the frame is what removes Weather.
+    await alice.evaluate(() => {
+      const w = window as unknown as { __focus: number };
+      w.__focus = 0;
+      window.addEventListener("focus", () => void w.__focus++);
+    });
     const enabled = main.getByRole("switch", { name: "Enabled" });
     expect(await enabled.isChecked()).toBe(true);
+    const disabledAt = Date.now();
     await enabled.click();
     await main.getByText("Disabled: users no longer see this agent.").waitFor();
     const list = await dev.call<{ items: { agentId: string; enabled: boolean }[] }>("GET", "/agents");
     expect(list.items.find((a) => a.agentId === "weather")?.enabled).toBe(false);
 
-    await alice.reload();
-    await alice.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Chef/ }).waitFor();
-    expect(await alice.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Weather/i }).count()).toBe(0);
+    const aliceAgents = alice.getByRole("list", { name: "Agents" });
+    await aliceAgents.getByRole("button", { name: /Weather/i }).waitFor({ state: "detached", timeout: 8_000 });
+    expect(Date.now() - disabledAt).toBeLessThan(8_000);
+    expect(await aliceAgents.getByRole("button", { name: /Chef/ }).count()).toBe(1);
+    expect(await aliceAgents.getByRole("button", { name: /Weather/i }).count()).toBe(0);
+    expect(socketFrames.get(alice)).toContain('{"type":"agents.changed","agentId":"weather"}');
+    expect(await alice.evaluate(() => (window as unknown as { __focus: number }).__focus)).toBe(0);
 
     // A new agent whose id is a person's uid: the server's error shows at the Agent ID field.
     await admin.getByRole("button", { name: "New agent" }).click();

@@ -67,6 +67,10 @@ export interface ConnectionListenerCallbacks {
 
 export interface AgentListenerCallbacks {
   onAgentEvent?(event: AgentEvent): void;
+  /** An admin enabled, disabled, deleted or renamed an agent (or changed its icon): reload the
+   * agent list (`UsersRequestBuilder().setKind("agent")`). Live only, best effort: keep another
+   * refresh (focus, an interval) for a session that missed it. */
+  onAgentsChanged?(agentId: string): void;
 }
 
 /** Listener objects: `new Chat.MessageListener({ onTextMessageReceived: (m) => … })`. */

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, test } from "vitest";
 import { ChatClient } from "./client";
+import { AgentListener } from "./listeners";
 import type { ChatException } from "./exception";
 import type { Action } from "./models/action";
 import type { Group } from "./models/group";
@@ -55,6 +56,33 @@ describe("real time", () => {
     expect(log).toEqual(["connecting", "connected", "text 1 Name of alice", "edited 1", "agent RUN_STARTED", "read 1 by alice", "reaction 👍 on 1"]);
     // alice was looked up once, before her first message was handed on
     expect(calls.filter((x) => x.url.pathname === "/chat/v1/users/alice")).toHaveLength(1);
+  });
+
+  test("agents.changed frames reach onAgentsChanged in order with events, move no offset, and stop once removed", async () => {
+    const { c, log } = await connected();
+    const changed: string[] = [];
+    c.addAgentListener("agents", new AgentListener({ onAgentsChanged: (id) => changed.push(id) }));
+    const ws = FakeWebSocket.last();
+    ws.ready(10);
+    ws.frame({ type: "agents.changed", agentId: "chef" });
+    ws.event(text(11, 1));
+    ws.frame({ type: "agents.changed", agentId: "weather" });
+    await until(() => changed.length === 2, "two agents.changed calls");
+    expect(changed).toEqual(["chef", "weather"]);
+    expect(log.filter((l) => l.startsWith("text"))).toEqual(["text 1 Name of alice"]);
+    // the agent listener without onAgentsChanged ("log") was not called for them
+    expect(log.filter((l) => l.startsWith("agent"))).toEqual([]);
+
+    c.removeAgentListener("agents");
+    ws.frame({ type: "agents.changed", agentId: "chef" });
+    ws.event(text(12, 2));
+    await until(() => log.includes("text 2 Name of alice"), "message 2");
+    expect(changed).toEqual(["chef", "weather"]);
+
+    // The frames carry no pos: a reconnect resumes from the last event.
+    ws.drop(1006);
+    await until(() => FakeWebSocket.instances.length === 2 && FakeWebSocket.last().sent.length === 1, "a new socket");
+    expect(FakeWebSocket.last().sent[0]).toMatchObject({ resume: 12 });
   });
 
   test("reconnects after an abnormal close, resuming from the last processed pos; replays are dropped", async () => {

@@ -131,6 +131,11 @@ export class Realtime {
         this.queue.push(() => l.agent.emit("onAgentEvent", e));
         return;
       }
+      case "agents.changed": {
+        const agentId = f.agentId;
+        this.queue.push(() => l.agent.emit("onAgentsChanged", agentId));
+        return;
+      }
     }
   }
 }

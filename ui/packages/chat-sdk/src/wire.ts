@@ -139,7 +139,8 @@ export type ServerFrame =
   | { type: "ready"; uid: string; pos: number }
   | { type: "reset"; pos: number }
   | { type: "event"; event: WireEvent }
-  | { type: "agent"; conversationId: string; agentId: string; runId: string; event: JSONObject };
+  | { type: "agent"; conversationId: string; agentId: string; runId: string; event: JSONObject }
+  | { type: "agents.changed"; agentId: string };
 
 /** seconds turns an RFC 3339 time into seconds since the epoch (fractional; undefined when absent). */
 export function seconds(t: string | undefined): number | undefined {

@@ -1,6 +1,7 @@
 // Agent chat against `agentry dev` on the samples: chef streams its answer as agent events,
 // stores an assistant message awaiting the show-recipe-card frontend action, and finishes once
-// the client posts the action's result.
+// the client posts the action's result. An admin disabling an agent reaches every session's
+// onAgentsChanged.
 import { describe, expect, test } from "vitest";
 import { Chat, TextMessage, type AgentEvent, type AgenticMessage, type ChatException } from "../src/index";
 import { until, useAgentry } from "./harness";
@@ -90,5 +91,21 @@ describe("agents", () => {
     expect(strings(await bob.c.getConversationStarter("chef", "user"))).toBe(true);
     expect((await bob.c.translateMessage(m.getId(), "French")).length).toBeGreaterThan(0);
     await h.proc.call("DELETE", "/ai/assistant");
+  });
+
+  test("an admin disabling and enabling an agent tells every session: onAgentsChanged with the id", async () => {
+    const [alice, bob] = await Promise.all([h.client("alice"), h.client("bob")]);
+    await h.proc.call("POST", "/agents/weather/disable");
+    try {
+      for (const s of [alice, bob]) {
+        const e = await s.rec.until((e) => e.name === "onAgentsChanged");
+        expect(e.args).toEqual(["weather"]);
+      }
+      await expect(alice.c.getAgentProfile("weather")).rejects.toMatchObject({ code: "ERR_UID_NOT_FOUND" });
+    } finally {
+      await h.proc.call("POST", "/agents/weather/enable");
+    }
+    await bob.rec.count("onAgentsChanged", 2);
+    expect((await alice.c.getAgentProfile("weather")).agentId).toBe("weather");
   });
 });

@@ -100,7 +100,7 @@ export class Recorder {
       "onGroupMemberScopeChanged", "onMemberAddedToGroup", "onOwnershipChanged", "onGroupCreated", "onGroupUpdated", "onGroupDeleted",
     ]));
     c.addConnectionListener("recorder", names(["onConnected", "inConnecting", "onDisconnected", "onConnectionError", "onReset"]));
-    c.addAgentListener("recorder", names(["onAgentEvent"]));
+    c.addAgentListener("recorder", names(["onAgentEvent", "onAgentsChanged"]));
   }
 
   named(name: string): Entry[] {

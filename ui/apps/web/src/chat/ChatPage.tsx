@@ -13,8 +13,9 @@ export type Target = { kind: "group"; group: Chat.Group } | { kind: "user"; user
 const keyOf = (t: Target | undefined): string => (!t ? "" : t.kind === "group" ? `group:${t.group.getGuid()}` : `user:${t.user.getUid()}`);
 const agentActions = { "show-recipe-card": showRecipeCard };
 
-/** People and agents of the directory, refreshed on focus and every 20 s (an agent an admin
- * disables disappears). */
+/** People and agents of the directory. The agent list reloads as soon as the service says an
+ * admin changed an agent (agents.changed: enabled, disabled, deleted, renamed), and everything
+ * on focus and every 20 s as a fallback (a frame missed while offline). */
 function useDirectory(me: string): { people: Chat.User[]; agents: Chat.User[]; agentsLoaded: boolean; error: string } {
   const [people, setPeople] = useState<Chat.User[]>([]);
   const [agents, setAgents] = useState<Chat.User[]>([]);
@@ -22,26 +23,31 @@ function useDirectory(me: string): { people: Chat.User[]; agents: Chat.User[]; a
   const [error, setError] = useState("");
   useEffect(() => {
     let live = true;
+    let latest = 0; // only the newest load applies: an older answer may arrive last
     const load = async () => {
+      const n = ++latest;
       try {
         const [p, a] = await Promise.all([
           new Chat.UsersRequestBuilder().setKind("user").setLimit(100).build().fetchNext(),
           new Chat.UsersRequestBuilder().setKind("agent").setLimit(100).build().fetchNext(),
         ]);
-        if (!live) return;
+        if (!live || n !== latest) return;
         setPeople(p.filter((u) => u.getUid() !== me));
         setAgents(a);
         setAgentsLoaded(true);
         setError("");
       } catch (e) {
-        if (live) setError(errorText(e));
+        if (live && n === latest) setError(errorText(e));
       }
     };
     void load();
+    const id = "agentry-web-directory";
+    Chat.addAgentListener(id, new Chat.AgentListener({ onAgentsChanged: () => void load() }));
     const timer = window.setInterval(load, 20_000);
     window.addEventListener("focus", load);
     return () => {
       live = false;
+      Chat.removeAgentListener(id);
       window.clearInterval(timer);
       window.removeEventListener("focus", load);
     };
