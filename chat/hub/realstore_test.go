@@ -133,16 +133,7 @@ func allSince(t *testing.T, s store.Events, uid string) []model.Event {
 // sees the "kicked" action message before the socket stops following the group.
 func TestMembershipActionMessagesReachTheUserLive(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	defer func() { _ = s.Close() }()
-	for _, u := range []string{"owner", "joiner"} {
-		if _, err := s.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := sqliteWithUsers(t, "owner", "joiner")
 	if _, err := s.CreateGroup(ctx, "owner", model.Group{GUID: "g", Name: "g", Type: model.GroupPublic}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -188,16 +179,7 @@ func TestMembershipActionMessagesReachTheUserLive(t *testing.T) {
 // afterwards and replays the revocation stays open.
 func TestRevokedTokensCloseLiveSockets(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	defer func() { _ = s.Close() }()
-	for _, u := range []string{"u", "other"} {
-		if _, err := s.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := sqliteWithUsers(t, "u", "other")
 	e := newEnv(t, Options{}, s, false)
 	live := e.connect("u", nil)
 	bystander := e.connect("other", nil)
@@ -274,16 +256,7 @@ func sendText(t *testing.T, s store.Store, from, to, text string) {
 // token closes all of them.
 func TestRevokingOneTokenClosesOnlyItsSockets(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	defer func() { _ = s.Close() }()
-	for _, u := range []string{"u", "other"} {
-		if _, err := s.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := sqliteWithUsers(t, "u", "other")
 	ids := mintTokens(t, s, "u", "phone", "laptop", "tablet")
 	mintTokens(t, s, "other", "other-token")
 	e := newEnv(t, Options{Authenticate: storeAuth(s)}, s, false)
@@ -321,4 +294,22 @@ func TestRevokingOneTokenClosesOnlyItsSockets(t *testing.T) {
 	if isDone(bystander) {
 		t.Fatal("another user's socket must stay open")
 	}
+}
+
+// sqliteWithUsers opens a SQLite store in the test's directory, closed when the test ends, with
+// these users.
+func sqliteWithUsers(t *testing.T, uids ...string) store.Store {
+	t.Helper()
+	ctx := context.Background()
+	s, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	for _, u := range uids {
+		if _, err := s.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
 }

@@ -20,21 +20,7 @@ func TestReplicasOnPostgres(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	pg := testutil.StartPostgres(t)
-	open := func() store.Store {
-		s, err := store.Open(ctx, pg.URL)
-		if err != nil {
-			t.Fatalf("open store: %v", err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	}
-	sa, sb := open(), open()
-	for _, u := range []string{"alice", "bob", "carol"} {
-		if _, err := sa.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sa, sb := postgresReplicas(t, "alice", "bob", "carol")
 	a := newEnv(t, Options{PollInterval: time.Hour}, sa, false)
 	b := newEnv(t, Options{PollInterval: time.Hour}, sb, false)
 	onA, onB := a.connect("alice", nil), b.connect("bob", nil)
@@ -115,21 +101,7 @@ func TestReplicasRevokeOneToken(t *testing.T) {
 		t.Skip("starts PostgreSQL")
 	}
 	ctx := context.Background()
-	pg := testutil.StartPostgres(t)
-	open := func() store.Store {
-		s, err := store.Open(ctx, pg.URL)
-		if err != nil {
-			t.Fatalf("open store: %v", err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	}
-	sa, sb := open(), open()
-	for _, u := range []string{"alice", "bob"} {
-		if _, err := sa.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sa, sb := postgresReplicas(t, "alice", "bob")
 	ids := mintTokens(t, sa, "alice", "on-a", "on-b")
 	a := newEnv(t, Options{PollInterval: time.Hour, Authenticate: storeAuth(sa)}, sa, false)
 	b := newEnv(t, Options{PollInterval: time.Hour, Authenticate: storeAuth(sb)}, sb, false)
@@ -159,4 +131,27 @@ func TestReplicasRevokeOneToken(t *testing.T) {
 			t.Fatalf("after revoking every token a socket closed with %v, want 4001", code)
 		}
 	}
+}
+
+// postgresReplicas starts PostgreSQL and opens two stores on it, as two replicas would, with
+// these users; both close when the test ends.
+func postgresReplicas(t *testing.T, uids ...string) (store.Store, store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	pg := testutil.StartPostgres(t)
+	open := func() store.Store {
+		s, err := store.Open(ctx, pg.URL)
+		if err != nil {
+			t.Fatalf("open store: %v", err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	sa, sb := open(), open()
+	for _, u := range uids {
+		if _, err := sa.CreateUser(ctx, model.User{UID: u, Name: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sa, sb
 }
