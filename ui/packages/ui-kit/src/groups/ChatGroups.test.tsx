@@ -55,7 +55,7 @@ describe("ChatGroups: loading and paging", () => {
 
   it("loads the next page when the bottom sentinel comes into view, until none is left", async () => {
     await mount();
-    expect(FakeIntersectionObserver.live()).toBe(1);
+    await waitFor(() => expect(FakeIntersectionObserver.live()).toBe(1)); // observed in a passive effect, after the rows
     act(() => FakeIntersectionObserver.intersect());
     await waitFor(() => expect(options()).toHaveLength(60));
     act(() => FakeIntersectionObserver.intersect());

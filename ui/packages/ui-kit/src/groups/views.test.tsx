@@ -230,11 +230,15 @@ describe("ChatGroups: UI events and clean-up", () => {
         <ChatGroups />
       </StrictMode>,
     );
-    await waitFor(() => expect(options()).toHaveLength(60));
+    // The rows are committed before React runs the passive effects that subscribe and
+    // observe; on a loaded machine the DOM check can fall between the two, so wait for both.
+    await waitFor(() => {
+      expect(options()).toHaveLength(60);
+      expect(FakeIntersectionObserver.live()).toBe(2);
+    });
     expect(listenerCounts()).toEqual({ group: before.group + 2, connection: before.connection + 2 });
     expect(ChatGroupEvents.ccGroupCreated.observers).toBe(2);
     expect(ChatGroupEvents.ccGroupDeleted.observers).toBe(2);
-    expect(FakeIntersectionObserver.live()).toBe(2);
     unmount();
     expect(listenerCounts()).toEqual(before);
     expect(observers()).toBe(0);
