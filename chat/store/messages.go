@@ -334,6 +334,13 @@ func (s *sqlStore) DeleteMessage(ctx context.Context, actor string, id int64) (m
 		if _, err := t.exec(`UPDATE chat_messages SET text = '', data = '', attachment = '', deleted_us = $2, deleted_by = $3 WHERE id = $1`, id, us(t.now), actor); err != nil {
 			return err
 		}
+		if m.ParentID != 0 {
+			// A deleted reply no longer counts; clients lower the root's count from the
+			// deleted event (it names the parent), so the root needs no event of its own.
+			if _, err := t.exec(`UPDATE chat_messages SET reply_count = reply_count - 1 WHERE id = $1 AND reply_count > 0`, m.ParentID); err != nil {
+				return err
+			}
+		}
 		m.Text, m.Data, m.Attachment, m.DeletedAt, m.DeletedBy = "", nil, nil, &t.now, actor
 		return messageEvent(t, model.EventMessageDeleted, m)
 	})

@@ -161,6 +161,12 @@ var _ = cases(
 		if got := must[[]model.Message](t)(s.ListMessages(ctx, "a", MessageQuery{UID: "b"})); len(got) != 13 {
 			t.Errorf("default limit answered %d", len(got))
 		}
+		for i := 0; i < 2; i++ { // a deleted reply stops counting, once
+			must[model.Message](t)(s.DeleteMessage(ctx, "b", r1.ID))
+			if p := must[model.Message](t)(s.GetMessage(ctx, "a", ms[2].ID)); p.ReplyCount != 1 {
+				t.Errorf("reply count after deleting a reply (%d): %d", i+1, p.ReplyCount)
+			}
+		}
 	}},
 	behaviour{"receipts: watermarks, to-all, unread counts, mark unread, message info", func(t *testing.T, s Store) {
 		users(t, s, "a", "b", "c", "x")
@@ -174,7 +180,21 @@ var _ = cases(
 		if got := eventsOf(t, s, model.EventReceiptDeliveredAll); len(got) != 0 {
 			t.Errorf("to-all before c: %+v", got)
 		}
+		// What the sender's reloaded list shows must agree with the live to-all events.
+		senderView := func(step string, delivered, read bool) {
+			t.Helper()
+			for _, m := range must[[]model.Message](t)(s.ListMessages(ctx, "a", MessageQuery{GUID: "g"})) {
+				if (m.DeliveredAt != nil) != delivered || (m.ReadAt != nil) != read {
+					t.Errorf("%s: a sees message %d delivered=%v read=%v, want %v %v", step, m.ID, m.DeliveredAt, m.ReadAt, delivered, read)
+				}
+			}
+		}
+		senderView("only b delivered", false, false)
+		if got := must[[]model.Message](t)(s.ListMessages(ctx, "b", MessageQuery{GUID: "g"})); got[1].DeliveredAt == nil || got[1].ReadAt != nil {
+			t.Errorf("b's own receipt of m2 on reload: %+v", got[1])
+		}
 		wantCode(t, s.MarkRead(ctx, "c", m2.ID), "")
+		senderView("b delivered, c read", true, false)
 		delivered := eventsOf(t, s, model.EventReceiptDeliveredAll)
 		if len(delivered) != 1 || len(eventsOf(t, s, model.EventReceiptReadAll)) != 0 {
 			t.Fatalf("to-all after c read: %+v", delivered)
@@ -189,6 +209,7 @@ var _ = cases(
 		if got := eventsOf(t, s, model.EventReceiptReadAll); len(got) != 2 {
 			t.Errorf("read to-all %+v", got) // m1 (b was last) and m2
 		}
+		senderView("both read", true, true)
 		if n := len(eventsOf(t, s, model.EventReceiptDelivered)); n != 2 { // b m2, c m2 (with its read); b's reads are behind its delivery
 			t.Errorf("delivered events %d", n)
 		}

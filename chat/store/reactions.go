@@ -154,15 +154,20 @@ WHERE message_id IN (`+strings.Join(marks, ", ")+`) GROUP BY message_id, reactio
 		m := &msgs[i]
 		whose := viewer
 		if m.Sender == viewer {
-			if m.ReceiverType != model.ReceiverUser {
-				continue
-			}
 			whose = m.ReceiverID
+			if m.ReceiverType == model.ReceiverGroup {
+				whose = "\x00all" // no uid has a NUL in it
+			}
 		}
 		key := m.ConversationID + "\x00" + whose
 		r, ok := receipts[key]
 		if !ok {
-			if r, err = loadReceipt(t, m.ConversationID, whose, false); err != nil {
+			if whose == "\x00all" {
+				r, err = groupReceipt(t, m.ConversationID, m.ReceiverID, viewer)
+			} else {
+				r, err = loadReceipt(t, m.ConversationID, whose, false)
+			}
+			if err != nil {
 				return err
 			}
 			receipts[key] = r

@@ -28,6 +28,22 @@ func loadReceipt(t *txn, conv, uid string, lock bool) (receipt, error) {
 	return r, err
 }
 
+// groupReceipt is the group's "to all" watermarks as sender sees them: how far every other
+// current member has got (the same test advance uses for the live to-all events), so a reloaded
+// list shows what the live one showed. The times are when the last of them moved: by then all had
+// passed any message under the watermark. A group with nobody else in it has no receipt.
+func groupReceipt(t *txn, conv, guid, sender string) (receipt, error) {
+	var r receipt
+	var delivered, deliveredUS, read, readUS sql.NullInt64
+	err := t.row(`SELECT MIN(COALESCE(r.delivered_id, 0)), MAX(COALESCE(r.delivered_us, 0)), MIN(COALESCE(r.read_id, 0)), MAX(COALESCE(r.read_us, 0))
+FROM chat_members mb LEFT JOIN chat_receipts r ON r.conversation_id = $1 AND r.uid = mb.uid
+WHERE mb.guid = $2 AND mb.uid <> $3`, conv, guid, sender).Scan(&delivered, &deliveredUS, &read, &readUS)
+	if err != nil || !delivered.Valid {
+		return r, err
+	}
+	return receipt{delivered: delivered.Int64, deliveredUS: deliveredUS.Int64, read: read.Int64, readUS: readUS.Int64}, nil
+}
+
 // receiptTarget loads the message a receipt is about and checks uid may see it; it also
 // creates uid's receipt row so it can be locked.
 func receiptTarget(t *txn, uid string, id int64) (model.Message, receipt, error) {

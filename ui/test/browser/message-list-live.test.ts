@@ -206,6 +206,11 @@ describe("ChatMessageList live", () => {
     await expect.poll(receipt).toBe("Delivered");
     await chat.call("POST", `/messages/${m.id}/read`, undefined, carol.token);
     await expect.poll(receipt).toBe("Read");
+    // A reloaded list agrees with what the live one showed.
+    const again = await b.newPage();
+    await openCase(again, "message-list", { group: guid }, { token: alice.token });
+    await expect.poll(() => article(again, "Meeting moved").locator(".chat-receipt").getAttribute("aria-label")).toBe("Read");
+    await again.close();
   });
 
   test("media: an image sent by the other user loads with the session's token (object URL)", async () => {

@@ -51,7 +51,8 @@ function recipesOf(m: Chat.BaseMessage): Recipe[] {
   return out;
 }
 
-/** Assistant messages with a show-recipe-card call get the card under their text. */
+/** Assistant messages with a show-recipe-card call get the card under their text (in place of
+ * their reactions row); the others answer null and keep theirs. */
 export const recipeTemplates: ChatMessageTemplate[] = [
   {
     category: Chat.CATEGORY_AGENTIC,

@@ -236,6 +236,20 @@ describe("ChatMessageList: bubbles", () => {
     const b = await show(<ChatMessageList user={bob()} templates={whole} />);
     expect(b.container.querySelector(".mine")!.textContent).toBe("plain!");
     expect(b.container.querySelector('[data-message-id="2"] .chat-message-bubble')).toBeNull();
+    cleanup();
+    // A footer for some messages only: the others keep their reactions row.
+    const reacted = (id: number, text: string) => {
+      const m = mk.text(id, "bob", "alice", text);
+      m.setReactions([new Chat.ReactionCount("👍", 1, false)]);
+      return m;
+    };
+    fake().store = [reacted(1, "with card"), reacted(2, "plain")];
+    const some = [{ type: "text", category: "message", footerView: (m: SDK.BaseMessage) => ((m as SDK.TextMessage).getText() === "with card" ? <p>card</p> : null) }];
+    const f = await show(<ChatMessageList user={bob()} templates={some} />);
+    expect(f.container.querySelector('[data-message-id="1"] .chat-message-bubble__footer-view')!.textContent).toBe("card");
+    expect(f.container.querySelector('[data-message-id="1"] .chat-reactions')).toBeNull();
+    expect(f.container.querySelector('[data-message-id="2"] .chat-message-bubble__footer-view')).toBeNull();
+    expect(f.container.querySelector('[data-message-id="2"] .chat-reactions')).not.toBeNull();
   });
 
   it("renders media through Chat.fetchMedia and revokes the object URL on unmount", async () => {
@@ -373,6 +387,22 @@ describe("ChatMessageList: live", () => {
     act(() => fake().emit("onTextMessageReceived", mk.text(2, "bob", "kitchen", "reply", { group: true, parentId: 1 })));
     expect(screen.getByRole("button", { name: "1 reply" })).toBeTruthy();
     expect(screen.queryByText("reply")).toBeNull();
+  });
+
+  it("a deleted thread reply no longer counts on its root (once, whatever repeats)", async () => {
+    fake().store = [mk.text(1, "bob", "kitchen", "root", { group: true, replyCount: 2 })];
+    const { container } = await show(<ChatMessageList group={kitchen()} />);
+    const tomb = mk.text(2, "bob", "kitchen", "", { group: true, parentId: 1 });
+    tomb.setDeletedAt(1_800_000_100);
+    act(() => fake().emit("onMessageDeleted", tomb));
+    act(() => fake().emit("onMessageDeleted", tomb));
+    expect(screen.getByRole("button", { name: "1 reply" })).toBeTruthy();
+    expect(container.querySelector(".chat-delete-bubble")).toBeNull();
+    const last = mk.text(3, "bob", "kitchen", "", { group: true, parentId: 1 });
+    last.setDeletedAt(1_800_000_200);
+    act(() => fake().emit("onMessageDeleted", last));
+    expect(screen.queryByRole("button", { name: /repl/ })).toBeNull();
+    expect(texts(container)).toEqual(["root"]);
   });
 
   it("appends group actions from the group listener", async () => {

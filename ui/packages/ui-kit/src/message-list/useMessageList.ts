@@ -92,6 +92,7 @@ export function useMessageList(o: {
   const busy = useRef({ older: false, newer: false });
   const seen = useRef(new Set<number>());
   const countedReplies = useRef(new Set<number>());
+  const droppedReplies = useRef(new Set<number>());
   const lastMarked = useRef(0);
 
   // Incoming messages the list received count as delivered (a watermark: the newest is enough).
@@ -107,6 +108,7 @@ export function useMessageList(o: {
     busy.current = { older: false, newer: false };
     seen.current.clear();
     countedReplies.current.clear();
+    droppedReplies.current.clear();
     lastMarked.current = 0;
     setTypingMap(new Map());
     setStatus("loading");
@@ -284,6 +286,15 @@ export function useMessageList(o: {
         const x = ctx();
         if (!x || !belongs(m, x.c, x.uid)) return;
         const id = m.getId();
+        const parent = m.getParentMessageId();
+        if (kind === "deleted" && !x.c.parentId && parent) {
+          // A thread reply: the service no longer counts it, nor does the root here.
+          if (!droppedReplies.current.has(id)) {
+            droppedReplies.current.add(id);
+            dispatch({ type: "update", id: parent, update: (p) => withReplyCount(p, -1) });
+          }
+          return;
+        }
         if (kind === "deleted" && request.current && !request.current.builder.deleted) {
           dispatch({ type: "remove", id });
         } else if (known(x.s, id)) {

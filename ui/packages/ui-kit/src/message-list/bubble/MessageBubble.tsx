@@ -121,6 +121,10 @@ function Bubble(p: MessageBubbleProps) {
     );
   }
 
+  // A template's footer replaces the reactions row; null or undefined for a message keeps it,
+  // so a footer only some messages need (a card under one reply) does not cost the others
+  // their reactions. An empty fragment hides the row.
+  const footer = t?.footerView ? t.footerView(m) : undefined;
   const editing = p.editing && !deleted;
   return (
     <article className={cls} aria-label={label} {...common}>
@@ -156,8 +160,8 @@ function Bubble(p: MessageBubbleProps) {
             ) : null}
           </div>
           {!lp.hideModerationView && !deleted ? moderationNote(m) : null}
-          {t?.footerView ? (
-            <div className="chat-message-bubble__footer-view">{t.footerView(m)}</div>
+          {footer != null ? (
+            <div className="chat-message-bubble__footer-view">{footer}</div>
           ) : !deleted ? (
             <Reactions message={m} props={lp} loggedInUser={p.me} onError={p.onError} />
           ) : null}
