@@ -34,6 +34,9 @@ type memLog struct {
 	seq     map[string]int64
 	members map[string]map[string]bool
 	wake    chan struct{}
+	// beforeSince, when set, runs at the start of every EventsSince (outside the lock): a
+	// hook for what happens between a replay's pages.
+	beforeSince func()
 }
 
 func newMemLog() *memLog {
@@ -88,6 +91,9 @@ func (l *memLog) visible(uid string, ev model.Event) bool {
 }
 
 func (l *memLog) EventsSince(_ context.Context, uid string, pos int64, limit int) ([]model.Event, error) {
+	if l.beforeSince != nil {
+		l.beforeSince()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []model.Event
@@ -113,6 +119,19 @@ func (l *memLog) Horizon(context.Context) (int64, int64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.oldest, int64(len(l.events)), nil
+}
+
+// PruneEvents drops the events older than before, like the SQL store: oldest first, never
+// the newest.
+func (l *memLog) PruneEvents(_ context.Context, before time.Time) (int64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int64
+	for l.oldest < int64(len(l.events)) && l.events[l.oldest-1].At.Before(before) {
+		l.oldest++
+		n++
+	}
+	return n, nil
 }
 
 func (l *memLog) Members(_ context.Context, conv string) ([]string, error) {

@@ -26,6 +26,10 @@ import (
 	"github.com/agentry-dev/agentry/chat/store"
 )
 
+// DefaultRetention is how long `agentry chat` keeps events for resuming clients unless told
+// otherwise: a client away for longer reloads its lists, which costs it one page each.
+const DefaultRetention = 7 * 24 * time.Hour
+
 // Options configure a Hub. Events and Authenticate are required.
 type Options struct {
 	Events store.Events
@@ -62,6 +66,12 @@ type Options struct {
 	// MaxCachedConversations bounds the membership cache (default 100,000); past it the cache
 	// is dropped and reloaded on demand.
 	MaxCachedConversations int
+	// Retention is how long events are kept for resuming clients (0: forever). Older ones are
+	// pruned every PruneInterval (default Retention/10, at most an hour); a client resuming
+	// from before what is kept gets a reset, as one too far behind does. Messages, groups and
+	// receipts are not events and are never pruned.
+	Retention     time.Duration
+	PruneInterval time.Duration
 }
 
 func (o *Options) defaults() {
@@ -93,6 +103,9 @@ func (o *Options) defaults() {
 	if o.MaxCachedConversations <= 0 {
 		o.MaxCachedConversations = 100000
 	}
+	if o.PruneInterval <= 0 {
+		o.PruneInterval = min(o.Retention/10, time.Hour)
+	}
 }
 
 // Stats are the hub's counters for metrics.
@@ -107,6 +120,7 @@ type Stats struct {
 	// BroadcastDropped counts ephemeral frames not sent to the other replicas (queue full,
 	// too large, or the store failed).
 	BroadcastDropped uint64
+	Pruned           uint64 // events this replica deleted as older than Retention
 }
 
 // Hub holds this process's sockets and feeds them from the event log.
@@ -131,7 +145,7 @@ type Hub struct {
 	id string        // this replica, to skip its own broadcasts
 	bq chan envelope // ephemeral frames for the other replicas
 
-	dropped, delivered, replayed, resets, typing, published, broadcastDropped atomic.Uint64
+	dropped, delivered, replayed, resets, typing, published, broadcastDropped, pruned atomic.Uint64
 }
 
 // New makes a hub; start its feed with Run and mount it as an http.Handler. It panics without
@@ -186,6 +200,7 @@ func (h *Hub) Stats() Stats {
 		Typing:           h.typing.Load(),
 		Published:        h.published.Load(),
 		BroadcastDropped: h.broadcastDropped.Load(),
+		Pruned:           h.pruned.Load(),
 	}
 }
 
@@ -212,6 +227,9 @@ func (h *Hub) Run(ctx context.Context) error {
 		}
 	}
 	close(h.started)
+	if h.o.Retention > 0 {
+		go h.pruneEvents(ctx)
+	}
 	if h.o.Events.Broadcasts() != nil {
 		go h.sendBroadcasts(ctx)
 		go h.receiveBroadcasts(ctx)
@@ -226,6 +244,30 @@ func (h *Hub) Run(ctx context.Context) error {
 		case <-h.notify:
 		case <-wake:
 		case <-poll.C:
+		}
+	}
+}
+
+// pruneEvents deletes the events older than Retention now and every PruneInterval. Every
+// replica runs it: a batch another replica already deleted deletes nothing.
+func (h *Hub) pruneEvents(ctx context.Context) {
+	tick := time.NewTicker(h.o.PruneInterval)
+	defer tick.Stop()
+	for {
+		n, err := h.o.Events.PruneEvents(ctx, time.Now().Add(-h.o.Retention))
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			h.log.Error(err, "failed to prune events; the next pass retries", "retention", h.o.Retention.String())
+		case n > 0:
+			h.pruned.Add(uint64(n))
+			h.log.V(1).Info("pruned events", "count", n, "retention", h.o.Retention.String())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
 		}
 	}
 }

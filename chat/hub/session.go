@@ -293,6 +293,15 @@ func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64
 		// Only an empty page ends the replay: a store may return fewer than asked for before
 		// the end, and stopping early would lose the events between here and the queue.
 		if len(evs) == 0 {
+			// Pruning that ran during the replay past where it began may have taken events
+			// before this replay read them: the client cannot know, so it starts over.
+			now, _, err := h.o.Events.Horizon(ctx)
+			if err != nil {
+				return pos, err
+			}
+			if now > oldest && now > from+1 {
+				return pos, s.reset(pos)
+			}
 			return pos, nil
 		}
 		if n >= h.o.ReplayLimit {

@@ -49,7 +49,7 @@ func TestRunOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := RegisterHub(reg, func() hub.Stats { return hub.Stats{Sockets: 3, Dropped: 2, Delivered: 7} }); err != nil {
+	if err := RegisterHub(reg, func() hub.Stats { return hub.Stats{Sockets: 3, Dropped: 2, Delivered: 7, Pruned: 11} }); err != nil {
 		t.Fatal(err)
 	}
 	m.AgentRun("", time.Second)
@@ -75,6 +75,7 @@ func TestRunOutcomes(t *testing.T) {
 		"agentry_chat_sockets{} 3",
 		"agentry_chat_slow_consumers_closed_total{} 2",
 		"agentry_chat_frames_sent_total{kind=event} 7",
+		"agentry_chat_events_pruned_total{} 11",
 	} {
 		if !strings.Contains(got+"\n", want+"\n") {
 			t.Errorf("no %q in\n%s", want, got)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
 )
@@ -78,6 +79,35 @@ func (s *sqlStore) Horizon(ctx context.Context) (oldest, newest int64, err error
 		return t.row(`SELECT COALESCE(MIN(pos), 0), COALESCE(MAX(pos), 0) FROM chat_events`).Scan(&oldest, &newest)
 	})
 	return oldest, newest, err
+}
+
+// pruneBatch is how many events one pruning transaction deletes at most: short
+// transactions, so writers never wait long behind one.
+var pruneBatch = 1000
+
+// PruneEvents implements Events. Each batch looks only at the oldest pruneBatch events (by
+// pos, through its index) and stops at the first batch not wholly older than before, so a
+// pass never scans the log; an event whose time is out of pos order waits for the next pass.
+// Unsequenced events (PostgreSQL: pos not yet set) are never touched, nor is the newest event:
+// Horizon's newest is where a fresh socket starts, and must not fall back to 0.
+func (s *sqlStore) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
+	var total int64
+	for {
+		var n int64
+		err := s.write(ctx, "prune events", func(t *txn) error {
+			res, err := t.exec(`DELETE FROM chat_events WHERE pos IN (SELECT pos FROM chat_events WHERE pos IS NOT NULL ORDER BY pos LIMIT $1) AND at_us < $2
+AND pos < (SELECT MAX(pos) FROM chat_events)`, pruneBatch, us(before))
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		total += n
+		if err != nil || n < int64(pruneBatch) {
+			return total, err
+		}
+	}
 }
 
 // Members implements Events: a group's members, or the two users of a one-to-one

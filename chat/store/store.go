@@ -192,6 +192,9 @@ type Events interface {
 	EventsAfter(ctx context.Context, pos int64, limit int) ([]model.Event, error)
 	// Horizon is the oldest Pos still kept (a resume from before it gets a reset) and the newest.
 	Horizon(ctx context.Context) (oldest, newest int64, err error)
+	// PruneEvents deletes the events written before before, oldest first, and returns how
+	// many went; Horizon's oldest moves past them.
+	PruneEvents(ctx context.Context, before time.Time) (int64, error)
 	// Members returns the uids that may see conversation's events now.
 	Members(ctx context.Context, conversationID string) ([]string, error)
 	// Wake receives a value whenever another process (replica) may have committed events.

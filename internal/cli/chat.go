@@ -48,10 +48,14 @@ type chatOptions struct {
 	// loginTokenTTLErr is a bad AGENTRY_CHAT_LOGIN_TOKEN_TTL, reported by resolve.
 	loginTokenTTL    time.Duration
 	loginTokenTTLErr error
-	replicas         int
-	mediaDir         string
-	maxMediaBytes    int64
-	headersKeyFile   string
+	// eventRetention is how long events are kept for resuming sockets (0: forever);
+	// eventRetentionErr is a bad AGENTRY_CHAT_EVENT_RETENTION, reported by resolve.
+	eventRetention    time.Duration
+	eventRetentionErr error
+	replicas          int
+	mediaDir          string
+	maxMediaBytes     int64
+	headersKeyFile    string
 	// headers is the parsed headers key (set from headersKeyFile or the environment).
 	headers []byte
 	// development accepts http Deployment URLs (an agent on localhost or a trusted network).
@@ -136,6 +140,9 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	ttl, ttlErr := envDuration("AGENTRY_CHAT_LOGIN_TOKEN_TTL", chatapi.DefaultLoginTokenTTL)
 	o.loginTokenTTLErr = ttlErr
 	f.DurationVar(&o.loginTokenTTL, "login-token-ttl", ttl, "lifetime of a token from the development login (--auth-key); 0 = until revoked (env AGENTRY_CHAT_LOGIN_TOKEN_TTL)")
+	retention, retentionErr := envDuration("AGENTRY_CHAT_EVENT_RETENTION", hub.DefaultRetention)
+	o.eventRetentionErr = retentionErr
+	f.DurationVar(&o.eventRetention, "event-retention", retention, "how long events are kept for clients resuming their socket (older ones are pruned; a client further behind reloads its lists); 0 = forever (env AGENTRY_CHAT_EVENT_RETENTION)")
 	f.StringVar(&o.appID, "app-id", os.Getenv("AGENTRY_CHAT_APP_ID"), "App ID clients send on login (any when empty)")
 	f.IntVar(&o.replicas, "replicas", envInt("AGENTRY_CHAT_REPLICAS", 1), "how many replicas serve this storage (SQLite allows one)")
 	f.IntVar(&o.replicas, "replicas-hint", envInt("AGENTRY_CHAT_REPLICAS", 1), "alias of --replicas")
@@ -207,6 +214,12 @@ func (o *chatOptions) resolve(getenv func(string) string) (string, error) {
 	if o.loginTokenTTL < 0 {
 		return "", fmt.Errorf("--login-token-ttl must not be negative (0: login tokens never expire)")
 	}
+	if o.eventRetentionErr != nil {
+		return "", o.eventRetentionErr
+	}
+	if o.eventRetention < 0 {
+		return "", fmt.Errorf("--event-retention must not be negative (0: events are kept forever)")
+	}
 	key := getenv("AGENTRY_CHAT_API_KEY")
 	if o.apiKeyFile != "" {
 		b, err := os.ReadFile(o.apiKeyFile)
@@ -266,7 +279,7 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		return fmt.Errorf("failed to open chat storage %q: %w", store.Redact(o.storage), err)
 	}
 	defer st.Close()
-	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log, OriginPatterns: originPatterns(o.corsOrigins)})
+	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log, OriginPatterns: originPatterns(o.corsOrigins), Retention: o.eventRetention})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m, err := chatmetrics.New(reg)

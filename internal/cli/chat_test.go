@@ -39,7 +39,6 @@ func TestChatFlagsValidate(t *testing.T) {
 		{[]string{"--auth-key=dev", "--replicas=2", "--storage=postgres://u@db/chat"}, nil, "", ""},
 		{[]string{"--auth-key=dev", "--storage=mysql://x"}, nil, "", "unsupported --storage"},
 		{[]string{"--auth-key=dev", "--storage=postgres://u:secret@db/chat", "--replicas=0"}, nil, "", "at least 1"},
-		{[]string{"--auth-key=dev", "--login-token-ttl=-1h"}, nil, "", "must not be negative"},
 	} {
 		cmd, o := chatCommand(&globalFlags{})
 		if err := cmd.ParseFlags(tc.args); err != nil {
@@ -70,32 +69,43 @@ func TestChatReplicasFromEnv(t *testing.T) {
 	}
 }
 
-// TestChatLoginTokenTTL: --login-token-ttl defaults to 720h, AGENTRY_CHAT_LOGIN_TOKEN_TTL sets it
-// (0: never expires), the flag wins, and a bad value is an error.
-func TestChatLoginTokenTTL(t *testing.T) {
-	for _, tc := range []struct {
-		env  string
-		args []string
-		want time.Duration
-		err  string
+// TestChatDurations: --login-token-ttl (default 720h) and --event-retention (default 168h)
+// come from their environment variables (0: forever), the flag wins, and a bad or negative
+// value is an error naming it.
+func TestChatDurations(t *testing.T) {
+	for _, d := range []struct {
+		env, flag string
+		def       time.Duration
+		got       func(*chatOptions) time.Duration
 	}{
-		{"", nil, 720 * time.Hour, ""},
-		{"24h", nil, 24 * time.Hour, ""},
-		{"0", nil, 0, ""},
-		{"24h", []string{"--login-token-ttl=1h"}, time.Hour, ""},
-		{"soon", nil, 0, "AGENTRY_CHAT_LOGIN_TOKEN_TTL"},
+		{"AGENTRY_CHAT_LOGIN_TOKEN_TTL", "login-token-ttl", 720 * time.Hour, func(o *chatOptions) time.Duration { return o.loginTokenTTL }},
+		{"AGENTRY_CHAT_EVENT_RETENTION", "event-retention", 168 * time.Hour, func(o *chatOptions) time.Duration { return o.eventRetention }},
 	} {
-		t.Setenv("AGENTRY_CHAT_LOGIN_TOKEN_TTL", tc.env)
-		cmd, o := chatCommand(&globalFlags{})
-		if err := cmd.ParseFlags(append([]string{"--auth-key=dev"}, tc.args...)); err != nil {
-			t.Fatal(err)
-		}
-		_, err := o.resolve(func(string) string { return "" })
-		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
-			t.Fatalf("env %q %v: error %v, want %q", tc.env, tc.args, err, tc.err)
-		}
-		if err == nil && o.loginTokenTTL != tc.want {
-			t.Fatalf("env %q %v: ttl %v, want %v", tc.env, tc.args, o.loginTokenTTL, tc.want)
+		for _, tc := range []struct {
+			env  string
+			args []string
+			want time.Duration
+			err  string
+		}{
+			{"", nil, d.def, ""},
+			{"24h", nil, 24 * time.Hour, ""},
+			{"0", nil, 0, ""},
+			{"24h", []string{"--" + d.flag + "=1h"}, time.Hour, ""},
+			{"soon", nil, 0, d.env},
+			{"", []string{"--" + d.flag + "=-1h"}, 0, "--" + d.flag + " must not be negative"},
+		} {
+			t.Setenv(d.env, tc.env)
+			cmd, o := chatCommand(&globalFlags{})
+			if err := cmd.ParseFlags(append([]string{"--auth-key=dev"}, tc.args...)); err != nil {
+				t.Fatal(err)
+			}
+			_, err := o.resolve(func(string) string { return "" })
+			if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("%s=%q %v: error %v, want %q", d.env, tc.env, tc.args, err, tc.err)
+			}
+			if err == nil && d.got(o) != tc.want {
+				t.Fatalf("%s=%q %v: %v, want %v", d.env, tc.env, tc.args, d.got(o), tc.want)
+			}
 		}
 	}
 }
