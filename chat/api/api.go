@@ -76,12 +76,18 @@ type Options struct {
 	AgentTestTimeout time.Duration
 	// Metrics records requests and stored messages; nil records nothing.
 	Metrics *metrics.Metrics
+	// RateLimit is each signed-in user's sustained budget in requests per second on this
+	// replica, RateBurst how many may come at once (default DefaultRateBurst); 0 (the zero
+	// Options) does not limit. The REST API key is never limited.
+	RateLimit float64
+	RateBurst int
 }
 
 // API serves the chat routes.
 type API struct {
-	opts  Options
-	media *mediaStore
+	opts    Options
+	media   *mediaStore
+	limiter *userLimiter // nil: no limit
 }
 
 // New checks the options and logs the warnings an operator must see at start-up.
@@ -98,7 +104,10 @@ func New(opts Options) *API {
 	if opts.APIKey == "" {
 		opts.Logger.Info("WARNING: no chat REST API key is configured: server routes (creating users, minting tokens, moderation) are refused")
 	}
-	return &API{opts: opts, media: newMediaStore(opts.MediaDir)}
+	if opts.RateBurst <= 0 {
+		opts.RateBurst = DefaultRateBurst
+	}
+	return &API{opts: opts, media: newMediaStore(opts.MediaDir), limiter: newUserLimiter(opts.RateLimit, opts.RateBurst)}
 }
 
 // Mount builds the API and registers its routes on e (agentry dev mounts it beside the runtime).

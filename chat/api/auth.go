@@ -80,6 +80,7 @@ func bearer(r *http.Request) string {
 // requireUser authenticates a client by its bearer token.
 func (a *API) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	auth := Authenticator(a.opts.Store)
+	next = a.rateLimit(next)
 	return func(c echo.Context) error {
 		tok := bearer(c.Request())
 		if tok == "" {
@@ -113,6 +114,7 @@ const RoleAdmin = "admin"
 // role is admin (any other user gets ERR_PERMISSION_DENIED).
 func (a *API) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	auth := Authenticator(a.opts.Store)
+	limited := a.rateLimit(next)
 	return func(c echo.Context) error {
 		if equal(c.Request().Header.Get(headerAPIKey), a.opts.APIKey) {
 			return next(c)
@@ -134,7 +136,7 @@ func (a *API) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 			return model.Errorf(model.ErrPermissionDenied, "only admins (role admin) or the REST API key may configure agents")
 		}
 		c.Set(ctxUID, uid)
-		return next(c)
+		return limited(c)
 	}
 }
 

@@ -60,8 +60,8 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	}
 }
 
-// checkOperation asks every operation for a summary and responses, and every authenticated
-// one for its 401.
+// checkOperation asks every operation for a summary and responses, every authenticated one
+// for its 401, and every one a user's token may call for its 429.
 func checkOperation(t *testing.T, key string, raw any) {
 	op, _ := raw.(map[string]any)
 	if op["summary"] == nil {
@@ -76,6 +76,16 @@ func checkOperation(t *testing.T, key string, raw any) {
 	}
 	if responses["401"] == nil {
 		t.Errorf("%s needs credentials but documents no 401", key)
+	}
+	sec, ok := op["security"].([]any)
+	bearer := !ok // the document's default is the bearer token
+	for _, s := range sec {
+		if m, _ := s.(map[string]any); m != nil && m["bearer"] != nil {
+			bearer = true
+		}
+	}
+	if bearer && responses["429"] == nil {
+		t.Errorf("%s takes a user's token but documents no 429 (the user's rate limit)", key)
 	}
 }
 

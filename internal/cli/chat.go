@@ -55,6 +55,8 @@ type chatOptions struct {
 	replicas          int
 	mediaDir          string
 	maxMediaBytes     int64
+	rateLimit         float64 // requests per second per signed-in user; 0 = no limit
+	rateBurst         int
 	headersKeyFile    string
 	// headers is the parsed headers key (set from headersKeyFile or the environment).
 	headers []byte
@@ -150,6 +152,8 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	f.StringVar(&o.mediaDir, "media-dir", envOr("AGENTRY_CHAT_MEDIA_DIR", ".agentry/chat-media"), "directory of uploaded media (shared by every replica)")
 	f.StringVar(&o.headersKeyFile, "headers-key-file", os.Getenv("AGENTRY_CHAT_HEADERS_KEY_FILE"), "file holding the 32-byte key (hex or base64) agent headers are encrypted with (else AGENTRY_CHAT_HEADERS_KEY)")
 	f.Int64Var(&o.maxMediaBytes, "max-media-bytes", chatapi.DefaultMaxMediaBytes, "largest media upload in bytes")
+	f.Float64Var(&o.rateLimit, "rate-limit", envFloat("AGENTRY_CHAT_RATE_LIMIT", chatapi.DefaultRateLimit), "requests per second each signed-in user may make on this replica (429 past it); 0 = no limit; the REST API key is never limited (env AGENTRY_CHAT_RATE_LIMIT)")
+	f.IntVar(&o.rateBurst, "rate-burst", envInt("AGENTRY_CHAT_RATE_BURST", chatapi.DefaultRateBurst), "requests a user may make at once before --rate-limit applies (env AGENTRY_CHAT_RATE_BURST)")
 	f.BoolVar(&o.agentRefs, "agent-refs", os.Getenv("KUBERNETES_SERVICE_HOST") != "", "resolve agent configurations that name an in-cluster Agent (namespace/name); needs get/list/watch on agents (default: on inside a cluster)")
 	f.StringSliceVar(&o.corsOrigins, "cors-origins", splitList(os.Getenv("AGENTRY_CHAT_CORS_ORIGINS")), "browser origins (https://app.example.com, or *) allowed to use the API and the WebSocket from another origin (default: none, same origin only)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", envOr("AGENTRY_CHAT_METRICS_ADDR", ":9090"), "listen address of /metrics, /healthz and /readyz, apart from the public port (empty: off)")
@@ -190,6 +194,13 @@ func envInt(key string, def int) int {
 	return def
 }
 
+func envFloat(key string, def float64) float64 {
+	if f, err := strconv.ParseFloat(os.Getenv(key), 64); err == nil {
+		return f
+	}
+	return def
+}
+
 // resolve checks the options and returns the API key; it refuses set-ups that would be unsafe
 // or lose data (SQLite under several replicas: each would write its own file).
 func (o *chatOptions) resolve(getenv func(string) string) (string, error) {
@@ -204,6 +215,9 @@ func (o *chatOptions) resolve(getenv func(string) string) (string, error) {
 	}
 	if o.replicas < 1 {
 		return "", fmt.Errorf("--replicas must be at least 1")
+	}
+	if o.rateLimit < 0 || o.rateBurst < 1 {
+		return "", fmt.Errorf("--rate-limit must not be negative (0: no limit) and --rate-burst must be at least 1")
 	}
 	if o.maxMediaBytes <= 0 {
 		return "", fmt.Errorf("--max-media-bytes must be positive")
@@ -294,7 +308,7 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	h.Observe(br.OnEvent)
 	a := chatapi.New(chatapi.Options{
 		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID, LoginTokenTTL: o.loginTokenTTL,
-		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br,
+		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
 		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m,
 	})
 	ln, err := net.Listen("tcp", o.addr)

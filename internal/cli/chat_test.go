@@ -39,6 +39,9 @@ func TestChatFlagsValidate(t *testing.T) {
 		{[]string{"--auth-key=dev", "--replicas=2", "--storage=postgres://u@db/chat"}, nil, "", ""},
 		{[]string{"--auth-key=dev", "--storage=mysql://x"}, nil, "", "unsupported --storage"},
 		{[]string{"--auth-key=dev", "--storage=postgres://u:secret@db/chat", "--replicas=0"}, nil, "", "at least 1"},
+		{[]string{"--auth-key=dev", "--rate-limit=-1"}, nil, "", "--rate-limit must not be negative"},
+		{[]string{"--auth-key=dev", "--rate-burst=0"}, nil, "", "--rate-burst must be at least 1"},
+		{[]string{"--auth-key=dev", "--rate-limit=0"}, nil, "", ""},
 	} {
 		cmd, o := chatCommand(&globalFlags{})
 		if err := cmd.ParseFlags(tc.args); err != nil {

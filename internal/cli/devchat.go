@@ -86,6 +86,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 		chatapi.Mount(e, chatapi.Options{
 			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID, LoginTokenTTL: chatapi.DefaultLoginTokenTTL,
 			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, AuthKeyAdmins: true, Bridge: br, Metrics: m,
+			RateLimit: chatapi.DefaultRateLimit, RateBurst: chatapi.DefaultRateBurst,
 		})
 		if web {
 			mountWeb(st, DevChatAppID, DevChatAuthKey, true)(e)

@@ -71,7 +71,8 @@ type server struct {
 }
 
 func startChat(bin, dir, storage string) (*server, error) {
-	cmd := exec.Command(bin, "chat", "--addr", "127.0.0.1:0", "--storage", storage, "--media-dir", filepath.Join(dir, "media"))
+	// No per-user rate limit: the bench's few senders post 500 messages a second.
+	cmd := exec.Command(bin, "chat", "--addr", "127.0.0.1:0", "--storage", storage, "--media-dir", filepath.Join(dir, "media"), "--rate-limit=0")
 	cmd.Env = append(testutil.CleanEnv(), "AGENTRY_CHAT_API_KEY="+apiKey)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -37,6 +37,10 @@ function serviceError(status: number, body: unknown): ChatException {
   return new ChatException(SDK_ERROR.INTERNAL, `unexpected answer from the chat service (HTTP ${status})`, { status });
 }
 
+/** How often a rate-limited request is sent again, and the longest wait between (seconds). */
+const RATE_RETRIES = 3;
+const MAX_RATE_WAIT_S = 10;
+
 /** The REST client of one session: base URL, fetch, bearer token, timeouts, error mapping. */
 export class Http {
   constructor(
@@ -89,10 +93,25 @@ export class Http {
     }
   }
 
+  /**
+   * send, waiting out the service's rate limit: a 429 did nothing, so the same request goes
+   * again after Retry-After (whole seconds; 1 when absent, at most MAX_RATE_WAIT_S), up to
+   * RATE_RETRIES times; then the 429 is the caller's ERR_RATE_LIMITED.
+   */
+  private async sendPatiently(method: string, url: string, headers: Record<string, string>, body?: BodyInit): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.send(method, url, headers, body);
+      if (res.status !== 429 || attempt >= RATE_RETRIES) return res;
+      const after = Number.parseInt(res.headers.get("retry-after") ?? "", 10);
+      await res.body?.cancel().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 1000 * Math.min(Number.isFinite(after) && after > 0 ? after : 1, MAX_RATE_WAIT_S)));
+    }
+  }
+
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
     const headers = this.headers(opts);
     const body = opts.form ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined);
-    const res = await this.send(method, this.url(path, opts.query), headers, body);
+    const res = await this.sendPatiently(method, this.url(path, opts.query), headers, body);
     let text: string;
     try {
       text = await res.text();
@@ -118,7 +137,7 @@ export class Http {
 
   /** A binary resource behind the session's token (media). */
   async blob(url: string): Promise<Blob> {
-    const res = await this.send("GET", url, this.headers({}));
+    const res = await this.sendPatiently("GET", url, this.headers({}));
     if (!res.ok) {
       let body: unknown = null;
       try {

@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { ChatException } from "./exception";
+import { Http } from "./http";
+
+const limited = (retryAfter?: string) =>
+  new Response(JSON.stringify({ error: { code: "ERR_RATE_LIMITED", message: "too many requests from this user" } }), {
+    status: 429,
+    headers: retryAfter === undefined ? { "content-type": "application/json" } : { "content-type": "application/json", "retry-after": retryAfter },
+  });
+const ok = () => new Response(JSON.stringify({ uid: "alice" }), { status: 200, headers: { "content-type": "application/json" } });
+
+describe("Http and the service's rate limit", () => {
+  afterEach(() => vi.useRealTimers());
+
+  test("a 429 is sent again after Retry-After, with the same method and body", async () => {
+    vi.useFakeTimers();
+    const answers = [limited("2"), limited(), ok()];
+    const calls: { at: number; method: string | undefined; body: unknown }[] = [];
+    const http = new Http("http://chat.test/chat/v1", async (_url, init) => {
+      calls.push({ at: Date.now(), method: init?.method, body: init?.body });
+      return answers.shift()!;
+    }, () => "tok");
+    const start = Date.now();
+    const p = http.json<{ uid: string }>("POST", "/messages", { body: { text: "hi" } });
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(calls).toHaveLength(1); // still waiting out Retry-After: 2
+    await vi.advanceTimersByTimeAsync(1);
+    await vi.advanceTimersByTimeAsync(1000); // no Retry-After: one second
+    await expect(p).resolves.toEqual({ uid: "alice" });
+    expect(calls.map((c) => c.at - start)).toEqual([0, 2000, 3000]);
+    expect(new Set(calls.map((c) => `${c.method} ${String(c.body)}`))).toEqual(new Set(['POST {"text":"hi"}']));
+  });
+
+  test("still limited after three more tries: the caller gets ERR_RATE_LIMITED; waits are capped", async () => {
+    vi.useFakeTimers();
+    let n = 0;
+    const http = new Http("http://chat.test/chat/v1", async () => {
+      n++;
+      return limited("3600");
+    }, () => "tok");
+    const p = http.json("GET", "/me");
+    const seen = p.catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(30_000); // three waits of at most 10 s
+    const err = await seen;
+    expect(err).toBeInstanceOf(ChatException);
+    expect((err as ChatException).code).toBe("ERR_RATE_LIMITED");
+    expect(n).toBe(4);
+  });
+});
