@@ -306,17 +306,18 @@ func TestChatChartTemplate(t *testing.T) {
 	}
 
 	// Strategy Recreate whenever the data volume is a claim (ReadWriteOnce: a RollingUpdate's
-	// new pod on another node would wait for it forever, Multi-Attach) or the store is SQLite;
-	// RollingUpdate for PostgreSQL without a data claim.
+	// new pod on another node would wait for it forever, Multi-Attach), the store is SQLite, or
+	// one replica mounts a media claim; RollingUpdate for PostgreSQL without a data claim.
 	const pgSet = "chat.storage.type=postgres,chat.storage.existingSecret=pg,"
 	for set, want := range map[string]any{
-		"chat.persistence.enabled=false":                                "Recreate", // SQLite: one writer
-		"chat.persistence.existingClaim=mine":                           "Recreate",
-		pgSet + "chat.persistence.enabled=true":                         "Recreate", // the chart's claim
-		pgSet + "chat.persistence.existingClaim=mine":                   "Recreate",
-		pgSet + "chat.replicas=3,chat.persistence.existingClaim=shared": "Recreate",
-		pgSet + "chat.persistence.enabled=false":                        nil,
-		pgSet + "chat.replicas=3,chat.media.existingClaim=media":        nil,
+		"chat.persistence.enabled=false":                                        "Recreate", // SQLite: one writer
+		"chat.persistence.existingClaim=mine":                                   "Recreate",
+		pgSet + "chat.persistence.enabled=true":                                 "Recreate", // the chart's claim
+		pgSet + "chat.persistence.existingClaim=mine":                           "Recreate",
+		pgSet + "chat.replicas=3,chat.persistence.existingClaim=shared":         "Recreate",
+		pgSet + "chat.persistence.enabled=false":                                nil,
+		pgSet + "chat.replicas=3,chat.media.existingClaim=media":                nil,
+		pgSet + "chat.persistence.enabled=false,chat.media.existingClaim=media": "Recreate", // one replica: the claim may be ReadWriteOnce
 	} {
 		d := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,"+set))["Deployment/agentry-chat@agentry-system"]
 		if got := path(d, "spec.strategy.type"); got != want {
