@@ -26,7 +26,7 @@ func (a *API) cors() echo.MiddlewareFunc {
 			h := c.Response().Header()
 			h.Add("Vary", "Origin")
 			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Expose-Headers", "X-Agent-Run")
+			h.Set("Access-Control-Expose-Headers", "X-Agent-Run, Retry-After")
 			if c.Request().Method == http.MethodOptions && c.Request().Header.Get("Access-Control-Request-Method") != "" {
 				h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE")
 				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")

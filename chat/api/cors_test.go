@@ -39,7 +39,7 @@ func TestCORS(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if res.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" || res.Header.Get("Access-Control-Expose-Headers") != "X-Agent-Run" {
+	if res.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" || res.Header.Get("Access-Control-Expose-Headers") != "X-Agent-Run, Retry-After" {
 		t.Errorf("simple request from an allowed origin: %v", res.Header)
 	}
 	// Without configured origins, nothing is allowed.

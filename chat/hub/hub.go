@@ -67,9 +67,9 @@ type Options struct {
 	// is dropped and reloaded on demand.
 	MaxCachedConversations int
 	// Retention is how long events are kept for resuming clients (0: forever). Older ones are
-	// pruned every PruneInterval (default Retention/10, at most an hour); a client resuming
-	// from before what is kept gets a reset, as one too far behind does. Messages, groups and
-	// receipts are not events and are never pruned.
+	// pruned every PruneInterval (default Retention/10, between a second and an hour); a
+	// client resuming from before what is kept gets a reset, as one too far behind does.
+	// Messages, groups and receipts are not events and are never pruned.
 	Retention     time.Duration
 	PruneInterval time.Duration
 }
@@ -104,7 +104,7 @@ func (o *Options) defaults() {
 		o.MaxCachedConversations = 100000
 	}
 	if o.PruneInterval <= 0 {
-		o.PruneInterval = min(o.Retention/10, time.Hour)
+		o.PruneInterval = max(min(o.Retention/10, time.Hour), time.Second)
 	}
 }
 

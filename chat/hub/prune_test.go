@@ -41,6 +41,7 @@ func TestPruneDuringReplay(t *testing.T) {
 	for i := range 20 {
 		l.commit("group_g", model.EventMessageCreated, "", i)
 	}
+	l.commit("group_other", model.EventMessageCreated, "", "not a's") // newest: 21, which a does not see
 	var once sync.Once
 	l.beforeSince = func() {
 		once.Do(func() {
@@ -54,9 +55,14 @@ func TestPruneDuringReplay(t *testing.T) {
 	c := e.connect("a", &from)
 	eventually(t, 5*time.Second, "a reset", func() bool { c.mu.Lock(); defer c.mu.Unlock(); return len(c.resets) == 1 })
 	got, last := c.snapshot()
-	if last != 20 || len(got) != 13 || got[0].Pos != 8 {
-		t.Errorf("got %d events, last %d; want 8–20 replayed, then a reset at 20", len(got), last)
+	if last != 21 || len(got) != 13 || got[0].Pos != 8 {
+		t.Errorf("got %d events, last %d; want 8–20 replayed, then a reset at 21", len(got), last)
 	}
+	c.mu.Lock()
+	if c.resets[0] != 21 {
+		t.Errorf("reset to %d, want the newest pos 21 (not the last replayed)", c.resets[0])
+	}
+	c.mu.Unlock()
 
 	// Pruning that stays behind where a replay began costs nothing.
 	l.beforeSince = nil

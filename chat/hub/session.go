@@ -295,12 +295,13 @@ func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64
 		if len(evs) == 0 {
 			// Pruning that ran during the replay past where it began may have taken events
 			// before this replay read them: the client cannot know, so it starts over.
-			now, _, err := h.o.Events.Horizon(ctx)
+			now, newest, err := h.o.Events.Horizon(ctx)
 			if err != nil {
 				return pos, err
 			}
 			if now > oldest && now > from+1 {
-				return pos, s.reset(pos)
+				newest = max(newest, pos)
+				return newest, s.reset(newest)
 			}
 			return pos, nil
 		}

@@ -85,18 +85,23 @@ func (s *sqlStore) Horizon(ctx context.Context) (oldest, newest int64, err error
 // transactions, so writers never wait long behind one.
 var pruneBatch = 1000
 
-// PruneEvents implements Events. Each batch looks only at the oldest pruneBatch events (by
-// pos, through its index) and stops at the first batch not wholly older than before, so a
-// pass never scans the log; an event whose time is out of pos order waits for the next pass.
-// Unsequenced events (PostgreSQL: pos not yet set) are never touched, nor is the newest event:
-// Horizon's newest is where a fresh socket starts, and must not fall back to 0.
+// PruneEvents implements Events. It deletes only an unbroken run from the oldest pos: a gap
+// would not move Horizon's oldest (MIN(pos)), so a client resuming from before it would get
+// neither a reset nor the deleted events. Times are not in pos order (at_us is when the write
+// began on its replica's clock, pos is assigned after commit), so each batch of the oldest
+// pruneBatch events is cut at its first event not older than before; an old event behind a
+// newer one waits for the next pass. A pass reads only through the pos index, never the whole
+// log. Unsequenced events (PostgreSQL: pos not yet set) are never touched, nor is the newest
+// event: Horizon's newest is where a fresh socket starts, and must not fall back to 0.
 func (s *sqlStore) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
 	var total int64
 	for {
 		var n int64
 		err := s.write(ctx, "prune events", func(t *txn) error {
-			res, err := t.exec(`DELETE FROM chat_events WHERE pos IN (SELECT pos FROM chat_events WHERE pos IS NOT NULL ORDER BY pos LIMIT $1) AND at_us < $2
-AND pos < (SELECT MAX(pos) FROM chat_events)`, pruneBatch, us(before))
+			res, err := t.exec(`DELETE FROM chat_events WHERE pos IN (SELECT pos FROM chat_events WHERE pos IS NOT NULL ORDER BY pos LIMIT $1)
+AND pos < COALESCE(
+  (SELECT MIN(b.pos) FROM (SELECT pos, at_us FROM chat_events WHERE pos IS NOT NULL ORDER BY pos LIMIT $1) b WHERE b.at_us >= $2),
+  (SELECT MAX(pos) FROM chat_events))`, pruneBatch, us(before))
 			if err != nil {
 				return err
 			}

@@ -65,4 +65,39 @@ var _ = cases(
 			t.Errorf("events after pruning %+v (message %d)", evs, next.ID)
 		}
 	}},
+	behaviour{"events: pruning leaves no gap when times are out of pos order", func(t *testing.T, s Store) {
+		users(t, s, "a", "b")
+		for i := 0; i < 6; i++ {
+			send(t, s, text("a", "b", model.ReceiverUser, "m"))
+		}
+		evs := allEvents(t, s)
+		if len(evs) < 6 {
+			t.Fatalf("%d events", len(evs))
+		}
+		// The third event's write began later than the events after it were written (a slow
+		// transaction, or another replica's clock): it is newer than the cut, they are not.
+		sq, ok := s.(*sqlStore)
+		if pg, isPG := s.(*pgStore); isPG {
+			sq, ok = pg.sqlStore, true
+		}
+		if !ok {
+			t.Fatalf("store %T", s)
+		}
+		late := evs[2].Pos
+		if _, err := sq.db.ExecContext(ctx, sq.d.rebind(`UPDATE chat_events SET at_us = $1 WHERE pos = $2`), us(time.Now().Add(2*time.Hour)), late); err != nil {
+			t.Fatal(err)
+		}
+		if n := must[int64](t)(s.PruneEvents(ctx, time.Now().Add(time.Hour))); n != 2 {
+			t.Errorf("pruned %d, want the 2 events before the late one (no gap after it)", n)
+		}
+		if oldest, _, _ := s.Horizon(ctx); oldest != late {
+			t.Errorf("oldest %d, want %d", oldest, late)
+		}
+		if got := must[[]model.Event](t)(s.EventsSince(ctx, "b", late-1, 100)); len(got) != len(evs)-2 {
+			t.Errorf("a resume from just before the late event replays %d, want %d", len(got), len(evs)-2)
+		}
+		if n := must[int64](t)(s.PruneEvents(ctx, time.Now().Add(3*time.Hour))); n != int64(len(evs)-3) {
+			t.Errorf("pruned %d once the late one is old too, want %d (all but the newest)", n, len(evs)-3)
+		}
+	}},
 )

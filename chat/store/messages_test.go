@@ -252,6 +252,42 @@ var _ = cases(
 		if mine.ReadAt == nil || mine.DeliveredAt == nil {
 			t.Errorf("a's view of its read message %+v", mine)
 		}
+
+		// A member who joins later does not take back what the sender was told, and counts for
+		// the messages sent after they joined, live and on reload alike. b marked m2 unread.
+		users(t, s, "y")
+		must[model.Group](t)(s.JoinGroup(ctx, "y", "g", nil))
+		view := func(id int64) model.Message { return must[model.Message](t)(s.GetMessage(ctx, "a", id)) }
+		if v1, v2 := view(m1.ID), view(m2.ID); v1.ReadAt == nil || v2.DeliveredAt == nil || v2.ReadAt != nil {
+			t.Errorf("after y joined: m1 %v/%v, m2 %v/%v; want m1 read, m2 delivered (b marked it unread)", v1.DeliveredAt, v1.ReadAt, v2.DeliveredAt, v2.ReadAt)
+		}
+		toAllOf := func(typ string, id int64) int {
+			n := 0
+			for _, e := range eventsOf(t, s, typ) {
+				var r model.Receipt
+				_ = json.Unmarshal(e.Data, &r)
+				if r.MessageID == id {
+					n++
+				}
+			}
+			return n
+		}
+		readAll := toAllOf(model.EventReceiptReadAll, m2.ID)
+		wantCode(t, s.MarkRead(ctx, "b", m2.ID), "") // b reads m2 again: y, who joined later, is not waited for
+		if v := view(m2.ID); v.ReadAt == nil || toAllOf(model.EventReceiptReadAll, m2.ID) != readAll+1 {
+			t.Errorf("m2 read again by b: %v, %d read-by-all events (was %d)", v.ReadAt, toAllOf(model.EventReceiptReadAll, m2.ID), readAll)
+		}
+		m3 := send(t, s, text("a", "g", model.ReceiverGroup, "three"))
+		toAll := func() int { return toAllOf(model.EventReceiptDeliveredAll, m3.ID) }
+		wantCode(t, s.MarkDelivered(ctx, "b", m3.ID), "")
+		wantCode(t, s.MarkDelivered(ctx, "c", m3.ID), "")
+		if v := view(m3.ID); v.DeliveredAt != nil || toAll() != 0 {
+			t.Errorf("m3 delivered to all (%v, %d events) before y got it", v.DeliveredAt, toAll())
+		}
+		wantCode(t, s.MarkDelivered(ctx, "y", m3.ID), "")
+		if v := view(m3.ID); v.DeliveredAt == nil || toAll() != 1 {
+			t.Errorf("m3 after y: %v, %d to-all events; want delivered and one event", v.DeliveredAt, toAll())
+		}
 	}},
 	behaviour{"flags and moderation rules", func(t *testing.T, s Store) {
 		users(t, s, "owner", "pat", "quinn")

@@ -150,27 +150,32 @@ WHERE message_id IN (`+strings.Join(marks, ", ")+`) GROUP BY message_id, reactio
 		return err
 	}
 	receipts := map[string]receipt{}
+	members := map[string][]memberMark{} // by group conversation, for the viewer's own messages
 	for i := range msgs {
 		m := &msgs[i]
-		whose := viewer
-		if m.Sender == viewer {
-			whose = m.ReceiverID
-			if m.ReceiverType == model.ReceiverGroup {
-				whose = "\x00all" // no uid has a NUL in it
+		var r receipt
+		if m.Sender == viewer && m.ReceiverType == model.ReceiverGroup {
+			mk, ok := members[m.ConversationID]
+			if !ok {
+				if mk, err = groupMarks(t, m.ConversationID, m.ReceiverID, viewer); err != nil {
+					return err
+				}
+				members[m.ConversationID] = mk
 			}
-		}
-		key := m.ConversationID + "\x00" + whose
-		r, ok := receipts[key]
-		if !ok {
-			if whose == "\x00all" {
-				r, err = groupReceipt(t, m.ConversationID, m.ReceiverID, viewer)
-			} else {
-				r, err = loadReceipt(t, m.ConversationID, whose, false)
+			r = groupReceipt(mk, *m)
+		} else {
+			whose := viewer
+			if m.Sender == viewer {
+				whose = m.ReceiverID
 			}
-			if err != nil {
-				return err
+			key := m.ConversationID + "\x00" + whose
+			var ok bool
+			if r, ok = receipts[key]; !ok {
+				if r, err = loadReceipt(t, m.ConversationID, whose, false); err != nil {
+					return err
+				}
+				receipts[key] = r
 			}
-			receipts[key] = r
 		}
 		if m.ID <= r.delivered {
 			m.DeliveredAt = optTime(r.deliveredUS)

@@ -28,20 +28,60 @@ func loadReceipt(t *txn, conv, uid string, lock bool) (receipt, error) {
 	return r, err
 }
 
-// groupReceipt is the group's "to all" watermarks as sender sees them: how far every other
-// current member has got (the same test advance uses for the live to-all events), so a reloaded
-// list shows what the live one showed. The times are when the last of them moved: by then all had
-// passed any message under the watermark. A group with nobody else in it has no receipt.
-func groupReceipt(t *txn, conv, guid, sender string) (receipt, error) {
-	var r receipt
-	var delivered, deliveredUS, read, readUS sql.NullInt64
-	err := t.row(`SELECT MIN(COALESCE(r.delivered_id, 0)), MAX(COALESCE(r.delivered_us, 0)), MIN(COALESCE(r.read_id, 0)), MAX(COALESCE(r.read_us, 0))
+// memberMark is one member's watermarks in a group, and since when they are a member.
+type memberMark struct {
+	receipt
+	joinedUS int64
+}
+
+// groupMarks loads the watermarks of the group's current members other than sender, for
+// groupReceipt.
+func groupMarks(t *txn, conv, guid, sender string) ([]memberMark, error) {
+	rows, err := t.query(`SELECT mb.joined_us, COALESCE(r.delivered_id, 0), COALESCE(r.delivered_us, 0), COALESCE(r.read_id, 0), COALESCE(r.read_us, 0)
 FROM chat_members mb LEFT JOIN chat_receipts r ON r.conversation_id = $1 AND r.uid = mb.uid
-WHERE mb.guid = $2 AND mb.uid <> $3`, conv, guid, sender).Scan(&delivered, &deliveredUS, &read, &readUS)
-	if err != nil || !delivered.Valid {
-		return r, err
+WHERE mb.guid = $2 AND mb.uid <> $3`, conv, guid, sender)
+	if err != nil {
+		return nil, err
 	}
-	return receipt{delivered: delivered.Int64, deliveredUS: deliveredUS.Int64, read: read.Int64, readUS: readUS.Int64}, nil
+	defer rows.Close()
+	var out []memberMark
+	for rows.Next() {
+		var m memberMark
+		if err := rows.Scan(&m.joinedUS, &m.delivered, &m.deliveredUS, &m.read, &m.readUS); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// groupReceipt is a group message's "to all" receipt as its sender sees it: delivered (read)
+// when every other member who was in the group when it was sent has got that far — the rule
+// advance applies to the live to-all events, so a reloaded list shows what the live one did.
+// The times are when the last of them moved: by then all had passed the message. A member's
+// "mark unread" moves their read watermark back, and with it this receipt.
+func groupReceipt(marks []memberMark, m model.Message) receipt {
+	sent := us(m.SentAt)
+	r := receipt{delivered: m.ID, read: m.ID}
+	counted := false
+	for _, mk := range marks {
+		if mk.joinedUS > sent {
+			continue // joined later: the live to-all did not wait for them either
+		}
+		counted = true
+		if mk.delivered < m.ID {
+			r.delivered = 0
+		}
+		if mk.read < m.ID {
+			r.read = 0
+		}
+		r.deliveredUS = max(r.deliveredUS, mk.deliveredUS)
+		r.readUS = max(r.readUS, mk.readUS)
+	}
+	if !counted {
+		return receipt{} // nobody else to receive it
+	}
+	return r
 }
 
 // receiptTarget loads the message a receipt is about and checks uid may see it; it also
@@ -83,7 +123,7 @@ func advance(t *txn, uid string, m model.Message, column string, current int64) 
 	}
 	var behind int
 	if err := t.row(fmt.Sprintf(`SELECT COUNT(*) FROM chat_members mb LEFT JOIN chat_receipts r ON r.conversation_id = $1 AND r.uid = mb.uid
-WHERE mb.guid = $2 AND mb.uid <> $3 AND COALESCE(r.%s_id, 0) < $4`, column), m.ConversationID, m.ReceiverID, m.Sender, m.ID).Scan(&behind); err != nil {
+WHERE mb.guid = $2 AND mb.uid <> $3 AND COALESCE(r.%s_id, 0) < $4 AND mb.joined_us <= $5`, column), m.ConversationID, m.ReceiverID, m.Sender, m.ID, us(m.SentAt)).Scan(&behind); err != nil {
 		return err
 	}
 	if behind > 0 {
