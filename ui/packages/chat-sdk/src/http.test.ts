@@ -31,6 +31,23 @@ describe("Http and the service's rate limit", () => {
     expect(new Set(calls.map((c) => `${c.method} ${String(c.body)}`))).toEqual(new Set(['POST {"text":"hi"}']));
   });
 
+  test("a session logged out while waiting does not send its old token again", async () => {
+    vi.useFakeTimers();
+    let token: string | undefined = "tok";
+    const sent: (string | undefined)[] = [];
+    const http = new Http("http://chat.test/chat/v1", async (_url, init) => {
+      sent.push((init?.headers as Record<string, string>)["authorization"]);
+      return limited("1");
+    }, () => token);
+    const seen = http.json("GET", "/me").catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(0);
+    token = undefined; // Chat.logout
+    await vi.advanceTimersByTimeAsync(1000);
+    const err = await seen;
+    expect((err as ChatException).code).toBe("ERR_NOT_LOGGED_IN");
+    expect(sent).toEqual(["Bearer tok"]);
+  });
+
   test("still limited after three more tries: the caller gets ERR_RATE_LIMITED; waits are capped", async () => {
     vi.useFakeTimers();
     let n = 0;

@@ -98,9 +98,11 @@ export class Http {
    * again after Retry-After (whole seconds; 1 when absent, at most MAX_RATE_WAIT_S), up to
    * RATE_RETRIES times; then the 429 is the caller's ERR_RATE_LIMITED.
    */
-  private async sendPatiently(method: string, url: string, headers: Record<string, string>, body?: BodyInit): Promise<Response> {
+  private async sendPatiently(method: string, url: string, opts: RequestOptions, body?: BodyInit): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
-      const res = await this.send(method, url, headers, body);
+      // Headers again each time: a session logged out while waiting fails (NOT_LOGGED_IN)
+      // instead of sending a revoked token, and a new login's token is the one sent.
+      const res = await this.send(method, url, this.headers(opts), body);
       if (res.status !== 429 || attempt >= RATE_RETRIES) return res;
       const after = Number.parseInt(res.headers.get("retry-after") ?? "", 10);
       await res.body?.cancel().catch(() => undefined);
@@ -109,9 +111,8 @@ export class Http {
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
-    const headers = this.headers(opts);
     const body = opts.form ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined);
-    const res = await this.sendPatiently(method, this.url(path, opts.query), headers, body);
+    const res = await this.sendPatiently(method, this.url(path, opts.query), opts, body);
     let text: string;
     try {
       text = await res.text();
@@ -137,7 +138,7 @@ export class Http {
 
   /** A binary resource behind the session's token (media). */
   async blob(url: string): Promise<Blob> {
-    const res = await this.sendPatiently("GET", url, this.headers({}));
+    const res = await this.sendPatiently("GET", url, {});
     if (!res.ok) {
       let body: unknown = null;
       try {
