@@ -20,7 +20,7 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-COPY --from=web /src/ui/apps/web/dist/app ui/apps/web/dist/app
+COPY --from=web /src/ui/apps/web/embed/app ui/apps/web/embed/app
 ARG VERSION=dev
 ENV CGO_ENABLED=0 GOOS=linux
 RUN go build -trimpath -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=${VERSION}" \

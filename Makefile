@@ -37,11 +37,11 @@ vet:
 # Release builds, as the Dockerfile makes them: no symbol table or DWARF, no local paths.
 RELEASE_FLAGS ?= -trimpath -ldflags "-s -w"
 
-# The chat web app (ui/apps/web), built into ui/apps/web/dist/app, which bin/agentry embeds.
+# The chat web app (ui/apps/web), built into ui/apps/web/embed/app, which bin/agentry embeds.
 # The lock may lack another platform's optional packages, which npm ci refuses: npm install then
 # installs the same locked versions (as hack/test.sh does).
 .PHONY: web
-web: ## Build the chat web app into ui/apps/web/dist/app (Node.js and npm).
+web: ## Build the chat web app into ui/apps/web/embed/app (Node.js and npm).
 	cd ui && { test -d node_modules || npm ci --no-audit --no-fund || npm install --no-audit --no-fund; } && npm run build:web
 
 .PHONY: build

@@ -60,7 +60,7 @@ go test -count=1 ./...
 # Last, so the output ends with the npm test summary line `N passed, N failed`: the SDK's
 # integration tests and the browser tests start real agentry processes from bin/agentry.
 # make build runs make web first, so bin/agentry embeds the web app; go vet and go test above
-# need no app (ui/apps/web/dist holds only its README on a clean clone).
+# need no app (ui/apps/web/embed holds only its README on a clean clone).
 step "ui tests (typecheck, build, vitest: chat-sdk, ui-kit, browser)"
 make --no-print-directory build
 (cd ui && AGENTRY_BIN="$PWD/../bin/agentry" npm test)

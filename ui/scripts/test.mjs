@@ -57,7 +57,7 @@ for (const dir of dirs) {
 }
 
 // Each typechecked then built before the next: the UI kit's types come from the SDK's dist,
-// the web app's from both (its build, apps/web/dist/app, is what `make build` embeds).
+// the web app's from both (its build, apps/web/embed/app, is what `make build` embeds).
 for (const w of workspaces) {
   step(`typecheck ${w.name}`, bin("tsc"), ["-p", w.dir, "--noEmit"]);
   step(`build ${w.name}`, "npm", ["run", "build", "--workspace", w.name, "--silent"]);

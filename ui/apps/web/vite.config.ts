@@ -1,4 +1,4 @@
-// Builds the web app into dist/app, which the agentry binary embeds (webapp.go) and serves at
+// Builds the web app into embed/app, which the agentry binary embeds (webapp.go) and serves at
 // "/" of `agentry dev` and `agentry chat`. From ui/: `npm run build:web`.
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
@@ -12,7 +12,7 @@ export default defineConfig({
   plugins: [react()],
   logLevel: "warn",
   build: {
-    outDir: here("./dist/app"),
+    outDir: here("./embed/app"),
     emptyOutDir: true,
     target: "es2022",
     sourcemap: false,

@@ -1,4 +1,4 @@
-// Package webapp serves Agentry's chat web app, built by Vite into dist/app (make web) and
+// Package webapp serves Agentry's chat web app, built by Vite into embed/app (make web) and
 // embedded in the agentry binary, at the server's root with an SPA fallback, plus the public
 // /app-config.json the app reads at start. Without a build (a clean clone, go test) the root
 // answers a page that says how to build it.
@@ -21,12 +21,12 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 )
 
-//go:embed all:dist
-var dist embed.FS
+//go:embed all:embed
+var built embed.FS
 
-// Embedded is the built app in this binary (dist/app; it may hold no index.html).
+// Embedded is the built app in this binary (embed/app; it may hold no index.html).
 func Embedded() fs.FS {
-	sub, err := fs.Sub(dist, "dist/app")
+	sub, err := fs.Sub(built, "embed/app")
 	if err != nil {
 		panic(err) // a constant, valid path
 	}
