@@ -210,6 +210,7 @@ describe("ChatMessageList live", () => {
     const again = await b.newPage();
     await openCase(again, "message-list", { group: guid }, { token: alice.token });
     await expect.poll(() => article(again, "Meeting moved").locator(".chat-receipt").getAttribute("aria-label")).toBe("Read");
+    await screenshot(again, "message-list/group-receipts-reloaded");
     await again.close();
   });
 
