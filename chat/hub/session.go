@@ -50,7 +50,12 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	defer h.sessions.Done()
+	handedOver := false // once true, the session's goroutine owns what the defers below release
+	defer func() {
+		if !handedOver {
+			h.sessions.Done()
+		}
+	}()
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		OriginPatterns:     h.o.OriginPatterns,
 		InsecureSkipVerify: len(h.o.OriginPatterns) == 0, // see Options.OriginPatterns
@@ -58,7 +63,11 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered
 	}
-	defer func() { _ = conn.CloseNow() }()
+	defer func() {
+		if !handedOver {
+			_ = conn.CloseNow()
+		}
+	}()
 	conn.SetReadLimit(maxClientFrame)
 
 	uid, tokenID, resume, ok := h.authenticate(conn)
@@ -73,7 +82,11 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return
 	}
-	defer h.unregister(s)
+	defer func() {
+		if !handedOver {
+			h.unregister(s)
+		}
+	}()
 	oldest, newest, err := h.o.Events.Horizon(h.ctx)
 	if err != nil {
 		h.log.Error(err, "failed to read the event horizon", "uid", uid)
@@ -84,19 +97,34 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// The writer's context ends when the hub shuts down or the reader stops (peer gone).
 	wctx, stopWriter := context.WithCancel(h.ctx)
-	defer stopWriter()
-	writerDone := make(chan struct{})
+	last, ok := s.open(wctx, resume, oldest, newest)
+	if !ok {
+		stopWriter()
+		return
+	}
+	// The socket lives on two fresh goroutines and this handler returns (the connection is
+	// hijacked; net/http is done with it): this goroutine's stack grew through routing, the
+	// token lookup and the replay, and an idle goroutine keeps its stack until a GC shrinks
+	// it, so every idle socket would hold that much.
+	handedOver = true
 	go func() {
-		defer close(writerDone)
-		s.writeLoop(wctx, resume, oldest, newest)
+		defer h.sessions.Done()
+		defer h.unregister(s)
+		defer func() { _ = conn.CloseNow() }()
+		defer stopWriter()
+		writerDone := make(chan struct{})
+		go func() {
+			defer close(writerDone)
+			s.writeLoop(wctx, last)
+		}()
+		// The reader's context is never cancelled: cancelling a read closes the socket at
+		// once, which would beat the writer's close frame (1001, 4008). Every writer exit
+		// closes the socket, which ends this read.
+		s.readLoop(context.Background())
+		stopWriter()
+		<-writerDone
+		h.log.V(1).Info("socket disconnected", "uid", uid)
 	}()
-	// The reader's context is never cancelled: cancelling a read closes the socket at once,
-	// which would beat the writer's close frame (1001, 4008). Every writer exit closes the
-	// socket, which ends this read.
-	s.readLoop(context.Background())
-	stopWriter()
-	<-writerDone
-	h.log.V(1).Info("socket disconnected", "uid", uid)
 }
 
 // authenticate reads the auth frame and resolves the token; on failure it has closed the
@@ -168,28 +196,36 @@ func (s *session) readLoop(ctx context.Context) {
 	}
 }
 
-// writeLoop is the socket's only writer of data frames: ready, the replay, then the queue.
-// Every return closes the socket.
-func (s *session) writeLoop(ctx context.Context, resume *int64, oldest, newest int64) {
+// open writes the ready frame and the replay: the socket's first data frames, before the
+// queue's. It returns the pos the queue continues after; false when the socket is done (it
+// has been closed).
+func (s *session) open(ctx context.Context, resume *int64, oldest, newest int64) (int64, bool) {
+	ready, _ := json.Marshal(readyFrame{Type: FrameReady, UID: s.uid, Pos: newest})
+	if s.write(ready) != nil {
+		_ = s.conn.CloseNow()
+		return 0, false
+	}
+	if resume == nil {
+		return newest, true // without resume, the client starts after the newest event
+	}
+	last, err := s.replay(ctx, *resume, oldest, newest)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.h.log.Error(err, "failed to replay events", "uid", s.uid, "resume", *resume)
+			_ = s.conn.Close(websocket.StatusTryAgainLater, "replay failed")
+		}
+		_ = s.conn.CloseNow()
+		return 0, false
+	}
+	return last, true
+}
+
+// writeLoop is the socket's only writer of data frames after open: the queue, and the
+// heartbeat. Every return closes the socket.
+func (s *session) writeLoop(ctx context.Context, last int64) {
 	h := s.h
 	closeWith := func(code websocket.StatusCode, reason string) { _ = s.conn.Close(code, reason) }
 	defer func() { _ = s.conn.CloseNow() }()
-
-	ready, _ := json.Marshal(readyFrame{Type: FrameReady, UID: s.uid, Pos: newest})
-	if s.write(ready) != nil {
-		return
-	}
-	last := newest // without resume, the client starts after the newest event
-	if resume != nil {
-		var err error
-		if last, err = s.replay(ctx, *resume, oldest, newest); err != nil {
-			if ctx.Err() == nil {
-				h.log.Error(err, "failed to replay events", "uid", s.uid, "resume", *resume)
-				closeWith(websocket.StatusTryAgainLater, "replay failed")
-			}
-			return
-		}
-	}
 
 	heartbeat := time.NewTicker(h.o.Heartbeat)
 	defer heartbeat.Stop()
