@@ -5,7 +5,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -53,18 +52,7 @@ func TestChatMetricsListener(t *testing.T) {
 
 	call := func(method, url, body string, hdr ...string) (*http.Response, string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		for i := 0; i+1 < len(hdr); i += 2 {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res, string(b)
+		return httpCall(t, method, url, strings.NewReader(body), append([]string{"Content-Type", "application/json"}, hdr...)...)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -28,7 +28,18 @@ type webAnswer struct {
 
 func webGet(t *testing.T, srv *httptest.Server, method, path string, hdr ...string) webAnswer {
 	t.Helper()
-	req, _ := http.NewRequest(method, srv.URL+path, nil)
+	res, body := httpCall(t, method, srv.URL+path, nil, hdr...)
+	return webAnswer{res.StatusCode, res.Header, body}
+}
+
+// httpCall sends one request with hdr (name, value, ...) and reads the whole answer; the
+// returned response's body is already closed.
+func httpCall(t *testing.T, method, url string, body io.Reader, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
@@ -38,7 +49,7 @@ func webGet(t *testing.T, srv *httptest.Server, method, path string, hdr ...stri
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return webAnswer{res.StatusCode, res.Header, string(b)}
+	return res, string(b)
 }
 
 // TestWebAppServes: files with their types and cache headers, the SPA fallback, and the routes
