@@ -138,7 +138,7 @@ func (a *API) Handler(mounts ...func(*echo.Echo)) http.Handler {
 // Register adds every route under /chat/v1 to e. Errors are answered inside the group, so
 // mounting on another server's echo leaves its error handler alone.
 func (a *API) Register(e *echo.Echo) {
-	g := e.Group(Prefix, a.observe, a.errors, a.cors())
+	g := e.Group(Prefix, a.observe, a.errors, a.cors(), rejectNUL)
 	user, server, admin := a.requireUser, a.requireAPIKey, a.requireAdmin
 	// Pre-flight requests of every route: the CORS middleware answers them.
 	g.OPTIONS("/*", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })

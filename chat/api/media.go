@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -112,6 +113,10 @@ func (a *API) readUpload(c echo.Context) (*upload, error) {
 			if err != nil {
 				u.discard()
 				return nil, tooLargeOr(err, limit, errValidation("the multipart body is malformed"))
+			}
+			if bytes.IndexByte(b, 0) >= 0 || strings.IndexByte(part.FormName(), 0) >= 0 {
+				u.discard()
+				return nil, errNUL(strings.ReplaceAll(part.FormName(), "\x00", ""))
 			}
 			u.fields[part.FormName()] = string(b)
 			continue

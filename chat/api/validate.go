@@ -84,10 +84,100 @@ func decode(c echo.Context, v any, optional bool) error {
 		}
 		return errValidation("the body is not valid JSON")
 	}
-	if dec.More() {
+	// More would miss a stray '}' or ']' after the value (it only peeks for another value).
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
 		return errValidation("the body must hold one JSON value")
 	}
+	if field := nulField(body); field != "" {
+		return errNUL(field)
+	}
 	return nil
+}
+
+func errNUL(field string) error {
+	return errValidation("%s must not contain NUL characters", field)
+}
+
+// nulField returns the path (a.b[2].c) of the first string — key or value — of a valid JSON
+// document that holds a NUL character, or "" when none does. PostgreSQL refuses NUL in text
+// and SQLite would store it, so it is refused up front, the same on both, naming the field.
+func nulField(body []byte) string {
+	if !bytes.Contains(body, []byte(`\u0000`)) {
+		return "" // a NUL can only be escaped in valid JSON: the common case costs one scan
+	}
+	type frame struct {
+		array bool
+		index int
+		key   string
+	}
+	var stack []frame
+	path := func(frames []frame) string {
+		var b strings.Builder
+		for _, f := range frames {
+			if f.array {
+				b.WriteString("[" + strconv.Itoa(f.index) + "]")
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(f.key)
+		}
+		if b.Len() == 0 {
+			return "the body"
+		}
+		return b.String()
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		top := len(stack) - 1
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if top >= 0 && stack[top].array {
+					stack[top].index++
+				}
+				stack = append(stack, frame{array: v == '['})
+				expectKey = v == '{'
+				if v == '[' {
+					stack[len(stack)-1].index = -1
+				}
+			default:
+				stack = stack[:top]
+				expectKey = len(stack) > 0 && !stack[len(stack)-1].array
+			}
+			continue
+		case string:
+			if expectKey {
+				if strings.IndexByte(v, 0) >= 0 {
+					return path(stack[:top]) // the object's path: the key itself cannot go into the message
+				}
+				stack[top].key = v
+				expectKey = false
+				continue
+			}
+			if top >= 0 && stack[top].array {
+				stack[top].index++
+			}
+			if strings.IndexByte(v, 0) >= 0 {
+				return path(stack)
+			}
+		default:
+			if top >= 0 && stack[top].array {
+				stack[top].index++
+			}
+		}
+		if top >= 0 && !stack[top].array {
+			expectKey = true
+		}
+	}
 }
 
 // checkObject accepts an absent value or a JSON object (metadata, custom data).
@@ -185,4 +275,23 @@ func (q *query) cursor() string {
 		q.fail(errBadCursor("cursor"))
 	}
 	return v
+}
+
+// rejectNUL refuses a query parameter or path holding a NUL character before any handler
+// runs (the store would refuse it on PostgreSQL and keep it on SQLite). Bodies are checked
+// by decode, multipart fields by the media route.
+func rejectNUL(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if strings.IndexByte(c.Request().URL.Path, 0) >= 0 {
+			return errNUL("the path")
+		}
+		for name, vs := range c.QueryParams() {
+			for _, v := range vs {
+				if strings.IndexByte(v, 0) >= 0 || strings.IndexByte(name, 0) >= 0 {
+					return errNUL("query parameter " + strings.ReplaceAll(name, "\x00", ""))
+				}
+			}
+		}
+		return next(c)
+	}
 }

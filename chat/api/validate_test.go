@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,6 +23,9 @@ func TestValidation(t *testing.T) {
 		{"malformed JSON", "POST", "/groups", tok, `{"guid":`, 400, "ERR_VALIDATION"},
 		{"empty body", "POST", "/groups", tok, nil, 400, "ERR_VALIDATION"},
 		{"two JSON values", "POST", "/groups", tok, `{} {}`, 400, "ERR_VALIDATION"},
+		{"a stray brace after the value", "POST", "/groups", tok, `{"guid":"g9","name":"G","type":"public"}}`, 400, "ERR_VALIDATION"},
+		{"a stray bracket after the value", "POST", "/groups", tok, `{"guid":"g9","name":"G","type":"public"}]`, 400, "ERR_VALIDATION"},
+		{"trailing garbage", "POST", "/groups", tok, `{"guid":"g9","name":"G","type":"public"} x`, 400, "ERR_VALIDATION"},
 		{"wrong field type", "POST", "/groups", tok, `{"guid":1}`, 400, "ERR_VALIDATION"},
 		{"unknown group type", "POST", "/groups", tok, map[string]any{"guid": "g1", "name": "G", "type": "secret"}, 400, "ERR_VALIDATION"},
 		{"missing group type", "POST", "/groups", tok, map[string]any{"guid": "g1", "name": "G"}, 400, "ERR_VALIDATION"},
@@ -97,4 +102,48 @@ func TestBodyTooLarge(t *testing.T) {
 	tok := e.user("u1")
 	big := `{"receiver":"u2","receiverType":"user","text":"` + strings.Repeat("a", maxJSONBytes) + `"}`
 	e.expect(e.do(http.MethodPost, "/messages", tok, big), http.StatusRequestEntityTooLarge, "ERR_TOO_LARGE")
+}
+
+// TestNULIsRefusedNamingTheField: a NUL character anywhere a client sends text — a body field
+// (nested too), a query parameter, a multipart field — is a 400 naming where it was, before
+// any store sees it (the stub store panics on groups and messages).
+func TestNULIsRefusedNamingTheField(t *testing.T) {
+	e := newStubEnv(t, Options{})
+	tok := e.user("u1")
+	cases := []struct {
+		name, method, path, auth string
+		body                     any
+		field                    string
+	}{
+		{"message text", "POST", "/messages", tok, `{"receiver":"u2","receiverType":"user","text":"a\u0000b"}`, "text must not"},
+		{"group name", "POST", "/groups", tok, `{"guid":"g1","name":"G\u0000","type":"public"}`, "name must not"},
+		{"user name", "POST", "/users", keyAuth, `{"uid":"u5","name":"\u0000"}`, "name must not"},
+		{"nested metadata", "POST", "/messages", tok, `{"receiver":"u2","receiverType":"user","text":"hi","metadata":{"a":[1,{"b":"x\u0000"}]}}`, "metadata.a[1].b must not"},
+		{"a key", "POST", "/messages", tok, `{"receiver":"u2","receiverType":"user","text":"hi","metadata":{"k\u0000":1}}`, "metadata must not"},
+		{"query parameter", "GET", "/groups?searchKeyword=a%00b", tok, nil, "query parameter searchKeyword must not"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e.t = t
+			r := e.do(c.method, c.path, c.auth, c.body)
+			e.expect(r, http.StatusBadRequest, "ERR_VALIDATION")
+			if !strings.Contains(string(r.body), c.field) {
+				t.Errorf("answer %s does not say %q", r.body, c.field)
+			}
+		})
+	}
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	_ = w.WriteField("receiver", "u2")
+	_ = w.WriteField("receiverType", "user")
+	_ = w.WriteField("text", "cap\x00tion")
+	fw, _ := w.CreateFormFile("file", "a.txt")
+	_, _ = fw.Write([]byte("hello"))
+	_ = w.Close()
+	e.t = t
+	r := e.do("POST", "/messages/media", tok, body.Bytes(), "Content-Type", w.FormDataContentType())
+	e.expect(r, http.StatusBadRequest, "ERR_VALIDATION")
+	if !strings.Contains(string(r.body), "text must not contain NUL") {
+		t.Errorf("media answer %s does not name the text field", r.body)
+	}
 }

@@ -61,6 +61,9 @@ type output struct {
 	pending  []string // from RUN_FINISHED's outcome
 	size     int
 	finished bool
+	// finish is the RUN_FINISHED frame, held back until the output is stored and the
+	// conversation released: a client that sees the run end may send the next message at once.
+	finish []byte
 }
 
 func newOutput() *output {
@@ -203,10 +206,11 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 				raw = withAction(raw, a)
 			}
 		}
-		b.publish(p, relay.frame(raw))
 		if out.finished {
+			out.finish = relay.frame(raw)
 			return out, nil
 		}
+		b.publish(p, relay.frame(raw))
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {

@@ -2,6 +2,8 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
+	"github.com/agentry-dev/agentry/chat/store"
 	"net/http"
 	"strings"
 	"testing"
@@ -119,5 +121,44 @@ func TestShutdownEndsRuns(t *testing.T) {
 	}
 	if _, err := e.Store.GetAgentRun(context.Background(), model.ConversationID(model.ReceiverUser, "alice", "hang")); model.CodeOf(err) != model.ErrNotFound {
 		t.Errorf("the conversation is still claimed after the shutdown: %v", err)
+	}
+}
+
+// slowFinish stores a run's last output slowly, as a loaded PostgreSQL does.
+type slowFinish struct {
+	store.Store
+	delay time.Duration
+}
+
+func (s slowFinish) FinishAgentRun(ctx context.Context, conv, runID string, ms []model.Message) ([]model.Message, error) {
+	time.Sleep(s.delay)
+	return s.Store.FinishAgentRun(ctx, conv, runID, ms)
+}
+
+// TestNextMessageRightAfterTheRunEnds: a client that sends its next message the moment it sees
+// RUN_FINISHED (or RUN_ERROR) is never refused as busy: the frame goes out only once the
+// output is stored and the conversation released, however slow the store.
+func TestNextMessageRightAfterTheRunEnds(t *testing.T) {
+	f := startFakeAgent(t)
+	e := startChatWith(t, bridge.Options{}, func(st store.Store) store.Store { return slowFinish{st, 300 * time.Millisecond} })
+	for _, tc := range []struct{ mode, end string }{{modeGood, "RUN_FINISHED"}, {modeRunError, "RUN_ERROR"}, {modeMastraGood, "RUN_FINISHED"}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			e := e.forTest(t)
+			f.set(tc.mode, "Done.")
+			id, provider, url := "fast-"+tc.mode, "ag-ui", f.URL+"/agent"
+			if tc.mode == modeMastraGood {
+				provider, url = "mastra", f.URL+"/api/agents/x/generate"
+			}
+			e.putAgent(map[string]any{"agentId": id, "provider": provider, "deploymentUrl": url})
+			sock := e.connect("alice")
+			for i := range 3 {
+				r := e.must(e.send("alice", id, fmt.Sprintf("Question %d", i)), http.StatusCreated)
+				run := r.Header.Get("X-Agent-Run")
+				sock.waitAgentEvent(t, 5*time.Second, tc.end, func(ev agentEvent) bool { return ev.Type == tc.end && ev.runID == run })
+			}
+			if got := len(e.messages("alice", id)); got != 6 {
+				t.Errorf("the conversation holds %d messages, want 3 questions and 3 answers", got)
+			}
+		})
 	}
 }

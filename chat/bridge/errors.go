@@ -83,6 +83,7 @@ func statusFailure(res *http.Response) *runError {
 
 // clip shortens s to n runes for people-facing text.
 func clip(s string, n int) string {
+	s = noNUL(s)
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -104,4 +105,13 @@ func (r *idleReader) Read(p []byte) (int, error) {
 		r.timer.Reset(r.d)
 	}
 	return n, err
+}
+
+// noNUL drops NUL characters from text an agent sent: the store refuses text holding them (as
+// PostgreSQL does), and an answer must not be lost for one stray byte.
+func noNUL(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "")
 }

@@ -141,11 +141,20 @@ type chatEnv struct {
 
 func startChat(t *testing.T, bo bridge.Options) *chatEnv {
 	t.Helper()
+	return startChatWith(t, bo, nil)
+}
+
+// startChatWith is startChat with the store wrapped (e.g. to slow a method down); nil keeps it.
+func startChatWith(t *testing.T, bo bridge.Options, wrap func(store.Store) store.Store) *chatEnv {
+	t.Helper()
 	ctx := context.Background()
 	key := bytes.Repeat([]byte{7}, 32)
 	st, err := store.OpenWith(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"), store.Options{HeadersKey: key})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if wrap != nil {
+		st = wrap(st)
 	}
 	logs := &logBuffer{}
 	h := hub.New(hub.Options{Events: st, Authenticate: api.Authenticator(st), Logger: logs.logger()})
@@ -335,6 +344,7 @@ type agentEvent struct {
 	Content       string `json:"content"`
 	Message       string `json:"message"`
 	Code          string `json:"code"`
+	runID         string // the chat-level run of the frame that carried it
 }
 
 // socket is a logged-in WebSocket that records every frame.
@@ -391,6 +401,7 @@ func (s *socket) agentEvents() []agentEvent {
 		if f.Type == "agent" {
 			var ev agentEvent
 			_ = json.Unmarshal(f.Event, &ev)
+			ev.runID = f.RunID
 			out = append(out, ev)
 		}
 	}

@@ -72,6 +72,10 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 		{"type": "RUN_FINISHED", "threadId": p.run.ConversationID, "runId": p.run.RunID},
 	} {
 		ev["timestamp"] = now()
+		if ev["type"] == "RUN_FINISHED" {
+			out.finish = rl.frame(model.MustJSON(ev)) // published once stored (see output.finish)
+			break
+		}
 		b.publish(p, rl.frame(model.MustJSON(ev)))
 	}
 	return out, nil

@@ -15,13 +15,7 @@ import (
 func (b *Bridge) execute(p *Plan, trigger model.Message) {
 	ctx, cancel := context.WithTimeout(b.ctx, b.o.RunTimeout)
 	defer cancel()
-	defer func() {
-		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer rcancel()
-		if err := b.o.Store.EndAgentRun(rctx, p.run.ConversationID, p.run.RunID); err != nil {
-			b.log.Error(err, "failed to release an agent run", "run", p.run.RunID)
-		}
-	}()
+	defer b.release(p)
 	log := b.log.WithValues("run", p.run.RunID, "agent", p.cfg.AgentID, "conversation", p.run.ConversationID)
 	start := time.Now()
 	rerr := b.steps(ctx, p)
@@ -37,6 +31,15 @@ func (b *Bridge) execute(p *Plan, trigger model.Message) {
 	}
 	b.o.Metrics.AgentRun("", time.Since(start))
 	log.V(1).Info("agent run finished", "duration", time.Since(start).String(), "trigger", trigger.ID)
+}
+
+// release ends p's claim on its conversation (a no-op once FinishAgentRun did).
+func (b *Bridge) release(p *Plan) {
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer rcancel()
+	if err := b.o.Store.EndAgentRun(rctx, p.run.ConversationID, p.run.RunID); err != nil {
+		b.log.Error(err, "failed to release an agent run", "run", p.run.RunID)
+	}
 }
 
 func errString(err error) string {
@@ -91,6 +94,9 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		pending := b.persist(p, out, actions, rerr == nil)
 		if rerr != nil {
 			return rerr
+		}
+		if out.finish != nil {
+			b.publish(p, out.finish)
 		}
 		if len(pending) == 0 {
 			return nil
@@ -172,7 +178,7 @@ func (b *Bridge) persist(p *Plan, out *output, actions map[string]model.Frontend
 		if len(d.AwaitingActions) > 0 {
 			d.Executor = p.sender
 		}
-		m.Type, m.Text, m.Data = model.TypeAssistant, e.text.String(), model.MustJSON(d)
+		m.Type, m.Text, m.Data = model.TypeAssistant, noNUL(e.text.String()), model.MustJSON(d)
 		if m.Text == "" && len(d.ToolCalls) == 0 {
 			continue
 		}
@@ -185,6 +191,7 @@ func (b *Bridge) persist(p *Plan, out *output, actions map[string]model.Frontend
 			return err
 		}); err != nil {
 			b.log.Error(err, "failed to store the agent's messages", "run", p.run.RunID)
+			b.release(p) // before RUN_FINISHED goes out, as FinishAgentRun would have
 		}
 		b.o.Publisher.Notify()
 		return nil
@@ -259,7 +266,8 @@ func (b *Bridge) failRun(p *Plan, e *runError) {
 	}
 	text := fmt.Sprintf("%s could not answer: %s.", name, e.Reason)
 	ev := map[string]any{"type": "RUN_ERROR", "message": text, "code": e.Code, "timestamp": time.Now().UnixMilli()}
-	b.publish(p, newRelay(p).frame(model.MustJSON(ev)))
+	// Told once the conversation is released, like RUN_FINISHED (see output.finish).
+	defer b.publish(p, newRelay(p).frame(model.MustJSON(ev)))
 	receiverType, receiver := model.ReceiverUser, p.sender
 	if p.group != "" {
 		receiverType, receiver = model.ReceiverGroup, p.group
@@ -271,6 +279,7 @@ func (b *Bridge) failRun(p *Plan, e *runError) {
 		return err
 	}); err != nil {
 		b.log.Error(err, "failed to store the error message of a failed run", "run", p.run.RunID)
+		b.release(p)
 		return
 	}
 	b.o.Metrics.MessagesStored("agent", 1)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"golang.org/x/time/rate"
 
 	"github.com/agentry-dev/agentry/chat/model"
 )
@@ -171,10 +170,31 @@ func (h *Hub) authenticate(conn *websocket.Conn) (uid, tokenID string, resume *i
 	return uid, tokenID, f.Resume, true
 }
 
-// readLoop handles client frames until the socket closes. Typing frames are rate limited,
-// since each one fans out to a whole conversation.
+// TypingPerSecond is how many typing frames a socket may send in any one second; the rest
+// are dropped (each one fans out to a whole conversation).
+const TypingPerSecond = 5
+
+// window admits at most len(at) events in any period: a sliding window, so "5 per second"
+// holds for every second, not only on average (a token bucket lets twice as many through
+// when it starts full).
+type window struct {
+	at     [TypingPerSecond]time.Time
+	next   int
+	period time.Duration
+}
+
+func (w *window) allow(now time.Time) bool {
+	if oldest := w.at[w.next]; !oldest.IsZero() && now.Sub(oldest) < w.period {
+		return false
+	}
+	w.at[w.next] = now
+	w.next = (w.next + 1) % len(w.at)
+	return true
+}
+
+// readLoop handles client frames until the socket closes.
 func (s *session) readLoop(ctx context.Context) {
-	limit := rate.NewLimiter(5, 10)
+	limit := window{period: time.Second}
 	for {
 		typ, data, err := s.conn.Read(ctx)
 		if err != nil {
@@ -187,7 +207,7 @@ func (s *session) readLoop(ctx context.Context) {
 		}
 		switch f.Type {
 		case FrameTyping:
-			if f.ConversationID != "" && limit.Allow() {
+			if f.ConversationID != "" && limit.allow(time.Now()) {
 				s.h.Typing(s.uid, f.ConversationID, f.Started)
 			}
 		default:

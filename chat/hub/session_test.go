@@ -304,3 +304,40 @@ func TestTypingBeforeTheFirstMessage(t *testing.T) {
 		c.mu.Unlock()
 	}
 }
+
+// TestTypingIsLimitedPerSecond: a socket's typing frames are relayed at most TypingPerSecond in
+// any one second (the documented limit), however many arrive; the next second admits more.
+func TestTypingIsLimitedPerSecond(t *testing.T) {
+	e := newEnv(t, Options{}, newMemLog(), false)
+	e.log.setMembers("group_g", "a", "b")
+	a := e.connect("a", nil)
+	e.connect("b", nil)
+	start := time.Now()
+	for i := 0; i < 30; i++ {
+		sendJSON(t, a.conn, map[string]any{"type": "typing", "conversationId": "group_g", "started": i%2 == 0})
+	}
+	if time.Since(start) > 500*time.Millisecond {
+		t.Skip("the machine is too slow to send 30 frames within half a second")
+	}
+	time.Sleep(300 * time.Millisecond) // let the reader handle all 30
+	if n := e.hub.Stats().Typing; n != TypingPerSecond {
+		t.Fatalf("%d typing frames relayed from a burst of 30, want %d", n, TypingPerSecond)
+	}
+	time.Sleep(time.Second)
+	sendJSON(t, a.conn, map[string]any{"type": "typing", "conversationId": "group_g", "started": false})
+	eventually(t, 5*time.Second, "a frame a second later", func() bool { return e.hub.Stats().Typing == TypingPerSecond+1 })
+}
+
+func TestWindow(t *testing.T) {
+	w := window{period: time.Second}
+	t0 := time.Unix(1000, 0)
+	got := 0
+	for i := 0; i < 20; i++ { // 20 frames over 2 s: 100 ms apart
+		if w.allow(t0.Add(time.Duration(i) * 100 * time.Millisecond)) {
+			got++
+		}
+	}
+	if got != 2*TypingPerSecond {
+		t.Errorf("%d of 20 frames over two seconds admitted, want %d", got, 2*TypingPerSecond)
+	}
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -187,4 +188,85 @@ func TestWakeSurvivesPostgresRestart(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("B not woken after the restart")
 	}
+}
+
+// TestPollingAfterSeesEveryMessage: a reader paging with After=<last id> while 16 writers send
+// to one group sees every message, and message ids follow the order of their events (commit
+// order): an id taken before the conversation's lock could commit after a larger one and be
+// skipped by the reader.
+func TestPollingAfterSeesEveryMessage(t *testing.T) {
+	each(t, func(t *testing.T, s Store) {
+		var uids []string
+		for i := 0; i < 16; i++ {
+			uids = append(uids, fmt.Sprintf("w%d", i))
+		}
+		users(t, s, uids...)
+		group(t, s, "w0", "g", model.GroupPublic, uids[1:]...)
+		const per = 12
+		var wg sync.WaitGroup
+		errs := make(chan error, len(uids))
+		for _, uid := range uids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < per; i++ {
+					if _, err := s.SendMessage(ctx, text(uid, "g", model.ReceiverGroup, fmt.Sprintf("%s-%d", uid, i))); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		seen := map[int64]bool{}
+		var last int64
+		poll := func() {
+			for {
+				page, err := s.ListMessages(ctx, "w0", MessageQuery{GUID: "g", After: last, Limit: 100, Categories: []string{model.CategoryMessage}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range page {
+					seen[m.ID] = true
+					last = max(last, m.ID)
+				}
+				if len(page) < 100 {
+					return
+				}
+			}
+		}
+		for running := true; running; {
+			select {
+			case <-done:
+				running = false
+			default:
+			}
+			poll()
+		}
+		poll()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if len(seen) != len(uids)*per {
+			t.Errorf("the polling reader saw %d of %d messages", len(seen), len(uids)*per)
+		}
+		var ids []int64
+		for _, e := range allEvents(t, s) {
+			if e.Type != model.EventMessageCreated || e.ConversationID != "group_g" {
+				continue
+			}
+			var m model.Message
+			if err := json.Unmarshal(e.Data, &m); err != nil {
+				t.Fatal(err)
+			}
+			if m.Category == model.CategoryMessage {
+				ids = append(ids, m.ID)
+			}
+		}
+		if !sort.SliceIsSorted(ids, func(i, j int) bool { return ids[i] < ids[j] }) {
+			t.Errorf("message ids in event (commit) order are not increasing: %v", ids)
+		}
+	})
 }

@@ -37,8 +37,18 @@ func scanMessage(sc interface{ Scan(...any) error }) (model.Message, error) {
 	return m, nil
 }
 
-// insertMessage stores m (ConversationID, Moderation set) and fills ID and SentAt.
+// insertMessage stores m (ConversationID, Moderation set) and fills ID and SentAt. The id is
+// taken under the conversation's row lock, held to commit: ids of a conversation then follow
+// commit order (PostgreSQL allocates serial ids before commit, so without the lock a later id
+// could commit first and a reader paging with after=<last id> would skip the earlier one), and
+// agree with the order of the message events (seq, taken under the same lock).
 func insertMessage(t *txn, m *model.Message) error {
+	if t.s.d.forUpdate != "" {
+		var one int
+		if err := t.row(`SELECT 1 FROM chat_conversations WHERE id = $1`+t.s.d.forUpdate, m.ConversationID).Scan(&one); err != nil {
+			return err
+		}
+	}
 	att := ""
 	if m.Attachment != nil {
 		b, _ := json.Marshal(m.Attachment)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
@@ -26,15 +27,44 @@ type txn struct {
 }
 
 func (t *txn) exec(q string, args ...any) (sql.Result, error) {
+	if err := checkArgs(args); err != nil {
+		return nil, err
+	}
 	return t.tx.ExecContext(t.ctx, t.s.d.rebind(q), args...)
 }
 
 func (t *txn) query(q string, args ...any) (*sql.Rows, error) {
+	if err := checkArgs(args); err != nil {
+		return nil, err
+	}
 	return t.tx.QueryContext(t.ctx, t.s.d.rebind(q), args...)
 }
 
-func (t *txn) row(q string, args ...any) *sql.Row {
+// scanner is a single row: *sql.Row, or the error that kept the query from running.
+type scanner interface{ Scan(dest ...any) error }
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+func (t *txn) row(q string, args ...any) scanner {
+	if err := checkArgs(args); err != nil {
+		return errRow{err}
+	}
 	return t.tx.QueryRowContext(t.ctx, t.s.d.rebind(q), args...)
+}
+
+// checkArgs refuses a text argument holding a NUL character: PostgreSQL refuses one in text
+// and SQLite would keep it, so both backends answer the same validation error. (The API
+// refuses NUL earlier, naming the field; this guards every other writer, e.g. an agent's
+// output.)
+func checkArgs(args []any) error {
+	for _, a := range args {
+		if s, ok := a.(string); ok && strings.IndexByte(s, 0) >= 0 {
+			return model.Errorf(model.ErrValidation, "text must not contain NUL characters")
+		}
+	}
+	return nil
 }
 
 // emit records an event. An event of a conversation takes the conversation's next seq now:
