@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 )
 
@@ -305,12 +308,16 @@ func (a *API) testAgent(c echo.Context) error {
 			return c.JSON(http.StatusOK, connectionTest{FirstEvents: []string{}, Error: err.Error()})
 		}
 	}
-	return c.JSON(http.StatusOK, probeAgent(tctx, cfg, headers))
+	client := a.probe
+	if cfg.AgentRef != "" {
+		client = a.probeCluster // the operator's in-cluster endpoint, not an admin's URL
+	}
+	return c.JSON(http.StatusOK, probeAgent(tctx, client, cfg, headers))
 }
 
 // probeAgent posts a one-line conversation to the agent and reports what came back. Errors
 // never carry the headers.
-func probeAgent(ctx context.Context, cfg model.AgentConfig, headers map[string]string) connectionTest {
+func probeAgent(ctx context.Context, client *http.Client, cfg model.AgentConfig, headers map[string]string) connectionTest {
 	out := connectionTest{FirstEvents: []string{}}
 	msg := "Hello! This is a connection test from the Agentry chat service."
 	var body any
@@ -337,7 +344,7 @@ func probeAgent(ctx context.Context, cfg model.AgentConfig, headers map[string]s
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", want)
-	res, err := probeClient.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		out.Error = "request failed: " + transportError(ctx, err)
 		return out
@@ -396,14 +403,17 @@ func probeAgent(ctx context.Context, cfg model.AgentConfig, headers map[string]s
 	return out
 }
 
-// probeClient does not follow redirects: the headers must reach the configured URL only.
-var probeClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
+// transportError names a failure's category only: the test's answer must not turn the server
+// into a port scanner (no address, port or dial error text).
 func transportError(ctx context.Context, err error) string {
 	if ctx.Err() != nil {
 		return "timed out"
 	}
-	return err.Error()
+	var tlsErr *tls.CertificateVerificationError
+	if errors.As(err, &tlsErr) || strings.Contains(err.Error(), "tls:") || errors.Is(err, http.ErrSchemeMismatch) {
+		return "the TLS handshake failed"
+	}
+	return bridge.DescribeDialError(err)
 }
 
 // saved answers a create-or-replace: 201 when it created, 200 when it replaced.

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/agentry-dev/agentry/internal/egress"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -258,9 +261,50 @@ func TestAgentConnectionTest(t *testing.T) {
 	e.expect(e.do("PUT", "/agents/chef", keyAuth, body), http.StatusOK, "")
 	r := e.do("POST", "/agents/chef/test", keyAuth, nil)
 	r.decode(t, &out)
-	if out.OK || out.Status != 0 || !strings.Contains(out.Error, "request failed") {
+	if out.OK || out.Status != 0 || !strings.Contains(out.Error, "request failed: it could not be reached") {
 		t.Fatalf("unreachable: %+v", out)
+	}
+	// A category, never the address or port (a port scan would read them off).
+	if port := closed.URL[strings.LastIndex(closed.URL, ":")+1:]; strings.Contains(out.Error, port) || strings.Contains(out.Error, "127.0.0.1") {
+		t.Errorf("the test's error names the address: %q", out.Error)
 	}
 	e.expect(e.do("POST", "/agents/nobody/test", keyAuth, nil), http.StatusNotFound, model.ErrUIDNotFound)
 	e.checkNoSecret()
+}
+
+// TestConnectionTestRefusesInternalAddresses: with no allowed networks (the default), the test
+// never connects to loopback (a live service whose answer would come back), link-local or
+// metadata addresses; it says the address is not allowed, without naming it.
+func TestConnectionTestRefusesInternalAddresses(t *testing.T) {
+	st := keyedStores()["sqlite"](t)
+	e := &recorder{env: newEnv(t, st, Options{Development: true, AgentTestTimeout: 2 * time.Second, AgentEgress: egress.Policy{Allow: []netip.Prefix{}}})}
+	var hits atomic.Int64
+	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"type\":\"RUN_STARTED\"}\n\n")
+	}))
+	t.Cleanup(internal.Close)
+	port := internal.URL[strings.LastIndex(internal.URL, ":")+1:]
+	for _, url := range []string{internal.URL, "http://localhost:" + port, "http://[::ffff:127.0.0.1]:" + port, "http://169.254.169.254/latest/meta-data/",
+		"http://metadata.google.internal/computeMetadata/v1/", "http://100.100.100.200/", "http://[fd00:ec2::254]/"} {
+		if r := e.do("PUT", "/agents/chef", keyAuth, chefBody(url)); r.status != http.StatusOK && r.status != http.StatusCreated {
+			t.Fatalf("save %s: %d %s", url, r.status, r.body)
+		}
+		r := e.do("POST", "/agents/chef/test", keyAuth, nil)
+		e.expect(r, http.StatusOK, "")
+		var out connectionTest
+		r.decode(t, &out)
+		if out.OK || !strings.Contains(out.Error, "address is not allowed") {
+			t.Errorf("%s: %+v, want a refusal", url, out)
+		}
+		for _, leak := range []string{port, "127.0.0.1", "169.254", "100.100", "fd00"} {
+			if strings.Contains(out.Error, leak) {
+				t.Errorf("%s: the error %q names %s", url, out.Error, leak)
+			}
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the internal service was called %d times", n)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/egress"
 )
 
 // Prefix is where every route of the API lives.
@@ -72,6 +73,9 @@ type Options struct {
 	CORSOrigins []string
 	// Bridge runs agents for messages sent to them; nil: messages to agents are only stored.
 	Bridge *bridge.Bridge
+	// AgentEgress is what the connection test may reach at an admin's Deployment URL: the
+	// bridge's policy (internal/egress; the zero Policy allows only public addresses).
+	AgentEgress egress.Policy
 	// AgentTestTimeout bounds an agent's connection test (default DefaultAgentTestTimeout).
 	AgentTestTimeout time.Duration
 	// Metrics records requests and stored messages; nil records nothing.
@@ -88,6 +92,9 @@ type API struct {
 	opts    Options
 	media   *mediaStore
 	limiter *userLimiter // nil: no limit
+	// probe and probeCluster are the connection test's clients: for admin URLs, and for
+	// in-cluster Agents (agentRef), which may be internal.
+	probe, probeCluster *http.Client
 }
 
 // New checks the options and logs the warnings an operator must see at start-up.
@@ -107,7 +114,10 @@ func New(opts Options) *API {
 	if opts.RateBurst <= 0 {
 		opts.RateBurst = DefaultRateBurst
 	}
-	return &API{opts: opts, media: newMediaStore(opts.MediaDir), limiter: newUserLimiter(opts.RateLimit, opts.RateBurst)}
+	cluster := opts.AgentEgress
+	cluster.AllowInternal = true
+	return &API{opts: opts, media: newMediaStore(opts.MediaDir), limiter: newUserLimiter(opts.RateLimit, opts.RateBurst),
+		probe: bridge.Client(opts.AgentEgress), probeCluster: bridge.Client(cluster)}
 }
 
 // Mount builds the API and registers its routes on e (agentry dev mounts it beside the runtime).

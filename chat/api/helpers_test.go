@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,6 +101,10 @@ func newEnv(t *testing.T, st store.Store, opts Options) *env {
 		opts.MediaDir = t.TempDir()
 	}
 	opts.PasswordCost = bcrypt.MinCost
+	if opts.AgentEgress.Allow == nil {
+		// The connection tests' agents listen on loopback.
+		opts.AgentEgress.Allow = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	}
 	e.apiKey = opts.APIKey
 	e.api = New(opts)
 	e.srv = httptest.NewServer(e.api.Handler())

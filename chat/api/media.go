@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
 )
 
 // formOverhead is what a media upload may carry besides the file: fields and part headers.
@@ -259,6 +260,12 @@ func (a *API) sendMedia(c echo.Context) error {
 	if err := checkText("text", f["text"], maxTextRunes, false); err != nil {
 		return err
 	}
+	if err := checkMUID(f["muid"]); err != nil {
+		return err
+	}
+	if done, err := a.sentBefore(c, f["muid"]); done || err != nil {
+		return err
+	}
 	var metadata json.RawMessage
 	if v := f["metadata"]; v != "" {
 		if !json.Valid([]byte(v)) {
@@ -303,10 +310,13 @@ func (a *API) sendMedia(c echo.Context) error {
 	att := &model.Attachment{URL: Prefix + "/media/" + id, Name: cleanName(u.name), MimeType: served, Size: u.size}
 	m, err := a.opts.Store.SendMessage(c.Request().Context(), model.Message{
 		Sender: uidOf(c), ReceiverID: receiver, ReceiverType: rtype, Category: model.CategoryMessage, Type: msgType,
-		Text: f["text"], Attachment: att, Metadata: metadata, ParentID: parentID,
+		Text: f["text"], Attachment: att, Metadata: metadata, ParentID: parentID, MUID: f["muid"],
 	})
 	if err != nil {
 		_ = os.Remove(final)
+		if errors.Is(err, store.ErrAlreadySent) { // a concurrent retry stored it first
+			return c.JSON(http.StatusOK, m)
+		}
 		return err
 	}
 	a.opts.Metrics.MessagesStored("user", 1)

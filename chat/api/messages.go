@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"regexp"
 
@@ -27,6 +28,34 @@ type messageRequest struct {
 	Data         json.RawMessage    `json:"data"`
 	Metadata     json.RawMessage    `json:"metadata"`
 	ParentID     int64              `json:"parentId"`
+	MUID         string             `json:"muid"`
+}
+
+// muidPattern is what a client's message id may look like (a UUID, a ULID, a counter).
+var muidPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+
+func checkMUID(v string) error {
+	if v != "" && !muidPattern.MatchString(v) {
+		return errValidation("muid must be 1 to 64 letters, digits, '_', '.', ':' or '-'")
+	}
+	return nil
+}
+
+// sentBefore answers a retried send (a muid the sender used already) with the message stored
+// the first time: 200 instead of 201, nothing stored, no run started. ok is false when the muid
+// is new.
+func (a *API) sentBefore(c echo.Context, muid string) (ok bool, err error) {
+	if muid == "" {
+		return false, nil
+	}
+	m, err := a.opts.Store.MessageByMUID(c.Request().Context(), uidOf(c), muid)
+	if model.CodeOf(err) == model.ErrMessageNotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, c.JSON(http.StatusOK, m)
 }
 
 func checkReceiver(id string, t model.ReceiverType) error {
@@ -40,6 +69,9 @@ func checkReceiver(id string, t model.ReceiverType) error {
 // Actions and agent output are written by the server itself; media go through the upload.
 func (r *messageRequest) validate() error {
 	if err := checkReceiver(r.Receiver, r.ReceiverType); err != nil {
+		return err
+	}
+	if err := checkMUID(r.MUID); err != nil {
 		return err
 	}
 	if r.ParentID < 0 {
@@ -86,6 +118,9 @@ func (a *API) sendMessage(c echo.Context) error {
 	if err := req.validate(); err != nil {
 		return err
 	}
+	if done, err := a.sentBefore(c, req.MUID); done || err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	// A message that starts an agent run claims the conversation first, so a message the
 	// agent cannot take (disabled, busy) is refused before it is stored.
@@ -99,11 +134,14 @@ func (a *API) sendMessage(c echo.Context) error {
 	}
 	m, err := a.opts.Store.SendMessage(ctx, model.Message{
 		Sender: uidOf(c), ReceiverID: req.Receiver, ReceiverType: req.ReceiverType, Category: req.Category, Type: req.Type,
-		Text: req.Text, Data: req.Data, Metadata: req.Metadata, ParentID: req.ParentID,
+		Text: req.Text, Data: req.Data, Metadata: req.Metadata, ParentID: req.ParentID, MUID: req.MUID,
 	})
 	if err != nil {
 		if plan != nil {
 			plan.Cancel()
+		}
+		if errors.Is(err, store.ErrAlreadySent) { // a concurrent retry stored it first
+			return c.JSON(http.StatusOK, m)
 		}
 		return err
 	}

@@ -156,7 +156,7 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 	idle := time.AfterFunc(b.o.IdleTimeout, func() { cancel(errIdle) })
 	defer idle.Stop()
 
-	res, rerr := b.post(ctx, url, headers, body, "text/event-stream")
+	res, rerr := b.post(ctx, p, url, headers, body, "text/event-stream")
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -225,7 +225,7 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 }
 
 // post sends the request and checks the status.
-func (b *Bridge) post(ctx context.Context, url string, headers map[string]string, body []byte, accept string) (*http.Response, *runError) {
+func (b *Bridge) post(ctx context.Context, p *Plan, url string, headers map[string]string, body []byte, accept string) (*http.Response, *runError) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, fail(model.RunErrUnreachable, "its Deployment URL is not valid", err)
@@ -235,7 +235,11 @@ func (b *Bridge) post(ctx context.Context, url string, headers map[string]string
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", accept)
-	res, err := b.o.Client.Do(req)
+	client := b.o.Client
+	if p.cfg.AgentRef != "" {
+		client = b.o.ClusterClient // the operator's in-cluster endpoint, not an admin's URL
+	}
+	res, err := client.Do(req)
 	if err != nil {
 		return nil, b.transportFailure(ctx, err)
 	}

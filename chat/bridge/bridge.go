@@ -23,6 +23,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/egress"
 	"github.com/agentry-dev/agentry/chat/store"
 )
 
@@ -57,7 +58,15 @@ type Options struct {
 	Publisher Publisher
 	Resolver  Resolver // nil: agentRef configurations fail with AGENT_NOT_READY
 	Logger    logr.Logger
-	Client    *http.Client // default: no redirects, 10 s dial and TLS handshake
+	// Egress is what admin-configured Deployment URLs may reach (see internal/egress): the
+	// zero Policy allows only public addresses. Calls to in-cluster Agents (agentRef), whose
+	// URLs the operator writes, may reach internal addresses too, never metadata ones.
+	Egress egress.Policy
+	// Client overrides the client for Deployment URLs (tests); ClusterClient the one for
+	// agentRef URLs. Default: Egress applied after DNS, no redirects, no proxy, 10 s dial and TLS
+	// handshake.
+	Client        *http.Client
+	ClusterClient *http.Client
 
 	IdleTimeout   time.Duration // no byte from the agent for this long fails the run (default 60 s)
 	RunTimeout    time.Duration // a whole run, frontend actions included (default 5 min)
@@ -89,7 +98,12 @@ func (o *Options) defaults() {
 		o.MaxSteps = 10
 	}
 	if o.Client == nil {
-		o.Client = DefaultClient()
+		o.Client = Client(o.Egress)
+	}
+	if o.ClusterClient == nil {
+		cluster := o.Egress
+		cluster.AllowInternal = true
+		o.ClusterClient = Client(cluster)
 	}
 }
 
@@ -303,13 +317,13 @@ func newID(prefix string) string {
 	return prefix + "_" + hex.EncodeToString(buf)
 }
 
-// DefaultClient is the bridge's HTTP client: it never follows redirects (the agent's headers
-// must reach the configured URL only) and bounds dialing and the TLS handshake.
-func DefaultClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.TLSHandshakeTimeout = 10 * time.Second
-	t.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+// Client is the bridge's HTTP client for a policy: it never follows redirects (the agent's
+// headers must reach the configured URL only), checks every connection's address after DNS
+// resolution and bounds dialing and the TLS handshake.
+func Client(p egress.Policy) *http.Client {
+	c := p.Client(10 * time.Second)
+	c.Transport.(*http.Transport).MaxIdleConnsPerHost = 64
+	return c
 }
 
 var errShuttingDown = errors.New("the chat service is shutting down")

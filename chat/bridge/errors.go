@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/egress"
 )
 
 // runError is a failed call: Code is a model.RunErr… code, Reason says why for people (no
@@ -62,15 +63,24 @@ func (b *Bridge) transportFailure(ctx context.Context, err error) *runError {
 	case errors.As(err, &recordErr), strings.Contains(err.Error(), "tls:"):
 		return fail(model.RunErrTLS, "the TLS handshake with it failed", err)
 	}
+	return fail(model.RunErrUnreachable, DescribeDialError(err), err)
+}
+
+// DescribeDialError says in a few words, for whoever configured the URL, why a connection
+// failed: a category, never an address or a port (so answers cannot map a network).
+func DescribeDialError(err error) string {
+	if re, ok := egress.Refused(err); ok {
+		return "its address is not allowed (" + string(re.Category) + "); an operator can allow internal networks with --agent-allow-networks"
+	}
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
 	switch {
 	case errors.As(err, &dnsErr):
-		return fail(model.RunErrUnreachable, "its host name could not be resolved", err)
+		return "its host name could not be resolved"
 	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return fail(model.RunErrUnreachable, "it could not be reached (connection refused or timed out)", err)
+		return "it could not be reached (connection refused or timed out)"
 	}
-	return fail(model.RunErrUnreachable, "the connection to it failed", err)
+	return "the connection to it failed"
 }
 
 // statusFailure is a non-2xx answer.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,6 +129,8 @@ func startRuntime(t *testing.T, dir string, extra map[string]string, secretValue
 	return &runtimeEnv{URL: "http://" + ln.Addr().String()}
 }
 
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+
 // chatEnv is a real chat service (SQLite, hub, API, bridge) on an httptest server.
 type chatEnv struct {
 	t      *testing.T
@@ -159,9 +162,12 @@ func startChatWith(t *testing.T, bo bridge.Options, wrap func(store.Store) store
 	logs := &logBuffer{}
 	h := hub.New(hub.Options{Events: st, Authenticate: api.Authenticator(st), Logger: logs.logger()})
 	bo.Store, bo.Publisher, bo.Logger = st, h, logs.logger()
+	if bo.Egress.Allow == nil {
+		bo.Egress.Allow = loopback // the fake agents and runtimes listen on loopback
+	}
 	br := bridge.New(bo)
 	h.Observe(br.OnEvent)
-	a := api.New(api.Options{Store: st, Hub: h, APIKey: apiKey, Logger: logs.logger(), Development: true, Bridge: br, MediaDir: t.TempDir()})
+	a := api.New(api.Options{Store: st, Hub: h, APIKey: apiKey, Logger: logs.logger(), Development: true, Bridge: br, MediaDir: t.TempDir(), AgentEgress: bo.Egress})
 	srv := httptest.NewServer(a.Handler())
 	hubCtx, stop := context.WithCancel(context.Background())
 	hubDone := make(chan error, 1)

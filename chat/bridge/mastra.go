@@ -42,7 +42,7 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 	now := func() int64 { return time.Now().UnixMilli() }
 	b.publish(p, rl.frame(model.MustJSON(map[string]any{"type": "RUN_STARTED", "threadId": p.run.ConversationID, "runId": p.run.RunID, "timestamp": now()})))
 
-	res, rerr := b.post(ctx, url, headers, body, "application/json")
+	res, rerr := b.post(ctx, p, url, headers, body, "application/json")
 	if rerr != nil {
 		return nil, rerr
 	}

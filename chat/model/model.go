@@ -127,7 +127,10 @@ type Attachment struct {
 // Message is one entry of a conversation. Ids increase in the order messages are stored, so
 // they double as cursors. Reactions, DeliveredAt and ReadAt are the viewer's view.
 type Message struct {
-	ID             int64            `json:"id"`
+	ID int64 `json:"id"`
+	// MUID is the client's id for the message: a retried send with the same MUID stores
+	// nothing new (see store.ErrAlreadySent).
+	MUID           string           `json:"muid,omitempty"`
 	ConversationID string           `json:"conversationId"`
 	Sender         string           `json:"sender"`
 	ReceiverID     string           `json:"receiver"`

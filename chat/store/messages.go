@@ -12,14 +12,14 @@ import (
 	"github.com/agentry-dev/agentry/chat/model"
 )
 
-const messageColumns = `id, conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, reply_count, moderation, sent_us, edited_us, edited_by, deleted_us, deleted_by`
+const messageColumns = `id, conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, reply_count, moderation, sent_us, edited_us, edited_by, deleted_us, deleted_by, muid`
 
 func scanMessage(sc interface{ Scan(...any) error }) (model.Message, error) {
 	var m model.Message
 	var rtype, data, att, meta, mod string
 	var sent, edited, deleted int64
 	if err := sc.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverID, &rtype, &m.Category, &m.Type, &m.Text, &data, &att, &meta,
-		&m.ParentID, &m.ReplyCount, &mod, &sent, &edited, &m.EditedBy, &deleted, &m.DeletedBy); err != nil {
+		&m.ParentID, &m.ReplyCount, &mod, &sent, &edited, &m.EditedBy, &deleted, &m.DeletedBy, &m.MUID); err != nil {
 		return m, err
 	}
 	m.ReceiverType, m.Moderation = model.ReceiverType(rtype), model.ModerationStatus(mod)
@@ -55,9 +55,33 @@ func insertMessage(t *txn, m *model.Message) error {
 		att = string(b)
 	}
 	m.SentAt = t.now
-	return t.row(`INSERT INTO chat_messages (conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, moderation, sent_us)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
-		m.ConversationID, m.Sender, m.ReceiverID, string(m.ReceiverType), m.Category, m.Type, m.Text, string(m.Data), att, string(m.Metadata), m.ParentID, string(m.Moderation), us(m.SentAt)).Scan(&m.ID)
+	// A muid the sender used already inserts nothing (a concurrent duplicate waits for the
+	// first to commit or roll back): errDuplicateMUID rolls this transaction back.
+	err := t.row(`INSERT INTO chat_messages (conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, moderation, sent_us, muid)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT (sender, muid) WHERE muid <> '' DO NOTHING RETURNING id`,
+		m.ConversationID, m.Sender, m.ReceiverID, string(m.ReceiverType), m.Category, m.Type, m.Text, string(m.Data), att, string(m.Metadata), m.ParentID, string(m.Moderation), us(m.SentAt), m.MUID).Scan(&m.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errDuplicateMUID
+	}
+	return err
+}
+
+// errDuplicateMUID is insertMessage's answer to a muid its sender used already.
+var errDuplicateMUID = errors.New("duplicate muid")
+
+// MessageByMUID implements Messages.
+func (s *sqlStore) MessageByMUID(ctx context.Context, sender, muid string) (model.Message, error) {
+	var id int64
+	err := s.read(ctx, "read message by muid", func(t *txn) error {
+		return t.row(`SELECT id FROM chat_messages WHERE sender = $1 AND muid = $2`, sender, muid).Scan(&id)
+	})
+	if errors.Is(err, sql.ErrNoRows) || muid == "" {
+		return model.Message{}, model.Errorf(model.ErrMessageNotFound, "no message with muid %q", muid)
+	}
+	if err != nil {
+		return model.Message{}, err
+	}
+	return s.GetMessage(ctx, sender, id)
 }
 
 // messageEvent emits a message event. A message under moderation (pending, disapproved) is
@@ -176,6 +200,13 @@ func (s *sqlStore) SendMessage(ctx context.Context, m model.Message) (model.Mess
 		out, err = sendInTx(t, m)
 		return err
 	})
+	if errors.Is(err, errDuplicateMUID) {
+		first, err := s.MessageByMUID(ctx, m.Sender, m.MUID)
+		if err != nil {
+			return model.Message{}, err
+		}
+		return first, ErrAlreadySent
+	}
 	if err != nil {
 		return model.Message{}, err
 	}

@@ -183,6 +183,10 @@ CREATE TABLE chat_agent_runs (
   pending         TEXT NOT NULL DEFAULT '[]',
   expires_us      {{BIGINT}} NOT NULL
 );`,
+	// 6: the client's message id (muid), unique per sender, so a retried send is stored once.
+	`
+ALTER TABLE chat_messages ADD COLUMN muid TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX chat_messages_by_muid ON chat_messages (sender, muid) WHERE muid <> '';`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

@@ -11,6 +11,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
@@ -33,6 +34,10 @@ type Store interface {
 	Kind() string
 	Close() error
 }
+
+// ErrAlreadySent comes with the message stored earlier when a send repeats a muid; nothing
+// was written. It is not a *model.Error: callers answer with that message.
+var ErrAlreadySent = errors.New("a message with this muid was sent already")
 
 // Page is one page of a listing; Next is the opaque cursor of the following page ("" at the end).
 type Page[T any] struct {
@@ -129,7 +134,11 @@ type MemberQuery struct {
 type Messages interface {
 	// SendMessage stores m from m.Sender to m.ReceiverID; the sender must be a member of a
 	// group receiver, and a user receiver must exist. It fills ID, ConversationID and SentAt.
+	// A message whose MUID the sender used before is not stored again: SendMessage returns
+	// the message stored first and ErrAlreadySent (a retried send whose answer was lost).
 	SendMessage(ctx context.Context, m model.Message) (model.Message, error)
+	// MessageByMUID returns the message sender sent with muid (ErrMessageNotFound if none).
+	MessageByMUID(ctx context.Context, sender, muid string) (model.Message, error)
 	// SendMessages stores several messages in one transaction (an agent run's output).
 	SendMessages(ctx context.Context, ms []model.Message) ([]model.Message, error)
 	EditMessage(ctx context.Context, actor string, id int64, text string, data []byte) (model.Message, error)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/http"
 	"net/url"
 	"os"
@@ -30,6 +31,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/hub"
 	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/egress"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
@@ -62,6 +64,10 @@ type chatOptions struct {
 	headers []byte
 	// development accepts http Deployment URLs (an agent on localhost or a trusted network).
 	development bool
+	// agentAllowNetworks are the internal networks agent Deployment URLs may reach; egress is
+	// the policy resolve builds from them.
+	agentAllowNetworks []string
+	egress             egress.Policy
 	bridge      bridgeFlags
 	// resolver resolves in-cluster Agent references (nil outside a cluster).
 	resolver bridge.Resolver
@@ -159,6 +165,7 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	f.StringVar(&o.metricsAddr, "metrics-addr", envOr("AGENTRY_CHAT_METRICS_ADDR", ":9090"), "listen address of /metrics, /healthz and /readyz, apart from the public port (empty: off)")
 	f.BoolVar(&o.web, "web", envBool("AGENTRY_CHAT_WEB", true), "serve the embedded web app at / (and /app-config.json)")
 	f.StringSliceVar(&o.agentNamespaces, "agent-namespaces", nil, "namespaces whose Agents may be referenced (default: all)")
+	f.StringSliceVar(&o.agentAllowNetworks, "agent-allow-networks", splitList(os.Getenv("AGENTRY_CHAT_AGENT_ALLOW_NETWORKS")), "internal networks (CIDRs, e.g. 127.0.0.0/8 or 10.96.0.0/12) that agent Deployment URLs and connection tests may reach; default none: public addresses only. Link-local and cloud metadata addresses and the cluster's API server are always refused; in-cluster Agents (agentRef) are always reachable (env AGENTRY_CHAT_AGENT_ALLOW_NETWORKS)")
 	f.BoolVar(&o.development, "allow-http-agents", os.Getenv("AGENTRY_CHAT_ALLOW_HTTP_AGENTS") == "true", "accept http:// agent Deployment URLs (otherwise https only)")
 	f.DurationVar(&o.bridge.idle, "agent-idle-timeout", 60*time.Second, "fail an agent run when its stream sends nothing for this long")
 	f.DurationVar(&o.bridge.run, "agent-run-timeout", 5*time.Minute, "fail an agent run that takes longer than this in total (frontend actions included)")
@@ -203,7 +210,7 @@ func envFloat(key string, def float64) float64 {
 
 // resolve checks the options and returns the API key; it refuses set-ups that would be unsafe
 // or lose data (SQLite under several replicas: each would write its own file).
-func (o *chatOptions) resolve(getenv func(string) string) (string, error) {
+func (o *chatOptions) resolve(getenv func(string) string) (_ string, err error) {
 	switch {
 	case strings.HasPrefix(o.storage, "file:"):
 		if o.replicas > 1 {
@@ -248,10 +255,30 @@ func (o *chatOptions) resolve(getenv func(string) string) (string, error) {
 	if key != "" && len(key) < minAPIKeyLen {
 		return "", fmt.Errorf("the REST API key is shorter than %d characters", minAPIKeyLen)
 	}
+	if o.authKey != "" && len(o.authKey) < minAPIKeyLen {
+		return "", fmt.Errorf("the --auth-key is shorter than %d characters: even a development key must not be guessable", minAPIKeyLen)
+	}
+	if o.egress, err = agentEgress(o.agentAllowNetworks, getenv); err != nil {
+		return "", err
+	}
 	if key == "" && o.authKey == "" {
 		return "", fmt.Errorf("no credentials: set the REST API key (--api-key-file or AGENTRY_CHAT_API_KEY), or --auth-key for development")
 	}
 	return key, nil
+}
+
+// agentEgress is what admin-configured agent URLs may reach: public addresses, plus the allowed
+// internal networks; never the cluster's API server (the Service address the pod was given).
+func agentEgress(allow []string, getenv func(string) string) (egress.Policy, error) {
+	nets, err := egress.ParsePrefixes(allow)
+	if err != nil {
+		return egress.Policy{}, fmt.Errorf("invalid --agent-allow-networks: %w", err)
+	}
+	p := egress.Policy{Allow: nets}
+	if a, err := netip.ParseAddr(getenv("KUBERNETES_SERVICE_HOST")); err == nil {
+		p.Deny = append(p.Deny, a)
+	}
+	return p, nil
 }
 
 // headersKey reads the AES-256 key agent headers are encrypted with: --headers-key-file, else
@@ -303,13 +330,13 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	if err := chatmetrics.RegisterHub(reg, h.Stats); err != nil {
 		return err
 	}
-	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver, Metrics: m,
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver, Metrics: m, Egress: o.egress,
 		IdleTimeout: o.bridge.idle, RunTimeout: o.bridge.run, ActionTimeout: o.bridge.action})
 	h.Observe(br.OnEvent)
 	a := chatapi.New(chatapi.Options{
 		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID, LoginTokenTTL: o.loginTokenTTL,
 		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
-		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m,
+		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m, AgentEgress: o.egress,
 	})
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {

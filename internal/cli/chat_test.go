@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,19 +30,22 @@ func TestChatFlagsValidate(t *testing.T) {
 	}{
 		{[]string{"--api-key-file=" + keyFile}, nil, "0123456789abcdef-key", ""},
 		{nil, map[string]string{"AGENTRY_CHAT_API_KEY": "env-key-0123456789"}, "env-key-0123456789", ""},
-		{[]string{"--auth-key=dev"}, nil, "", ""},
+		{[]string{"--auth-key=dev-auth-key-0123456"}, nil, "", ""},
 		{nil, nil, "", "no credentials"},
 		{[]string{"--api-key-file=" + empty}, nil, "", "is empty"},
 		{[]string{"--api-key-file=" + filepath.Join(dir, "missing")}, nil, "", "failed to read API key file"},
 		{nil, map[string]string{"AGENTRY_CHAT_API_KEY": "short"}, "", "shorter than 16"},
-		{[]string{"--auth-key=dev", "--replicas=2"}, nil, "", "one replica only"},
-		{[]string{"--auth-key=dev", "--replicas-hint=3"}, nil, "", "one replica only"},
-		{[]string{"--auth-key=dev", "--replicas=2", "--storage=postgres://u@db/chat"}, nil, "", ""},
-		{[]string{"--auth-key=dev", "--storage=mysql://x"}, nil, "", "unsupported --storage"},
-		{[]string{"--auth-key=dev", "--storage=postgres://u:secret@db/chat", "--replicas=0"}, nil, "", "at least 1"},
-		{[]string{"--auth-key=dev", "--rate-limit=-1"}, nil, "", "--rate-limit must not be negative"},
-		{[]string{"--auth-key=dev", "--rate-burst=0"}, nil, "", "--rate-burst must be at least 1"},
-		{[]string{"--auth-key=dev", "--rate-limit=0"}, nil, "", ""},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--replicas=2"}, nil, "", "one replica only"},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--replicas-hint=3"}, nil, "", "one replica only"},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--replicas=2", "--storage=postgres://u@db/chat"}, nil, "", ""},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--storage=mysql://x"}, nil, "", "unsupported --storage"},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--storage=postgres://u:secret@db/chat", "--replicas=0"}, nil, "", "at least 1"},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--rate-limit=-1"}, nil, "", "--rate-limit must not be negative"},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--rate-burst=0"}, nil, "", "--rate-burst must be at least 1"},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--rate-limit=0"}, nil, "", ""},
+		{[]string{"--auth-key=k"}, nil, "", "--auth-key is shorter than 16"},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--agent-allow-networks=10.0.0.0/33"}, nil, "", "invalid --agent-allow-networks"},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--agent-allow-networks=127.0.0.0/8,::1"}, nil, "", ""},
 	} {
 		cmd, o := chatCommand(&globalFlags{})
 		if err := cmd.ParseFlags(tc.args); err != nil {
@@ -60,11 +64,28 @@ func TestChatFlagsValidate(t *testing.T) {
 	}
 }
 
+// TestAgentEgressPolicy: allowed networks open internal addresses; the cluster's API server
+// (KUBERNETES_SERVICE_HOST) stays refused even inside an allowed network; metadata always.
+func TestAgentEgressPolicy(t *testing.T) {
+	p, err := agentEgress([]string{"10.96.0.0/12", "127.0.0.1"}, func(k string) string {
+		return map[string]string{"KUBERNETES_SERVICE_HOST": "10.96.0.1"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for addr, allowed := range map[string]bool{"10.96.4.2": true, "127.0.0.1": true, "127.0.0.2": false, "10.96.0.1": false,
+		"169.254.169.254": false, "192.168.1.1": false, "93.184.216.34": true} {
+		if err := p.Check(netip.MustParseAddr(addr)); (err == nil) != allowed {
+			t.Errorf("%s: %v, want allowed=%v", addr, err, allowed)
+		}
+	}
+}
+
 // TestChatReplicasFromEnv: the chart sets AGENTRY_CHAT_REPLICAS; SQLite must refuse it.
 func TestChatReplicasFromEnv(t *testing.T) {
 	t.Setenv("AGENTRY_CHAT_REPLICAS", "2")
 	cmd, o := chatCommand(&globalFlags{})
-	if err := cmd.ParseFlags([]string{"--auth-key=dev"}); err != nil {
+	if err := cmd.ParseFlags([]string{"--auth-key=dev-auth-key-0123456"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := o.resolve(os.Getenv); err == nil || !strings.Contains(err.Error(), "one replica only") {
@@ -99,7 +120,7 @@ func TestChatDurations(t *testing.T) {
 		} {
 			t.Setenv(d.env, tc.env)
 			cmd, o := chatCommand(&globalFlags{})
-			if err := cmd.ParseFlags(append([]string{"--auth-key=dev"}, tc.args...)); err != nil {
+			if err := cmd.ParseFlags(append([]string{"--auth-key=dev-auth-key-0123456"}, tc.args...)); err != nil {
 				t.Fatal(err)
 			}
 			_, err := o.resolve(func(string) string { return "" })

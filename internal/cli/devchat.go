@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/egress"
 	rtmetrics "github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
@@ -77,7 +79,10 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 	if err != nil {
 		log.Error(err, "failed to register the chat service's metrics")
 	}
-	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Metrics: m})
+	// A loopback playground: its agents (and an admin's local experiments) live on this machine.
+	// Link-local and metadata addresses stay refused.
+	devEgress := egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Metrics: m, Egress: devEgress})
 	h.Observe(br.OnEvent)
 	hubCtx, stop := context.WithCancel(context.Background())
 	dc := &devChat{store: st, hub: h, bridge: br, apiKey: key, stop: stop, done: make(chan error, 1)}
@@ -86,7 +91,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 		chatapi.Mount(e, chatapi.Options{
 			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID, LoginTokenTTL: chatapi.DefaultLoginTokenTTL,
 			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, AuthKeyAdmins: true, Bridge: br, Metrics: m,
-			RateLimit: chatapi.DefaultRateLimit, RateBurst: chatapi.DefaultRateBurst,
+			RateLimit: chatapi.DefaultRateLimit, RateBurst: chatapi.DefaultRateBurst, AgentEgress: devEgress,
 		})
 		if web {
 			mountWeb(st, DevChatAppID, DevChatAuthKey, true)(e)

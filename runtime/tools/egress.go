@@ -10,27 +10,14 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/egress"
 )
 
 // AllowLinkLocalEnv, set to "true", lets HTTP tools reach link-local and cloud metadata
 // addresses. The runtime is configured through the environment (OPENAI_BASE_URL,
 // AGENTRY_MEMORY_URL), so this is too; Options.AllowLinkLocal does the same in code.
 const AllowLinkLocalEnv = "AGENTRY_TOOLS_ALLOW_LINK_LOCAL"
-
-// metadataAddrs are cloud metadata services outside the link-local ranges: AWS's IPv6
-// endpoint and Alibaba Cloud's. (169.254.169.254, used by AWS, GCP, Azure and others, and
-// what metadata.google.internal resolves to, are link-local.)
-var metadataAddrs = []netip.Addr{
-	netip.MustParseAddr("fd00:ec2::254"),
-	netip.MustParseAddr("100.100.100.200"),
-}
-
-// metadataHosts are metadata service names, refused before any lookup so that a proxy (which
-// resolves names itself, out of reach of the dial check) is not asked to reach them.
-var metadataHosts = []string{"metadata.google.internal", "metadata.goog"}
-
-// nat64Prefix embeds IPv4 addresses in IPv6 (RFC 6052); 64:ff9b::a9fe:a9fe is 169.254.169.254.
-var nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
 
 // EgressRefusedError says which address was refused and how to allow it.
 type EgressRefusedError struct{ Addr string }
@@ -40,37 +27,11 @@ func (e *EgressRefusedError) Error() string {
 }
 
 // refusedAddr reports whether a is link-local or a cloud metadata address.
-func refusedAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if a.Is6() && nat64Prefix.Contains(a) {
-		b := a.As16()
-		a = netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
-	}
-	if a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() {
-		return true
-	}
-	for _, m := range metadataAddrs {
-		if a == m {
-			return true
-		}
-	}
-	return false
-}
+func refusedAddr(a netip.Addr) bool { return egress.LinkLocalOrMetadata(a) }
 
 // refusedHost reports whether a URL host (without port) is a refused literal address or a
 // metadata service name. The dial check is what counts; this only covers proxied requests.
-func refusedHost(host string) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		return refusedAddr(a)
-	}
-	for _, h := range metadataHosts {
-		if host == h {
-			return true
-		}
-	}
-	return false
-}
+func refusedHost(host string) bool { return egress.MetadataHost(host) }
 
 // dialControl runs after the name is resolved and before connect(2), on the address the
 // socket is about to connect to, so a name that resolves (or re-resolves, DNS rebinding) to a
@@ -89,7 +50,7 @@ func dialControl(_, address string, _ syscall.RawConn) error {
 // refuseRedirect makes the client return a 3xx as it is: following it would turn the POST into
 // a GET to wherever the endpoint points (a metadata address, say), and send the tool's Secret
 // headers along when the redirect stays on the same host.
-func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+func refuseRedirect(r *http.Request, via []*http.Request) error { return egress.NoRedirects(r, via) }
 
 // guardedDialer is the dialer of HTTP tools; allow skips the address check.
 func guardedDialer(allow bool) *net.Dialer {

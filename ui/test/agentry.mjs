@@ -10,7 +10,7 @@
 //   const chat = await startChat();              // agentry chat, SQLite, dev login enabled
 //   chat.base                                    // "http://127.0.0.1:PORT" (Chat.init's host)
 //   chat.api                                     // chat.base + "/chat/v1"
-//   chat.appId, chat.authKey                     // "test", "test-auth-key": Chat.login(uid, authKey)
+//   chat.appId, chat.authKey                     // "test", "test-auth-key-0123456": Chat.login(uid, authKey)
 //   chat.apiKey                                  // REST API key (header apikey)
 //   await chat.createUser("alice", "Alice");     // POST /users with the API key
 //   const token = await chat.mintToken("alice"); // POST /users/alice/auth_tokens: Chat.login(token)
@@ -129,12 +129,14 @@ function restClient(api, apiKey) {
 export async function startChat(opts = {}) {
   const dir = mkdtempSync(join(tmpdir(), "agentry-chat-"));
   const apiKey = randomBytes(16).toString("hex");
-  const authKey = opts.authKey ?? "test-auth-key";
+  const authKey = opts.authKey ?? "test-auth-key-0123456";
   const appId = opts.appId ?? "test";
   const env = {
     AGENTRY_CHAT_API_KEY: apiKey,
     AGENTRY_CHAT_HEADERS_KEY: randomBytes(32).toString("hex"),
     AGENTRY_CHAT_ALLOW_HTTP_AGENTS: "true",
+    // The tests' agents listen on loopback, which agent URLs may reach only when allowed.
+    AGENTRY_CHAT_AGENT_ALLOW_NETWORKS: "127.0.0.0/8",
     ...opts.env,
   };
   const argsFor = (addr) => ["chat", "--addr", addr, "--storage", `file:${join(dir, "chat.db")}`, "--media-dir", join(dir, "media"),

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentry-dev/agentry/internal/egress"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"sync"
@@ -73,9 +75,10 @@ func startChat(dir string) (*chatService, error) {
 	}
 	log := logr.New(countingSink{})
 	h := hub.New(hub.Options{Events: st, Authenticate: api.Authenticator(st), Logger: log})
-	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log})
+	local := egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}} // the agents listen on loopback
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Egress: local})
 	h.Observe(br.OnEvent)
-	a := api.New(api.Options{Store: st, Hub: h, APIKey: apiKey, Logger: log, Development: true, Bridge: br, MediaDir: filepath.Join(dir, "media")})
+	a := api.New(api.Options{Store: st, Hub: h, APIKey: apiKey, Logger: log, Development: true, Bridge: br, MediaDir: filepath.Join(dir, "media"), AgentEgress: local})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		_ = st.Close()

@@ -64,3 +64,38 @@ describe("Http and the service's rate limit", () => {
     expect(n).toBe(4);
   });
 });
+
+describe("Http and network failures", () => {
+  afterEach(() => vi.useRealTimers());
+
+  test("an idempotent request (retryNetwork) is sent again, with the same body, after a lost answer", async () => {
+    vi.useFakeTimers();
+    const bodies: unknown[] = [];
+    let n = 0;
+    const http = new Http("http://chat.test/chat/v1", async (_url, init) => {
+      bodies.push(init?.body);
+      if (n++ === 0) throw new TypeError("fetch failed"); // the connection dropped after sending
+      return ok();
+    }, () => "tok");
+    const p = http.json<{ uid: string }>("POST", "/messages", { body: { text: "hi", muid: "m1" }, retryNetwork: true });
+    await vi.advanceTimersByTimeAsync(500);
+    await expect(p).resolves.toEqual({ uid: "alice" });
+    expect(bodies).toEqual(['{"text":"hi","muid":"m1"}', '{"text":"hi","muid":"m1"}']);
+  });
+
+  test("any other request fails at once with ERR_NETWORK; an idempotent one after two more tries", async () => {
+    let n = 0;
+    const http = new Http("http://chat.test/chat/v1", async () => {
+      n++;
+      throw new TypeError("fetch failed");
+    }, () => "tok");
+    const err = await http.json("POST", "/groups", { body: {} }).catch((e: unknown) => e);
+    expect((err as ChatException).code).toBe("ERR_NETWORK");
+    expect(n).toBe(1);
+    vi.useFakeTimers();
+    const again = http.json("POST", "/messages", { body: {}, retryNetwork: true }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(((await again) as ChatException).code).toBe("ERR_NETWORK");
+    expect(n).toBe(4);
+  });
+});

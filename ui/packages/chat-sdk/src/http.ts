@@ -12,6 +12,9 @@ export interface RequestOptions {
   form?: FormData;
   /** "token" (default): the session's bearer token; "none"; or extra headers (authkey). */
   auth?: "token" | "none" | { readonly headers: Readonly<Record<string, string>> };
+  /** The request is idempotent (a send with a muid): a network failure, whose request may or
+   * may not have been applied, sends it again (NETWORK_RETRIES times) before failing. */
+  retryNetwork?: boolean;
 }
 
 export interface Answer<T> {
@@ -40,6 +43,9 @@ function serviceError(status: number, body: unknown): ChatException {
 /** How often a rate-limited request is sent again, and the longest wait between (seconds). */
 const RATE_RETRIES = 3;
 const MAX_RATE_WAIT_S = 10;
+/** How often an idempotent request is sent again after a network failure, and the waits. */
+const NETWORK_RETRIES = 2;
+const NETWORK_WAIT_MS = [500, 1500];
 
 /** The REST client of one session: base URL, fetch, bearer token, timeouts, error mapping. */
 export class Http {
@@ -110,7 +116,23 @@ export class Http {
     }
   }
 
+  /**
+   * Sends a request and reads its JSON answer; a failure is a ChatException. An idempotent
+   * request (retryNetwork) whose connection failed or whose answer was cut is sent again.
+   */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce<T>(method, path, opts);
+      } catch (err) {
+        const network = err instanceof ChatException && err.code === SDK_ERROR.NETWORK && err.details?.["status"] === undefined;
+        if (!opts.retryNetwork || !network || attempt >= NETWORK_RETRIES) throw err;
+        await new Promise((r) => setTimeout(r, NETWORK_WAIT_MS[attempt] ?? 1500));
+      }
+    }
+  }
+
+  private async requestOnce<T>(method: string, path: string, opts: RequestOptions): Promise<Answer<T>> {
     const body = opts.form ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined);
     const res = await this.sendPatiently(method, this.url(path, opts.query), opts, body);
     let text: string;

@@ -53,6 +53,7 @@ export interface WireReactionCount {
 
 export interface WireMessage {
   id: number;
+  muid?: string;
   conversationId: string;
   sender: string;
   receiver: string;

@@ -151,6 +151,35 @@ describe("one-to-one", () => {
   });
 });
 
+describe("a send whose answer is lost", () => {
+  test("is sent again with its muid and stored once (text and media)", async () => {
+    let drop = 0;
+    // The request reaches the service, then the connection fails before the answer arrives.
+    const lossy = async (url: string, init?: RequestInit): Promise<Response> => {
+      const res = await fetch(url, init);
+      if (init?.method === "POST" && /\/messages(\/media)?$/.test(url) && drop > 0) {
+        drop--;
+        await res.body?.cancel();
+        throw new TypeError("fetch failed: the connection was reset");
+      }
+      return res;
+    };
+    const dora = await h.client("dora", { settings: { fetch: lossy } });
+    const eve = await h.client("eve");
+    drop = 1;
+    const m = new TextMessage("eve", "Only once, please", "user");
+    const sent = await dora.c.sendMessage(m);
+    expect(sent.getMuid()).toBe(m.getMuid());
+    expect(m.getMuid()).toMatch(/.{8,}/);
+    drop = 1;
+    const media = new MediaMessage("eve", new Blob([PNG], { type: "image/png" }), "image", "user");
+    const sentMedia = await dora.c.sendMediaMessage(media);
+    expect(sentMedia.getMuid()).toBe(media.getMuid());
+    const page = await new Chat.MessagesRequestBuilder().setUID("dora").setLimit(50).build(eve.c).fetchPrevious();
+    expect(page.map((x) => x.getId())).toEqual([sent.getId(), sentMedia.getId()]);
+  });
+});
+
 describe("groups and threads", () => {
   test("group messages, thread replies and moderation", async () => {
     const owner = await h.client("gowner");

@@ -33,6 +33,7 @@ export class BaseMessage {
   protected deliveredAt?: number;
   protected readAt?: number;
   protected agentRunId?: string;
+  protected muid?: string;
 
   constructor(receiverId: string, receiverType: ReceiverType, category: string, type: string) {
     this.receiverId = receiverId;
@@ -165,6 +166,14 @@ export class BaseMessage {
   }
   setAgentRunId(id: string): void {
     this.agentRunId = id;
+  }
+  /** The client's id for the message. Sending sets one when there is none; a send repeated
+   * with the same muid (after a lost answer) is stored once and answers the first message. */
+  getMuid(): string | undefined {
+    return this.muid;
+  }
+  setMuid(muid: string): void {
+    this.muid = muid;
   }
 
   /** A copy of the same class (reactions copied), for immutable state updates. */

@@ -13,8 +13,18 @@ function idOf(m: BaseMessage | number): number {
   return id;
 }
 
+/** The message's muid, set now when it has none: every try of this send carries the same one. */
+function muidOf(m: BaseMessage): string {
+  let muid = m.getMuid();
+  if (!muid) {
+    muid = globalThis.crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+    m.setMuid(muid);
+  }
+  return muid;
+}
+
 function common(m: BaseMessage): Record<string, unknown> {
-  const body: Record<string, unknown> = { receiver: m.getReceiverId(), receiverType: m.getReceiverType() };
+  const body: Record<string, unknown> = { receiver: m.getReceiverId(), receiverType: m.getReceiverType(), muid: muidOf(m) };
   const meta = m.getMetadata();
   if (meta) body["metadata"] = meta;
   if (m.getParentMessageId()) body["parentId"] = m.getParentMessageId();
@@ -22,7 +32,8 @@ function common(m: BaseMessage): Record<string, unknown> {
 }
 
 async function post<T extends BaseMessage>(s: Session, body: Record<string, unknown>): Promise<T> {
-  const res = await s.http.request<WireMessage>("POST", "/messages", { body });
+  // Idempotent by muid, so a send whose answer was lost is sent again (retryNetwork).
+  const res = await s.http.request<WireMessage>("POST", "/messages", { body, retryNetwork: true });
   const m = await s.message(res.body);
   const run = res.headers.get("x-agent-run");
   if (run) m.setAgentRunId(run);
@@ -55,7 +66,8 @@ export async function sendMediaMessage(s: Session, m: MediaMessage): Promise<Med
   if (m.getParentMessageId()) form.append("parentId", String(m.getParentMessageId()));
   const meta = m.getMetadata();
   if (meta) form.append("metadata", JSON.stringify(meta));
-  const w = await s.http.json<WireMessage>("POST", "/messages/media", { form });
+  form.append("muid", muidOf(m));
+  const w = await s.http.json<WireMessage>("POST", "/messages/media", { form, retryNetwork: true });
   return (await s.message(w)) as MediaMessage;
 }
 
