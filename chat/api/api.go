@@ -7,7 +7,9 @@ package api
 
 import (
 	_ "embed"
+	"net"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -19,6 +21,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/egress"
+	"github.com/agentry-dev/agentry/internal/httpserve"
 )
 
 // Prefix is where every route of the API lives.
@@ -80,6 +83,9 @@ type Options struct {
 	AgentTestTimeout time.Duration
 	// Metrics records requests and stored messages; nil records nothing.
 	Metrics *metrics.Metrics
+	// TrustedProxies are the networks whose X-Forwarded-For names the client (for the
+	// per-address throttle of failed credentials); default loopback only.
+	TrustedProxies []*net.IPNet
 	// RateLimit is each signed-in user's sustained budget in requests per second on this
 	// replica, RateBurst how many may come at once (default DefaultRateBurst); 0 (the zero
 	// Options) does not limit. The REST API key is never limited.
@@ -91,10 +97,14 @@ type Options struct {
 type API struct {
 	opts    Options
 	media   *mediaStore
-	limiter *userLimiter // nil: no limit
+	limiter *keyedLimiter // nil: no limit
 	// probe and probeCluster are the connection test's clients: for admin URLs, and for
 	// in-cluster Agents (agentRef), which may be internal.
 	probe, probeCluster *http.Client
+	// authFailures throttles wrong credentials per client address, passwordFailures wrong
+	// group passwords per user and group; passwordChecks bounds concurrent bcrypt checks.
+	authFailures, passwordFailures *keyedLimiter
+	passwordChecks                 chan struct{}
 }
 
 // New checks the options and logs the warnings an operator must see at start-up.
@@ -116,8 +126,13 @@ func New(opts Options) *API {
 	}
 	cluster := opts.AgentEgress
 	cluster.AllowInternal = true
-	return &API{opts: opts, media: newMediaStore(opts.MediaDir), limiter: newUserLimiter(opts.RateLimit, opts.RateBurst),
-		probe: bridge.Client(opts.AgentEgress), probeCluster: bridge.Client(cluster)}
+	return &API{opts: opts, media: newMediaStore(opts.MediaDir), limiter: newKeyedLimiter(opts.RateLimit, opts.RateBurst),
+		probe: bridge.Client(opts.AgentEgress), probeCluster: bridge.Client(cluster),
+		authFailures:     newFailureLimiter(authFailureEvery, authFailureBurst),
+		passwordFailures: newFailureLimiter(passwordFailureEvery, passwordFailureBurst),
+		// bcrypt takes tens of milliseconds of CPU: at most half the cores check passwords, so
+		// a flood of wrong ones cannot take the CPU from everyone else.
+		passwordChecks: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
 }
 
 // Mount builds the API and registers its routes on e (agentry dev mounts it beside the runtime).
@@ -132,6 +147,7 @@ func Mount(e *echo.Echo, opts Options) *API {
 func (a *API) Handler(mounts ...func(*echo.Echo)) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = httpserve.ClientIP(a.opts.TrustedProxies)
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 		a.log(c).Error(err, "panic while serving a request", "route", c.Path())
 		return err

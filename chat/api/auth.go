@@ -31,13 +31,13 @@ func HashToken(token string) []byte {
 	return sum[:]
 }
 
-// Authenticator resolves a bearer token to its uid and token id; the hub uses it for the
-// WebSocket's first frame so both paths accept exactly the same tokens (and a revoked token id
-// closes exactly the sockets it opened).
-func Authenticator(tokens store.Tokens) func(ctx context.Context, token string) (uid, tokenID string, err error) {
-	return func(ctx context.Context, token string) (string, string, error) {
+// Authenticator resolves a bearer token to its user, id and expiry; the hub uses it for the
+// WebSocket's first frame so both paths accept exactly the same tokens (a revoked token id
+// closes exactly the sockets it opened, and a socket closes when its token expires).
+func Authenticator(tokens store.Tokens) func(ctx context.Context, token string) (store.TokenInfo, error) {
+	return func(ctx context.Context, token string) (store.TokenInfo, error) {
 		if token == "" || len(token) > 512 {
-			return "", "", model.Errorf(model.ErrUnauthenticated, "missing or invalid auth token")
+			return store.TokenInfo{}, model.Errorf(model.ErrUnauthenticated, "missing or invalid auth token")
 		}
 		return tokens.TokenUser(ctx, HashToken(token))
 	}
@@ -86,12 +86,16 @@ func (a *API) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		if tok == "" {
 			return model.Errorf(model.ErrUnauthenticated, "send Authorization: Bearer <auth token>")
 		}
-		uid, tid, err := auth(c.Request().Context(), tok)
-		if err != nil {
+		if err := a.authThrottled(c); err != nil {
 			return err
 		}
-		c.Set(ctxUID, uid)
-		c.Set(ctxTokenID, tid)
+		ti, err := auth(c.Request().Context(), tok)
+		if err != nil {
+			a.failedCredential(c, err)
+			return err
+		}
+		c.Set(ctxUID, ti.UID)
+		c.Set(ctxTokenID, ti.ID)
 		return next(c)
 	}
 }
@@ -99,10 +103,37 @@ func (a *API) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 // requireAPIKey guards server routes with the REST API key.
 func (a *API) requireAPIKey(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !equal(c.Request().Header.Get(headerAPIKey), a.opts.APIKey) {
-			return model.Errorf(model.ErrAPIKeyInvalid, "this route needs the REST API key in the apikey header")
+		if ok, err := a.apiKey(c); !ok {
+			if err == nil {
+				err = model.Errorf(model.ErrAPIKeyInvalid, "this route needs the REST API key in the apikey header")
+			}
+			return err
 		}
 		return next(c)
+	}
+}
+
+// apiKey checks the apikey header: ok when it is the REST API key; a wrong one counts against
+// the client's address, and an address with too many failures gets 429 before any check.
+func (a *API) apiKey(c echo.Context) (ok bool, err error) {
+	got := c.Request().Header.Get(headerAPIKey)
+	if got == "" {
+		return false, nil
+	}
+	if err := a.authThrottled(c); err != nil {
+		return false, err
+	}
+	if equal(got, a.opts.APIKey) {
+		return true, nil
+	}
+	a.authFailed(c)
+	return false, nil
+}
+
+// failedCredential counts a refused token against the client's address (not a store outage).
+func (a *API) failedCredential(c echo.Context, err error) {
+	if model.CodeOf(err) == model.ErrUnauthenticated {
+		a.authFailed(c)
 	}
 }
 
@@ -116,18 +147,26 @@ func (a *API) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	auth := Authenticator(a.opts.Store)
 	limited := a.rateLimit(next)
 	return func(c echo.Context) error {
-		if equal(c.Request().Header.Get(headerAPIKey), a.opts.APIKey) {
+		if ok, err := a.apiKey(c); ok || err != nil {
+			if err != nil {
+				return err
+			}
 			return next(c)
 		}
 		tok := bearer(c.Request())
 		if tok == "" {
 			return model.Errorf(model.ErrAPIKeyInvalid, "this route needs the REST API key in the apikey header, or an admin's auth token")
 		}
-		ctx := c.Request().Context()
-		uid, _, err := auth(ctx, tok)
-		if err != nil {
+		if err := a.authThrottled(c); err != nil {
 			return err
 		}
+		ctx := c.Request().Context()
+		ti, err := auth(ctx, tok)
+		if err != nil {
+			a.failedCredential(c, err)
+			return err
+		}
+		uid := ti.UID
 		u, err := a.opts.Store.GetUser(ctx, uid)
 		if err != nil {
 			return err
@@ -149,9 +188,20 @@ func (a *API) hasAPIKey(c echo.Context) bool {
 // createUser(user, authKey)); production needs the API key.
 func (a *API) requireAPIKeyOrAuthKey(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		h := c.Request().Header
-		if equal(h.Get(headerAPIKey), a.opts.APIKey) || equal(h.Get(headerAuthKey), a.opts.AuthKey) {
+		if ok, err := a.apiKey(c); ok || err != nil {
+			if err != nil {
+				return err
+			}
 			return next(c)
+		}
+		if key := c.Request().Header.Get(headerAuthKey); key != "" {
+			if err := a.authThrottled(c); err != nil {
+				return err
+			}
+			if equal(key, a.opts.AuthKey) {
+				return next(c)
+			}
+			a.authFailed(c)
 		}
 		return model.Errorf(model.ErrAPIKeyInvalid, "this route needs the REST API key in the apikey header")
 	}
@@ -161,7 +211,10 @@ func (a *API) requireAPIKeyOrAuthKey(next echo.HandlerFunc) echo.HandlerFunc {
 func (a *API) requireAny(next echo.HandlerFunc) echo.HandlerFunc {
 	user := a.requireUser(next)
 	return func(c echo.Context) error {
-		if equal(c.Request().Header.Get(headerAPIKey), a.opts.APIKey) {
+		if ok, err := a.apiKey(c); ok || err != nil {
+			if err != nil {
+				return err
+			}
 			return next(c)
 		}
 		return user(c)
@@ -189,10 +242,14 @@ func (a *API) login(c echo.Context) error {
 	if err := bind(c, &req); err != nil {
 		return err
 	}
+	if err := a.authThrottled(c); err != nil {
+		return err
+	}
 	// Compare both before answering, so timing says nothing about which one was wrong.
 	keyOK := equal(req.AuthKey, a.opts.AuthKey)
 	appOK := a.opts.AppID == "" || subtle.ConstantTimeCompare([]byte(req.AppID), []byte(a.opts.AppID)) == 1
 	if !keyOK || !appOK {
+		a.authFailed(c)
 		return model.Errorf(model.ErrUnauthenticated, "wrong App ID or Auth Key")
 	}
 	if err := checkID("uid", req.UID); err != nil {

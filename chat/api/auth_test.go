@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -54,18 +55,21 @@ func TestEveryRouteNeedsCredentials(t *testing.T) {
 		}
 		n++
 		path := concrete(r.Path)
-		res := e.do(r.Method, path, "", nil)
+		// Each route's wrong credentials come from their own address: past 20 failures an
+		// address gets 429 instead (TestFailedCredentialsAreThrottledPerAddress).
+		from := []string{"X-Forwarded-For", fmt.Sprintf("198.51.%d.%d", n/250, n%250)}
+		res := e.do(r.Method, path, "", nil, from...)
 		if res.status != http.StatusUnauthorized || (res.code() != "ERR_AUTH_TOKEN_INVALID" && res.code() != "ERR_API_KEY_INVALID") {
 			t.Errorf("%s without credentials: %d %s", key, res.status, res.body)
 		}
-		if res = e.do(r.Method, path, "not-a-token", nil); res.status != http.StatusUnauthorized {
+		if res = e.do(r.Method, path, "not-a-token", nil, from...); res.status != http.StatusUnauthorized {
 			t.Errorf("%s with an unknown token: %d %s", key, res.status, res.body)
 		}
 		if serverRoutes[key] {
-			if res = e.do(r.Method, path, tok, nil); res.status != http.StatusUnauthorized || res.code() != "ERR_API_KEY_INVALID" {
+			if res = e.do(r.Method, path, tok, nil, from...); res.status != http.StatusUnauthorized || res.code() != "ERR_API_KEY_INVALID" {
 				t.Errorf("%s with a user token: %d %s", key, res.status, res.body)
 			}
-			if res = e.do(r.Method, path, "", nil, "apikey", "wrong"); res.status != http.StatusUnauthorized {
+			if res = e.do(r.Method, path, "", nil, append(from, "apikey", "wrong")...); res.status != http.StatusUnauthorized {
 				t.Errorf("%s with a wrong API key: %d %s", key, res.status, res.body)
 			}
 		}

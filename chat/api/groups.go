@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
@@ -288,15 +289,48 @@ func (a *API) joinGroup(c echo.Context) error {
 	if len(req.Password) > 72 {
 		return model.Errorf(model.ErrWrongGroupPassword, "wrong group password")
 	}
-	check := func(hash string) bool {
-		return hash != "" && req.Password != "" && bcrypt.CompareHashAndPassword([]byte(hash), []byte(req.Password)) == nil
+	verified, err := a.checkGroupPassword(c, guid, req.Password)
+	if err != nil {
+		return err
 	}
+	// The store compares the hash verified here with the one it holds, inside the write; a
+	// password changed meanwhile no longer matches.
+	check := func(hash string) bool { return verified != "" && hash == verified }
 	g, err := a.opts.Store.JoinGroup(c.Request().Context(), uidOf(c), guid, check)
 	if err != nil {
 		return err
 	}
 	a.notify()
 	return c.JSON(http.StatusOK, g)
+}
+
+// checkGroupPassword checks password against a password group's hash outside any transaction
+// and database connection (bcrypt takes tens of milliseconds; inside a write it would hold
+// every other writer up), with at most passwordChecks running at once. It returns the hash it
+// verified ("" for a group without a password, or when no password was given). A user who got
+// this group's password wrong too often gets 429 before any check.
+func (a *API) checkGroupPassword(c echo.Context, guid, password string) (string, error) {
+	ctx := c.Request().Context()
+	hash, err := a.opts.Store.PasswordHash(ctx, guid)
+	if err != nil || hash == "" || password == "" {
+		return "", err
+	}
+	key := uidOf(c) + "\x00" + guid
+	if err := throttled(c, a.passwordFailures, key, "wrong passwords for this group"); err != nil {
+		return "", err
+	}
+	select {
+	case a.passwordChecks <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	ok := bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+	<-a.passwordChecks
+	if !ok {
+		a.passwordFailures.spend(key, time.Now())
+		return "", model.Errorf(model.ErrWrongGroupPassword, "wrong password for group %q", guid)
+	}
+	return hash, nil
 }
 
 func (a *API) leaveGroup(c echo.Context) error {

@@ -252,14 +252,14 @@ func (s *stubStore) CreateToken(_ context.Context, uid string, hash []byte, _ ti
 	return id, nil
 }
 
-func (s *stubStore) TokenUser(_ context.Context, hash []byte) (string, string, error) {
+func (s *stubStore) TokenUser(_ context.Context, hash []byte) (store.TokenInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	uid, ok := s.tokens[hex.EncodeToString(hash)]
 	if !ok {
-		return "", "", model.Errorf(model.ErrUnauthenticated, "invalid token")
+		return store.TokenInfo{}, model.Errorf(model.ErrUnauthenticated, "invalid token")
 	}
-	return uid, s.ids[hex.EncodeToString(hash)], nil
+	return store.TokenInfo{UID: uid, ID: s.ids[hex.EncodeToString(hash)]}, nil
 }
 
 func (s *stubStore) RevokeToken(_ context.Context, uid, id string) error {

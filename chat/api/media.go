@@ -232,6 +232,12 @@ func newMediaID() (string, error) {
 
 // sendMedia stores an uploaded file and sends the media message that points at it. The file is
 // in place before the message commits, and removed again if the message is refused.
+// IsUpload says whether r is a media upload: its body streams to disk under the server's
+// longer upload timeout instead of being read up front (internal/httpserve).
+func IsUpload(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, Prefix+"/messages/media")
+}
+
 func (a *API) sendMedia(c echo.Context) error {
 	u, err := a.readUpload(c)
 	if err != nil {

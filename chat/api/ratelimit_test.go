@@ -10,10 +10,10 @@ import (
 )
 
 func TestUserLimiter(t *testing.T) {
-	if newUserLimiter(0, 10) != nil {
+	if newKeyedLimiter(0, 10) != nil {
 		t.Fatal("a zero rate must mean no limiter")
 	}
-	l := newUserLimiter(2, 3) // 2/s, 3 at once
+	l := newKeyedLimiter(2, 3) // 2/s, 3 at once
 	now := time.Unix(1_800_000_000, 0)
 	for i := range 3 {
 		if ok, _ := l.allow("a", now); !ok {

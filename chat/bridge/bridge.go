@@ -23,8 +23,8 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
-	"github.com/agentry-dev/agentry/internal/egress"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/egress"
 )
 
 // Store is what the bridge needs of the chat store.

@@ -162,12 +162,12 @@ func (l *memLog) expected(uid string, after int64) []model.Event {
 }
 
 // testAuth accepts "tok-<uid>"; the token is its own id.
-func testAuth(_ context.Context, token string) (string, string, error) {
+func testAuth(_ context.Context, token string) (store.TokenInfo, error) {
 	uid, ok := strings.CutPrefix(token, "tok-")
 	if !ok {
-		return "", "", model.Errorf(model.ErrUnauthenticated, "bad token")
+		return store.TokenInfo{}, model.Errorf(model.ErrUnauthenticated, "bad token")
 	}
-	return uid, token, nil
+	return store.TokenInfo{UID: uid, ID: token}, nil
 }
 
 type env struct {

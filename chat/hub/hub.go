@@ -33,11 +33,11 @@ const DefaultRetention = 7 * 24 * time.Hour
 // Options configure a Hub. Events and Authenticate are required.
 type Options struct {
 	Events store.Events
-	// Authenticate maps a token from the auth frame to a uid and the token's id (the id an
-	// auth.revoked event names, so revoking one token closes only the sockets it opened). An
-	// error whose model code is ErrUnavailable closes the socket with 1013 (try again later)
-	// instead of 4001.
-	Authenticate func(ctx context.Context, token string) (uid, tokenID string, err error)
+	// Authenticate maps a token from the auth frame to its user, its id (the id an
+	// auth.revoked event names, so revoking one token closes only the sockets it opened) and
+	// its expiry (the socket closes with 4001 then). An error whose model code is
+	// ErrUnavailable closes the socket with 1013 (try again later) instead of 4001.
+	Authenticate func(ctx context.Context, token string) (store.TokenInfo, error)
 	Logger       logr.Logger
 
 	// QueueSize bounds each socket's send queue (default 256 frames); a full queue disconnects.
@@ -46,9 +46,18 @@ type Options struct {
 	// HeartbeatTimeout is how long a pong may take before the peer counts as dead (default 10 s).
 	Heartbeat        time.Duration
 	HeartbeatTimeout time.Duration
-	// ReplayLimit is the most events one resume replays (default 10,000); a client further
-	// behind gets a reset, as reloading its lists is cheaper than streaming the backlog.
-	ReplayLimit int
+	// ReplayLimit is the most events one resume replays (default 10,000), ReplayMaxBytes the
+	// most bytes (default 4 MiB); a client further behind gets a reset, as reloading its lists
+	// is cheaper than streaming the backlog.
+	ReplayLimit    int
+	ReplayMaxBytes int
+	// MaxReplays is how many replays run at once on this replica (default 4); each user has
+	// at most one at a time, so one user's sockets cannot take every slot. A socket waits for
+	// its slot at most AuthTimeout, then closes with 1013 (try again later).
+	MaxReplays int
+	// MaxSocketsPerUser bounds a user's sockets on this replica (default 20): a new one
+	// closes the user's oldest with 4009.
+	MaxSocketsPerUser int
 	// PageSize is how many events one store read asks for, for replay and the feed (default
 	// 500, at most 1000: the SQL store's cap).
 	PageSize int
@@ -87,6 +96,15 @@ func (o *Options) defaults() {
 	if o.ReplayLimit <= 0 {
 		o.ReplayLimit = 10000
 	}
+	if o.ReplayMaxBytes <= 0 {
+		o.ReplayMaxBytes = 4 << 20
+	}
+	if o.MaxReplays <= 0 {
+		o.MaxReplays = 4
+	}
+	if o.MaxSocketsPerUser <= 0 {
+		o.MaxSocketsPerUser = 20
+	}
 	if o.PageSize <= 0 {
 		o.PageSize = 500
 	}
@@ -115,6 +133,7 @@ type Stats struct {
 	Delivered uint64 // event frames written to sockets (replayed and live)
 	Replayed  uint64 // of which replayed on resume
 	Resets    uint64 // reset frames sent
+	Evicted   uint64 // sockets closed because their user opened more than MaxSocketsPerUser
 	Typing    uint64 // typing frames queued
 	Published uint64 // ephemeral frames (agent run events) queued
 	// BroadcastDropped counts ephemeral frames not sent to the other replicas (queue full,
@@ -139,13 +158,18 @@ type Hub struct {
 	closed   bool
 	sessions sync.WaitGroup
 
+	// replays holds a token per running replay (MaxReplays); replaying the users with one.
+	replays   chan struct{}
+	replaying map[string]chan struct{} // closed when that user's replay ends
+	opened    uint64                   // sockets registered so far: a session's order
+
 	members   membership
 	observers []func(model.Event)
 
 	id string        // this replica, to skip its own broadcasts
 	bq chan envelope // ephemeral frames for the other replicas
 
-	dropped, delivered, replayed, resets, typing, published, broadcastDropped, pruned atomic.Uint64
+	dropped, delivered, replayed, resets, typing, published, broadcastDropped, pruned, evicted atomic.Uint64
 }
 
 // New makes a hub; start its feed with Run and mount it as an http.Handler. It panics without
@@ -166,6 +190,9 @@ func New(o Options) *Hub {
 		byUID:   map[string]map[*session]struct{}{},
 		id:      replicaID(),
 		bq:      make(chan envelope, 4096),
+		replays: make(chan struct{}, o.MaxReplays),
+
+		replaying: map[string]chan struct{}{},
 	}
 	h.members.init(o.Events, o.MaxCachedConversations)
 	return h
@@ -197,6 +224,7 @@ func (h *Hub) Stats() Stats {
 		Delivered:        h.delivered.Load(),
 		Replayed:         h.replayed.Load(),
 		Resets:           h.resets.Load(),
+		Evicted:          h.evicted.Load(),
 		Typing:           h.typing.Load(),
 		Published:        h.published.Load(),
 		BroadcastDropped: h.broadcastDropped.Load(),
@@ -381,9 +409,60 @@ func (h *Hub) register(s *session) bool {
 		socks = map[*session]struct{}{}
 		h.byUID[s.uid] = socks
 	}
+	for len(socks) >= h.o.MaxSocketsPerUser {
+		// The user's oldest socket goes (a forgotten tab); it stops getting events now.
+		var oldest *session
+		for o := range socks {
+			if oldest == nil || o.order < oldest.order {
+				oldest = o
+			}
+		}
+		delete(socks, oldest)
+		h.sockets--
+		h.evicted.Add(1)
+		oldest.evict()
+	}
+	h.opened++
+	s.order = h.opened
 	socks[s] = struct{}{}
 	h.sockets++
 	return true
+}
+
+// replaySlot waits for a replay slot: one of MaxReplays, and the user's own (one replay per
+// user at a time). release gives both back; ok is false when ctx ended first.
+func (h *Hub) replaySlot(ctx context.Context, uid string) (release func(), ok bool) {
+	for {
+		h.mu.Lock()
+		busy, mine := h.replaying[uid]
+		if !mine {
+			done := make(chan struct{})
+			h.replaying[uid] = done
+			h.mu.Unlock()
+			select {
+			case h.replays <- struct{}{}:
+				return func() {
+					<-h.replays
+					h.mu.Lock()
+					delete(h.replaying, uid)
+					h.mu.Unlock()
+					close(done)
+				}, true
+			case <-ctx.Done():
+				h.mu.Lock()
+				delete(h.replaying, uid)
+				h.mu.Unlock()
+				close(done)
+				return nil, false
+			}
+		}
+		h.mu.Unlock()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
 }
 
 func (h *Hub) unregister(s *session) {

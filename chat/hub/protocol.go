@@ -15,6 +15,9 @@ const (
 	CloseUnauthorized websocket.StatusCode = 4001
 	// CloseTooSlow: the socket's send queue filled up; resume from the last pos received.
 	CloseTooSlow websocket.StatusCode = 4008
+	// CloseTooManySockets: the user opened more sockets than Options.MaxSocketsPerUser; the
+	// oldest one is closed. A client should not reconnect it on its own.
+	CloseTooManySockets websocket.StatusCode = 4009
 )
 
 // Frame types. The client sends auth first, then typing and ack; the server sends ready first,

@@ -206,8 +206,8 @@ func TestRevokedTokensCloseLiveSockets(t *testing.T) {
 
 // storeAuth authenticates as chat/api.Authenticator does: the store knows a token by its
 // SHA-256 and answers its uid and id.
-func storeAuth(s store.Tokens) func(ctx context.Context, token string) (string, string, error) {
-	return func(ctx context.Context, token string) (string, string, error) {
+func storeAuth(s store.Tokens) func(ctx context.Context, token string) (store.TokenInfo, error) {
+	return func(ctx context.Context, token string) (store.TokenInfo, error) {
 		return s.TokenUser(ctx, tokenHash(token))
 	}
 }

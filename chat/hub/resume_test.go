@@ -59,3 +59,29 @@ func TestResumeResetsOnRealStores(t *testing.T) {
 		})
 	}
 }
+
+// TestExpiredTokenClosesItsSocket: a socket opened with a token that expires is closed with
+// 4001 when it expires (REST answers 401 from then on); one on a token without expiry stays.
+func TestExpiredTokenClosesItsSocket(t *testing.T) {
+	ctx := context.Background()
+	s := sqliteWithUsers(t, "alice")
+	if _, err := s.CreateToken(ctx, "alice", tokenHash("short-lived"), time.Now().Add(1500*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateToken(ctx, "alice", tokenHash("lasting"), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, Options{Authenticate: storeAuth(s)}, s, false)
+	short := e.connectToken("alice", "short-lived", nil)
+	lasting := e.connectToken("alice", "lasting", nil)
+	start := time.Now()
+	if code := short.waitClosed(t, 5*time.Second); code != CloseUnauthorized {
+		t.Fatalf("closed with %d, want %d", code, CloseUnauthorized)
+	}
+	if d := time.Since(start); d < time.Second || d > 3*time.Second {
+		t.Errorf("closed %s after connecting, want at the expiry (1.5 s)", d)
+	}
+	if isDone(lasting) {
+		t.Error("the socket of a token without expiry closed too")
+	}
+}

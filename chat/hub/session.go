@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
 )
 
 // maxClientFrame bounds what a client may send: auth, typing and ack frames are tiny.
@@ -19,13 +21,29 @@ const maxClientFrame = 16 << 10
 type session struct {
 	h   *Hub
 	uid string
-	// tokenID is the id of the token the socket authenticated with (auth.revoked names it).
+	// tokenID is the id of the token the socket authenticated with (auth.revoked names it);
+	// expires is when that token expires (zero: never): the socket closes then, as REST
+	// starts answering 401.
 	tokenID string
+	expires time.Time
 	conn    *websocket.Conn
 	queue   *sendQueue
 	slow    chan struct{} // closed when the queue overflowed
 	// dropped stops further enqueues once the socket is condemned, so the feed skips it cheaply.
 	dropped atomic.Bool
+	// order is when the socket registered (the hub's count); evicted is closed when the hub
+	// drops it for a newer socket of its user (MaxSocketsPerUser).
+	order     uint64
+	evicted   chan struct{}
+	evictOnce sync.Once
+}
+
+// evict condemns the socket for a newer one of its user; its writer closes it with 4009.
+func (s *session) evict() {
+	s.evictOnce.Do(func() {
+		s.dropped.Store(true)
+		close(s.evicted)
+	})
 }
 
 // enqueue never blocks: the feed loop and Typing call it for many sockets under the hub's
@@ -69,11 +87,12 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	conn.SetReadLimit(maxClientFrame)
 
-	uid, tokenID, resume, ok := h.authenticate(conn)
+	ti, resume, ok := h.authenticate(conn)
 	if !ok {
 		return
 	}
-	s := &session{h: h, uid: uid, tokenID: tokenID, conn: conn, queue: newSendQueue(h.o.QueueSize), slow: make(chan struct{})}
+	uid := ti.UID
+	s := &session{h: h, uid: uid, tokenID: ti.ID, expires: ti.ExpiresAt, conn: conn, queue: newSendQueue(h.o.QueueSize), slow: make(chan struct{}), evicted: make(chan struct{})}
 	// Registered before the horizon is read: every event committed after that read reaches
 	// the queue, so replay (up to the horizon) plus the queue (skipping what replay sent)
 	// lose nothing.
@@ -128,7 +147,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // authenticate reads the auth frame and resolves the token; on failure it has closed the
 // socket with 4001 (bad or missing auth) or 1013 (store unavailable).
-func (h *Hub) authenticate(conn *websocket.Conn) (uid, tokenID string, resume *int64, ok bool) {
+func (h *Hub) authenticate(conn *websocket.Conn) (ti store.TokenInfo, resume *int64, ok bool) {
 	// A timer, not a read deadline: a cancelled read drops the socket without the 4001 frame.
 	timedOut := make(chan struct{})
 	timer := time.AfterFunc(h.o.AuthTimeout, func() {
@@ -138,36 +157,36 @@ func (h *Hub) authenticate(conn *websocket.Conn) (uid, tokenID string, resume *i
 	typ, data, err := conn.Read(h.ctx)
 	if !timer.Stop() {
 		<-timedOut
-		return "", "", nil, false
+		return store.TokenInfo{}, nil, false
 	}
 	if err != nil {
-		return "", "", nil, false
+		return store.TokenInfo{}, nil, false
 	}
 	var f clientFrame
 	if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil || f.Type != FrameAuth || f.Token == "" {
 		_ = conn.Close(CloseUnauthorized, "first frame must be auth")
-		return "", "", nil, false
+		return store.TokenInfo{}, nil, false
 	}
 	ctx, cancel := context.WithTimeout(h.ctx, h.o.AuthTimeout)
 	defer cancel()
-	uid, tokenID, err = h.o.Authenticate(ctx, f.Token)
-	if err != nil || uid == "" {
+	ti, err = h.o.Authenticate(ctx, f.Token)
+	if err != nil || ti.UID == "" {
 		if model.CodeOf(err) == model.ErrUnavailable {
 			h.log.Error(err, "failed to authenticate a socket")
 			_ = conn.Close(websocket.StatusTryAgainLater, "store unavailable")
 		} else {
 			_ = conn.Close(CloseUnauthorized, "unauthorized")
 		}
-		return "", "", nil, false
+		return store.TokenInfo{}, nil, false
 	}
 	// Sockets wait for the feed to know its start position (see Run).
 	select {
 	case <-h.started:
 	case <-ctx.Done():
 		_ = conn.Close(websocket.StatusTryAgainLater, "not ready")
-		return "", "", nil, false
+		return store.TokenInfo{}, nil, false
 	}
-	return uid, tokenID, f.Resume, true
+	return ti, f.Resume, true
 }
 
 // TypingPerSecond is how many typing frames a socket may send in any one second; the rest
@@ -228,7 +247,18 @@ func (s *session) open(ctx context.Context, resume *int64, oldest, newest int64)
 	if resume == nil {
 		return newest, true // without resume, the client starts after the newest event
 	}
+	wait, cancel := context.WithTimeout(ctx, s.h.o.AuthTimeout)
+	release, ok := s.h.replaySlot(wait, s.uid)
+	cancel()
+	if !ok {
+		if ctx.Err() == nil {
+			_ = s.conn.Close(websocket.StatusTryAgainLater, "busy: resume again")
+		}
+		_ = s.conn.CloseNow()
+		return 0, false
+	}
 	last, err := s.replay(ctx, *resume, oldest, newest)
+	release()
 	if err != nil {
 		if ctx.Err() == nil {
 			s.h.log.Error(err, "failed to replay events", "uid", s.uid, "resume", *resume)
@@ -249,6 +279,12 @@ func (s *session) writeLoop(ctx context.Context, last int64) {
 
 	heartbeat := time.NewTicker(h.o.Heartbeat)
 	defer heartbeat.Stop()
+	var expired <-chan time.Time // nil: the token never expires
+	if !s.expires.IsZero() {
+		t := time.NewTimer(time.Until(s.expires))
+		defer t.Stop()
+		expired = t.C
+	}
 	pingDone := make(chan error, 1)
 	pinging := false
 	defer func() {
@@ -276,6 +312,14 @@ func (s *session) writeLoop(ctx context.Context, last int64) {
 		case <-s.slow:
 			h.log.V(1).Info("dropping slow socket", "uid", s.uid, "queue", s.queue.max)
 			closeWith(CloseTooSlow, "too slow")
+			return
+		case <-s.evicted:
+			h.log.V(1).Info("closing the oldest socket of a user with too many", "uid", s.uid, "max", h.o.MaxSocketsPerUser)
+			closeWith(CloseTooManySockets, "too many sockets for this user")
+			return
+		case <-expired:
+			h.log.V(1).Info("closing socket whose token expired", "uid", s.uid)
+			closeWith(CloseUnauthorized, "credentials expired")
 			return
 		case <-s.queue.ready:
 			for _, f := range s.queue.take() {
@@ -327,13 +371,22 @@ func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64
 	if from+1 < oldest || from > newest {
 		return newest, s.reset(newest)
 	}
-	pos, n := from, 0
+	pos, n, size := from, 0, 0
 	for {
 		evs, err := h.o.Events.EventsSince(ctx, s.uid, pos, h.o.PageSize)
 		if err != nil {
 			return pos, err
 		}
 		for _, ev := range evs {
+			if n >= h.o.ReplayLimit || size >= h.o.ReplayMaxBytes {
+				// Too far behind: the client reloads its lists and continues from now.
+				_, now, err := h.o.Events.Horizon(ctx)
+				if err != nil {
+					return pos, err
+				}
+				now = max(now, pos)
+				return now, s.reset(now)
+			}
 			data, err := encodeEvent(ev)
 			if err != nil {
 				return pos, err
@@ -343,6 +396,7 @@ func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64
 			}
 			pos = ev.Pos
 			n++
+			size += len(data)
 			h.replayed.Add(1)
 			h.delivered.Add(1)
 		}
@@ -360,15 +414,6 @@ func (s *session) replay(ctx context.Context, from, oldest, newest int64) (int64
 				return newest, s.reset(newest)
 			}
 			return pos, nil
-		}
-		if n >= h.o.ReplayLimit {
-			// Too far behind: the client reloads its lists and continues from now.
-			_, now, err := h.o.Events.Horizon(ctx)
-			if err != nil {
-				return pos, err
-			}
-			now = max(now, pos)
-			return now, s.reset(now)
 		}
 	}
 }

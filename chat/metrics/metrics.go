@@ -130,6 +130,7 @@ var (
 	descReplayed = prometheus.NewDesc("agentry_chat_events_replayed_total", "Events replayed to sockets that resumed.", nil, nil)
 	descPruned   = prometheus.NewDesc("agentry_chat_events_pruned_total", "Events this replica deleted as older than the retention.", nil, nil)
 	descSlow     = prometheus.NewDesc("agentry_chat_slow_consumers_closed_total", "Sockets closed with 4008 because their send queue filled.", nil, nil)
+	descEvicted  = prometheus.NewDesc("agentry_chat_sockets_evicted_total", "Sockets closed with 4009 because their user opened more than the per-user limit.", nil, nil)
 	descDropped  = prometheus.NewDesc("agentry_chat_broadcast_dropped_total",
 		"Ephemeral frames (typing, agent events) not relayed to the other replicas: queue full, too large, or the store failed.", nil, nil)
 )
@@ -137,7 +138,7 @@ var (
 type hubCollector struct{ stats func() hub.Stats }
 
 func (c *hubCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descSockets, descFrames, descReplayed, descPruned, descSlow, descDropped} {
+	for _, d := range []*prometheus.Desc{descSockets, descFrames, descReplayed, descPruned, descSlow, descEvicted, descDropped} {
 		ch <- d
 	}
 }
@@ -152,5 +153,6 @@ func (c *hubCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descReplayed, prometheus.CounterValue, float64(s.Replayed))
 	ch <- prometheus.MustNewConstMetric(descPruned, prometheus.CounterValue, float64(s.Pruned))
 	ch <- prometheus.MustNewConstMetric(descSlow, prometheus.CounterValue, float64(s.Dropped))
+	ch <- prometheus.MustNewConstMetric(descEvicted, prometheus.CounterValue, float64(s.Evicted))
 	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(s.BroadcastDropped))
 }

@@ -95,25 +95,28 @@ var _ = cases(
 		must[string](t)(s.CreateToken(ctx, "bob", h("b1"), time.Time{}))
 		_, err := s.CreateToken(ctx, "nobody", h("x"), time.Time{})
 		wantCode(t, err, model.ErrUIDNotFound)
-		if uid, tid, err := s.TokenUser(ctx, h("t1")); uid != "alice" || tid != id || err != nil {
-			t.Errorf("t1: %q %q %v", uid, tid, err)
+		if ti, err := s.TokenUser(ctx, h("t1")); ti.UID != "alice" || ti.ID != id || !ti.ExpiresAt.IsZero() || err != nil {
+			t.Errorf("t1: %+v %v", ti, err)
 		}
-		_, _, err = s.TokenUser(ctx, h("old"))
+		if ti, err := s.TokenUser(ctx, h("t2")); err != nil || ti.ExpiresAt.Before(time.Now().Add(59*time.Minute)) || ti.ExpiresAt.After(time.Now().Add(time.Hour)) {
+			t.Errorf("t2 expires at %v (%v), want in an hour", ti.ExpiresAt, err)
+		}
+		_, err = s.TokenUser(ctx, h("old"))
 		wantCode(t, err, model.ErrUnauthenticated)
-		_, _, err = s.TokenUser(ctx, h("never"))
+		_, err = s.TokenUser(ctx, h("never"))
 		wantCode(t, err, model.ErrUnauthenticated)
 		wantCode(t, s.RevokeToken(ctx, "bob", id), model.ErrNotFound) // not bob's
 		wantCode(t, s.RevokeToken(ctx, "alice", id), "")
 		wantCode(t, s.RevokeToken(ctx, "alice", id), "")
-		_, _, err = s.TokenUser(ctx, h("t1"))
+		_, err = s.TokenUser(ctx, h("t1"))
 		wantCode(t, err, model.ErrUnauthenticated)
-		if uid, _, _ := s.TokenUser(ctx, h("t2")); uid != "alice" {
+		if ti, _ := s.TokenUser(ctx, h("t2")); ti.UID != "alice" {
 			t.Error("t2 revoked with t1")
 		}
 		wantCode(t, s.RevokeUserTokens(ctx, "alice"), "")
-		_, _, err = s.TokenUser(ctx, h("t2"))
+		_, err = s.TokenUser(ctx, h("t2"))
 		wantCode(t, err, model.ErrUnauthenticated)
-		if uid, _, _ := s.TokenUser(ctx, h("b1")); uid != "bob" {
+		if ti, _ := s.TokenUser(ctx, h("b1")); ti.UID != "bob" {
 			t.Error("bob's token revoked with alice's")
 		}
 	}},
@@ -124,15 +127,16 @@ var _ = cases(
 		id2 := must[string](t)(s.CreateToken(ctx, "alice", h("laptop"), time.Time{}))
 		_, newest := must2(t)(s.Horizon(ctx))
 		// Logout: find the calling token by its hash, then revoke that id.
-		uid, tid, err := s.TokenUser(ctx, h("phone"))
+		ti, err := s.TokenUser(ctx, h("phone"))
+		uid, tid := ti.UID, ti.ID
 		if err != nil || uid != "alice" || tid != id1 {
 			t.Fatalf("phone: %q %q %v", uid, tid, err)
 		}
 		wantCode(t, s.RevokeToken(ctx, uid, tid), "")
-		_, _, err = s.TokenUser(ctx, h("phone"))
+		_, err = s.TokenUser(ctx, h("phone"))
 		wantCode(t, err, model.ErrUnauthenticated)
-		if uid, tid, err := s.TokenUser(ctx, h("laptop")); uid != "alice" || tid != id2 || err != nil {
-			t.Errorf("laptop after logging out the phone: %q %q %v", uid, tid, err)
+		if ti, err := s.TokenUser(ctx, h("laptop")); ti.UID != "alice" || ti.ID != id2 || err != nil {
+			t.Errorf("laptop after logging out the phone: %+v %v", ti, err)
 		}
 		evs := must[[]model.Event](t)(s.EventsSince(ctx, "alice", newest, 100))
 		if len(evs) != 1 || evs[0].Type != model.EventTokensRevoked || evs[0].TargetUID != "alice" || string(evs[0].Data) != `{"tokenId":"`+id1+`"}` {

@@ -143,6 +143,19 @@ func addMember(t *txn, guid, actor, uid string, scope model.Scope, action, event
 
 // JoinGroup implements Groups. The ban, membership and type checks run under the group row
 // lock, so a concurrent ban either happens first (ErrBanned) or removes the member after.
+// PasswordHash implements Groups.
+func (s *sqlStore) PasswordHash(ctx context.Context, guid string) (string, error) {
+	var hash string
+	err := s.read(ctx, "read group password", func(t *txn) error {
+		err := t.row(`SELECT password_hash FROM chat_groups WHERE guid = $1`, guid).Scan(&hash)
+		if errors.Is(err, sql.ErrNoRows) {
+			return model.Errorf(model.ErrGUIDNotFound, "no group %q", guid)
+		}
+		return err
+	})
+	return hash, err
+}
+
 func (s *sqlStore) JoinGroup(ctx context.Context, uid, guid string, checkPassword func(hash string) bool) (model.Group, error) {
 	var out model.Group
 	err := s.write(ctx, "join group", func(t *txn) error {

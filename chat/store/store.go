@@ -64,13 +64,21 @@ type UserQuery struct {
 	HideDisabledAgents bool
 }
 
+// TokenInfo is a live token: its user, its id (what auth.revoked names) and when it expires
+// (zero: never).
+type TokenInfo struct {
+	UID       string
+	ID        string
+	ExpiresAt time.Time
+}
+
 // Tokens are per-user auth tokens. Only a hash of a token is stored.
 type Tokens interface {
 	// CreateToken stores a token hash for uid; expires zero means no expiry.
 	CreateToken(ctx context.Context, uid string, hash []byte, expires time.Time) (id string, err error)
-	// TokenUser returns the uid and token id of a live token (ErrUnauthenticated when unknown,
-	// revoked or expired).
-	TokenUser(ctx context.Context, hash []byte) (uid, id string, err error)
+	// TokenUser returns who a live token belongs to (ErrUnauthenticated when unknown, revoked
+	// or expired).
+	TokenUser(ctx context.Context, hash []byte) (TokenInfo, error)
 	// RevokeToken revokes one token of uid; its event (auth.revoked) names the token id, so
 	// only sockets authenticated with that token close.
 	RevokeToken(ctx context.Context, uid, id string) error
@@ -88,8 +96,14 @@ type Groups interface {
 	DeleteGroup(ctx context.Context, actor, guid string) error
 	ListGroups(ctx context.Context, viewer string, q GroupQuery) (Page[model.Group], error)
 
+	// PasswordHash returns the stored password hash of a password group ("" for other types):
+	// the caller checks a password against it outside any transaction (bcrypt is slow) and
+	// passes the hash it verified to JoinGroup. ErrGUIDNotFound when there is no such group.
+	PasswordHash(ctx context.Context, guid string) (string, error)
 	// JoinGroup joins a public group, or a password group when checkPassword accepts the
 	// stored hash. Private groups answer ErrPrivateGroup, banned users ErrBanned.
+	// (It runs inside the write transaction, so it must be cheap: compare with a hash verified
+	// beforehand, never run bcrypt in it.)
 	JoinGroup(ctx context.Context, uid, guid string, checkPassword func(hash string) bool) (model.Group, error)
 	LeaveGroup(ctx context.Context, uid, guid string) error
 	// AddMembers adds users (admins only); the result maps each uid to its error, nil on success.

@@ -38,18 +38,23 @@ func (s *sqlStore) CreateToken(ctx context.Context, uid string, hash []byte, exp
 }
 
 // TokenUser implements Tokens.
-func (s *sqlStore) TokenUser(ctx context.Context, hash []byte) (uid, id string, err error) {
-	err = s.read(ctx, "check token", func(t *txn) error {
-		err := t.row(`SELECT uid, id FROM chat_tokens WHERE hash = $1 AND revoked_us = 0 AND (expires_us = 0 OR expires_us > $2)`, hex.EncodeToString(hash), us(t.now)).Scan(&uid, &id)
+func (s *sqlStore) TokenUser(ctx context.Context, hash []byte) (TokenInfo, error) {
+	var ti TokenInfo
+	var expires int64
+	err := s.read(ctx, "check token", func(t *txn) error {
+		err := t.row(`SELECT uid, id, expires_us FROM chat_tokens WHERE hash = $1 AND revoked_us = 0 AND (expires_us = 0 OR expires_us > $2)`, hex.EncodeToString(hash), us(t.now)).Scan(&ti.UID, &ti.ID, &expires)
 		if errors.Is(err, sql.ErrNoRows) {
 			return model.Errorf(model.ErrUnauthenticated, "the auth token is unknown, expired or revoked")
 		}
 		return err
 	})
 	if err != nil {
-		return "", "", err
+		return TokenInfo{}, err
 	}
-	return uid, id, nil
+	if expires != 0 {
+		ti.ExpiresAt = fromUS(expires)
+	}
+	return ti, nil
 }
 
 // RevokeToken implements Tokens; revoking twice is not an error.

@@ -9,8 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -32,6 +32,7 @@ import (
 	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/egress"
+	"github.com/agentry-dev/agentry/internal/httpserve"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
@@ -68,7 +69,9 @@ type chatOptions struct {
 	// the policy resolve builds from them.
 	agentAllowNetworks []string
 	egress             egress.Policy
-	bridge      bridgeFlags
+	// maxConnsPerIP caps one client address's connections (0: no cap).
+	maxConnsPerIP int
+	bridge        bridgeFlags
 	// resolver resolves in-cluster Agent references (nil outside a cluster).
 	resolver bridge.Resolver
 	// agentRefs watches Agents so configurations may name one (namespace/name).
@@ -166,6 +169,7 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	f.BoolVar(&o.web, "web", envBool("AGENTRY_CHAT_WEB", true), "serve the embedded web app at / (and /app-config.json)")
 	f.StringSliceVar(&o.agentNamespaces, "agent-namespaces", nil, "namespaces whose Agents may be referenced (default: all)")
 	f.StringSliceVar(&o.agentAllowNetworks, "agent-allow-networks", splitList(os.Getenv("AGENTRY_CHAT_AGENT_ALLOW_NETWORKS")), "internal networks (CIDRs, e.g. 127.0.0.0/8 or 10.96.0.0/12) that agent Deployment URLs and connection tests may reach; default none: public addresses only. Link-local and cloud metadata addresses and the cluster's API server are always refused; in-cluster Agents (agentRef) are always reachable (env AGENTRY_CHAT_AGENT_ALLOW_NETWORKS)")
+	registerConnsPerIP(f, &o.maxConnsPerIP)
 	f.BoolVar(&o.development, "allow-http-agents", os.Getenv("AGENTRY_CHAT_ALLOW_HTTP_AGENTS") == "true", "accept http:// agent Deployment URLs (otherwise https only)")
 	f.DurationVar(&o.bridge.idle, "agent-idle-timeout", 60*time.Second, "fail an agent run when its stream sends nothing for this long")
 	f.DurationVar(&o.bridge.run, "agent-run-timeout", 5*time.Minute, "fail an agent run that takes longer than this in total (frontend actions included)")
@@ -192,13 +196,6 @@ func envDuration(key string, def time.Duration) (time.Duration, error) {
 		return def, fmt.Errorf("%s=%q is not a duration (e.g. 720h, or 0 for no expiry)", key, v)
 	}
 	return d, nil
-}
-
-func envInt(key string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(key)); err == nil {
-		return n
-	}
-	return def
 }
 
 func envFloat(key string, def float64) float64 {
@@ -367,7 +364,8 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 			log.Info("the web app is not built into this binary (make web, then rebuild): / answers how to build it")
 		}
 	}
-	srv := &http.Server{Handler: a.Handler(mounts...), ReadHeaderTimeout: 10 * time.Second}
+	srv := httpserve.Server(a.Handler(mounts...), httpserve.Limits{Uploads: chatapi.IsUpload, MaxConnsPerIP: connsPerIP(o.maxConnsPerIP)})
+	ln = httpserve.LimitPerIP(ln, max(o.maxConnsPerIP, 0))
 	errc := make(chan error, 2)
 	var msrv *http.Server
 	if mln != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	chatapi "github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/internal/scriptedmodel"
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/registry"
@@ -76,6 +77,7 @@ the agents to it through the same client, so tools and frontend actions work off
 				}
 				defer dc.close(log)
 				chat, srvOpts.Mount = dc, mount
+				srvOpts.Limits.Uploads = chatapi.IsUpload
 			}
 			if loopbackListen(o.addr) {
 				srvOpts.Mount = withLoopbackHosts(srvOpts.Mount)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentry-dev/agentry/internal/httpserve"
 	"github.com/agentry-dev/agentry/runtime/server"
 )
 
@@ -16,6 +17,7 @@ type httpFlags struct {
 	corsOrigins    []string
 	trustedProxies []string
 	drainTimeout   time.Duration
+	maxConnsPerIP  int
 }
 
 func (f *httpFlags) register(fs *pflag.FlagSet) {
@@ -26,6 +28,21 @@ func (f *httpFlags) register(fs *pflag.FlagSet) {
 		"CIDRs of proxies whose X-Forwarded-For is believed for rate limiting (loopback always is)")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", server.DefaultDrainTimeout,
 		"at shutdown, how long open streams may finish before they are ended with RUN_ERROR")
+	registerConnsPerIP(fs, &f.maxConnsPerIP)
+}
+
+// registerConnsPerIP adds --max-conns-per-ip (serve, dev and chat).
+func registerConnsPerIP(fs *pflag.FlagSet, v *int) {
+	fs.IntVar(v, "max-conns-per-ip", envInt("AGENTRY_MAX_CONNS_PER_IP", httpserve.DefaultMaxConnsPerIP),
+		"connections one client address may hold open (more are closed at once); behind a proxy every client shares its address: raise it, or 0 to turn the cap off (env AGENTRY_MAX_CONNS_PER_IP)")
+}
+
+// connsPerIP maps the flag to httpserve.Limits.MaxConnsPerIP (whose 0 means the default).
+func connsPerIP(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
 
 func (f *httpFlags) options() (server.Options, error) {
@@ -38,7 +55,8 @@ func (f *httpFlags) options() (server.Options, error) {
 			return server.Options{}, fmt.Errorf("invalid --cors-origins entry %q: use scheme://host[:port] or *", o)
 		}
 	}
-	return server.Options{MaxBodyBytes: f.maxBodyBytes, CORSOrigins: f.corsOrigins, TrustedProxies: proxies, DrainTimeout: f.drainTimeout}, nil
+	return server.Options{MaxBodyBytes: f.maxBodyBytes, CORSOrigins: f.corsOrigins, TrustedProxies: proxies, DrainTimeout: f.drainTimeout,
+		Limits: httpserve.Limits{MaxConnsPerIP: connsPerIP(f.maxConnsPerIP)}}, nil
 }
 
 func splitEnv(key string) []string {

@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agentry-dev/agentry/internal/httpserve"
 	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"
@@ -61,6 +62,8 @@ type Options struct {
 	// Mount adds routes of other services beside the runtime's (agentry dev mounts the chat
 	// service); they bring their own auth.
 	Mount func(*echo.Echo)
+	// Limits are the connection's timeouts and the per-address connection cap (Serve).
+	Limits httpserve.Limits
 }
 
 // Server serves the runtime API.
@@ -89,7 +92,7 @@ func New(opts Options) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
-	e.IPExtractor = ipExtractor(opts.TrustedProxies)
+	e.IPExtractor = httpserve.ClientIP(opts.TrustedProxies)
 	s := &Server{opts: opts, echo: e, auth: &authChecker{secrets: opts.Secrets}, limits: &rateLimiters{table: newRateTable(opts.RateLimitKeys)}}
 	s.draining, s.stopStream = context.WithCancel(context.Background())
 
@@ -118,15 +121,6 @@ func New(opts Options) *Server {
 		opts.Mount(e)
 	}
 	return s
-}
-
-// ipExtractor believes X-Forwarded-For only from trusted proxies (loopback always).
-func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
-	opts := []echo.TrustOption{echo.TrustLoopback(true), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, n := range trusted {
-		opts = append(opts, echo.TrustIPRange(n))
-	}
-	return echo.ExtractIPFromXFFHeader(opts...)
 }
 
 // ParseCIDRs parses a list of CIDRs (or single addresses) such as --trusted-proxies takes.
@@ -200,7 +194,8 @@ func (s *Server) Handler() http.Handler { return s.echo }
 // open streams finish for DrainTimeout, ends the ones still running with RUN_ERROR, and
 // returns nil once every response is complete.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second}
+	srv := httpserve.Server(s.echo, s.opts.Limits)
+	ln = httpserve.LimitPerIP(ln, s.opts.Limits.PerIP())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

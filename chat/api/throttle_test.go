@@ -1,0 +1,106 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
+)
+
+// timedJoin measures how long the store's password check takes inside JoinGroup's transaction.
+type timedJoin struct {
+	store.Store
+	longest time.Duration
+}
+
+func (s *timedJoin) JoinGroup(ctx context.Context, uid, guid string, check func(string) bool) (model.Group, error) {
+	return s.Store.JoinGroup(ctx, uid, guid, func(hash string) bool {
+		start := time.Now()
+		ok := check(hash)
+		s.longest = max(s.longest, time.Since(start))
+		return ok
+	})
+}
+
+// TestGroupPasswordsAreCheckedOutsideTheWrite: on both backends, bcrypt runs before the join's
+// transaction; inside it the store only compares hashes (on SQLite one slow check inside would
+// hold every writer; on PostgreSQL a connection and the group's row lock).
+func TestGroupPasswordsAreCheckedOutsideTheWrite(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			st := &timedJoin{Store: open(t)}
+			e := newEnv(t, st, Options{})
+			e.api.opts.PasswordCost = bcrypt.DefaultCost // a real cost: tens of milliseconds per check
+			owner, joiner := e.user("owner"), e.user("joiner")
+			e.expect(e.do("POST", "/groups", owner, map[string]any{"guid": "vault", "name": "Vault", "type": "password", "password": "open sesame"}), http.StatusCreated, "")
+			e.expect(e.do("POST", "/groups/vault/join", joiner, map[string]any{"password": "wrong"}), http.StatusForbidden, model.ErrWrongGroupPassword)
+			e.expect(e.do("POST", "/groups/vault/join", joiner, map[string]any{"password": "open sesame"}), http.StatusOK, "")
+			if st.longest > 5*time.Millisecond {
+				t.Errorf("the password check inside the join's transaction took %s: bcrypt runs inside it", st.longest)
+			}
+		})
+	}
+}
+
+// TestWrongGroupPasswordsAreThrottled: a user who gets a group's password wrong 5 times gets
+// 429 with Retry-After (even with the right one) until a minute passes; another user, or the
+// same user on another group, is not held up.
+func TestWrongGroupPasswordsAreThrottled(t *testing.T) {
+	e := newEnv(t, stores(t)["sqlite"](t), Options{})
+	owner, mallory, alice := e.user("owner"), e.user("mallory"), e.user("alice")
+	for _, g := range []string{"vault", "safe"} {
+		e.expect(e.do("POST", "/groups", owner, map[string]any{"guid": g, "name": g, "type": "password", "password": "open sesame"}), http.StatusCreated, "")
+	}
+	for range passwordFailureBurst {
+		e.expect(e.do("POST", "/groups/vault/join", mallory, map[string]any{"password": "guess"}), http.StatusForbidden, model.ErrWrongGroupPassword)
+	}
+	r := e.do("POST", "/groups/vault/join", mallory, map[string]any{"password": "open sesame"})
+	e.expect(r, http.StatusTooManyRequests, model.ErrRateLimited)
+	if s, _ := strconv.Atoi(r.header.Get("Retry-After")); s < 1 || s > 60 {
+		t.Errorf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+	e.expect(e.do("POST", "/groups/safe/join", mallory, map[string]any{"password": "open sesame"}), http.StatusOK, "")
+	e.expect(e.do("POST", "/groups/vault/join", alice, map[string]any{"password": "open sesame"}), http.StatusOK, "")
+}
+
+// TestFailedCredentialsAreThrottledPerAddress: wrong API keys, bearer tokens and Auth Keys from
+// one address are answered 401 until 20 failures, then 429 with Retry-After before any check
+// (the right key too); another address is not held up.
+func TestFailedCredentialsAreThrottledPerAddress(t *testing.T) {
+	e := newStubEnv(t, Options{AuthKey: "dev-auth-key-0123456789"})
+	tok := e.user("u1")
+	from := func(ip string) []string { return []string{"X-Forwarded-For", ip} } // the test client is loopback: a trusted proxy
+	attempts := []func(ip string) resp{
+		func(ip string) resp {
+			return e.do("POST", "/users/u1/auth_tokens", "", nil, append(from(ip), "apikey", "wrong-key-0123456789")...)
+		},
+		func(ip string) resp { return e.do("GET", "/me", "not-a-token", nil, from(ip)...) },
+		func(ip string) resp {
+			return e.do("POST", "/login", "", map[string]any{"uid": "u1", "authKey": "guessing-the-key"}, from(ip)...)
+		},
+	}
+	for i := range authFailureBurst {
+		r := attempts[i%len(attempts)]("203.0.113.7")
+		if r.status != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d %s, want 401", i+1, r.status, r.body)
+		}
+	}
+	for _, try := range []resp{
+		attempts[0]("203.0.113.7"),
+		e.do("POST", "/users/u1/auth_tokens", keyAuth, nil, from("203.0.113.7")...),
+		e.do("GET", "/me", tok, nil, from("203.0.113.7")...),
+	} {
+		e.expect(try, http.StatusTooManyRequests, model.ErrRateLimited)
+		if try.header.Get("Retry-After") == "" {
+			t.Error("429 without Retry-After")
+		}
+	}
+	e.expect(e.do("GET", "/me", tok, nil, from("198.51.100.9")...), http.StatusOK, "")
+	e.expect(attempts[0]("198.51.100.9"), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
+}
