@@ -33,6 +33,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/egress"
 	"github.com/agentry-dev/agentry/internal/httpserve"
+	"github.com/agentry-dev/agentry/runtime/server"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
@@ -71,7 +72,10 @@ type chatOptions struct {
 	egress             egress.Policy
 	// maxConnsPerIP caps one client address's connections (0: no cap).
 	maxConnsPerIP int
-	bridge        bridgeFlags
+	// trustedProxies may name the client in X-Forwarded-For (failed sign-in throttling).
+	trustedProxies []string
+	proxies        []*net.IPNet
+	bridge         bridgeFlags
 	// resolver resolves in-cluster Agent references (nil outside a cluster).
 	resolver bridge.Resolver
 	// agentRefs watches Agents so configurations may name one (namespace/name).
@@ -170,6 +174,7 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	f.StringSliceVar(&o.agentNamespaces, "agent-namespaces", nil, "namespaces whose Agents may be referenced (default: all)")
 	f.StringSliceVar(&o.agentAllowNetworks, "agent-allow-networks", splitList(os.Getenv("AGENTRY_CHAT_AGENT_ALLOW_NETWORKS")), "internal networks (CIDRs, e.g. 127.0.0.0/8 or 10.96.0.0/12) that agent Deployment URLs and connection tests may reach; default none: public addresses only. Link-local and cloud metadata addresses and the cluster's API server are always refused; in-cluster Agents (agentRef) are always reachable (env AGENTRY_CHAT_AGENT_ALLOW_NETWORKS)")
 	registerConnsPerIP(f, &o.maxConnsPerIP)
+	f.StringSliceVar(&o.trustedProxies, "trusted-proxies", splitList(os.Getenv("AGENTRY_CHAT_TRUSTED_PROXIES")), "CIDRs of proxies (e.g. the Ingress controller's pods) whose X-Forwarded-For names the client, for throttling failed sign-ins per address; loopback always is (env AGENTRY_CHAT_TRUSTED_PROXIES)")
 	f.BoolVar(&o.development, "allow-http-agents", os.Getenv("AGENTRY_CHAT_ALLOW_HTTP_AGENTS") == "true", "accept http:// agent Deployment URLs (otherwise https only)")
 	f.DurationVar(&o.bridge.idle, "agent-idle-timeout", 60*time.Second, "fail an agent run when its stream sends nothing for this long")
 	f.DurationVar(&o.bridge.run, "agent-run-timeout", 5*time.Minute, "fail an agent run that takes longer than this in total (frontend actions included)")
@@ -258,6 +263,9 @@ func (o *chatOptions) resolve(getenv func(string) string) (_ string, err error) 
 	if o.egress, err = agentEgress(o.agentAllowNetworks, getenv); err != nil {
 		return "", err
 	}
+	if o.proxies, err = server.ParseCIDRs(o.trustedProxies); err != nil {
+		return "", fmt.Errorf("invalid --trusted-proxies: %w", err)
+	}
 	if key == "" && o.authKey == "" {
 		return "", fmt.Errorf("no credentials: set the REST API key (--api-key-file or AGENTRY_CHAT_API_KEY), or --auth-key for development")
 	}
@@ -334,6 +342,7 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID, LoginTokenTTL: o.loginTokenTTL,
 		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
 		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m, AgentEgress: o.egress,
+		TrustedProxies: o.proxies,
 	})
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {

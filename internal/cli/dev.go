@@ -94,7 +94,7 @@ the agents to it through the same client, so tools and frontend actions work off
 						fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/generate\n", id, base, id)
 					}
 					if chat != nil {
-						chat.registerAgents(cmd.Context(), log, base, reg)
+						chat.registerAgents(cmd.Context(), log, base, reg, srvOpts.Secrets)
 						fmt.Fprintf(out, "\n  Chat service: %s/chat/v1 (storage %s)\n", base, chat.store.Kind())
 						fmt.Fprintf(out, "    App ID %s, Auth Key %s (development only); REST API key in .agentry/chat-api-key\n", DevChatAppID, DevChatAuthKey)
 					}

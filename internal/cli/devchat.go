@@ -26,6 +26,7 @@ import (
 	"github.com/agentry-dev/agentry/internal/egress"
 	rtmetrics "github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"
+	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
 // Development credentials of the chat service in agentry dev. The Auth Key lets anyone who
@@ -154,8 +155,10 @@ func devHeadersKey(path string) ([]byte, error) {
 // registerAgents puts the served agents on the chat platform, pointing at this server, the way
 // an admin would fill the platform's form from each Agent's spec.platform. A configuration
 // that exists keeps what an admin changed (enabled, texts, headers); only its URL follows the
-// server's address. Missing frontend actions are added.
-func (d *devChat) registerAgents(ctx context.Context, log logr.Logger, base string, reg *registry.Registry) {
+// server's address. Missing frontend actions are added. An agent whose endpoint requires auth
+// headers (spec.endpoint.auth.headersSecretRef) gets them from that local Secret on every
+// start, so the chat calls it as it demands (stored encrypted, like an admin's).
+func (d *devChat) registerAgents(ctx context.Context, log logr.Logger, base string, reg *registry.Registry, src secrets.Source) {
 	for _, id := range reg.IDs() {
 		e, _ := reg.Get(id)
 		m := e.Manifest
@@ -174,7 +177,17 @@ func (d *devChat) registerAgents(ctx context.Context, log logr.Logger, base stri
 		if cfg.Provider == model.ProviderMastra {
 			cfg.DeploymentURL = base + "/api/agents/" + id + "/generate"
 		}
-		if _, _, err := d.store.PutAgent(ctx, cfg, nil); err != nil {
+		var headers *map[string]string
+		if ep := m.Spec.Endpoint; ep != nil && ep.Auth != nil && src != nil {
+			name := ep.Auth.HeadersSecretRef.Name
+			h, err := src.Secret(name)
+			if err != nil || len(h) == 0 {
+				log.Error(err, "the agent's endpoint requires auth headers, but their Secret cannot be read: the chat's calls will be refused", "agent", id, "secret", name)
+			} else {
+				headers = &h
+			}
+		}
+		if _, _, err := d.store.PutAgent(ctx, cfg, headers); err != nil {
 			log.Error(err, "failed to register an agent on the chat platform", "agent", id)
 			continue
 		}

@@ -103,7 +103,8 @@ func TestChatChartTemplate(t *testing.T) {
 	a := strings.Join(argList(ctr), " ")
 	for _, want := range []string{"chat --addr :8080 --metrics-addr :9090 --replicas 1 ", "--storage file:/var/lib/agentry-chat/chat.db",
 		"--media-dir /var/lib/agentry-chat/media", "--api-key-file /etc/agentry-chat/credentials/apiKey",
-		"--headers-key-file /etc/agentry-chat/credentials/headersKey", "--agent-refs=true", "--cors-origins=https://app.example.com", "--log-format=json"} {
+		"--headers-key-file /etc/agentry-chat/credentials/headersKey", "--agent-refs=true", "--cors-origins=https://app.example.com", "--log-format=json",
+		"--max-conns-per-ip=0"} {
 		if !strings.Contains(a, want) {
 			t.Errorf("chat args lack %q: %s", want, a)
 		}

@@ -42,7 +42,7 @@ func startChat(t *testing.T, storage string, replicas int) *chatProc {
 		"chat", "--addr", "127.0.0.1:0", "--storage", storage, "--replicas", fmt.Sprint(replicas),
 		"--media-dir", filepath.Join(t.TempDir(), "media"),
 		"--agent-allow-networks=127.0.0.0/8", // the tests' agents listen on loopback
-		"--rate-limit=0") // a few users send hundreds of messages a second here: the service, not its limiter, is under test
+		"--rate-limit=0")                     // a few users send hundreds of messages a second here: the service, not its limiter, is under test
 	return &chatProc{p: p, base: "http://" + addr + "/chat/v1", addr: addr}
 }
 

@@ -24,10 +24,29 @@ type chatMessage struct {
 // TestDevChatsWithTheSampleAgents: `agentry dev` registers the sample agents on its chat
 // service, enabled and pointing at its own runtime, and a user chats with both providers over
 // the chat service: chef (ag-ui, with the show-recipe-card round trip) and weather (mastra).
+//
+// The weather agent here requires auth headers (spec.endpoint.auth, a local Secret): agentry dev
+// registers it with them, so the chat's calls are not refused with 401.
 func TestDevChatsWithTheSampleAgents(t *testing.T) {
 	dir := t.TempDir()
-	samples, err := filepath.Abs("../../config/samples")
+	samples := filepath.Join(dir, "agents")
+	if err := os.CopyFS(samples, os.DirFS("../../config/samples")); err != nil {
+		t.Fatal(err)
+	}
+	weather := filepath.Join(samples, "agent_weather.yaml")
+	spec, err := os.ReadFile(weather)
 	if err != nil {
+		t.Fatal(err)
+	}
+	spec = []byte(strings.Replace(string(spec), "  platform:\n", "  endpoint:\n    auth: {headersSecretRef: {name: weather-auth}}\n  platform:\n", 1))
+	if err := os.WriteFile(weather, spec, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(dir, ".agentry", "secrets", "weather-auth")
+	if err := os.MkdirAll(secret, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(secret, "Authorization"), []byte("Bearer weather-s3cret-0123"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p, base := testutil.Start(t, binary, dir, nil, `Chat service: (http://\S+)/chat/v1`, "dev", "--addr", "127.0.0.1:0", "--dir", samples)
@@ -51,7 +70,7 @@ func TestDevChatsWithTheSampleAgents(t *testing.T) {
 	var agents struct {
 		Items []struct {
 			AgentID, Provider, DeploymentURL string
-			Enabled                          bool
+			Enabled, HasHeaders              bool
 		}
 	}
 	call(200, "GET", "/agents", "", nil, &agents)
@@ -59,6 +78,9 @@ func TestDevChatsWithTheSampleAgents(t *testing.T) {
 	for _, a := range agents.Items {
 		if a.Enabled {
 			got[a.AgentID] = a.Provider + " " + strings.TrimPrefix(a.DeploymentURL, strings.TrimSuffix(base, "/chat/v1"))
+		}
+		if a.HasHeaders != (a.AgentID == "weather") {
+			t.Errorf("%s: hasHeaders %v", a.AgentID, a.HasHeaders)
 		}
 	}
 	if got["chef"] != "ag-ui /api/agents/chef/ag-ui" || got["weather"] != "mastra /api/agents/weather/generate" {
