@@ -238,6 +238,14 @@ func IsUpload(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, Prefix+"/messages/media")
 }
 
+// RequestTimeout answers a request whose body did not arrive in time (internal/httpserve) in
+// the API's error shape: 408 ERR_REQUEST_TIMEOUT.
+func RequestTimeout(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusRequestTimeout)
+	_ = json.NewEncoder(w).Encode(errorBody{Error: errorDetail{Code: model.ErrRequestTimeout, Message: "the request body did not arrive in time"}})
+}
+
 func (a *API) sendMedia(c echo.Context) error {
 	u, err := a.readUpload(c)
 	if err != nil {

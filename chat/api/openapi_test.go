@@ -71,8 +71,28 @@ func checkOperation(t *testing.T, key string, raw any) {
 	if len(responses) == 0 {
 		t.Errorf("%s documents no responses", key)
 	}
+	// Every operation reaches the store (auth included): 503 when it is down.
+	if responses["503"] == nil {
+		t.Errorf("%s documents no 503 (the store can be unavailable)", key)
+	}
+	if op["requestBody"] != nil {
+		for _, code := range []string{"400", "408", "413"} {
+			if responses[code] == nil {
+				t.Errorf("%s takes a body but documents no %s (malformed, too slow, too large)", key, code)
+			}
+		}
+	}
+	if strings.Contains(key, ":") && responses["400"] == nil {
+		t.Errorf("%s has path parameters but documents no 400 (a malformed id)", key)
+	}
+	if strings.HasSuffix(key, "/login") && responses["429"] == nil {
+		t.Errorf("%s documents no 429 (failed sign-ins are throttled per address)", key)
+	}
 	if sec, ok := op["security"].([]any); ok && len(sec) == 0 {
 		return // public
+	}
+	if responses["429"] == nil {
+		t.Errorf("%s takes credentials but documents no 429 (failed credentials are throttled per address)", key)
 	}
 	if responses["401"] == nil {
 		t.Errorf("%s needs credentials but documents no 401", key)

@@ -1,7 +1,11 @@
 package api
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"testing"
@@ -11,6 +15,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/httpserve"
 )
 
 // timedJoin measures how long the store's password check takes inside JoinGroup's transaction.
@@ -103,4 +108,34 @@ func TestFailedCredentialsAreThrottledPerAddress(t *testing.T) {
 	}
 	e.expect(e.do("GET", "/me", tok, nil, from("198.51.100.9")...), http.StatusOK, "")
 	e.expect(attempts[0]("198.51.100.9"), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
+}
+
+// TestTrickledLoginIsCutOff: served as agentry chat serves it, an unauthenticated login whose
+// body trickles in past the body timeout is answered 408 ERR_REQUEST_TIMEOUT in the API's shape.
+func TestTrickledLoginIsCutOff(t *testing.T) {
+	e := newStubEnv(t, Options{AuthKey: "dev-auth-key-0123456789"})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httpserve.Server(e.api.Handler(), httpserve.Limits{BodyTimeout: 300 * time.Millisecond, Timeout: RequestTimeout})
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprint(c, "POST /chat/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n{\"uid\"")
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body errorBody
+	_ = json.NewDecoder(res.Body).Decode(&body)
+	if res.StatusCode != http.StatusRequestTimeout || body.Error.Code != model.ErrRequestTimeout {
+		t.Errorf("got %d %+v, want 408 %s", res.StatusCode, body, model.ErrRequestTimeout)
+	}
 }

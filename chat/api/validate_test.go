@@ -43,6 +43,7 @@ func TestValidation(t *testing.T) {
 		{"update changes guid", "PUT", "/groups/g1", tok, map[string]any{"guid": "g2"}, 400, "ERR_VALIDATION"},
 		{"update unknown type", "PUT", "/groups/g1", tok, map[string]any{"type": "hidden"}, 400, "ERR_VALIDATION"},
 		{"bad guid in path", "GET", "/groups/g%20x", tok, nil, 400, "ERR_VALIDATION"},
+		{"password not a string", "POST", "/groups/g1/join", tok, `{"password":5}`, 400, "ERR_VALIDATION"},
 		{"bad uid in path", "GET", "/users/u%2A", tok, nil, 400, "ERR_VALIDATION"},
 		{"empty text", "POST", "/messages", tok, map[string]any{"receiver": "u2", "receiverType": "user", "text": " "}, 400, "ERR_VALIDATION"},
 		{"text too long", "POST", "/messages", tok, map[string]any{"receiver": "u2", "receiverType": "user", "text": strings.Repeat("y", maxTextRunes+1)}, 400, "ERR_VALIDATION"},

@@ -61,6 +61,7 @@ const (
 	ErrAIDisabled         = "ERR_AI_DISABLED"         // an AI feature while no assistant agent is configured
 	ErrAgentFailed        = "ERR_AGENT_FAILED"        // the assistant agent did not answer; the message says why
 	ErrNotFound           = "ERR_NOT_FOUND"           // unknown route
+	ErrRequestTimeout     = "ERR_REQUEST_TIMEOUT"     // the request body did not arrive in time
 	ErrUnavailable        = "ERR_SERVICE_UNAVAILABLE" // the store is down; retry
 	ErrInternal           = "ERR_INTERNAL"
 )
@@ -83,6 +84,8 @@ func statusOf(code string) int {
 		return http.StatusUnsupportedMediaType
 	case ErrRateLimited:
 		return http.StatusTooManyRequests
+	case ErrRequestTimeout:
+		return http.StatusRequestTimeout
 	case ErrUnavailable:
 		return http.StatusServiceUnavailable
 	case ErrAgentFailed:

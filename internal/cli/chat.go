@@ -373,7 +373,7 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 			log.Info("the web app is not built into this binary (make web, then rebuild): / answers how to build it")
 		}
 	}
-	srv := httpserve.Server(a.Handler(mounts...), httpserve.Limits{Uploads: chatapi.IsUpload, MaxConnsPerIP: connsPerIP(o.maxConnsPerIP)})
+	srv := httpserve.Server(a.Handler(mounts...), httpserve.Limits{Uploads: chatapi.IsUpload, Timeout: chatapi.RequestTimeout, MaxConnsPerIP: connsPerIP(o.maxConnsPerIP)})
 	ln = httpserve.LimitPerIP(ln, max(o.maxConnsPerIP, 0))
 	errc := make(chan error, 2)
 	var msrv *http.Server

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	chatapi "github.com/agentry-dev/agentry/chat/api"
+	"github.com/agentry-dev/agentry/internal/httpserve"
 	"github.com/agentry-dev/agentry/internal/scriptedmodel"
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/registry"
@@ -78,6 +81,13 @@ the agents to it through the same client, so tools and frontend actions work off
 				defer dc.close(log)
 				chat, srvOpts.Mount = dc, mount
 				srvOpts.Limits.Uploads = chatapi.IsUpload
+				srvOpts.Limits.Timeout = func(w http.ResponseWriter, r *http.Request) {
+					if strings.HasPrefix(r.URL.Path, chatapi.Prefix+"/") {
+						chatapi.RequestTimeout(w, r) // the chat's error shape; the runtime keeps its own
+						return
+					}
+					httpserve.RequestTimeout(w, r)
+				}
 			}
 			if loopbackListen(o.addr) {
 				srvOpts.Mount = withLoopbackHosts(srvOpts.Mount)

@@ -39,6 +39,9 @@ type Limits struct {
 	// Uploads says which requests are uploads (their body streams to disk with UploadTimeout
 	// instead of being read up front); nil: none.
 	Uploads func(*http.Request) bool
+	// Timeout answers a request whose body did not arrive in time, in the service's error
+	// shape; nil: 408 {"error": "…"} (the runtime's shape).
+	Timeout func(w http.ResponseWriter, r *http.Request)
 }
 
 func (l Limits) withDefaults() Limits {
@@ -97,12 +100,16 @@ func Bodies(h http.Handler, l Limits) http.Handler {
 				var ne net.Error
 				if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
 					w.Header().Set("Connection", "close")
-					http.Error(w, `{"error":"the request body did not arrive in time"}`, http.StatusRequestTimeout)
+					if l.Timeout != nil {
+						l.Timeout(w, r)
+						return
+					}
+					RequestTimeout(w, r)
 					return
 				}
-				// The client went away mid-body: nobody is left to answer.
+				// The client went away mid-body: nobody is left to read an answer.
 				w.Header().Set("Connection", "close")
-				http.Error(w, `{"error":"the request body could not be read"}`, http.StatusBadRequest)
+				writeJSON(w, http.StatusBadRequest, `{"error":"the request body could not be read"}`)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(b))
@@ -110,6 +117,18 @@ func Bodies(h http.Handler, l Limits) http.Handler {
 		_ = rc.SetReadDeadline(time.Time{})
 		h.ServeHTTP(w, r)
 	})
+}
+
+// RequestTimeout is the default answer to a body that did not arrive in time: 408 in the
+// runtime's error shape, {"error": "…"}.
+func RequestTimeout(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusRequestTimeout, `{"error":"the request body did not arrive in time"}`)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
 }
 
 // LimitPerIP wraps ln so that each remote address holds at most n connections; one more is
