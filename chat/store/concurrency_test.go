@@ -17,31 +17,11 @@ import (
 // duplicates and pos order equals seq order.
 func TestConcurrentSendsKeepSeqAndPosInOrder(t *testing.T) {
 	each(t, func(t *testing.T, s Store) {
-		var uids []string
-		for i := 0; i < 8; i++ {
-			uids = append(uids, fmt.Sprintf("w%d", i))
-		}
-		users(t, s, uids...)
-		group(t, s, "w0", "g", model.GroupPublic, uids[1:]...)
+		uids := writers(t, s, 8)
 		before := allEvents(t, s)
 		const per = 10
-		var wg sync.WaitGroup
-		errs := make(chan error, len(uids))
-		for _, uid := range uids {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < per; i++ {
-					if _, err := s.SendMessage(ctx, text(uid, "g", model.ReceiverGroup, fmt.Sprintf("%s-%d", uid, i))); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		wait := sendConcurrently(s, uids, per)
+		for _, err := range wait() {
 			t.Fatal(err)
 		}
 		evs := allEvents(t, s)
@@ -196,29 +176,12 @@ func TestWakeSurvivesPostgresRestart(t *testing.T) {
 // skipped by the reader.
 func TestPollingAfterSeesEveryMessage(t *testing.T) {
 	each(t, func(t *testing.T, s Store) {
-		var uids []string
-		for i := 0; i < 16; i++ {
-			uids = append(uids, fmt.Sprintf("w%d", i))
-		}
-		users(t, s, uids...)
-		group(t, s, "w0", "g", model.GroupPublic, uids[1:]...)
+		uids := writers(t, s, 16)
 		const per = 12
-		var wg sync.WaitGroup
-		errs := make(chan error, len(uids))
-		for _, uid := range uids {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < per; i++ {
-					if _, err := s.SendMessage(ctx, text(uid, "g", model.ReceiverGroup, fmt.Sprintf("%s-%d", uid, i))); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}()
-		}
+		wait := sendConcurrently(s, uids, per)
 		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
+		var errs []error
+		go func() { errs = wait(); close(done) }()
 		seen := map[int64]bool{}
 		var last int64
 		poll := func() {
@@ -245,8 +208,7 @@ func TestPollingAfterSeesEveryMessage(t *testing.T) {
 			poll()
 		}
 		poll()
-		close(errs)
-		for err := range errs {
+		for _, err := range errs {
 			t.Fatal(err)
 		}
 		if len(seen) != len(uids)*per {
@@ -269,4 +231,43 @@ func TestPollingAfterSeesEveryMessage(t *testing.T) {
 			t.Errorf("message ids in event (commit) order are not increasing: %v", ids)
 		}
 	})
+}
+
+// writers creates users w0…w<n-1> and the public group g (owner w0) with all of them.
+func writers(t *testing.T, s Store, n int) []string {
+	t.Helper()
+	var uids []string
+	for i := 0; i < n; i++ {
+		uids = append(uids, fmt.Sprintf("w%d", i))
+	}
+	users(t, s, uids...)
+	group(t, s, "w0", "g", model.GroupPublic, uids[1:]...)
+	return uids
+}
+
+// sendConcurrently has each uid send per messages to group g at once; wait returns the errors.
+func sendConcurrently(s Store, uids []string, per int) (wait func() []error) {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(uids))
+	for _, uid := range uids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < per; i++ {
+				if _, err := s.SendMessage(ctx, text(uid, "g", model.ReceiverGroup, fmt.Sprintf("%s-%d", uid, i))); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	return func() []error {
+		wg.Wait()
+		close(errs)
+		var out []error
+		for err := range errs {
+			out = append(out, err)
+		}
+		return out
+	}
 }
