@@ -56,7 +56,7 @@ func (f *httpFlags) options() (server.Options, error) {
 		}
 	}
 	return server.Options{MaxBodyBytes: f.maxBodyBytes, CORSOrigins: f.corsOrigins, TrustedProxies: proxies, DrainTimeout: f.drainTimeout,
-		Limits: httpserve.Limits{MaxConnsPerIP: connsPerIP(f.maxConnsPerIP)}}, nil
+		Limits: httpserve.Limits{MaxConnsPerIP: connsPerIP(f.maxConnsPerIP), MaxBody: f.maxBodyBytes}}, nil
 }
 
 func splitEnv(key string) []string {

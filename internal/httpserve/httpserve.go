@@ -42,6 +42,10 @@ type Limits struct {
 	// Timeout answers a request whose body did not arrive in time, in the service's error
 	// shape; nil: 408 {"error": "…"} (the runtime's shape).
 	Timeout func(w http.ResponseWriter, r *http.Request)
+	// MaxBody is how much of a body is read up front (default 1 MiB, the services' JSON
+	// limit): a longer one is handed on unread past that, for the handler's own limit to
+	// answer 413, so a connection never makes the server buffer more.
+	MaxBody int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -56,6 +60,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = DefaultIdleTimeout
+	}
+	if l.MaxBody <= 0 {
+		l.MaxBody = 1 << 20
 	}
 	if l.MaxConnsPerIP == 0 {
 		l.MaxConnsPerIP = DefaultMaxConnsPerIP
@@ -75,10 +82,6 @@ func Server(h http.Handler, l Limits) *http.Server {
 	return &http.Server{Handler: Bodies(h, l), ReadHeaderTimeout: l.ReadHeaderTimeout, IdleTimeout: l.IdleTimeout}
 }
 
-// maxBuffered bounds what Bodies reads up front; larger bodies are left to the handler's own
-// limit (every JSON route has one far below this), which then answers 413.
-const maxBuffered = 16 << 20
-
 // Bodies reads each request's body before the handler runs, under a read deadline of the body
 // timeout, then clears the deadline. The deadline cannot simply stay for the handler's life: a
 // read deadline passing while a handler streams (SSE, a WebSocket) ends the request's context.
@@ -95,7 +98,7 @@ func Bodies(h http.Handler, l Limits) http.Handler {
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			_ = rc.SetReadDeadline(time.Now().Add(l.BodyTimeout))
-			b, err := io.ReadAll(io.LimitReader(r.Body, maxBuffered+1))
+			b, err := io.ReadAll(io.LimitReader(r.Body, l.MaxBody+1))
 			if err != nil {
 				var ne net.Error
 				if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
@@ -112,7 +115,15 @@ func Bodies(h http.Handler, l Limits) http.Handler {
 				writeJSON(w, http.StatusBadRequest, `{"error":"the request body could not be read"}`)
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(b))
+			if int64(len(b)) > l.MaxBody {
+				// Over the limit: the handler reads on (past the deadline) and refuses it.
+				r.Body = struct {
+					io.Reader
+					io.Closer
+				}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
+			} else {
+				r.Body = io.NopCloser(bytes.NewReader(b))
+			}
 		}
 		_ = rc.SetReadDeadline(time.Time{})
 		h.ServeHTTP(w, r)

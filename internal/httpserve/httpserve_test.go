@@ -187,3 +187,26 @@ func TestStreamsOutliveTheBodyTimeout(t *testing.T) {
 		t.Errorf("hijacked connection after the body timeout: %q %v", line, err)
 	}
 }
+
+// TestLargeBodiesAreLeftToTheHandler: a body over MaxBody is not buffered; the handler's own
+// limit reads on and answers 413.
+func TestLargeBodiesAreLeftToTheHandler(t *testing.T) {
+	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20)); err != nil {
+			http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	addr := serve(t, limited, Limits{})
+	for size, want := range map[int]int{1 << 20: 200, 8 << 20: 413} {
+		res, err := http.Post("http://"+addr+"/", "application/json", strings.NewReader(strings.Repeat("x", size)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("%d bytes: %d, want %d", size, res.StatusCode, want)
+		}
+	}
+}
