@@ -51,7 +51,7 @@ type Options struct {
 	// is cheaper than streaming the backlog.
 	ReplayLimit    int
 	ReplayMaxBytes int
-	// MaxReplays is how many replays run at once on this replica (default 4); each user has
+	// MaxReplays is how many replays run at once on this replica (default 16); each user has
 	// at most one at a time, so one user's sockets cannot take every slot. A socket waits for
 	// its slot at most AuthTimeout, then closes with 1013 (try again later).
 	MaxReplays int
@@ -100,7 +100,7 @@ func (o *Options) defaults() {
 		o.ReplayMaxBytes = 4 << 20
 	}
 	if o.MaxReplays <= 0 {
-		o.MaxReplays = 4
+		o.MaxReplays = 16
 	}
 	if o.MaxSocketsPerUser <= 0 {
 		o.MaxSocketsPerUser = 20
