@@ -34,8 +34,13 @@ fmt:
 vet:
 	go vet ./...
 
-# Release builds, as the Dockerfile makes them: no symbol table or DWARF, no local paths.
-RELEASE_FLAGS ?= -trimpath -ldflags "-s -w"
+# The version stamped into the binaries and the images' tag: the chart's appVersion, so the
+# chart's default images are the ones make images builds.
+VERSION ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' charts/agentry/Chart.yaml)
+IMAGE_REPOSITORY ?= ghcr.io/agentry-dev/agentry
+
+# Release builds, as the images carry them: no symbol table or DWARF, no local paths.
+RELEASE_FLAGS ?= -trimpath -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=$(VERSION)"
 
 # The chat web app (ui/apps/web), built into ui/apps/web/embed/app, which bin/agentry embeds.
 # The lock may lack another platform's optional packages, which npm ci refuses: npm install then
@@ -59,11 +64,19 @@ build-runtime:
 dev: web ## Build the web app, then run every sample agent and the chat service on :4111 (scripted model unless OPENAI_API_KEY is set).
 	go run . dev
 
+.PHONY: images
+images: build ## Build the agentry and agentry-runtime images into bin/images/agentry-images.tar (no container engine needed).
+	go run ./hack/images --repository $(IMAGE_REPOSITORY) --tag $(VERSION) --agentry $(LOCALBIN)/agentry --runtime $(LOCALBIN)/agentry-runtime --out $(LOCALBIN)/images/agentry-images.tar
+
 ##@ Test
 
 .PHONY: test
 test: ## Everything CI runs: generated code check, vet, unit, integration and conformance tests.
 	hack/test.sh
+
+.PHONY: test-cluster
+test-cluster: images helm ## The cluster quickstart on a real one-node cluster (kubelet, containerd, runc; needs root).
+	hack/test-cluster.sh
 
 .PHONY: test-go
 test-go:

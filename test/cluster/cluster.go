@@ -1,0 +1,648 @@
+// Package cluster runs a real one-node Kubernetes cluster from local processes for the tests
+// and the benchmark: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd
+// with runc, kubelet, kube-proxy (iptables) and CoreDNS as a pod, all on this machine. Nothing
+// is pulled: images come from docker-archive tarballs imported into containerd. The network
+// stays on the machine: the node address, the pod and the Service ranges are in 198.18.0.0/15
+// (reserved for network testing), pods have no route out (a FORWARD rule drops what would
+// leave), and CoreDNS answers cluster.local only. Stop removes every process, mount, cgroup,
+// iptables chain, link and file Start made, on failure too.
+//
+// ../shared/notes/real-cluster.md (read-only, outside the repository) has the facts this
+// kernel needs; docs/cluster-tests.md the decisions.
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Addresses of the cluster. One cluster per machine at a time: the ports, iptables chains,
+// links and the kubepods cgroups are host-wide.
+const (
+	NodeName    = "agentry-node"
+	NodeIP      = "198.19.255.1"
+	PodCIDR     = "198.18.0.0/24"
+	PodGateway  = "198.18.0.1"
+	ServiceCIDR = "198.19.0.0/24"
+	APIService  = "198.19.0.1"
+	DNSService  = "198.19.0.10"
+	TestRange   = "198.18.0.0/15"
+	nodeLink    = "agentry0"
+	bridge      = "agentry-br0"
+	fwdChain    = "AGENTRY-FORWARD"
+	apiPort     = 6443
+	// Images the node needs, built by the harness.
+	PauseImage   = "agentry.test/pause:1"
+	CoreDNSImage = "agentry.test/coredns:1"
+)
+
+// Options say where the binaries are.
+type Options struct {
+	// Assets holds kube-apiserver and etcd (KUBEBUILDER_ASSETS, hack/setup-envtest.sh).
+	Assets string
+	// Node holds kubelet, kube-controller-manager, kube-scheduler, kube-proxy and coredns
+	// (hack/setup-cluster.sh).
+	Node string
+	// Images are docker-archive tarballs to import into containerd.
+	Images []string
+	// Dir is the cluster's data directory (default: a new temporary directory, removed by Stop).
+	Dir string
+	// Log receives the steps; the components' output goes to files under Dir/logs.
+	Log io.Writer
+}
+
+// Cluster is a running cluster.
+type Cluster struct {
+	o          Options
+	Dir        string
+	Kubeconfig string // the admin's (system:masters)
+	Server     string
+
+	mu       sync.Mutex
+	procs    []*proc
+	undo     []func() error // cleanups, run last first
+	sysctls  map[string]string
+	stopOnce sync.Once
+	etcdURL  string
+	// What the chat step made, for the steps after it.
+	chatKey, chatToken string
+}
+
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func (c *Cluster) logf(format string, a ...any) {
+	if c.o.Log != nil {
+		fmt.Fprintf(c.o.Log, "[%s] cluster: %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, a...))
+	}
+}
+
+// Start brings the cluster up and returns once the node is Ready and CoreDNS answers. On an
+// error everything started so far is already stopped and removed.
+func Start(ctx context.Context, o Options) (c *Cluster, err error) {
+	if os.Geteuid() != 0 {
+		return nil, errors.New("a cluster needs root (containerd, kubelet, iptables, links)")
+	}
+	dir := o.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "agentry-cluster-"); err != nil {
+			return nil, err
+		}
+	}
+	c = &Cluster{o: o, Dir: dir, sysctls: map[string]string{}}
+	c.undo = append(c.undo, func() error { return os.RemoveAll(dir) })
+	defer func() {
+		if err != nil {
+			if serr := c.Stop(); serr != nil {
+				c.logf("cleanup after a failed start: %v", serr)
+			}
+			err = fmt.Errorf("%w (component logs were in %s)", err, filepath.Join(dir, "logs"))
+		}
+	}()
+	for _, d := range []string{"logs", "pki", "etcd", "containerd", "cni/net.d", "cni/ipam", "kubelet", "pod-logs", "pv"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return c, err
+		}
+	}
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"network", c.network},
+		{"certificates", c.certificates},
+		{"etcd", c.etcd},
+		{"kube-apiserver", c.apiserver},
+		{"controllers and scheduler", c.controlPlane},
+		{"containerd", c.containerd},
+		{"images", c.images},
+		{"kubelet", c.kubelet},
+		{"kube-proxy", c.kubeProxy},
+		{"node Ready", c.nodeReady},
+		{"CoreDNS", c.coreDNS},
+	}
+	for _, s := range steps {
+		start := time.Now()
+		if err := s.fn(ctx); err != nil {
+			return c, fmt.Errorf("failed to start the cluster's %s: %w", s.name, err)
+		}
+		c.logf("%s: %s", s.name, time.Since(start).Round(time.Millisecond))
+	}
+	return c, nil
+}
+
+func (c *Cluster) path(p ...string) string { return filepath.Join(append([]string{c.Dir}, p...)...) }
+
+// run runs a command to completion, with its output in the error.
+func run(ctx context.Context, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return string(out), nil
+}
+
+// start starts a long-running component with its output in logs/<name>.log.
+func (c *Cluster) start(name, bin string, args ...string) (*proc, error) {
+	f, err := os.Create(c.path("logs", name+".log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig)
+	// Its own process group: a signal to the test does not reach it, Stop does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("failed to start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	c.mu.Lock()
+	c.procs = append(c.procs, p)
+	c.mu.Unlock()
+	return p, nil
+}
+
+// waitHTTP polls url until it answers 200 (TLS unverified: a health endpoint) or the component
+// exits.
+func waitHTTP(ctx context.Context, p *proc, url string, timeout time.Duration) error {
+	client := insecureClient(2 * time.Second)
+	deadline := time.Now().Add(timeout)
+	for {
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited: %v", p.name, p.err)
+		default:
+		}
+		if res, err := client.Get(url); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not answer %s within %s", p.name, url, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// sysctl sets a kernel setting and restores its value at Stop.
+func (c *Cluster) sysctl(key, value string) error {
+	p := "/proc/sys/" + strings.ReplaceAll(key, ".", "/")
+	old, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(string(old)) == value {
+		return nil
+	}
+	if _, seen := c.sysctls[p]; !seen {
+		c.sysctls[p] = strings.TrimSpace(string(old))
+	}
+	return os.WriteFile(p, []byte(value), 0o644)
+}
+
+// network gives the node its address on a dummy link, lets bridged pod traffic through
+// iptables (kube-proxy's Services) and drops whatever a pod would send off the test range.
+func (c *Cluster) network(ctx context.Context) error {
+	if _, err := run(ctx, "modprobe", "br_netfilter"); err != nil {
+		c.logf("modprobe br_netfilter: %v (built in?)", err)
+	}
+	if _, err := run(ctx, "ip", "link", "add", nodeLink, "type", "dummy"); err != nil {
+		return err
+	}
+	c.undo = append(c.undo, func() error { _, err := run(context.Background(), "ip", "link", "del", nodeLink); return err })
+	if _, err := run(ctx, "ip", "addr", "add", NodeIP+"/32", "dev", nodeLink); err != nil {
+		return err
+	}
+	if _, err := run(ctx, "ip", "link", "set", nodeLink, "up"); err != nil {
+		return err
+	}
+	// The bridge the CNI plugin makes is removed with the pods' links at Stop.
+	c.undo = append(c.undo, func() error {
+		if _, err := net.InterfaceByName(bridge); err != nil {
+			return nil
+		}
+		_, err := run(context.Background(), "ip", "link", "del", bridge)
+		return err
+	})
+	if _, err := run(ctx, "iptables", "-w", "-N", fwdChain); err != nil {
+		return err
+	}
+	c.undo = append(c.undo, func() error {
+		bg := context.Background()
+		_, _ = run(bg, "iptables", "-w", "-D", "FORWARD", "-j", fwdChain)
+		_, _ = run(bg, "iptables", "-w", "-F", fwdChain)
+		_, err := run(bg, "iptables", "-w", "-X", fwdChain)
+		return err
+	})
+	for _, rule := range [][]string{
+		{"-A", fwdChain, "-s", TestRange, "!", "-d", TestRange, "-j", "DROP"},
+		{"-A", fwdChain, "-d", TestRange, "!", "-s", TestRange, "-j", "DROP"},
+		{"-I", "FORWARD", "1", "-j", fwdChain},
+	} {
+		if _, err := run(ctx, "iptables", append([]string{"-w"}, rule...)...); err != nil {
+			return err
+		}
+	}
+	for k, v := range map[string]string{"net.ipv4.ip_forward": "1", "net.bridge.bridge-nf-call-iptables": "1"} {
+		if err := c.sysctl(k, v); err != nil {
+			return fmt.Errorf("failed to set %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) certificates(context.Context) error {
+	p, err := newPKI(c.path("pki"))
+	if err != nil {
+		return err
+	}
+	if err := p.serviceAccountKey(); err != nil {
+		return err
+	}
+	if err := p.issue("apiserver", "kube-apiserver", nil,
+		[]net.IP{net.ParseIP(NodeIP), net.ParseIP(APIService), net.ParseIP("127.0.0.1")},
+		[]string{"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "localhost"}); err != nil {
+		return err
+	}
+	if err := p.issue("admin", "agentry-test-admin", []string{"system:masters"}, nil, nil); err != nil {
+		return err
+	}
+	if err := p.issue("node", "system:node:"+NodeName, []string{"system:nodes"}, nil, nil); err != nil {
+		return err
+	}
+	if err := p.issue("kubelet", NodeName, nil, []net.IP{net.ParseIP(NodeIP)}, []string{NodeName}); err != nil {
+		return err
+	}
+	c.Server = fmt.Sprintf("https://%s:%d", NodeIP, apiPort)
+	c.Kubeconfig = c.path("admin.kubeconfig")
+	if err := p.kubeconfig(c.Kubeconfig, c.Server, "admin"); err != nil {
+		return err
+	}
+	return p.kubeconfig(c.path("node.kubeconfig"), c.Server, "node")
+}
+
+func (c *Cluster) etcd(ctx context.Context) error {
+	client, err := freePort()
+	if err != nil {
+		return err
+	}
+	peer, err := freePort()
+	if err != nil {
+		return err
+	}
+	c.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", client)
+	p, err := c.start("etcd", filepath.Join(c.o.Assets, "etcd"), "--data-dir", c.path("etcd"),
+		"--listen-client-urls", c.etcdURL, "--advertise-client-urls", c.etcdURL,
+		"--listen-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", peer), "--initial-advertise-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", peer),
+		"--initial-cluster", fmt.Sprintf("default=http://127.0.0.1:%d", peer), "--unsafe-no-fsync")
+	if err != nil {
+		return err
+	}
+	return waitHTTP(ctx, p, c.etcdURL+"/health", 30*time.Second)
+}
+
+func (c *Cluster) apiserver(ctx context.Context) error {
+	pk := c.path("pki")
+	p, err := c.start("kube-apiserver", filepath.Join(c.o.Assets, "kube-apiserver"),
+		"--etcd-servers", c.etcdURL,
+		"--bind-address", NodeIP, "--advertise-address", NodeIP, "--secure-port", fmt.Sprint(apiPort),
+		"--service-cluster-ip-range", ServiceCIDR,
+		"--tls-cert-file", filepath.Join(pk, "apiserver.crt"), "--tls-private-key-file", filepath.Join(pk, "apiserver.key"),
+		"--client-ca-file", filepath.Join(pk, "ca.crt"),
+		"--kubelet-client-certificate", filepath.Join(pk, "admin.crt"), "--kubelet-client-key", filepath.Join(pk, "admin.key"),
+		"--kubelet-certificate-authority", filepath.Join(pk, "ca.crt"),
+		"--kubelet-preferred-address-types", "InternalIP",
+		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file", filepath.Join(pk, "sa.pub"), "--service-account-signing-key-file", filepath.Join(pk, "sa.key"),
+		"--authorization-mode", "Node,RBAC", "--enable-admission-plugins", "NodeRestriction",
+		"--allow-privileged", "false", "--profiling=false")
+	if err != nil {
+		return err
+	}
+	return waitHTTP(ctx, p, c.Server+"/readyz", 90*time.Second)
+}
+
+func (c *Cluster) controlPlane(ctx context.Context) error {
+	pk := c.path("pki")
+	kcm, err := c.start("kube-controller-manager", filepath.Join(c.o.Node, "kube-controller-manager"),
+		"--kubeconfig", c.Kubeconfig, "--authentication-kubeconfig", c.Kubeconfig, "--authorization-kubeconfig", c.Kubeconfig,
+		"--service-account-private-key-file", filepath.Join(pk, "sa.key"), "--root-ca-file", filepath.Join(pk, "ca.crt"),
+		"--use-service-account-credentials", "--leader-elect=false", "--bind-address", "127.0.0.1", "--secure-port", "0",
+		"--service-cluster-ip-range", ServiceCIDR, "--profiling=false")
+	if err != nil {
+		return err
+	}
+	if _, err := c.start("kube-scheduler", filepath.Join(c.o.Node, "kube-scheduler"),
+		"--kubeconfig", c.Kubeconfig, "--authentication-kubeconfig", c.Kubeconfig, "--authorization-kubeconfig", c.Kubeconfig,
+		"--leader-elect=false", "--bind-address", "127.0.0.1", "--secure-port", "0", "--profiling=false"); err != nil {
+		return err
+	}
+	// Both have their health port off (no fixed ports on the machine); the node's readiness
+	// and the first pods show they work. A crash at start shows here.
+	select {
+	case <-kcm.done:
+		return fmt.Errorf("kube-controller-manager exited: %v", kcm.err)
+	case <-time.After(time.Second):
+	}
+	return nil
+}
+
+// Stop stops and removes everything Start made, whatever state it is in, and reports what it
+// could not remove.
+func (c *Cluster) Stop() error {
+	var errs []error
+	c.stopOnce.Do(func() {
+		errs = c.teardown()
+	})
+	return errors.Join(errs...)
+}
+
+func (c *Cluster) teardown() []error {
+	var errs []error
+	note := func(what string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", what, err))
+		}
+	}
+	bg := context.Background()
+	// The node first, so nothing restarts what is removed below; the control plane last.
+	order := map[string]int{"kubelet": 0, "kube-proxy": 1, "containerd": 3, "kube-scheduler": 4, "kube-controller-manager": 4, "kube-apiserver": 5, "etcd": 6}
+	c.mu.Lock()
+	procs := append([]*proc(nil), c.procs...)
+	c.mu.Unlock()
+	sort.SliceStable(procs, func(i, j int) bool { return order[procs[i].name] < order[procs[j].name] })
+	for _, p := range procs {
+		if p.name == "containerd" {
+			note("stop the pods' containers", c.killContainers(bg))
+		}
+		note("stop "+p.name, stopProc(p))
+		if p.name == "kube-proxy" {
+			if _, err := run(bg, filepath.Join(c.o.Node, "kube-proxy"), "--cleanup"); err != nil {
+				note("kube-proxy --cleanup", err)
+			}
+		}
+	}
+	if len(procs) == 0 || !hasProc(procs, "containerd") {
+		note("stop the pods' containers", c.killContainers(bg))
+	}
+	note("stop the container shims", c.killShims())
+	note("unmount", c.unmountAll())
+	note("remove the pods' cgroups", removeCgroups("kubepods"))
+	note("remove the CNI chains", removeChains(bg, "CNI-"))
+	note("remove kubelet's KUBE- chains", removeChains(bg, "KUBE-"))
+	note("remove the pods' log links", c.removeLogLinks())
+	for i := len(c.undo) - 1; i >= 0; i-- {
+		note("undo", c.undo[i]())
+	}
+	for p, v := range c.sysctls {
+		note("restore "+p, os.WriteFile(p, []byte(v), 0o644))
+	}
+	return errs
+}
+
+func hasProc(ps []*proc, name string) bool {
+	for _, p := range ps {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// stopProc sends SIGTERM to the component's process group, then SIGKILL after 10 s.
+func stopProc(p *proc) error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(10 * time.Second):
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("%s (pid %d) did not exit", p.name, p.cmd.Process.Pid)
+	}
+}
+
+// killShims kills containerd's runc shims (and their containers' processes) started for this
+// cluster: their command line names this cluster's containerd socket.
+func (c *Cluster) killShims() error {
+	sock := c.path("containerd", "containerd.sock")
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return err
+	}
+	var killed []int
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || !strings.Contains(string(cmdline), "containerd-shim") || !strings.Contains(string(cmdline), sock) {
+			continue
+		}
+		// The shim leads its own group with the container's processes.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		killed = append(killed, pid)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range killed {
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// unmountAll lazily unmounts every mount under the cluster's directory (secret tmpfs volumes,
+// container root filesystems, sandbox shm), deepest first.
+func (c *Cluster) unmountAll() error {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var points []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 5 {
+			continue
+		}
+		mp := strings.ReplaceAll(fields[4], `\040`, " ")
+		if mp == c.Dir || strings.HasPrefix(mp, c.Dir+"/") || strings.HasPrefix(mp, "/run/containerd/io.containerd.grpc.v1.cri/") && strings.Contains(mp, "agentry") {
+			points = append(points, mp)
+		}
+	}
+	sort.Slice(points, func(i, j int) bool { return len(points[i]) > len(points[j]) })
+	var errs []error
+	for _, mp := range points {
+		if err := syscall.Unmount(mp, syscall.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOENT) {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", mp, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// removeCgroups removes the named cgroup tree from every cgroup v1 hierarchy (and the v2 one),
+// deepest first; a cgroup still holding a process stays and is reported.
+func removeCgroups(name string) error {
+	roots, _ := filepath.Glob("/sys/fs/cgroup/*")
+	roots = append(roots, "/sys/fs/cgroup")
+	var errs []error
+	for _, root := range roots {
+		top := filepath.Join(root, name)
+		if _, err := os.Stat(top); err != nil {
+			continue
+		}
+		var dirs []string
+		_ = filepath.WalkDir(top, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
+		for _, d := range dirs {
+			var err error
+			for try := 0; try < 50; try++ {
+				if err = syscall.Rmdir(d); err == nil || errors.Is(err, syscall.ENOENT) {
+					err = nil
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("rmdir %s: %w", d, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// removeChains flushes and deletes the iptables chains whose names start with prefix, in the
+// filter, nat and mangle tables, after removing the jumps to them.
+func removeChains(ctx context.Context, prefix string) error {
+	var errs []error
+	for _, table := range []string{"filter", "nat", "mangle"} {
+		out, err := run(ctx, "iptables", "-w", "-t", table, "-S")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var chains []string
+		for _, line := range strings.Split(out, "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 2 && f[0] == "-N" && strings.HasPrefix(f[1], prefix) {
+				chains = append(chains, f[1])
+			}
+			// A jump to one of them from a built-in chain: delete that rule.
+			if len(f) >= 2 && f[0] == "-A" && !strings.HasPrefix(f[1], prefix) && strings.Contains(line, "-j "+prefix) {
+				args := append([]string{"-w", "-t", table, "-D"}, f[1:]...)
+				if _, err := run(ctx, "iptables", args...); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+		for _, ch := range chains {
+			_, _ = run(ctx, "iptables", "-w", "-t", table, "-F", ch)
+		}
+		for _, ch := range chains {
+			if _, err := run(ctx, "iptables", "-w", "-t", table, "-X", ch); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// removeLogLinks removes kubelet's /var/log/containers links into this cluster's pod logs.
+func (c *Cluster) removeLogLinks() error {
+	links, _ := filepath.Glob("/var/log/containers/*.log")
+	for _, l := range links {
+		if target, err := os.Readlink(l); err == nil && strings.HasPrefix(target, c.Dir) {
+			_ = os.Remove(l)
+		}
+	}
+	return nil
+}
+
+// Leftovers says what of a cluster is still on the machine ("" when nothing): processes,
+// links, iptables chains, kubepods cgroups, mounts. Tests call it after Stop.
+func Leftovers() string {
+	var found []string
+	for _, name := range []string{"kubelet", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kube-proxy", "containerd", "etcd", "containerd-shim-runc-v2", "coredns"} {
+		if out, err := exec.Command("pgrep", "-x", name).Output(); err == nil && len(strings.TrimSpace(string(out))) > 0 {
+			found = append(found, "process "+name)
+		}
+	}
+	for _, l := range []string{nodeLink, bridge} {
+		if _, err := net.InterfaceByName(l); err == nil {
+			found = append(found, "link "+l)
+		}
+	}
+	for _, table := range []string{"filter", "nat", "mangle"} {
+		out, _ := exec.Command("iptables", "-w", "-t", table, "-S").Output()
+		for _, line := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "-N" && (strings.HasPrefix(f[1], "KUBE-") || strings.HasPrefix(f[1], "CNI-") || f[1] == fwdChain) {
+				found = append(found, "iptables "+table+" "+f[1])
+			}
+		}
+	}
+	if dirs, _ := filepath.Glob("/sys/fs/cgroup/*/kubepods"); len(dirs) > 0 {
+		found = append(found, "cgroups "+strings.Join(dirs, " "))
+	}
+	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil && strings.Contains(string(b), "agentry-cluster-") {
+		found = append(found, "mounts under an agentry-cluster- directory")
+	}
+	return strings.Join(found, "; ")
+}

@@ -1,0 +1,436 @@
+package cluster
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+const ns = "agentry-system"
+
+// TestAUserOnARealNode is the README's cluster quickstart on a real kubelet, step by step, as a
+// platform engineer runs it: the chart, the samples with the scripted model as a pod, changes
+// rolling the agents' pods, the chat service calling an agent by in-cluster reference, upgrade
+// and uninstall. Steps depend on the ones before: the first failure stops the walk.
+func TestAUserOnARealNode(t *testing.T) {
+	c := cluster(t)
+	for _, step := range []struct {
+		name string
+		fn   func(*testing.T, *Cluster)
+	}{
+		{"helm install runs the operator as the chart says", helmInstall},
+		{"operator metrics answer only an authorised caller", operatorMetrics},
+		{"the samples run on the scripted model", samples},
+		{"changes roll the agents' pods", changesRoll},
+		{"a deleted pod is replaced", podReplaced},
+		{"the chat service answers through an agent by reference", chatService},
+		{"helm upgrade keeps the chat credentials", upgradeKeepsCredentials},
+		{"deleting an Agent removes what it owned", agentDeletion},
+		{"helm uninstall leaves nothing running", uninstall},
+	} {
+		if !t.Run(step.name, func(t *testing.T) { step.fn(t, c) }) {
+			t.FailNow()
+		}
+	}
+}
+
+func helmInstall(t *testing.T, c *Cluster) {
+	// The README's command, verbatim.
+	c.sh(t, "helm install agentry charts/agentry --namespace agentry-system --create-namespace")
+	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry", "--timeout=120s")
+	var pods corev1.PodList
+	c.object(t, &pods, "-n", ns, "get", "pods", "-l", "app.kubernetes.io/name=agentry,app.kubernetes.io/component=operator")
+	if len(pods.Items) != 1 || pods.Items[0].Status.Phase != corev1.PodRunning {
+		t.Fatalf("operator pods: %d, phase %v", len(pods.Items), phaseOf(pods))
+	}
+	pod := pods.Items[0]
+	sc := pod.Spec.Containers[0].SecurityContext
+	if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		t.Errorf("operator container security context %+v", sc)
+	}
+	// What the kernel says: the process runs as 65532 on a read-only root filesystem.
+	p := c.containerProcess(t, ns, pod.Name, pod.Spec.Containers[0].Name)
+	if p.UID != "65532" || !p.ReadOnlyFS {
+		t.Errorf("operator process %+v, want uid 65532 on a read-only root", p)
+	}
+	// Its RBAC lets it do its work: the ServiceAccount may watch Agents and manage Deployments.
+	sa := "system:serviceaccount:" + ns + ":" + pod.Spec.ServiceAccountName
+	for _, check := range [][]string{{"watch", "agents.agentry.dev"}, {"create", "deployments.apps"}, {"patch", "agents.agentry.dev/status"}} {
+		if out := strings.TrimSpace(c.kubectl(t, "auth", "can-i", check[0], check[1], "--as", sa, "-A")); out != "yes" {
+			t.Errorf("operator may not %s %s: %s", check[0], check[1], out)
+		}
+	}
+	if out, _ := c.Kubectl(t.Context(), "auth", "can-i", "get", "secrets", "--as", sa, "-n", "kube-system"); strings.TrimSpace(out) == "yes" && !strings.Contains(c.get("{.rules}", "clusterrole", "agentry-operator"), "secrets") {
+		t.Error("the operator may read Secrets its role does not name")
+	}
+}
+
+func phaseOf(pods corev1.PodList) []corev1.PodPhase {
+	var out []corev1.PodPhase
+	for _, p := range pods.Items {
+		out = append(out, p.Status.Phase)
+	}
+	return out
+}
+
+func operatorMetrics(t *testing.T, c *Cluster) {
+	ip := c.jsonpath(t, "{.spec.clusterIP}", "-n", ns, "get", "service", "agentry-metrics")
+	port := c.jsonpath(t, "{.spec.ports[0].port}", "-n", ns, "get", "service", "agentry-metrics")
+	url := fmt.Sprintf("https://%s:%s/metrics", ip, port)
+	c.kubectl(t, "-n", ns, "create", "serviceaccount", "prometheus")
+	c.kubectl(t, "-n", ns, "create", "serviceaccount", "stranger")
+	c.kubectl(t, "create", "clusterrolebinding", "prometheus-agentry-metrics", "--clusterrole", "agentry-metrics-reader", "--serviceaccount", ns+":prometheus")
+	reader := strings.TrimSpace(c.kubectl(t, "-n", ns, "create", "token", "prometheus"))
+	stranger := strings.TrimSpace(c.kubectl(t, "-n", ns, "create", "token", "stranger"))
+	client := insecureClient(10 * time.Second)
+	status := func(token string) int {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("metrics: %v", err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	var got [3]int
+	c.eventually(t, 30*time.Second, "metrics answer the reader", func() bool { got[0] = status(reader); return got[0] == 200 })
+	got[1], got[2] = status(stranger), status("")
+	if got[1] != http.StatusForbidden || got[2] != http.StatusUnauthorized {
+		t.Errorf("metrics: reader %d, other ServiceAccount %d, no token %d; want 200, 403, 401", got[0], got[1], got[2])
+	}
+	c.kubectl(t, "delete", "clusterrolebinding", "prometheus-agentry-metrics")
+}
+
+// scriptedModel runs the scripted OpenAI-wire model as a pod of the agentry image (the one
+// stand-in of these tests: no real model is reachable).
+const scriptedModel = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: scripted-model, namespace: default}
+spec:
+  selector: {matchLabels: {app: scripted-model}}
+  template:
+    metadata: {labels: {app: scripted-model}}
+    spec:
+      securityContext: {runAsNonRoot: true}
+      containers:
+      - name: model
+        image: %s
+        imagePullPolicy: IfNotPresent
+        args: [scripted-model, --addr, ":8090"]
+        ports: [{containerPort: 8090}]
+        readinessProbe: {httpGet: {path: /v1/models, port: 8090}, periodSeconds: 1}
+        securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: scripted-model, namespace: default}
+spec:
+  selector: {app: scripted-model}
+  ports: [{port: 8090, targetPort: 8090}]
+`
+
+var sampleAgents = []string{"chef", "weather"}
+
+func samples(t *testing.T, c *Cluster) {
+	image := c.jsonpath(t, "{.spec.template.spec.containers[0].image}", "-n", ns, "get", "deployment", "agentry")
+	if err := c.Apply(t.Context(), fmt.Sprintf(scriptedModel, image)); err != nil {
+		t.Fatal(err)
+	}
+	// The README's commands, verbatim but for the key (the scripted model takes any).
+	c.sh(t, "kubectl create secret generic openai --from-literal=apiKey=sk-scripted")
+	c.sh(t, "kubectl apply -f config/samples/")
+	// The samples call OpenAI; here they call the scripted model's Service by its DNS name.
+	for _, a := range sampleAgents {
+		c.kubectl(t, "patch", "agent", a, "--type", "merge", "-p", `{"spec":{"model":{"baseURL":"http://scripted-model.default.svc.cluster.local:8090/v1"}}}`)
+	}
+	c.kubectl(t, "rollout", "status", "deployment/scripted-model", "--timeout=120s")
+	for _, a := range sampleAgents {
+		c.eventually(t, 120*time.Second, a+" Available", func() bool {
+			return c.get(`{.status.conditions[?(@.type=="Available")].status}`, "agent", a) == "True"
+		})
+		// Ready is False for the documented reason: the samples are not exposed to the internet.
+		ready := c.get(`{.status.conditions[?(@.type=="Ready")].status}/{.status.conditions[?(@.type=="Exposed")].reason}`, "agent", a)
+		if ready != "False/NotExposed" {
+			t.Errorf("%s: Ready/Exposed reason = %s, want False/NotExposed (README)", a, ready)
+		}
+	}
+	out := c.sh(t, "kubectl get agents")
+	if !strings.Contains(out, "chef") || !strings.Contains(out, "gpt-4o-mini") {
+		t.Errorf("kubectl get agents:\n%s", out)
+	}
+	for _, a := range sampleAgents {
+		var pods corev1.PodList
+		c.object(t, &pods, "get", "pods", "-l", "agentry.dev/agent="+a)
+		if len(pods.Items) == 0 {
+			t.Fatalf("%s has no pods", a)
+		}
+		pod := pods.Items[0]
+		if !podReady(pod) {
+			t.Errorf("%s's pod is not ready: %+v", a, pod.Status.Conditions)
+		}
+		p := c.containerProcess(t, "default", pod.Name, pod.Spec.Containers[0].Name)
+		if p.UID != "65532" || !p.ReadOnlyFS {
+			t.Errorf("%s's process %+v, want uid 65532 on a read-only root", a, p)
+		}
+		ctr := pod.Spec.Containers[0]
+		if ctr.ReadinessProbe == nil || ctr.LivenessProbe == nil {
+			t.Errorf("%s's container has no probes", a)
+		}
+	}
+	base := c.serviceURL(t, "default", "agentry-chef")
+	code, body := call(t, "POST", base+"/api/agents/chef/generate", map[string]any{"messages": []map[string]string{{"role": "user", "content": "What can I cook with rice and eggs?"}}})
+	var gen struct {
+		Text         string `json:"text"`
+		FinishReason string `json:"finishReason"`
+	}
+	_ = json.Unmarshal(body, &gen)
+	if code != 200 || gen.Text == "" {
+		t.Fatalf("generate through the Service: %d %s", code, body)
+	}
+	events := sseEvents(t, base+"/api/agents/chef/ag-ui", map[string]any{"threadId": "t1", "runId": "r1",
+		"messages": []map[string]string{{"id": "m1", "role": "user", "content": "I have eggs, spinach and feta. What can I cook?"}},
+		"tools":    []any{}, "context": []any{}, "state": map[string]any{}, "forwardedProps": map[string]any{}})
+	if len(events) < 3 || events[0] != "RUN_STARTED" || events[len(events)-1] != "RUN_FINISHED" {
+		t.Fatalf("AG-UI stream through the Service: %v", events)
+	}
+}
+
+func podReady(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// podNames lists an agent's pods by name.
+func (c *Cluster) podNames(agent string) string {
+	return c.get("{.items[*].metadata.name}", "get", "pods", "-l", "agentry.dev/agent="+agent, "--field-selector=status.phase=Running")
+}
+
+// rolled waits for the agent's Deployment to roll out a new template and for its old pods to be
+// gone.
+func (c *Cluster) rolled(t *testing.T, agent, oldPods string, change func()) {
+	t.Helper()
+	dep := "agentry-" + agent
+	before := c.jsonpath(t, "{.spec.template.metadata.annotations}", "get", "deployment", dep)
+	change()
+	c.eventually(t, 60*time.Second, agent+"'s pod template changes", func() bool {
+		return c.get("{.spec.template.metadata.annotations}", "get", "deployment", dep) != before
+	})
+	c.kubectl(t, "rollout", "status", "deployment/"+dep, "--timeout=120s")
+	c.eventually(t, 60*time.Second, agent+"'s old pods are gone", func() bool {
+		now := c.podNames(agent)
+		return now != "" && !strings.Contains(now, oldPods)
+	})
+}
+
+func changesRoll(t *testing.T, c *Cluster) {
+	base := c.serviceURL(t, "default", "agentry-weather")
+	// A Tool change: the new description is served.
+	c.rolled(t, "weather", c.podNames("weather"), func() {
+		c.kubectl(t, "patch", "tool", "weather", "--type", "merge", "-p", `{"spec":{"description":"Weather, as changed by the cluster test."}}`)
+	})
+	c.eventually(t, 30*time.Second, "the new tool description served", func() bool {
+		_, body := call(t, "GET", base+"/api/agents/weather", nil)
+		return strings.Contains(string(body), "as changed by the cluster test")
+	})
+	// A FrontendAction change rolls the agent that references it.
+	c.rolled(t, "chef", c.podNames("chef"), func() {
+		c.kubectl(t, "patch", "frontendaction", "show-recipe-card", "--type", "merge", "-p", `{"spec":{"description":"Shows a recipe card (changed)."}}`)
+	})
+	chef := c.serviceURL(t, "default", "agentry-chef")
+	c.eventually(t, 30*time.Second, "the new action description served", func() bool {
+		_, body := call(t, "GET", chef+"/api/agents/chef", nil)
+		return strings.Contains(string(body), "Shows a recipe card (changed).")
+	})
+	// A Secret change (the model key) rolls both.
+	old := c.podNames("chef")
+	c.rolled(t, "chef", old, func() {
+		c.sh(t, "kubectl create secret generic openai --from-literal=apiKey=sk-rotated --dry-run=client -o yaml | kubectl apply -f -")
+	})
+	code, body := call(t, "POST", chef+"/api/agents/chef/generate", map[string]any{"messages": "Something with rice"})
+	if code != 200 {
+		t.Fatalf("generate after the rollout: %d %s", code, body)
+	}
+}
+
+func podReplaced(t *testing.T, c *Cluster) {
+	old := c.podNames("chef")
+	c.kubectl(t, "delete", "pod", strings.Fields(old)[0], "--wait=false")
+	c.eventually(t, 90*time.Second, "a new chef pod ready", func() bool {
+		var pods corev1.PodList
+		out, err := c.Kubectl(t.Context(), "get", "pods", "-l", "agentry.dev/agent=chef", "-o", "json")
+		if err != nil || json.Unmarshal([]byte(out), &pods) != nil {
+			return false
+		}
+		for _, p := range pods.Items {
+			if !strings.Contains(old, p.Name) && podReady(p) && p.DeletionTimestamp == nil {
+				return true
+			}
+		}
+		return false
+	})
+	code, body := call(t, "POST", c.serviceURL(t, "default", "agentry-chef")+"/api/agents/chef/generate", map[string]any{"messages": "A dessert"})
+	if code != 200 {
+		t.Fatalf("generate after the pod was replaced: %d %s", code, body)
+	}
+}
+
+func agentDeletion(t *testing.T, c *Cluster) {
+	c.kubectl(t, "delete", "agent", "weather")
+	c.eventually(t, 60*time.Second, "weather's objects garbage-collected", func() bool {
+		out, _ := c.Kubectl(t.Context(), "get", "deployment,service,configmap,pods", "-l", "agentry.dev/agent=weather", "-o", "name")
+		return strings.TrimSpace(out) == ""
+	})
+	var deps appsv1.DeploymentList
+	c.object(t, &deps, "get", "deployments")
+	for _, d := range deps.Items {
+		if d.Name == "agentry-weather" {
+			t.Error("weather's Deployment is still there")
+		}
+	}
+}
+
+func uninstall(t *testing.T, c *Cluster) {
+	c.sh(t, "kubectl delete -f config/samples/ --ignore-not-found")
+	c.sh(t, "helm uninstall agentry --namespace agentry-system --wait")
+	c.eventually(t, 90*time.Second, "the release's pods gone", func() bool {
+		out, _ := c.Kubectl(t.Context(), "-n", ns, "get", "pods", "-o", "name")
+		return strings.TrimSpace(out) == ""
+	})
+	// What is left by design: the CRDs (helm never deletes them) and the objects marked
+	// helm.sh/resource-policy: keep (the chat's credentials and data claim).
+	out, _ := c.Kubectl(t.Context(), "get", "all,configmap,secret,serviceaccount,role,rolebinding,ingress,pvc", "-n", ns, "-l", "app.kubernetes.io/instance=agentry",
+		"-o", `jsonpath={range .items[*]}{.kind}/{.metadata.name} {.metadata.annotations.helm\.sh/resource-policy}{"\n"}{end}`)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line != "" && !strings.HasSuffix(line, " keep") {
+			t.Errorf("left after helm uninstall: %s", line)
+		}
+	}
+	cluster, _ := c.Kubectl(t.Context(), "get", "clusterrole,clusterrolebinding", "-l", "app.kubernetes.io/instance=agentry", "-o", "name")
+	if s := strings.TrimSpace(cluster); s != "" {
+		t.Errorf("cluster-scoped objects left after helm uninstall:\n%s", s)
+	}
+	left, _ := c.Kubectl(t.Context(), "get", "deployments,services", "-n", "default", "-l", "app.kubernetes.io/managed-by=agentry-operator", "-o", "name")
+	if s := strings.TrimSpace(left); s != "" {
+		t.Errorf("agent objects left:\n%s", s)
+	}
+}
+
+// localStorage is a default StorageClass with one hostPath volume under the cluster's
+// directory: the chart's chat claim binds to it as it would to a cloud disk.
+const localStorage = `apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: local
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: Immediate
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: chat-data}
+spec:
+  storageClassName: local
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  hostPath: {path: %q, type: DirectoryOrCreate}
+`
+
+func chatService(t *testing.T, c *Cluster) {
+	pv := c.path("pv", "chat-data")
+	if err := os.MkdirAll(pv, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(pv, 0o777) // hostPath volumes take no fsGroup: the non-root pod must write
+	if err := c.Apply(t.Context(), fmt.Sprintf(localStorage, pv)); err != nil {
+		t.Fatal(err)
+	}
+	c.sh(t, "helm upgrade agentry charts/agentry --namespace agentry-system --reuse-values --set chat.enabled=true")
+	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry-chat", "--timeout=180s")
+	base := c.serviceURL(t, ns, "agentry-chat")
+	code, page := call(t, "GET", base+"/", nil)
+	if code != 200 || !strings.Contains(string(page), "<div id=\"root\"") && !strings.Contains(string(page), "<html") {
+		t.Fatalf("the web app at /: %d %.200s", code, page)
+	}
+	key := c.secretValue(t, ns, "agentry-chat-credentials", "apiKey")
+	api := base + "/chat/v1"
+	for _, u := range []string{"alice"} {
+		if code, body := call(t, "POST", api+"/users", map[string]string{"uid": u, "name": "Alice"}, "apikey", key); code != 201 {
+			t.Fatalf("create %s: %d %s", u, code, body)
+		}
+	}
+	_, body := call(t, "POST", api+"/users/alice/auth_tokens", nil, "apikey", key)
+	var tok struct {
+		AuthToken string `json:"authToken"`
+	}
+	if err := json.Unmarshal(body, &tok); err != nil || tok.AuthToken == "" {
+		t.Fatalf("token: %s", body)
+	}
+	// The chef Agent by in-cluster reference: the chat service resolves its Service itself.
+	if code, body := call(t, "PUT", api+"/agents/chef", map[string]any{"agentId": "chef", "provider": "ag-ui", "name": "Chef",
+		"agentRef": "default/chef", "enabled": true}, "apikey", key); code != 201 && code != 200 {
+		t.Fatalf("configure chef by reference: %d %s", code, body)
+	}
+	bearer := []string{"Authorization", "Bearer " + tok.AuthToken}
+	if code, body := call(t, "POST", api+"/messages", map[string]string{"receiver": "chef", "receiverType": "user", "text": "Something with rice, please"}, bearer...); code != 201 {
+		t.Fatalf("send to chef: %d %s", code, body)
+	}
+	c.eventually(t, 90*time.Second, "chef's answer in the conversation", func() bool {
+		_, body := call(t, "GET", api+"/users/chef/messages?limit=50", nil, bearer...)
+		var page struct {
+			Items []struct{ Sender, Type, Text string } `json:"items"`
+		}
+		_ = json.Unmarshal(body, &page)
+		for _, m := range page.Items {
+			if m.Sender == "chef" && m.Type == "agent_error" {
+				t.Fatalf("the agent run failed: %s", m.Text)
+			}
+			if m.Sender == "chef" && m.Type == "assistant" && m.Text != "" {
+				return true
+			}
+		}
+		return false
+	})
+	c.chatKey, c.chatToken = key, tok.AuthToken
+}
+
+func upgradeKeepsCredentials(t *testing.T, c *Cluster) {
+	before := c.jsonpath(t, "{.data}", "-n", ns, "get", "secret", "agentry-chat-credentials")
+	c.sh(t, "helm upgrade agentry charts/agentry --namespace agentry-system --reuse-values --set logLevel=debug")
+	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry-chat", "--timeout=180s")
+	if after := c.jsonpath(t, "{.data}", "-n", ns, "get", "secret", "agentry-chat-credentials"); after != before {
+		t.Fatal("helm upgrade changed the chat credentials")
+	}
+	api := c.serviceURL(t, ns, "agentry-chat") + "/chat/v1"
+	c.eventually(t, 60*time.Second, "the old token and API key still work", func() bool {
+		code, _ := call(t, "GET", api+"/me", nil, "Authorization", "Bearer "+c.chatToken)
+		code2, _ := call(t, "GET", api+"/agents", nil, "apikey", c.chatKey)
+		return code == 200 && code2 == 200
+	})
+}
+
+// secretValue reads one key of a Secret.
+func (c *Cluster) secretValue(t *testing.T, namespace, name, key string) string {
+	t.Helper()
+	enc := c.jsonpath(t, "{.data."+key+"}", "-n", namespace, "get", "secret", name)
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil || len(b) == 0 {
+		t.Fatalf("secret %s/%s key %s: %v", namespace, name, key, err)
+	}
+	return string(b)
+}
