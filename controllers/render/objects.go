@@ -208,6 +208,10 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 						Resources:       resources,
 						ReadinessProbe:  probe("/readyz", 5),
 						LivenessProbe:   probe("/healthz", 10),
+						// Endpoints and kube-proxy's rules take a moment to drop a terminating pod:
+						// it keeps serving new requests that long before it drains (a rollout
+						// otherwise refuses a request routed to an old pod).
+						Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: PreStopSeconds}}},
 						SecurityContext: &corev1.SecurityContext{
 							AllowPrivilegeEscalation: ptr.To(false),
 							ReadOnlyRootFilesystem:   ptr.To(true),

@@ -95,9 +95,14 @@ func (c Config) resources() corev1.ResourceRequirements {
 	return DefaultResources()
 }
 
-// TerminationGracePeriodSeconds leaves room for the runtime to drain open streams on SIGTERM
-// (25 s by default) and to close its stores before the kubelet kills it.
+// TerminationGracePeriodSeconds leaves room for the pre-stop pause (PreStopSeconds), the
+// runtime's drain of open streams on SIGTERM (25 s by default) and closing its stores before
+// the kubelet kills it.
 const TerminationGracePeriodSeconds = 35
+
+// PreStopSeconds is how long a terminating runtime pod keeps serving before SIGTERM, while its
+// endpoint is removed from Services (a native sleep: the image has no shell).
+const PreStopSeconds = 5
 
 // PlatformPaths are the only routes of an Agent the Ingress publishes: what a chat platform
 // calls. GET /api/agents/{id} (the instructions) and tools/{id}/execute stay in the cluster.

@@ -33,14 +33,15 @@ import (
 // links and the kubepods cgroups are host-wide.
 const (
 	NodeName    = "agentry-node"
-	NodeIP      = "198.19.255.1"
+	// The node's address is the pods' gateway on their bridge: the CNI bridge plugin adopts a
+	// bridge that already holds its gateway address (and refuses one holding another).
+	NodeIP      = "198.18.0.1"
 	PodCIDR     = "198.18.0.0/24"
-	PodGateway  = "198.18.0.1"
+	PodGateway  = NodeIP
 	ServiceCIDR = "198.19.0.0/24"
 	APIService  = "198.19.0.1"
 	DNSService  = "198.19.0.10"
 	TestRange   = "198.18.0.0/15"
-	nodeLink    = "agentry0"
 	bridge      = "agentry-br0"
 	fwdChain    = "AGENTRY-FORWARD"
 	apiPort     = 6443
@@ -110,10 +111,13 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	c.undo = append(c.undo, func() error { return os.RemoveAll(dir) })
 	defer func() {
 		if err != nil {
+			if o.Log != nil {
+				c.DumpLogs(o.Log, 20)
+			}
 			if serr := c.Stop(); serr != nil {
 				c.logf("cleanup after a failed start: %v", serr)
 			}
-			err = fmt.Errorf("%w (component logs were in %s)", err, filepath.Join(dir, "logs"))
+
 		}
 	}()
 	for _, d := range []string{"logs", "pki", "etcd", "containerd", "cni/net.d", "cni/ipam", "kubelet", "pod-logs", "pv"} {
@@ -240,23 +244,18 @@ func (c *Cluster) sysctl(key, value string) error {
 	return os.WriteFile(p, []byte(value), 0o644)
 }
 
-// network gives the node its address on a dummy link, lets bridged pod traffic through
-// iptables (kube-proxy's Services) and drops whatever a pod would send off the test range.
+// network gives the node its address on the pods' bridge (made here, before the CNI plugin
+// adopts it: this kernel has no dummy links; the address is the pods' gateway), lets bridged pod traffic through iptables
+// (kube-proxy's Services) and drops whatever a pod would send off the test range.
 func (c *Cluster) network(ctx context.Context) error {
-	if _, err := run(ctx, "modprobe", "br_netfilter"); err != nil {
-		c.logf("modprobe br_netfilter: %v (built in?)", err)
+	if _, err := os.Stat("/proc/sys/net/bridge/bridge-nf-call-iptables"); err != nil {
+		if _, err := run(ctx, "modprobe", "br_netfilter"); err != nil {
+			return fmt.Errorf("br_netfilter is neither built in nor loadable: %w", err)
+		}
 	}
-	if _, err := run(ctx, "ip", "link", "add", nodeLink, "type", "dummy"); err != nil {
+	if _, err := run(ctx, "ip", "link", "add", bridge, "type", "bridge"); err != nil {
 		return err
 	}
-	c.undo = append(c.undo, func() error { _, err := run(context.Background(), "ip", "link", "del", nodeLink); return err })
-	if _, err := run(ctx, "ip", "addr", "add", NodeIP+"/32", "dev", nodeLink); err != nil {
-		return err
-	}
-	if _, err := run(ctx, "ip", "link", "set", nodeLink, "up"); err != nil {
-		return err
-	}
-	// The bridge the CNI plugin makes is removed with the pods' links at Stop.
 	c.undo = append(c.undo, func() error {
 		if _, err := net.InterfaceByName(bridge); err != nil {
 			return nil
@@ -264,6 +263,12 @@ func (c *Cluster) network(ctx context.Context) error {
 		_, err := run(context.Background(), "ip", "link", "del", bridge)
 		return err
 	})
+	if _, err := run(ctx, "ip", "addr", "add", PodGateway+"/24", "dev", bridge); err != nil {
+		return err
+	}
+	if _, err := run(ctx, "ip", "link", "set", bridge, "up"); err != nil {
+		return err
+	}
 	if _, err := run(ctx, "iptables", "-w", "-N", fwdChain); err != nil {
 		return err
 	}
@@ -355,7 +360,7 @@ func (c *Cluster) apiserver(ctx context.Context) error {
 		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file", filepath.Join(pk, "sa.pub"), "--service-account-signing-key-file", filepath.Join(pk, "sa.key"),
 		"--authorization-mode", "Node,RBAC", "--enable-admission-plugins", "NodeRestriction",
-		"--allow-privileged", "false", "--profiling=false")
+		"--allow-privileged=false", "--profiling=false")
 	if err != nil {
 		return err
 	}
@@ -625,7 +630,7 @@ func Leftovers() string {
 			found = append(found, "process "+name)
 		}
 	}
-	for _, l := range []string{nodeLink, bridge} {
+	for _, l := range []string{bridge} {
 		if _, err := net.InterfaceByName(l); err == nil {
 			found = append(found, "link "+l)
 		}
@@ -645,4 +650,22 @@ func Leftovers() string {
 		found = append(found, "mounts under an agentry-cluster- directory")
 	}
 	return strings.Join(found, "; ")
+}
+
+// DumpLogs writes the last lines of each component's log (for a failed run: Stop removes them).
+func (c *Cluster) DumpLogs(w io.Writer, lines int) {
+	logs, _ := filepath.Glob(c.path("logs", "*.log"))
+	pods, _ := filepath.Glob(c.path("pod-logs", "*", "*", "*.log"))
+	logs = append(logs, pods...)
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			continue
+		}
+		all := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(all) > lines {
+			all = all[len(all)-lines:]
+		}
+		fmt.Fprintf(w, "--- %s (last %d lines)\n%s\n", filepath.Base(l), len(all), strings.Join(all, "\n"))
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -111,12 +112,21 @@ func call(t *testing.T, method, url string, body any, headers ...string) (int, [
 	return res.StatusCode, b
 }
 
-// serviceURL is http://<ClusterIP>:<port> of a Service: the host reaches ClusterIPs through
-// kube-proxy's rules, as a pod does.
+// serviceURL is http://<ClusterIP>:<port> of a Service, once it accepts connections: the host
+// reaches ClusterIPs through kube-proxy's rules, as a pod does, and kube-proxy programs a new
+// Service's endpoints a moment after its pods are ready.
 func (c *Cluster) serviceURL(t *testing.T, ns, name string) string {
 	t.Helper()
 	ip := c.jsonpath(t, "{.spec.clusterIP}", "-n", ns, "get", "service", name)
 	port := c.jsonpath(t, "{.spec.ports[0].port}", "-n", ns, "get", "service", name)
+	c.eventually(t, 30*time.Second, "service "+ns+"/"+name+" accepts connections", func() bool {
+		conn, err := net.DialTimeout("tcp", net.JoinHostPort(ip, port), time.Second)
+		if err != nil {
+			return false
+		}
+		conn.Close()
+		return true
+	})
 	return fmt.Sprintf("http://%s:%s", ip, port)
 }
 

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +30,22 @@ func TestMain(m *testing.M) {
 	}
 	shared = c
 	code := m.Run()
+	// AGENTRY_CLUSTER_HOLD=<file>: keep the cluster up while the file exists (debugging).
+	if hold := os.Getenv("AGENTRY_CLUSTER_HOLD"); hold != "" {
+		fmt.Fprintf(os.Stderr, "holding the cluster (KUBECONFIG=%s) while %s exists\n", c.Kubeconfig, hold)
+		for {
+			if _, err := os.Stat(hold); err != nil {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
 	if code != 0 {
-		c.dumpLogs(os.Stderr)
+		c.DumpLogs(os.Stderr, 40)
+		for _, args := range [][]string{{"get", "pods,deployments,services", "-A", "-o", "wide"}, {"get", "agents", "-A", "-o", "yaml"}, {"get", "events", "-A", "--sort-by=.lastTimestamp"}} {
+			out, _ := c.Kubectl(context.Background(), args...)
+			fmt.Fprintf(os.Stderr, "--- kubectl %s\n%s\n", strings.Join(args, " "), out)
+		}
 	}
 	if err := c.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "cluster cleanup:", err)
@@ -52,20 +65,4 @@ func cluster(t *testing.T) *Cluster {
 		t.Skip("the real-cluster tests run with make test-cluster (AGENTRY_CLUSTER_TEST=1)")
 	}
 	return shared
-}
-
-// dumpLogs prints the tail of each component's log, for a failed run.
-func (c *Cluster) dumpLogs(w *os.File) {
-	logs, _ := filepath.Glob(c.path("logs", "*.log"))
-	for _, l := range logs {
-		b, err := os.ReadFile(l)
-		if err != nil {
-			continue
-		}
-		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		if len(lines) > 30 {
-			lines = lines[len(lines)-30:]
-		}
-		fmt.Fprintf(w, "--- %s (last %d lines)\n%s\n", filepath.Base(l), len(lines), strings.Join(lines, "\n"))
-	}
 }

@@ -45,7 +45,7 @@ const cniConfig = `{
   "name": "agentry",
   "plugins": [
     {"type": "bridge", "bridge": %q, "isGateway": true, "ipMasq": false, "hairpinMode": true,
-     "ipam": {"type": "host-local", "ranges": [[{"subnet": %q, "gateway": %q}]], "dataDir": %q}},
+     "ipam": {"type": "host-local", "ranges": [[{"subnet": %q, "gateway": %q}]], "routes": [{"dst": "0.0.0.0/0"}], "dataDir": %q}},
     {"type": "portmap", "capabilities": {"portMappings": true}}
   ]
 }
@@ -191,7 +191,7 @@ func (c *Cluster) kubelet(ctx context.Context) error {
 func (c *Cluster) kubeProxy(ctx context.Context) error {
 	_, err := c.start("kube-proxy", filepath.Join(c.o.Node, "kube-proxy"), "--kubeconfig", c.Kubeconfig,
 		"--hostname-override", NodeName, "--cluster-cidr", PodCIDR, "--proxy-mode", "iptables",
-		"--nodeport-addresses", NodeIP+"/32", "--metrics-bind-address", "127.0.0.1:0", "--healthz-bind-address", "127.0.0.1:0",
+		"--nodeport-addresses", NodeIP+"/32", "--metrics-bind-address", "127.0.0.1:10249", "--healthz-bind-address", "127.0.0.1:10256",
 		"--conntrack-max-per-core", "0")
 	return err
 }
