@@ -14,6 +14,15 @@ echo
 echo "=== operator: memory with 2,000 unrelated 50 KiB Secrets in the cluster"
 KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/setup-envtest.sh)}" go run ./test/bench/operator/secrets
 echo
+echo "=== cluster: a real one-node cluster (kubelet, containerd, runc): install, samples, pods (needs root)"
+if [[ $(id -u) -eq 0 ]]; then
+  make --no-print-directory images helm >/dev/null
+  KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/setup-envtest.sh)}" AGENTRY_CLUSTER_NODE="$(hack/setup-cluster.sh)" \
+    AGENTRY_IMAGES="$PWD/bin/images/agentry-images.tar" PATH="$PWD/bin:$PATH" go run ./test/bench/cluster 2>/dev/null
+else
+  echo "skipped: not root"
+fi
+echo
 echo "=== memory: what recall + persist add to generate, per backend"
 go test -run '^$' -bench . ./test/bench/memory | sed -n '/^Memory benchmark/,/^goos:/p' | sed '$d'
 echo

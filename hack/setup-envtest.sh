@@ -18,8 +18,8 @@ mkdir -p "$ASSETS"
 if [[ ! -x "$ASSETS/etcd" ]]; then
   if ! command -v etcd >/dev/null 2>&1 && [[ ! -x /usr/bin/etcd ]]; then
     log "installing Debian etcd-server"
-    $SUDO apt-get update -qq >&2 || true
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq etcd-server >&2
+    $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || true
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq etcd-server >&2
   fi
   ln -sf "$(command -v etcd || echo /usr/bin/etcd)" "$ASSETS/etcd"
 fi

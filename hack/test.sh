@@ -10,7 +10,7 @@ make --no-print-directory controller-gen helm >/dev/null
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "installing Node.js and npm from Debian"
   if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq nodejs npm
 fi
 # A real kube-apiserver and etcd for the operator's tests (built once, cached outside the repo).
 step "envtest binaries (kube-apiserver from the Go module, etcd from Debian)"
@@ -25,7 +25,7 @@ kubectl version --client 2>/dev/null | sed -n 1p || true
 if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null; then
   echo "installing PostgreSQL from Debian"
   if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq postgresql
 fi
 # The AG-UI conformance suite's client, pinned by package-lock.json.
 (cd test/conformance && npm ci --no-audit --no-fund --loglevel=error)
@@ -34,7 +34,7 @@ fi
 if [[ ! -x /usr/bin/chromium ]] || ! command -v sqlite3 >/dev/null 2>&1; then
   echo "installing Chromium, fonts and sqlite3 from Debian"
   if [[ $(id -u) -eq 0 ]]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-liberation fonts-noto-color-emoji sqlite3
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium fonts-liberation fonts-noto-color-emoji sqlite3
 fi
 # The chat SDK's and UI kit's packages, pinned by ui/package-lock.json. The lock lacks some
 # other platforms' optional packages (rollup's; the registry it was made from had none), which
@@ -57,10 +57,16 @@ CGO_ENABLED=0 go build -tags agentry_runtime -o /dev/null .
 step "go test"
 go test -count=1 ./...
 
+# The README's cluster quickstart on a real one-node cluster: the images (make images: make
+# build, then the image builder), kubelet, containerd and runc, CoreDNS (test/cluster). It
+# installs and builds what it needs (hack/setup-cluster.sh) and removes the cluster it started.
+step "cluster test (make test-cluster: images, a real kubelet, the chart and the samples)"
+make --no-print-directory test-cluster
+
 # Last, so the output ends with the npm test summary line `N passed, N failed`: the SDK's
 # integration tests and the browser tests start real agentry processes from bin/agentry.
-# make build runs make web first, so bin/agentry embeds the web app; go vet and go test above
-# need no app (ui/apps/web/embed holds only its README on a clean clone).
+# make build (run by make test-cluster's images above) ran make web first, so bin/agentry embeds
+# the web app; go vet and go test above need no app (ui/apps/web/embed holds only its README on
+# a clean clone).
 step "ui tests (typecheck, build, vitest: chat-sdk, ui-kit, browser)"
-make --no-print-directory build
 (cd ui && AGENTRY_BIN="$PWD/../bin/agentry" npm test)

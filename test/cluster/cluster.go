@@ -32,7 +32,7 @@ import (
 // Addresses of the cluster. One cluster per machine at a time: the ports, iptables chains,
 // links and the kubepods cgroups are host-wide.
 const (
-	NodeName    = "agentry-node"
+	NodeName = "agentry-node"
 	// The node's address is the pods' gateway on their bridge: the CNI bridge plugin adopts a
 	// bridge that already holds its gateway address (and refuses one holding another).
 	NodeIP      = "198.18.0.1"

@@ -2,9 +2,9 @@ package cluster
 
 import (
 	"encoding/base64"
-	"io"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -114,39 +114,11 @@ func operatorMetrics(t *testing.T, c *Cluster) {
 	c.kubectl(t, "delete", "clusterrolebinding", "prometheus-agentry-metrics")
 }
 
-// scriptedModel runs the scripted OpenAI-wire model as a pod of the agentry image (the one
-// stand-in of these tests: no real model is reachable).
-const scriptedModel = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: scripted-model, namespace: default}
-spec:
-  selector: {matchLabels: {app: scripted-model}}
-  template:
-    metadata: {labels: {app: scripted-model}}
-    spec:
-      securityContext: {runAsNonRoot: true}
-      containers:
-      - name: model
-        image: %s
-        imagePullPolicy: IfNotPresent
-        args: [scripted-model, --addr, ":8090"]
-        ports: [{containerPort: 8090}]
-        readinessProbe: {httpGet: {path: /v1/models, port: 8090}, periodSeconds: 1}
-        securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: scripted-model, namespace: default}
-spec:
-  selector: {app: scripted-model}
-  ports: [{port: 8090, targetPort: 8090}]
-`
-
 var sampleAgents = []string{"chef", "weather"}
 
 func samples(t *testing.T, c *Cluster) {
 	image := c.jsonpath(t, "{.spec.template.spec.containers[0].image}", "-n", ns, "get", "deployment", "agentry-operator")
-	if err := c.Apply(t.Context(), fmt.Sprintf(scriptedModel, image)); err != nil {
+	if err := c.Apply(t.Context(), ScriptedModel(image)); err != nil {
 		t.Fatal(err)
 	}
 	// The README's commands, verbatim but for the key (the scripted model takes any).

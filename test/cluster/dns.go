@@ -111,3 +111,34 @@ func (c *Cluster) Apply(ctx context.Context, manifest string) error {
 	_, err = c.Kubectl(ctx, "apply", "-f", f.Name())
 	return err
 }
+
+// ScriptedModel is a Deployment and Service (default/scripted-model:8090) running the
+// scripted OpenAI-wire model from the agentry image: the one stand-in of the cluster tests, no
+// real model being reachable.
+func ScriptedModel(image string) string { return fmt.Sprintf(scriptedModelManifest, image) }
+
+const scriptedModelManifest = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: scripted-model, namespace: default}
+spec:
+  selector: {matchLabels: {app: scripted-model}}
+  template:
+    metadata: {labels: {app: scripted-model}}
+    spec:
+      securityContext: {runAsNonRoot: true}
+      containers:
+      - name: model
+        image: %s
+        imagePullPolicy: IfNotPresent
+        args: [scripted-model, --addr, ":8090"]
+        ports: [{containerPort: 8090}]
+        readinessProbe: {httpGet: {path: /v1/models, port: 8090}, periodSeconds: 1}
+        securityContext: {readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: scripted-model, namespace: default}
+spec:
+  selector: {app: scripted-model}
+  ports: [{port: 8090, targetPort: 8090}]
+`
