@@ -4,9 +4,11 @@
 #            and resident memory of the full binary (docs/runtime-footprint.md).
 #   agentry  (the default target) everything else: `agentry operator`, `agentry chat`, `agentry
 #            serve` and `agentry dev` for hand-written manifests.
-# Build (needs a container engine; not available in CI here):
-#   docker build -t ghcr.io/agentry-dev/agentry:dev .
-#   docker build --target runtime -t ghcr.io/agentry-dev/agentry-runtime:dev .
+# `make images` builds the same two images without a container engine (hack/images,
+# internal/imagebuild): that is the build `make test` runs on a real kubelet. This file is for
+# those who build with Docker or Podman (not run in CI here: no engine, no base image pulls):
+#   docker build --build-arg VERSION=0.1.0 -t ghcr.io/agentry-dev/agentry:0.1.0 .
+#   docker build --build-arg VERSION=0.1.0 --target runtime -t ghcr.io/agentry-dev/agentry-runtime:0.1.0 .
 # The web app (ui/apps/web) that `agentry chat` and `agentry dev` serve at /, embedded in the
 # binary: built first, from the workspace's lockfile.
 FROM node:22-bookworm AS web

@@ -48,14 +48,7 @@ func run() error {
 		rtLabels[k] = v
 	}
 	rtLabels["org.opencontainers.image.title"] = "agentry-runtime"
-	specs := []imagebuild.Spec{
-		// Everything but the agent pods; its CMD serves hand-written manifests.
-		{Ref: *repo + ":" + *tag, Binary: *full, Path: "/usr/local/bin/agentry", Cmd: []string{"serve", "--config", "/etc/agentry/config"},
-			Ports: []string{"4111/tcp"}, Labels: labels, CABundle: *ca},
-		// The agent pods: serves the config the operator renders.
-		{Ref: *repo + "-runtime:" + *tag, Binary: *rt, Path: "/usr/local/bin/agentry", Cmd: []string{"serve", "--config", "/etc/agentry/config", "--prevalidated"},
-			Ports: []string{"4111/tcp"}, Labels: rtLabels, CABundle: *ca},
-	}
+	specs := imageSpecs(*repo, *tag, *full, *rt, *ca, labels, rtLabels)
 	imgs := map[string]v1.Image{}
 	for _, s := range specs {
 		s.Created = time.Unix(0, 0).UTC()
@@ -78,4 +71,17 @@ func run() error {
 	}
 	fmt.Printf("wrote %s\n", *out)
 	return nil
+}
+
+// imageSpecs are the two images; the Dockerfile's stages agentry and runtime say the same
+// (main_test.go holds them to it).
+func imageSpecs(repo, tag, full, rt, ca string, labels, rtLabels map[string]string) []imagebuild.Spec {
+	return []imagebuild.Spec{
+		// Everything but the agent pods; its CMD serves hand-written manifests.
+		{Ref: repo + ":" + tag, Binary: full, Path: "/usr/local/bin/agentry", Cmd: []string{"serve", "--config", "/etc/agentry/config"},
+			Ports: []string{"4111/tcp"}, Labels: labels, CABundle: ca},
+		// The agent pods: serves the config the operator renders.
+		{Ref: repo + "-runtime:" + tag, Binary: rt, Path: "/usr/local/bin/agentry", Cmd: []string{"serve", "--config", "/etc/agentry/config", "--prevalidated"},
+			Ports: []string{"4111/tcp"}, Labels: rtLabels, CABundle: ca},
+	}
 }

@@ -101,7 +101,7 @@ type measurement struct {
 	startRange [2]time.Duration
 }
 
-// release builds like the Dockerfile and `make build`.
+// release builds like `make build` (and so `make images` and the Dockerfile).
 func release(out, pkg string, tags ...string) error {
 	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", out}
 	if len(tags) > 0 {
