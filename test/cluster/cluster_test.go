@@ -136,6 +136,7 @@ func samples(t *testing.T, c *Cluster) {
 			return c.get("{.status.observedGeneration}", "get", "agent", a) == c.get("{.metadata.generation}", "get", "agent", a)
 		})
 		c.kubectl(t, "rollout", "status", "deployment/agentry-"+a, "--timeout=120s")
+		c.settled(t, a)
 		c.eventually(t, 120*time.Second, a+" Available", func() bool {
 			return c.get(`{.status.conditions[?(@.type=="Available")].status}`, "get", "agent", a) == "True"
 		})
@@ -198,6 +199,17 @@ func podReady(p corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// settled waits until the agent's pods are only its current revision's: an old pod keeps
+// serving its old config during its pre-stop pause, and a request may reach it until then.
+func (c *Cluster) settled(t *testing.T, agent string) {
+	t.Helper()
+	c.eventually(t, 60*time.Second, agent+"'s old pods gone", func() bool {
+		out, err := c.Kubectl(t.Context(), "get", "pods", "-l", "agentry.dev/agent="+agent, "-o", "jsonpath={range .items[*]}{.metadata.name} {.metadata.deletionTimestamp}{\"\\n\"}{end}")
+		lines := strings.Fields(strings.TrimSpace(out))
+		return err == nil && len(lines) == 1 // one pod, and no deletion timestamp after its name
+	})
 }
 
 // podNames lists an agent's pods by name.
