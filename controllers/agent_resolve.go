@@ -123,16 +123,24 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent,
 	}
 
 	cond := metav1.Condition{Type: v1alpha1.ConditionModelSecretResolved, ObservedGeneration: a.Generation}
-	ref := a.Spec.Model.APIKeySecretRef
+	// The model's credential: the API key, or on Azure an Entra token instead.
+	ref, field, what := a.Spec.Model.APIKeySecretRef, "spec.model.apiKeySecretRef", "your API key"
+	azure := a.Spec.Model.Provider == v1alpha1.ModelProviderAzureOpenAI
+	if az := a.Spec.Model.Azure; azure && az != nil && az.TokenSecretRef != nil {
+		ref, field, what = az.TokenSecretRef, "spec.model.azure.tokenSecretRef", "a Microsoft Entra access token"
+	}
 	switch {
+	case ref == nil && azure:
+		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonCredentialsRequired
+		cond.Message = "provider azure-openai needs a credential: spec.model.apiKeySecretRef (the resource's api-key) or spec.model.azure.tokenSecretRef (a Microsoft Entra access token)"
 	case ref == nil:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.ReasonNotRequired, "spec.model.apiKeySecretRef is not set: the model endpoint is called without a key"
 	case missing[ref.Name]:
 		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound
-		cond.Message = fmt.Sprintf("Secret %q not found in namespace %q; create it (kubectl create secret generic %s --from-literal=%s=<your API key>) or change spec.model.apiKeySecretRef.name", ref.Name, a.Namespace, ref.Name, ref.Key)
+		cond.Message = fmt.Sprintf("Secret %q not found in namespace %q; create it (kubectl create secret generic %s --from-literal=%s=<%s>) or change %s.name", ref.Name, a.Namespace, ref.Name, ref.Key, what, field)
 	case len(data[ref.Name][ref.Key]) == 0:
 		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonSecretKeyMissing
-		cond.Message = fmt.Sprintf("Secret %q has no key %q; add it or change spec.model.apiKeySecretRef.key", ref.Name, ref.Key)
+		cond.Message = fmt.Sprintf("Secret %q has no key %q; add it or change %s.key", ref.Name, ref.Key, field)
 	default:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.ReasonResolved, fmt.Sprintf("Secret %q has key %q", ref.Name, ref.Key)
 	}

@@ -10,12 +10,15 @@ import (
 const DefaultMaxSteps = 100
 
 // ModelProvider selects the wire protocol used to reach the model.
-// +kubebuilder:validation:Enum=openai
+// +kubebuilder:validation:Enum=openai;azure-openai
 type ModelProvider string
 
 const (
 	// ModelProviderOpenAI is any endpoint that speaks OpenAI's Chat Completions API.
 	ModelProviderOpenAI ModelProvider = "openai"
+	// ModelProviderAzureOpenAI is an Azure OpenAI resource (spec.model.azure), reached through
+	// openai-go's Azure support.
+	ModelProviderAzureOpenAI ModelProvider = "azure-openai"
 )
 
 // PlatformProvider selects which endpoint the chat platform calls, and so which URL
@@ -99,8 +102,12 @@ type AgentSpec struct {
 }
 
 // ModelSpec selects a language model.
+// +kubebuilder:validation:XValidation:rule="self.provider != 'azure-openai' || (has(self.azure) && has(self.azure.endpoint) && has(self.azure.apiVersion))",message="provider azure-openai needs spec.model.azure.endpoint (https://<resource>.openai.azure.com) and spec.model.azure.apiVersion (e.g. 2024-10-21)"
+// +kubebuilder:validation:XValidation:rule="self.provider == 'azure-openai' || !has(self.azure)",message="spec.model.azure applies to provider azure-openai only"
+// +kubebuilder:validation:XValidation:rule="self.provider != 'azure-openai' || !has(self.baseURL)",message="provider azure-openai takes spec.model.azure.endpoint, not spec.model.baseURL"
 type ModelSpec struct {
-	// provider is the model API: `openai` is any OpenAI-compatible Chat Completions endpoint.
+	// provider is the model API: `openai` is any OpenAI-compatible Chat Completions endpoint;
+	// `azure-openai` an Azure OpenAI resource (spec.model.azure).
 	// +optional
 	// +kubebuilder:default=openai
 	Provider ModelProvider `json:"provider,omitempty"`
@@ -146,6 +153,35 @@ type ModelSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10
 	MaxRetries *int32 `json:"maxRetries,omitempty"`
+
+	// azure says which Azure OpenAI deployment answers (provider azure-openai). Its credential
+	// is an api-key (apiKeySecretRef) or a Microsoft Entra access token (azure.tokenSecretRef).
+	// +optional
+	Azure *AzureOpenAISpec `json:"azure,omitempty"`
+}
+
+// AzureOpenAISpec is an Azure OpenAI resource and deployment.
+type AzureOpenAISpec struct {
+	// endpoint is the resource's endpoint, e.g. https://my-resource.openai.azure.com.
+	// +required
+	// +kubebuilder:validation:Pattern=`^https://[^\s/]+(/[^\s]*)?$`
+	// +kubebuilder:validation:MaxLength=2048
+	Endpoint string `json:"endpoint,omitempty"`
+
+	// deployment is the model deployment's name (default: spec.model.name).
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._-]{1,64}$`
+	Deployment string `json:"deployment,omitempty"`
+
+	// apiVersion is the Azure OpenAI API version, e.g. 2024-10-21.
+	// +required
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$`
+	APIVersion string `json:"apiVersion,omitempty"`
+
+	// tokenSecretRef selects a Secret key holding a Microsoft Entra access token, sent instead
+	// of an api-key (keep it fresh: a change of the Secret rolls the pods).
+	// +optional
+	TokenSecretRef *SecretKeyRef `json:"tokenSecretRef,omitempty"`
 }
 
 // AgentTool binds a Tool to a key of the agent's tool map.

@@ -34,6 +34,8 @@ const (
 	ReasonSecretNotFound   = "SecretNotFound"
 	ReasonSecretKeyMissing = "SecretKeyMissing"
 	ReasonNotRequired      = "NotRequired"
+	// ReasonCredentialsRequired: provider azure-openai names neither an api-key nor a token.
+	ReasonCredentialsRequired = "CredentialsRequired"
 
 	ReasonIngressReady  = "IngressReady"
 	ReasonPublicURLSet  = "PublicURLSet"

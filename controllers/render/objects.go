@@ -128,6 +128,11 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key},
 		}})
 	}
+	if az := a.Spec.Model.Azure; az != nil && az.TokenSecretRef != nil {
+		env = append(env, corev1.EnvVar{Name: model.AzureTokenEnv, ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: az.TokenSecretRef.Name}, Key: az.TokenSecretRef.Key},
+		}})
+	}
 	if m := a.Spec.Memory; m != nil && m.URLSecretRef != nil {
 		env = append(env, corev1.EnvVar{Name: "AGENTRY_MEMORY_URL", ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: m.URLSecretRef.Name}, Key: m.URLSecretRef.Key},

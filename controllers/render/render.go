@@ -205,6 +205,9 @@ func ReferencedSecrets(a *v1alpha1.Agent, tools []*v1alpha1.Tool) []string {
 	if ref := a.Spec.Model.APIKeySecretRef; ref != nil {
 		set[ref.Name] = true
 	}
+	if az := a.Spec.Model.Azure; az != nil && az.TokenSecretRef != nil {
+		set[az.TokenSecretRef.Name] = true
+	}
 	if m := a.Spec.Memory; m != nil && m.URLSecretRef != nil {
 		set[m.URLSecretRef.Name] = true
 	}

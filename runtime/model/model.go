@@ -1,16 +1,17 @@
-// Package model talks to language models. The one implementation speaks OpenAI's Chat
-// Completions protocol (chatcompletions.go), streaming every answer.
+// Package model talks to language models through openai-go (openai.go): any OpenAI-compatible
+// Chat Completions endpoint, or Azure OpenAI through the SDK's Azure support, streaming every
+// answer.
 package model
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/openai/openai-go/v3"
 
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
@@ -24,8 +25,12 @@ const (
 	DefaultMaxRetries = 2
 )
 
-// APIKeyEnv is the environment variable the API key comes from.
+// APIKeyEnv is the environment variable the API key comes from (Azure: the api-key).
 const APIKeyEnv = "OPENAI_API_KEY"
+
+// AzureTokenEnv holds a Microsoft Entra access token for provider azure-openai (the operator
+// sets it from spec.model.azure.tokenSecretRef).
+const AzureTokenEnv = "AGENTRY_AZURE_OPENAI_TOKEN"
 
 // Message is one entry of the conversation sent to the model.
 type Message struct {
@@ -105,17 +110,42 @@ type Config struct {
 	Timeout     time.Duration
 	MaxRetries  int
 	HTTPClient  *http.Client
+	// Azure, when set, calls an Azure OpenAI resource through the SDK's Azure support instead
+	// of BaseURL: APIKey is its api-key, unless Token (a Microsoft Entra access token) is set.
+	Azure *AzureConfig
+}
+
+// AzureConfig says which Azure OpenAI deployment answers.
+type AzureConfig struct {
+	Endpoint   string // https://<resource>.openai.azure.com
+	Deployment string // the deployment's name (the request's model)
+	APIVersion string // e.g. 2024-10-21
+	Token      string // a Microsoft Entra access token; empty: the api-key (Config.APIKey)
+}
+
+// keyName is what to check when the provider refuses the credentials.
+func (c Config) keyName() string {
+	if c.Azure != nil {
+		return "the Azure OpenAI key or token Secret"
+	}
+	return APIKeyEnv
+}
+
+// endpoint names where requests go, for the log.
+func (c Config) endpoint() string {
+	if c.Azure != nil {
+		return c.Azure.Endpoint
+	}
+	return c.BaseURL
 }
 
 // ErrMissingAPIKey is returned when a key is required but none is set.
 var ErrMissingAPIKey = errors.New("the model API key is missing")
 
-// OpenAI is a Client for any OpenAI-compatible Chat Completions endpoint.
+// OpenAI is a Client for any OpenAI-compatible Chat Completions endpoint (and Azure OpenAI).
 type OpenAI struct {
-	cfg     Config
-	url     string
-	urlErr  error
-	headers http.Header
+	cfg Config
+	svc openai.ChatCompletionService
 }
 
 // NewOpenAI builds a client. The base URL and key are taken from cfg only: callers resolve
@@ -131,8 +161,7 @@ func NewOpenAI(cfg Config) *OpenAI {
 	if cfg.MaxRetries < 0 {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
-	u, err := endpoint(cfg.BaseURL)
-	return &OpenAI{cfg: cfg, url: u, urlErr: err, headers: envHeaders(os.LookupEnv)}
+	return &OpenAI{cfg: cfg, svc: openai.NewChatCompletionService(options(cfg)...)}
 }
 
 // ModelID implements Client.
@@ -140,25 +169,21 @@ func (o *OpenAI) ModelID() string { return o.cfg.Model }
 
 // Stream implements Client: one streaming Chat Completions request.
 func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Response, error) {
-	if o.cfg.KeyRequired && o.cfg.APIKey == "" {
+	if o.cfg.KeyRequired && o.cfg.APIKey == "" && (o.cfg.Azure == nil || o.cfg.Azure.Token == "") {
 		src := o.cfg.KeySource
 		if src == "" {
 			src = "the model endpoint requires one"
 		}
-		return nil, fmt.Errorf("%w: set %s (%s)", ErrMissingAPIKey, APIKeyEnv, src)
+		env := APIKeyEnv
+		if o.cfg.Azure != nil && strings.Contains(src, "tokenSecretRef names") {
+			env = AzureTokenEnv
+		}
+		return nil, fmt.Errorf("%w: set %s (%s)", ErrMissingAPIKey, env, src)
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
 	defer cancel()
-	body, err := o.body(req)
-	if err != nil {
-		return nil, err
-	}
-	res, err := o.post(ctx, body)
-	if err != nil {
-		return nil, describeError(ctx, err, o.cfg)
-	}
-	defer res.Body.Close()
-	stream := newEvents(res.Body)
+	stream := o.svc.NewStreaming(ctx, o.params(req))
+	defer stream.Close()
 
 	resp := &Response{}
 	var text strings.Builder
@@ -169,22 +194,12 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 	}
 	var calls []*callState
 	byIndex := map[int64]*callState{}
-	var streamErr error
-	for {
-		data, ok := stream.next()
-		if !ok {
-			streamErr = stream.err()
-			break
+	for stream.Next() {
+		chunk := stream.Current()
+		if malformed(chunk) {
+			return nil, &Error{Public: "the model sent a stream event that is not a Chat Completions chunk", Cause: fmt.Errorf("event %.200s", chunk.RawJSON())}
 		}
-		chunk, err := decodeChunk(data)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			streamErr = err
-			break
-		}
-		if chunk.Usage != nil && chunk.Usage.TotalTokens > 0 {
+		if chunk.JSON.Usage.Valid() && chunk.Usage.TotalTokens > 0 {
 			resp.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens, TotalTokens: chunk.Usage.TotalTokens}
 		}
 		for _, choice := range chunk.Choices {
@@ -241,8 +256,8 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 			}
 		}
 	}
-	if streamErr != nil {
-		return nil, describeError(ctx, streamErr, o.cfg)
+	if err := stream.Err(); err != nil {
+		return nil, describeError(ctx, err, o.cfg)
 	}
 	resp.Text = text.String()
 	for _, st := range calls {
@@ -283,30 +298,3 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Cause }
-
-// describeError turns transport and API errors into messages a user can act on.
-func describeError(ctx context.Context, err error, cfg Config) error {
-	var modelErr *Error
-	if errors.As(err, &modelErr) {
-		return err
-	}
-	var apiErr *apiError
-	if errors.As(err, &apiErr) {
-		msg := strings.TrimSpace(apiErr.Message)
-		if msg == "" {
-			msg = http.StatusText(apiErr.StatusCode)
-		}
-		hint := ""
-		if apiErr.StatusCode == http.StatusUnauthorized {
-			hint = fmt.Sprintf(" (check %s)", APIKeyEnv)
-		}
-		return &Error{Public: fmt.Sprintf("model request failed with status %d: %s%s", apiErr.StatusCode, msg, hint)}
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &Error{Public: fmt.Sprintf("model request timed out after %s", cfg.Timeout)}
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("model request canceled: %w", ctx.Err())
-	}
-	return &Error{Public: "the model endpoint could not be reached", Cause: fmt.Errorf("model request to %s failed: %w", cfg.BaseURL, err)}
-}

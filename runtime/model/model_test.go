@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -72,8 +71,9 @@ func every() Request {
 	}
 }
 
-// The request is the one openai-go v3.96.0 sent for the same input (testdata/request.golden.json,
-// captured from the SDK), with the key, the environment's headers and the base URL's path.
+// The request carries every message, tool and setting as the Chat Completions API defines them
+// (wantRequest: what openai-go v3.96.0 sent for this input when the runtime still had its own
+// client), with the key, the environment's headers and the base URL's path.
 func TestRequestIsWhatOpenAIGoSent(t *testing.T) {
 	t.Setenv("OPENAI_ORG_ID", "org")
 	t.Setenv("OPENAI_PROJECT_ID", "proj")
@@ -99,21 +99,19 @@ func TestRequestIsWhatOpenAIGoSent(t *testing.T) {
 			t.Errorf("header %s: %q, want %q", k, got, v)
 		}
 	}
-	golden, err := os.ReadFile("testdata/request.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var want, got any
-	_ = json.Unmarshal(golden, &want)
+	_ = json.Unmarshal([]byte(wantRequest), &want)
 	if err := json.Unmarshal(s.bodies[0], &got); err != nil {
 		t.Fatal(err)
 	}
 	w, _ := json.Marshal(want)
 	g, _ := json.Marshal(got)
 	if string(w) != string(g) {
-		t.Errorf("request body differs from what openai-go sent:\n got %s\nwant %s", g, w)
+		t.Errorf("request body differs:\n got %s\nwant %s", g, w)
 	}
 }
+
+const wantRequest = `{"max_completion_tokens":50,"messages":[{"content":"sys","role":"system"},{"content":"dev","role":"developer"},{"content":"u","role":"user"},{"role":"assistant","tool_calls":[{"function":{"arguments":"{\"a\":1}","name":"f"},"id":"c1","type":"function"}]},{"content":"r","role":"tool","tool_call_id":"c1"},{"content":"done","role":"assistant"},{"content":"x","role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"g"},"id":"c2","type":"function"}]},{"content":"","role":"assistant"}],"model":"m","stream":true,"stream_options":{"include_usage":true},"temperature":0.2,"tools":[{"function":{"description":"d","name":"f","parameters":{"properties":{"a":{"type":"integer"}},"type":"object"}},"type":"function"},{"function":{"description":"","name":"g","parameters":{"properties":{},"type":"object"}},"type":"function"}],"top_p":0.9}`
 
 // Without a key no Authorization header is sent (an endpoint that needs none), whatever
 // OPENAI_API_KEY holds: the caller resolved it.
@@ -223,5 +221,56 @@ func TestToolCallsStream(t *testing.T) {
 	}
 	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0] != (ToolCall{ID: "call_1", Name: "weather", Arguments: `{"city":"Paris"}`}) || resp.FinishReason != "tool_calls" {
 		t.Errorf("%+v", resp)
+	}
+}
+
+// TestAzureOpenAI: provider azure-openai goes through openai-go's Azure support: the request
+// reaches /openai/deployments/{deployment}/chat/completions with the api-version and the
+// api-key, or a Microsoft Entra token as a bearer token; a refused credential names what to
+// check.
+func TestAzureOpenAI(t *testing.T) {
+	var got []*http.Request
+	var mu sync.Mutex
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r)
+		mu.Unlock()
+		if r.Header.Get("api-key") == "wrong" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `{"error":{"code":"401","message":"Access denied due to invalid subscription key."}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, okStream)
+	}))
+	defer srv.Close()
+	az := func(token string) *AzureConfig {
+		return &AzureConfig{Endpoint: srv.URL, Deployment: "chef-gpt4o", APIVersion: "2024-10-21", Token: token}
+	}
+	resp, err := NewOpenAI(Config{Model: "gpt-4o", APIKey: "az-key", Azure: az(""), HTTPClient: srv.Client()}).Stream(context.Background(), every(), &textHandler{})
+	if err != nil || resp.Text != "hi" {
+		t.Fatalf("api-key: %v %+v", err, resp)
+	}
+	if _, err := NewOpenAI(Config{Model: "gpt-4o", Azure: az("entra-token"), HTTPClient: srv.Client()}).Stream(context.Background(), every(), &textHandler{}); err != nil {
+		t.Fatalf("token: %v", err)
+	}
+	_, err = NewOpenAI(Config{Model: "gpt-4o", APIKey: "wrong", Azure: az(""), HTTPClient: srv.Client()}).Stream(context.Background(), every(), &textHandler{})
+	if err == nil || !strings.Contains(err.Error(), "status 401: Access denied") || !strings.Contains(err.Error(), "Azure OpenAI key or token") {
+		t.Errorf("refused key: %v", err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d requests", len(got))
+	}
+	for i, r := range got[:2] {
+		if r.URL.Path != "/openai/deployments/chef-gpt4o/chat/completions" || r.URL.Query().Get("api-version") != "2024-10-21" {
+			t.Errorf("request %d went to %s", i, r.URL)
+		}
+	}
+	if got[0].Header.Get("api-key") != "az-key" || got[0].Header.Get("Authorization") != "" {
+		t.Errorf("api-key request headers: api-key %q, Authorization %q", got[0].Header.Get("api-key"), got[0].Header.Get("Authorization"))
+	}
+	if got[1].Header.Get("Authorization") != "Bearer entra-token" || got[1].Header.Get("api-key") != "" {
+		t.Errorf("token request headers: Authorization %q, api-key %q", got[1].Header.Get("Authorization"), got[1].Header.Get("api-key"))
 	}
 }

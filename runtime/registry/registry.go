@@ -264,8 +264,27 @@ func modelConfig(m *v1alpha1.Agent, opts Options) (model.Config, error) {
 			}
 		}
 	}
+	if spec.Provider == v1alpha1.ModelProviderAzureOpenAI && spec.Azure != nil {
+		az := spec.Azure
+		cfg.Azure = &model.AzureConfig{Endpoint: az.Endpoint, Deployment: az.Deployment, APIVersion: az.APIVersion}
+		if cfg.Azure.Deployment == "" {
+			cfg.Azure.Deployment = spec.Name
+		}
+		if ref := az.TokenSecretRef; ref != nil {
+			cfg.Azure.Token = opts.Getenv(model.AzureTokenEnv)
+			if cfg.Azure.Token == "" && opts.Secrets != nil {
+				if data, err := opts.Secrets.Secret(ref.Name); err == nil {
+					cfg.Azure.Token = data[ref.Key]
+				}
+			}
+			cfg.KeyRequired = cfg.Azure.Token == ""
+			cfg.KeySource = fmt.Sprintf("spec.model.azure.tokenSecretRef names key %q of Secret %q", ref.Key, ref.Name)
+		} else if spec.APIKeySecretRef == nil {
+			cfg.KeyRequired, cfg.KeySource = true, "provider azure-openai needs spec.model.apiKeySecretRef or spec.model.azure.tokenSecretRef"
+		}
+	}
 	if o := opts.ModelOverride; o != nil {
-		cfg.BaseURL, cfg.APIKey, cfg.KeyRequired = o.BaseURL, o.APIKey, false
+		cfg.BaseURL, cfg.APIKey, cfg.KeyRequired, cfg.Azure = o.BaseURL, o.APIKey, false, nil
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = model.DefaultBaseURL

@@ -1,0 +1,253 @@
+package model
+
+// The model client is openai-go's chat completions service (the SDK the design names): its
+// requests, retries (connection errors, 408, 409, 429, 5xx and x-should-retry, with
+// Retry-After), error types and server-sent event parsing. This file maps Agentry's messages and
+// tools to the SDK's parameters and the SDK's stream back to a StreamHandler.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/azure"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// Environment variables openai-go's NewClient reads besides the key and the base URL; the
+// runtime builds only the chat completions service, so it applies them itself.
+const (
+	orgEnv           = "OPENAI_ORG_ID"
+	projectEnv       = "OPENAI_PROJECT_ID"
+	customHeadersEnv = "OPENAI_CUSTOM_HEADERS"
+)
+
+// maxRetryDelay caps the wait before a retry (backoff or the server's Retry-After).
+const maxRetryDelay = 10 * time.Second
+
+// responseHeaderTimeout fails a connection that sends no response headers (the step's own
+// timeout applies on top).
+const responseHeaderTimeout = 10 * time.Minute
+
+// defaultHTTPClient is shared by every agent of the process (one connection pool).
+var defaultHTTPClient = sync.OnceValue(func() *http.Client {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = t.Clone()
+		t.ResponseHeaderTimeout = responseHeaderTimeout
+		return &http.Client{Transport: t}
+	}
+	return &http.Client{Transport: http.DefaultTransport}
+})
+
+// options are the SDK's client options for cfg.
+func options(cfg Config) []option.RequestOption {
+	client := cfg.HTTPClient
+	if client == nil {
+		client = defaultHTTPClient()
+	}
+	// A server asking for a longer wait than maxRetryDelay gets no retry: an agent's user would
+	// rather hear that the model is busy (the SDK would wait up to 2 minutes).
+	opts := []option.RequestOption{option.WithHTTPClient(client), option.WithMaxRetries(cfg.MaxRetries), option.WithMaxRetryDelay(maxRetryDelay),
+		option.WithMiddleware(errorBodies)}
+	if cfg.Azure != nil {
+		opts = append(opts, azure.WithEndpoint(cfg.Azure.Endpoint, cfg.Azure.APIVersion))
+		switch {
+		case cfg.Azure.Token != "":
+			opts = append(opts, azure.WithTokenCredential(staticToken(cfg.Azure.Token)))
+		case cfg.APIKey != "":
+			opts = append(opts, azure.WithAPIKey(cfg.APIKey))
+		}
+		return opts
+	}
+	opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	if v, ok := os.LookupEnv(orgEnv); ok {
+		opts = append(opts, option.WithOrganization(v))
+	}
+	if v, ok := os.LookupEnv(projectEnv); ok {
+		opts = append(opts, option.WithProject(v))
+	}
+	if v, ok := os.LookupEnv(customHeadersEnv); ok {
+		for _, line := range strings.Split(v, "\n") {
+			if name, value, found := strings.Cut(line, ":"); found {
+				opts = append(opts, option.WithHeader(strings.TrimSpace(name), strings.TrimSpace(value)))
+			}
+		}
+	}
+	return opts
+}
+
+// params are the SDK's request parameters of one streaming step.
+func (o *OpenAI) params(req Request) openai.ChatCompletionNewParams {
+	p := openai.ChatCompletionNewParams{
+		Model:         shared.ChatModel(o.model()),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+		Messages:      make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)),
+	}
+	if o.cfg.MaxTokens != nil {
+		p.MaxCompletionTokens = openai.Int(*o.cfg.MaxTokens)
+	}
+	if o.cfg.Temperature != nil {
+		p.Temperature = openai.Float(*o.cfg.Temperature)
+	}
+	if o.cfg.TopP != nil {
+		p.TopP = openai.Float(*o.cfg.TopP)
+	}
+	for _, m := range req.Messages {
+		p.Messages = append(p.Messages, toParam(m))
+	}
+	for _, t := range req.Tools {
+		var params map[string]any
+		_ = json.Unmarshal(t.Parameters, &params)
+		if params == nil {
+			params = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name: t.Name, Description: openai.String(t.Description), Parameters: shared.FunctionParameters(params),
+		}))
+	}
+	return p
+}
+
+// model is what the request names: the model, or on Azure the deployment (the SDK routes the
+// request to /openai/deployments/{model}/…).
+func (o *OpenAI) model() string {
+	if o.cfg.Azure != nil && o.cfg.Azure.Deployment != "" {
+		return o.cfg.Azure.Deployment
+	}
+	return o.cfg.Model
+}
+
+func toParam(m Message) openai.ChatCompletionMessageParamUnion {
+	switch m.Role {
+	case "system":
+		return openai.SystemMessage(m.Content)
+	case "developer":
+		return openai.DeveloperMessage(m.Content)
+	case "tool":
+		return openai.ToolMessage(m.Content, m.ToolCallID)
+	case "assistant":
+		a := openai.ChatCompletionAssistantMessageParam{}
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			a.Content.OfString = openai.String(m.Content)
+		}
+		for _, tc := range m.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+				ID: tc.ID, Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
+			}})
+		}
+		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+	default:
+		return openai.UserMessage(m.Content)
+	}
+}
+
+// malformed reports a chunk whose fields the SDK could not read as their types (it decodes
+// leniently and records what it could not): the stream is not Chat Completions.
+func malformed(c openai.ChatCompletionChunk) bool {
+	bad := func(f respjson.Field) bool { return !f.Valid() && f.Raw() != "" && f.Raw() != respjson.Null }
+	if bad(c.JSON.Choices) || bad(c.JSON.Usage) {
+		return true
+	}
+	for _, ch := range c.Choices {
+		if bad(ch.JSON.Index) || bad(ch.JSON.Delta) || bad(ch.JSON.FinishReason) || bad(ch.Delta.JSON.Content) || bad(ch.Delta.JSON.ToolCalls) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorBodies keeps the provider's message of an error answer readable by the SDK: some
+// OpenAI-compatible servers answer {"error": "text"} or a message that is not a string, which
+// the SDK's error type cannot hold; they are rewritten to {"error": {"message": "text"}}.
+func errorBodies(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode < 400 || res.Body == nil {
+		return res, err
+	}
+	data, rerr := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	_ = res.Body.Close()
+	if rerr != nil {
+		return nil, rerr
+	}
+	if msg, ok := oddErrorMessage(data); ok {
+		data, _ = json.Marshal(map[string]any{"error": map[string]string{"message": msg}})
+	}
+	res.Body = io.NopCloser(bytes.NewReader(data))
+	return res, nil
+}
+
+// oddErrorMessage is the message of an error body the SDK cannot decode, and true; false for
+// a body it can (or one with no error at all).
+func oddErrorMessage(data []byte) (string, bool) {
+	var body struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &body) != nil || len(body.Error) == 0 {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(body.Error, &s) == nil {
+		return s, true
+	}
+	var obj struct {
+		Message json.RawMessage `json:"message"`
+	}
+	if json.Unmarshal(body.Error, &obj) != nil || len(obj.Message) == 0 || string(obj.Message) == "null" {
+		return "", false
+	}
+	if json.Unmarshal(obj.Message, &s) == nil {
+		return "", false
+	}
+	return string(obj.Message), true
+}
+
+// staticToken is a Microsoft Entra access token read from a Secret, handed to the SDK's Azure
+// support as a token credential (the operator or an external rotator renews the Secret).
+type staticToken string
+
+func (t staticToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	return azcore.AccessToken{Token: string(t), ExpiresOn: time.Now().Add(time.Hour)}, nil
+}
+
+// describeError turns the SDK's errors into messages a user can act on.
+func describeError(ctx context.Context, err error, cfg Config) error {
+	var modelErr *Error
+	if errors.As(err, &modelErr) {
+		return err
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		msg := strings.TrimSpace(apiErr.Message)
+		if msg == "" {
+			msg = http.StatusText(apiErr.StatusCode)
+		}
+		hint := ""
+		if apiErr.StatusCode == http.StatusUnauthorized {
+			hint = fmt.Sprintf(" (check %s)", cfg.keyName())
+		}
+		return &Error{Public: fmt.Sprintf("model request failed with status %d: %s%s", apiErr.StatusCode, msg, hint)}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &Error{Public: fmt.Sprintf("model request timed out after %s", cfg.Timeout)}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("model request canceled: %w", ctx.Err())
+	}
+	return &Error{Public: "the model endpoint could not be reached", Cause: fmt.Errorf("model request to %s failed: %w", cfg.endpoint(), err)}
+}
