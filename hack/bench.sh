@@ -5,8 +5,18 @@ cd "$(dirname "$0")/.."
 echo "=== runtime footprint: one agent pod's binary, memory and start time"
 go run ./test/bench/footprint
 echo
-echo "=== runtime: generate and AG-UI against the floor"
-go run ./test/bench/runtime "$@"
+echo "=== runtime: generate and AG-UI against the floor, beside the runtime before openai-go"
+# The last commit with the hand-written Chat Completions client (issue 20 replaced it with
+# openai-go): built from a worktree and measured in the same rounds.
+BEFORE_OPENAI_GO=472e191bb362cc3e68280964c5435aa86f5eff8f
+before_dir="$(mktemp -d)"
+before_bin=""
+if git worktree add -q --detach "$before_dir/src" "$BEFORE_OPENAI_GO" 2>/dev/null; then
+  (cd "$before_dir/src" && CGO_ENABLED=0 go build -o "$before_dir/agentry" .) && before_bin="$before_dir/agentry"
+fi
+go run ./test/bench/runtime ${before_bin:+-before "$before_bin"} "$@"
+git worktree remove --force "$before_dir/src" 2>/dev/null || true
+rm -rf "$before_dir"
 echo
 echo "=== operator: 1,000 Agents with 2 Tools each on envtest"
 KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/setup-envtest.sh)}" go run ./test/bench/operator

@@ -53,8 +53,9 @@ func main() {
 	}
 	duration := flag.Duration("duration", 3*time.Second, "measuring time per cell")
 	levels := flag.String("concurrency", "1,8,32", "concurrency levels")
+	before := flag.String("before", "", "an agentry binary of an earlier version, measured beside this one in the same rounds (make bench: the runtime before openai-go)")
 	flag.Parse()
-	if err := run(*duration, *levels); err != nil {
+	if err := run(*duration, *levels, *before); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -104,7 +105,7 @@ func (p *proc) stop() {
 	_ = p.cmd.Wait()
 }
 
-func run(duration time.Duration, levels string) error {
+func run(duration time.Duration, levels, beforeBin string) error {
 	dir, err := os.MkdirTemp("", "agentry-bench")
 	if err != nil {
 		return err
@@ -135,6 +136,14 @@ func run(duration time.Duration, levels string) error {
 		return err
 	}
 	defer runtime.stop()
+	var before *proc
+	if beforeBin != "" {
+		if before, err = start(beforeBin, []string{"OPENAI_BASE_URL=" + model.addr, "OPENAI_API_KEY=bench"}, `msg="serving agents" addr=(\S+)`,
+			"serve", "--config", filepath.Join(dir, "config"), "--addr", "127.0.0.1:0"); err != nil {
+			return err
+		}
+		defer before.stop()
+	}
 	floor, err := start(self, nil, `floor listening on (\S+)`, "serve-floor", "127.0.0.1:0", model.addr)
 	if err != nil {
 		return err
@@ -150,6 +159,12 @@ func run(duration time.Duration, levels string) error {
 		{"floor", "http://" + floor.addr + "/floor", "thirty words"},
 		{"generate", "http://" + runtime.addr + "/api/agents/bench/generate", "thirty words"},
 		{"ag-ui", "http://" + runtime.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
+	}
+	if before != nil {
+		targets = append(targets, []struct{ name, url, marker string }{
+			{"generate (before)", "http://" + before.addr + "/api/agents/bench/generate", "thirty words"},
+			{"ag-ui (before)", "http://" + before.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
+		}...)
 	}
 	type cell struct {
 		rps      float64
@@ -204,6 +219,18 @@ func run(duration time.Duration, levels string) error {
 	}
 	cur, peak, _ := testutil.RSS(strconv.Itoa(runtime.cmd.Process.Pid))
 	fmt.Printf("\nRuntime RSS after the run: %.1f MiB (peak %.1f MiB)\n", cur, peak)
+	if before != nil {
+		cur, peak, _ := testutil.RSS(strconv.Itoa(before.cmd.Process.Pid))
+		fmt.Printf("Before: %.1f MiB (peak %.1f MiB)\n", cur, peak)
+		for _, c := range concs {
+			for _, ep := range []string{"generate", "ag-ui"} {
+				now, was := results[ep][c], results[ep+" (before)"][c]
+				if was.rps > 0 {
+					fmt.Printf("Throughput %s at c=%d: %.0f req/s now, %.0f before (%.2f×)\n", ep, c, now.rps, was.rps, now.rps/was.rps)
+				}
+			}
+		}
+	}
 	if f, a := results["floor"][32], results["ag-ui"][32]; f.p50 > 0 && a.p50 > 0 {
 		ratio := float64(a.p50) / float64(f.p50)
 		verdict := "within"

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type FocusEvent, type KeyboardEvent } from "react";
 import type { Chat } from "@agentry/chat-sdk";
 import { SearchBar } from "../base/SearchBar";
+import { socketReady } from "../base/socketReady";
 import { SelectionMode } from "../types";
 import { GroupRow } from "./GroupRow";
 import { OptionsBar } from "./OptionsBar";
@@ -29,10 +30,16 @@ export function ChatGroups(props: ChatGroupsProps) {
   const keyword = useDebounced(query.trim(), SEARCH_DEBOUNCE_MS);
   const data = useGroupsData(props.groupsRequestBuilder, props.searchRequestBuilder, keyword, props.onError);
   const { state, loadMore, retry } = data;
+  // A list loaded before the socket was ready may have missed changes made in between (a
+  // session's first socket starts after its ready frame, with nothing replayed): it loads
+  // again the first time the socket is ready.
+  const readySinceMount = useRef(socketReady());
   useGroupsLive(data.dispatch, data.filter, {
     onReset: data.reload,
     onConnected: () => {
       if (state.error) retry();
+      else if (!readySinceMount.current) data.reload();
+      readySinceMount.current = true;
     },
   });
   const groups = groupsOf(state);

@@ -43,6 +43,18 @@ async function mount(props: { joinedOnly?: boolean } = {}) {
   await waitFor(() => expect(screen.queryAllByRole("option").length).toBeGreaterThan(0));
 }
 
+describe("ChatGroups before the socket is ready", () => {
+  it("a change made between the list's load and the socket's first ready frame shows once it is ready", async () => {
+    ws = await connect(svc, "me", { ready: false });
+    await mount();
+    expect(rows()).toContain("n: not joined - · 3 members");
+    // Joined from another session before this socket was ready: no event will ever say so.
+    svc.set("n", { hasJoined: true, scope: "participant", membersCount: 4 });
+    ws.ready("me");
+    await waitFor(() => expect(rows()).toContain("n: joined participant · 4 members"));
+  });
+});
+
 describe("ChatGroups: the state table, from the SDK's group listener", () => {
   it("not joined → member-joined (current user) → hasJoined, member count", async () => {
     await mount();

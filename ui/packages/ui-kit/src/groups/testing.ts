@@ -158,7 +158,7 @@ let hosts = 0;
 
 /** Chat.init on svc (a new host each time, so a new session) and login as uid; the socket is
  * ready when this resolves. */
-export async function connect(svc: FakeService, uid = "me"): Promise<FakeSocket> {
+export async function connect(svc: FakeService, uid = "me", opts: { ready?: boolean } = {}): Promise<FakeSocket> {
   await Chat.logout().catch(() => undefined);
   FakeSocket.instances = [];
   await Chat.init("app", {
@@ -170,7 +170,7 @@ export async function connect(svc: FakeService, uid = "me"): Promise<FakeSocket>
   await Chat.login(uid, "key");
   await until(() => FakeSocket.instances.length > 0 && FakeSocket.last().sent.length > 0, "the socket's auth frame");
   const ws = FakeSocket.last();
-  ws.ready(uid);
+  if (opts.ready !== false) ws.ready(uid);
   return ws;
 }
 

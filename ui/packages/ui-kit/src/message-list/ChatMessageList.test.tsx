@@ -464,3 +464,18 @@ describe("ChatMessageList: cleanup", () => {
     expect(observers()).toEqual(before);
   });
 });
+
+describe("ChatMessageList: before the socket is ready", () => {
+  it("loads again the first time the socket is ready, and not on later reconnects", async () => {
+    await show(<ChatMessageList user={bob()} />);
+    const loads = () => fake().pages.filter((p) => p.kind === "previous").length;
+    const first = loads();
+    // The fake session's socket was not ready at mount: the first ready reloads what a change in
+    // between may have made stale; a reconnect after that resumes (replay) and loads nothing.
+    await act(async () => fake().connection.forEach((l) => l.onConnected?.()));
+    await waitFor(() => expect(loads()).toBe(first + 1));
+    await act(async () => fake().connection.forEach((l) => l.onConnected?.()));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(loads()).toBe(first + 1);
+  });
+});

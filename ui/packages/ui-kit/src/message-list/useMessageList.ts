@@ -7,6 +7,7 @@
  */
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type Dispatch, type RefObject } from "react";
 import { Chat } from "@agentry/chat-sdk";
+import { socketReady } from "../base/socketReady";
 import { ChatMessageEvents } from "../events";
 import {
   aroundEnds,
@@ -88,6 +89,7 @@ export function useMessageList(o: {
   const latest = useRef({ state, status, pagingError, props, conv, me, report: o.report });
   latest.current = { state, status, pagingError, props, conv, me, report: o.report };
   const gen = useRef(0);
+  const readySinceMount = useRef(socketReady());
   const request = useRef<{ req: Chat.MessagesRequest; builder: Chat.MessagesRequestBuilder } | undefined>(undefined);
   const busy = useRef({ older: false, newer: false });
   const seen = useRef(new Set<number>());
@@ -344,8 +346,11 @@ export function useMessageList(o: {
         add(a);
       },
       connected() {
-        // Missed events are replayed on reconnect; only a list that failed to load reloads.
-        if (latest.current.status === "error") void load("initial");
+        // Missed events are replayed on reconnect; a list that failed to load reloads, and so
+        // does one loaded before the socket was first ready (a session's first socket starts
+        // after its ready frame: what changed between the load and then was never sent).
+        if (latest.current.status === "error" || !readySinceMount.current) void load("initial");
+        readySinceMount.current = true;
       },
       reset() {
         void load("latest");
