@@ -20,6 +20,8 @@ export class ChatException extends Error {
 export const SDK_ERROR = {
   /** The service could not be reached, or the answer was cut (transport failure, timeout). */
   NETWORK: "ERR_NETWORK",
+  /** The service closed the socket because the user holds too many (close code 4009). */
+  TOO_MANY_SOCKETS: "ERR_TOO_MANY_SOCKETS",
   /** An operation that needs a session was called before login or after logout. */
   NOT_LOGGED_IN: "ERR_NOT_LOGGED_IN",
   /** An operation was called before Chat.init. */

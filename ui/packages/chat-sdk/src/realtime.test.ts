@@ -126,6 +126,17 @@ describe("real time", () => {
     expect(c.getConnectionStatus()).toBe("disconnected");
   });
 
+  test("4009 (too many sockets: this, the oldest, was closed) stops too: reconnecting would close another", async () => {
+    const { log, errors, c } = await connected();
+    FakeWebSocket.last().ready(1);
+    FakeWebSocket.last().drop(4009);
+    await until(() => log.includes("disconnected"), "onDisconnected");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    expect(errors.map((e) => e.code)).toEqual(["ERR_TOO_MANY_SOCKETS"]);
+    expect(c.getConnectionStatus()).toBe("disconnected");
+  });
+
   test("a failed attempt reports ERR_NETWORK and retries", async () => {
     const { errors } = await connected();
     FakeWebSocket.last().drop(1006); // before ready

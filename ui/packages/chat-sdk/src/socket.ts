@@ -216,6 +216,14 @@ export class Socket {
       this.setStatus("disconnected");
       return;
     }
+    if (code === 4009) {
+      // The user opened too many sockets and this, the oldest, was closed: reconnecting would
+      // close another of them, and so on. The app may connect again (e.g. when shown).
+      this.running = false;
+      this.o.hooks.error(new ChatException(SDK_ERROR.TOO_MANY_SOCKETS, `the chat service closed this connection: ${reason || "too many sockets for this user"}`, { closeCode: code }));
+      this.setStatus("disconnected");
+      return;
+    }
     if (!wasReady) {
       this.o.hooks.error(new ChatException(SDK_ERROR.NETWORK, `cannot connect to the chat service (close ${code}${reason ? `: ${reason}` : ""})`, { closeCode: code }));
     }
