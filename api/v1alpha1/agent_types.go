@@ -1,8 +1,7 @@
 package v1alpha1
 
 import (
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+		metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // DefaultMaxSteps is the number of model steps per request when spec.maxSteps is unset;
@@ -370,15 +369,15 @@ type RuntimeSpec struct {
 
 	// imagePullPolicy of the runtime container.
 	// +optional
-	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+	ImagePullPolicy PullPolicy `json:"imagePullPolicy,omitempty"`
 
 	// resources of the runtime container.
 	// +optional
-	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	Resources *ResourceRequirements `json:"resources,omitempty"`
 
 	// env adds environment variables to the runtime container.
 	// +optional
-	Env []corev1.EnvVar `json:"env,omitempty"`
+	Env []EnvVar `json:"env,omitempty"`
 
 	// podLabels are added to the runtime pods.
 	// +optional
