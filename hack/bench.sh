@@ -2,21 +2,29 @@
 # make bench: benchmarks that print numbers. Targets are reported, not asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "=== runtime footprint: one agent pod's binary, memory and start time"
-go run ./test/bench/footprint
-echo
-echo "=== runtime: generate and AG-UI against the floor, beside the runtime before openai-go"
-# The last commit with the hand-written Chat Completions client (issue 20 replaced it with
-# openai-go): built from a worktree and measured in the same rounds.
+# The runtime before openai-go (issue 20 replaced its hand-written Chat Completions client):
+# checked out in a worktree, its binaries built and measured beside this one's, in the same runs.
 BEFORE_OPENAI_GO=472e191bb362cc3e68280964c5435aa86f5eff8f
 before_dir="$(mktemp -d)"
+before_src=""
 before_bin=""
+cleanup_before() {
+  git worktree remove --force "$before_dir/src" 2>/dev/null || true
+  rm -rf "$before_dir"
+}
+trap cleanup_before EXIT
 if git worktree add -q --detach "$before_dir/src" "$BEFORE_OPENAI_GO" 2>/dev/null; then
-  (cd "$before_dir/src" && CGO_ENABLED=0 go build -o "$before_dir/agentry" .) && before_bin="$before_dir/agentry"
+  before_src="$before_dir/src"
+  (cd "$before_src" && CGO_ENABLED=0 go build -o "$before_dir/agentry" .) && before_bin="$before_dir/agentry"
+else
+  echo "(the commit before openai-go, $BEFORE_OPENAI_GO, is not in this clone: only this version is measured)"
 fi
+echo "=== runtime footprint: one agent pod's binary, memory and start time, beside the runtime before openai-go"
+go run ./test/bench/footprint ${before_src:+-before "$before_src"}
+echo
+echo "=== runtime: generate and AG-UI against the floor, beside the runtime before openai-go"
 go run ./test/bench/runtime ${before_bin:+-before "$before_bin"} "$@"
-git worktree remove --force "$before_dir/src" 2>/dev/null || true
-rm -rf "$before_dir"
+cleanup_before
 echo
 echo "=== operator: 1,000 Agents with 2 Tools each on envtest"
 KUBEBUILDER_ASSETS="${KUBEBUILDER_ASSETS:-$(hack/setup-envtest.sh)}" go run ./test/bench/operator
@@ -49,7 +57,7 @@ echo "=== ui: SDK + UI kit bundle size, first render of 30 messages / 30 groups 
 ui_go=""
 if [[ -z "${AGENTRY_BIN:-}" ]]; then
   ui_bench="$(mktemp -d)"
-  trap 'rm -rf "$ui_bench"' EXIT
+  trap 'rm -rf "$ui_bench"; cleanup_before' EXIT
   export AGENTRY_BIN="$ui_bench/agentry"
   CGO_ENABLED=0 nice -n 10 go build -ldflags "-s -w" -o "$AGENTRY_BIN" . &
   ui_go=$!

@@ -182,7 +182,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
 	defer cancel()
-	stream := o.svc.NewStreaming(ctx, o.params(req))
+	stream := o.newStreaming(ctx, req)
 	defer stream.Close()
 
 	resp := &Response{}
@@ -196,10 +196,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 	byIndex := map[int64]*callState{}
 	for stream.Next() {
 		chunk := stream.Current()
-		if malformed(chunk) {
-			return nil, &Error{Public: "the model sent a stream event that is not a Chat Completions chunk", Cause: fmt.Errorf("event %.200s", chunk.RawJSON())}
-		}
-		if chunk.JSON.Usage.Valid() && chunk.Usage.TotalTokens > 0 {
+		if chunk.Usage != nil && chunk.Usage.TotalTokens > 0 {
 			resp.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens, TotalTokens: chunk.Usage.TotalTokens}
 		}
 		for _, choice := range chunk.Choices {

@@ -43,16 +43,8 @@ const script = `fallback:
   text: "This is a fixed answer of about thirty words from the scripted model, long enough to stream in several chunks through every layer of the runtime and back to the client."
 `
 
-// before are the numbers of main at baseRev, the last commit whose runtime had its own Chat
-// Completions client instead of openai-go (issue 20), measured with this program at that
-// commit on the same 2-core machine (2026-11-25). (Issue 14's baseline, e703492, one binary
-// validating every config: 102.7 MB, 67.0 MiB idle, 76.7 MiB loaded, 122 ms.)
-const baseRev = "472e191"
-
-var before = map[string]measurement{
-	"pod": {binary: 28958882, idle: rss{total: 24.0, anon: 6.4, file: 17.5}, loaded: rss{total: 28.3, anon: 9.9, file: 18.4}, peak: 29.0, start: 31 * time.Millisecond},
-	"dev": {binary: 66375330, idle: rss{total: 58.2, anon: 12.1, file: 46.1}, loaded: rss{total: 65.8, anon: 19.3, file: 46.5}, peak: 66.0, start: 76 * time.Millisecond},
-}
+// Issue 14's baseline, e703492 (one binary validating every config): 102.7 MB, 67.0 MiB idle,
+// 76.7 MiB loaded, 122 ms.
 
 // Goals of issue 20 (openai-go in the runtime, its cost paid back where possible).
 const (
@@ -67,6 +59,7 @@ func main() {
 	concurrency := flag.Int("concurrency", 4, "concurrent clients of the load")
 	starts := flag.Int("starts", 10, "starts measured (the median is reported; at least 3)")
 	baseline := flag.String("baseline", "", "measure this agentry binary the way main ran pods (no --prevalidated) and print its numbers only")
+	beforeSrc := flag.String("before", "", "a checkout of an earlier version (make bench: the runtime before openai-go): its two binaries are built and measured beside this one's")
 	renderOnly := flag.String("render", "", "only write the samples as the operator renders them into this directory")
 	flag.Parse()
 	if *renderOnly != "" {
@@ -76,7 +69,7 @@ func main() {
 		}
 		return
 	}
-	b := &bench{requests: *requests, concurrency: *concurrency, starts: max(*starts, idleSamples)}
+	b := &bench{requests: *requests, concurrency: *concurrency, starts: max(*starts, idleSamples), beforeSrc: *beforeSrc}
 	if err := b.run(*baseline); err != nil {
 		fmt.Fprintln(os.Stderr, "footprint:", err)
 		os.Exit(1)
@@ -85,6 +78,7 @@ func main() {
 
 type bench struct {
 	requests, concurrency, starts int
+	beforeSrc                     string
 	dir                           string
 	modelURL                      string
 }
@@ -102,13 +96,14 @@ type measurement struct {
 	startRange [2]time.Duration
 }
 
-// release builds like `make build` (and so `make images` and the Dockerfile).
-func release(out, pkg string, tags ...string) error {
+// release builds the source in dir like `make build` (and so `make images` and the Dockerfile).
+func release(dir, out, pkg string, tags ...string) error {
 	args := []string{"build", "-trimpath", "-ldflags", "-s -w", "-o", out}
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
 	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -127,10 +122,10 @@ func (b *bench) run(baseline string) error {
 	agentry, runtimeBin := baseline, baseline
 	if baseline == "" {
 		agentry, runtimeBin = filepath.Join(dir, "agentry"), filepath.Join(dir, "agentry-runtime")
-		if err := release(agentry, "."); err != nil {
+		if err := release(".", agentry, "."); err != nil {
 			return err
 		}
-		if err := release(runtimeBin, ".", testutil.RuntimeBuildTag); err != nil {
+		if err := release(".", runtimeBin, ".", testutil.RuntimeBuildTag); err != nil {
 			return err
 		}
 	}
@@ -164,6 +159,12 @@ func (b *bench) run(baseline string) error {
 	}
 	pod.binary = fileSize(runtimeBin)
 	dev.binary = fileSize(agentry)
+	var podBefore, devBefore *measurement
+	if b.beforeSrc != "" {
+		if podBefore, devBefore, err = b.measureBefore(podArgs, podEnv, devArgs); err != nil {
+			return fmt.Errorf("before (%s): %w", b.beforeSrc, err)
+		}
+	}
 
 	cpus := testutil.NumCPU()
 	if baseline != "" {
@@ -174,13 +175,35 @@ func (b *bench) run(baseline string) error {
 	fmt.Printf("\nRuntime footprint: one runtime process serving the two sample agents (chef, weather), %d cores.\n", cpus)
 	fmt.Printf("Load: %d generate requests on %d connections for %d users, against the scripted model. RSS = VmRSS (anonymous + file-backed pages).\n", b.requests, b.concurrency, clients)
 	fmt.Printf("\nRuntime pod: the runtime build (-tags %s, the agentry-runtime image) serving the samples as the operator renders them, with the rendered Deployment's args and env\n\n", testutil.RuntimeBuildTag)
-	printTable(before["pod"], pod, true, b.requests, b.starts)
+	printTable(podBefore, pod, true, b.requests, b.starts)
 	fmt.Printf("\nOn a laptop: agentry serve on the hand-written samples (full CRD schema and CEL validation; the agentry binary)\n\n")
-	printTable(before["dev"], dev, false, b.requests, b.starts)
+	printTable(devBefore, dev, false, b.requests, b.starts)
 	return nil
 }
 
-func printTable(was, now measurement, goals bool, requests, starts int) {
+// measureBefore builds the earlier version's two binaries and measures them as this one's.
+func (b *bench) measureBefore(podArgs, podEnv, devArgs []string) (*measurement, *measurement, error) {
+	agentry, runtimeBin := filepath.Join(b.dir, "agentry-before"), filepath.Join(b.dir, "agentry-runtime-before")
+	if err := release(b.beforeSrc, agentry, "."); err != nil {
+		return nil, nil, err
+	}
+	if err := release(b.beforeSrc, runtimeBin, ".", testutil.RuntimeBuildTag); err != nil {
+		return nil, nil, err
+	}
+	pod, err := b.measure(runtimeBin, podArgs, podEnv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("runtime pod: %w", err)
+	}
+	dev, err := b.measure(agentry, devArgs, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("agentry serve: %w", err)
+	}
+	pod.binary, dev.binary = fileSize(runtimeBin), fileSize(agentry)
+	return &pod, &dev, nil
+}
+
+// printTable prints now's numbers beside was's (nil: no earlier version was measured).
+func printTable(was *measurement, now measurement, goals bool, requests, starts int) {
 	verdict := func(ok bool) string {
 		if !goals {
 			return "—"
@@ -196,13 +219,22 @@ func printTable(was, now measurement, goals bool, requests, starts int) {
 		}
 		return s
 	}
-	fmt.Printf("| measure | before (main @ %s) | now | goal | |\n|---|---|---|---|---|\n", baseRev)
-	fmt.Printf("| release binary (-trimpath -s -w) | %.1f MB | %.1f MB | %s | %s |\n", mb(was.binary), mb(now.binary), goal(fmt.Sprintf("≤ %d MB", goalBinaryBytes/1_000_000)), verdict(now.binary <= goalBinaryBytes))
-	fmt.Printf("| RSS idle (3 s after ready, median of %d) | %s | %s | %s | %s |\n", idleSamples, was.idle, now.idle, goal(fmt.Sprintf("≤ %d MiB", goalIdleMiB)), verdict(now.idle.total <= goalIdleMiB))
-	fmt.Printf("| RSS after %d generate requests | %s | %s | %s | %s |\n", requests, was.loaded, now.loaded, goal(fmt.Sprintf("≤ %d MiB", goalLoadedMiB)), verdict(now.loaded.total <= goalLoadedMiB))
-	fmt.Printf("| peak RSS (VmHWM) | %.1f MiB | %.1f MiB | — | |\n", was.peak, now.peak)
-	fmt.Printf("| start to ready, median of %d | %s | %s (%s–%s) | %s | %s |\n", starts, msec(was.start), msec(now.start), msec(now.startRange[0]), msec(now.startRange[1]),
-		goal(fmt.Sprintf("≤ %s", msec(goalStart))), verdict(now.start <= goalStart))
+	old := func(f func(m measurement) string) string {
+		if was == nil {
+			return "not measured"
+		}
+		return f(*was)
+	}
+	fmt.Printf("| measure | before | now | goal | |\n|---|---|---|---|---|\n")
+	fmt.Printf("| release binary (-trimpath -s -w) | %s | %.1f MB | %s | %s |\n", old(func(m measurement) string { return fmt.Sprintf("%.1f MB", mb(m.binary)) }),
+		mb(now.binary), goal(fmt.Sprintf("≤ %d MB", goalBinaryBytes/1_000_000)), verdict(now.binary <= goalBinaryBytes))
+	fmt.Printf("| RSS idle (3 s after ready, median of %d) | %s | %s | %s | %s |\n", idleSamples, old(func(m measurement) string { return m.idle.String() }),
+		now.idle, goal(fmt.Sprintf("≤ %d MiB", goalIdleMiB)), verdict(now.idle.total <= goalIdleMiB))
+	fmt.Printf("| RSS after %d generate requests | %s | %s | %s | %s |\n", requests, old(func(m measurement) string { return m.loaded.String() }),
+		now.loaded, goal(fmt.Sprintf("≤ %d MiB", goalLoadedMiB)), verdict(now.loaded.total <= goalLoadedMiB))
+	fmt.Printf("| peak RSS (VmHWM) | %s | %.1f MiB | — | |\n", old(func(m measurement) string { return fmt.Sprintf("%.1f MiB", m.peak) }), now.peak)
+	fmt.Printf("| start to ready, median of %d | %s | %s (%s–%s) | %s | %s |\n", starts, old(func(m measurement) string { return msec(m.start) }),
+		msec(now.start), msec(now.startRange[0]), msec(now.startRange[1]), goal(fmt.Sprintf("≤ %s", msec(goalStart))), verdict(now.start <= goalStart))
 }
 
 func (r rss) String() string {
