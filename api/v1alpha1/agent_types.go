@@ -1,7 +1,7 @@
 package v1alpha1
 
 import (
-		metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // DefaultMaxSteps is the number of model steps per request when spec.maxSteps is unset;
