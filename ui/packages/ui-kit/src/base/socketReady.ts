@@ -1,11 +1,52 @@
+import { useCallback, useEffect, useRef, useState } from "react";
 import { Chat } from "@agentry/chat-sdk";
 
-/** Whether the SDK's socket is ready now (false before Chat.init or login). A component that
- * loads before it is may miss changes made until it is, and loads again then. */
-export function socketReady(): boolean {
+/** How long a first load waits for a connecting socket before it goes ahead without it. */
+export const READY_WAIT_MS = 2000;
+
+function status(): Chat.ConnectionStatus | undefined {
   try {
-    return Chat.getConnectionStatus() === Chat.CONNECTION_STATUS.CONNECTED;
+    return Chat.getConnectionStatus();
   } catch {
-    return false;
+    return undefined; // before Chat.init or login
   }
+}
+
+/** Whether the SDK's socket is ready now (false before Chat.init or login). */
+export function socketReady(): boolean {
+  return status() === Chat.CONNECTION_STATUS.CONNECTED;
+}
+
+export interface ReadyGate {
+  /** The first load may run: the socket is ready, is not connecting, or did not get ready in time. */
+  open: boolean;
+  /** Call when the socket is ready: opens the gate, and is true once if the list loaded before
+   * the socket was ready and must load again (a session's first socket starts after its ready
+   * frame with nothing replayed, so what changed between the load and then was never sent). */
+  ready(): boolean;
+}
+
+/** Holds a list's first load back while the socket connects, so that one load made after it is
+ * ready sees every change (rather than a load at mount and a second one at ready). */
+export function useReadyGate(waitMs = READY_WAIT_MS): ReadyGate {
+  const [open, setOpen] = useState(() => status() !== Chat.CONNECTION_STATUS.CONNECTING);
+  const openRef = useRef(open);
+  const loadedBeforeReady = useRef(open && !socketReady());
+  useEffect(() => {
+    if (open) return;
+    const t = setTimeout(() => {
+      loadedBeforeReady.current = !socketReady();
+      openRef.current = true;
+      setOpen(true);
+    }, waitMs);
+    return () => clearTimeout(t);
+  }, [open, waitMs]);
+  const ready = useCallback(() => {
+    const again = openRef.current && loadedBeforeReady.current;
+    loadedBeforeReady.current = false;
+    openRef.current = true;
+    setOpen(true);
+    return again;
+  }, []);
+  return { open, ready };
 }

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type FocusEvent, type KeyboardEvent } from "react";
 import type { Chat } from "@agentry/chat-sdk";
 import { SearchBar } from "../base/SearchBar";
-import { socketReady } from "../base/socketReady";
+import { useReadyGate } from "../base/socketReady";
 import { SelectionMode } from "../types";
 import { GroupRow } from "./GroupRow";
 import { OptionsBar } from "./OptionsBar";
@@ -28,18 +28,16 @@ export function ChatGroups(props: ChatGroupsProps) {
 
   const [query, setQuery] = useState("");
   const keyword = useDebounced(query.trim(), SEARCH_DEBOUNCE_MS);
-  const data = useGroupsData(props.groupsRequestBuilder, props.searchRequestBuilder, keyword, props.onError);
+  // The first load waits for a connecting socket (see useReadyGate).
+  const gate = useReadyGate();
+  const data = useGroupsData(props.groupsRequestBuilder, props.searchRequestBuilder, keyword, props.onError, gate.open);
   const { state, loadMore, retry } = data;
-  // A list loaded before the socket was ready may have missed changes made in between (a
-  // session's first socket starts after its ready frame, with nothing replayed): it loads
-  // again the first time the socket is ready.
-  const readySinceMount = useRef(socketReady());
   useGroupsLive(data.dispatch, data.filter, {
     onReset: data.reload,
     onConnected: () => {
+      const again = gate.ready();
       if (state.error) retry();
-      else if (!readySinceMount.current) data.reload();
-      readySinceMount.current = true;
+      else if (again) data.reload();
     },
   });
   const groups = groupsOf(state);

@@ -33,15 +33,18 @@ interface Current {
   detached: boolean;
   builder: Chat.GroupsRequestBuilder | undefined;
   reloads: number;
+  enabled: boolean;
 }
 
-const NONE: Current = { generation: 0, request: undefined, inFlight: false, detached: true, builder: undefined, reloads: -1 };
+const NONE: Current = { generation: 0, request: undefined, inFlight: false, detached: true, builder: undefined, reloads: -1, enabled: false };
 
 export function useGroupsData(
   groups: Chat.GroupsRequestBuilder | undefined,
   search: Chat.GroupsRequestBuilder | undefined,
   keyword: string,
   onError: ((e: Chat.ChatException) => void) | null | undefined,
+  /** false holds the first load back (the list shows loading). */
+  enabled = true,
 ): GroupsData {
   const [state, dispatch] = useReducer(groupsReducer, initialGroupsState);
   const [reloads, setReloads] = useState(0);
@@ -89,7 +92,7 @@ export function useGroupsData(
 
   useEffect(() => {
     const prev = current.current;
-    if (prev.detached && prev.builder === builder && prev.reloads === reloads && prev.generation !== 0) {
+    if (prev.detached && prev.builder === builder && prev.reloads === reloads && prev.enabled === enabled && prev.generation !== 0) {
       // The same effect again (React strict mode): the load it started goes on.
       prev.detached = false;
       return () => {
@@ -97,9 +100,14 @@ export function useGroupsData(
       };
     }
     const generation = ++generations.current;
-    const c: Current = { generation, request: undefined, inFlight: false, detached: false, builder, reloads };
+    const c: Current = { generation, request: undefined, inFlight: false, detached: false, builder, reloads, enabled };
     current.current = c;
     dispatch({ type: "reload", generation });
+    if (!enabled) {
+      return () => {
+        c.detached = true;
+      };
+    }
     try {
       c.request = builder.build();
     } catch (err) {
@@ -111,7 +119,7 @@ export function useGroupsData(
       // Unmounted or replaced: whatever answers now belongs to no load.
       c.detached = true;
     };
-  }, [builder, reloads, fetchPage, fail]);
+  }, [builder, reloads, enabled, fetchPage, fail]);
 
   const loadMore = useCallback(() => {
     const s = stateRef.current;

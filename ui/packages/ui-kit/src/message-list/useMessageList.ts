@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type Dispatch, type RefObject } from "react";
 import { Chat } from "@agentry/chat-sdk";
-import { socketReady } from "../base/socketReady";
+import { useReadyGate } from "../base/socketReady";
 import { ChatMessageEvents } from "../events";
 import {
   aroundEnds,
@@ -89,7 +89,10 @@ export function useMessageList(o: {
   const latest = useRef({ state, status, pagingError, props, conv, me, report: o.report });
   latest.current = { state, status, pagingError, props, conv, me, report: o.report };
   const gen = useRef(0);
-  const readySinceMount = useRef(socketReady());
+  // The first load waits for a connecting socket (see useReadyGate).
+  const gate = useReadyGate();
+  const gateRef = useRef(gate);
+  gateRef.current = gate;
   const request = useRef<{ req: Chat.MessagesRequest; builder: Chat.MessagesRequestBuilder } | undefined>(undefined);
   const busy = useRef({ older: false, newer: false });
   const seen = useRef(new Set<number>());
@@ -178,12 +181,12 @@ export function useMessageList(o: {
         !!props.isAgentChat, !!props.loadLastAgentConversation, me.getUid()].join("|")
     : "";
   useEffect(() => {
-    if (!key) return;
+    if (!key || !gate.open) return;
     void load("initial");
     return () => {
       gen.current++; // answers of this conversation's requests are dropped from now on
     };
-  }, [key, load]);
+  }, [key, load, gate.open]);
 
   const page = useCallback(async (dir: "older" | "newer") => {
     const r = request.current;
@@ -349,8 +352,8 @@ export function useMessageList(o: {
         // Missed events are replayed on reconnect; a list that failed to load reloads, and so
         // does one loaded before the socket was first ready (a session's first socket starts
         // after its ready frame: what changed between the load and then was never sent).
-        if (latest.current.status === "error" || !readySinceMount.current) void load("initial");
-        readySinceMount.current = true;
+        const again = gateRef.current.ready();
+        if (latest.current.status === "error" || again) void load("initial");
       },
       reset() {
         void load("latest");
