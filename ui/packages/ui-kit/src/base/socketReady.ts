@@ -26,20 +26,44 @@ export interface ReadyGate {
   ready(): boolean;
 }
 
+let gateIds = 0;
+
 /** Holds a list's first load back while the socket connects, so that one load made after it is
- * ready sees every change (rather than a load at mount and a second one at ready). */
+ * ready sees every change (rather than a load at mount and a second one at ready). The gate
+ * watches the connection itself: the list's own listener may be registered after the socket
+ * got ready, and must not make the first load wait for the timeout. */
 export function useReadyGate(waitMs = READY_WAIT_MS): ReadyGate {
   const [open, setOpen] = useState(() => status() !== Chat.CONNECTION_STATUS.CONNECTING);
   const openRef = useRef(open);
   const loadedBeforeReady = useRef(open && !socketReady());
   useEffect(() => {
     if (open) return;
-    const t = setTimeout(() => {
+    const go = () => {
+      if (openRef.current) return;
       loadedBeforeReady.current = !socketReady();
       openRef.current = true;
       setOpen(true);
-    }, waitMs);
-    return () => clearTimeout(t);
+    };
+    // Ready (or stopped connecting) between the first render and now.
+    if (status() !== Chat.CONNECTION_STATUS.CONNECTING) {
+      go();
+      return;
+    }
+    const id = `agentry-ready-gate-${++gateIds}`;
+    try {
+      Chat.addConnectionListener(id, { onConnected: go, onDisconnected: go, onConnectionError: go });
+    } catch {
+      // before Chat.init: the timer opens the gate
+    }
+    const t = setTimeout(go, waitMs);
+    return () => {
+      clearTimeout(t);
+      try {
+        Chat.removeConnectionListener(id);
+      } catch {
+        // logged out in between
+      }
+    };
   }, [open, waitMs]);
   const ready = useCallback(() => {
     const again = openRef.current && loadedBeforeReady.current;
