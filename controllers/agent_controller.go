@@ -88,24 +88,28 @@ const conflictRetry = time.Minute
 
 // reconcile runs the sub-reconcilers and computes the status in place.
 func (r *AgentReconciler) reconcile(ctx context.Context, agent *v1alpha1.Agent) (ctrl.Result, error) {
-	resolvedTools, referencedTools, toolsCond, err := r.resolveTools(ctx, agent)
+	tr, err := r.resolveTools(ctx, agent)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	toolsCond := tr.cond
 	firing := map[string]bool{}
-	for _, t := range resolvedTools {
+	for _, t := range tr.tools {
 		firing[t.Entry.Key] = true
+	}
+	for _, n := range tr.names {
+		firing[n] = true
 	}
 	actions, actionsCond, err := r.resolveFrontendActions(ctx, agent, firing)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	secretData, secretCond, secretProblems, err := r.resolveSecrets(ctx, agent, referencedTools)
+	secretData, secretCond, secretProblems, err := r.resolveSecrets(ctx, agent, tr.referenced, tr.servers)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 
-	resolved := render.Resolved{Agent: agent, Tools: resolvedTools, FrontendActions: actions, SecretData: secretData}
+	resolved := render.Resolved{Agent: agent, Tools: tr.tools, MCP: tr.mcp, MCPServers: tr.servers, FrontendActions: actions, SecretData: secretData}
 	config, err := render.ConfigYAML(resolved)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -235,6 +239,9 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.FrontendAction{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexFrontendActionRefs)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// An MCPServer matters through its spec and its discovered tools and readiness.
+		Watches(&v1alpha1.MCPServer{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexMCPServerRefs)),
+			builder.WithPredicates(mcpServerChanged)).
 		// Secrets by metadata only: a change bumps the resourceVersion, which is all the watch
 		// needs; the few referenced Secrets are read from the API server (see NewManager), so
 		// the data of every Secret in the cluster is never held in memory.

@@ -35,13 +35,30 @@ func conditionFrom(typ string, gen int64, okReason, okMessage string, problems [
 	return c
 }
 
-// resolveTools finds each tool-map entry's Tool. An entry fires only when the Tool exists, is
-// valid and its spec.id equals the key exactly; every other entry is reported, never fixed.
-func (r *AgentReconciler) resolveTools(ctx context.Context, a *v1alpha1.Agent) ([]render.ResolvedTool, []*v1alpha1.Tool, metav1.Condition, error) {
+// toolResolution is what an Agent's tool map resolves to.
+type toolResolution struct {
+	// tools are the entries with a Tool that fire; referenced every Tool found.
+	tools      []render.ResolvedTool
+	referenced []*v1alpha1.Tool
+	// mcp are the MCP entries that offer at least one tool, servers the servers they use and
+	// names the names the model sees for them.
+	mcp     []v1alpha1.AgentTool
+	servers []*v1alpha1.MCPServer
+	names   []string
+	cond    metav1.Condition
+}
+
+// resolveTools finds each tool-map entry's Tool or MCP server. An entry fires only when the
+// Tool exists, is valid and its spec.id equals the key exactly (for MCP: the server offers the
+// tool and prefix + toolName equals the key); every other entry is reported, never fixed.
+func (r *AgentReconciler) resolveTools(ctx context.Context, a *v1alpha1.Agent) (*toolResolution, error) {
 	var resolved []render.ResolvedTool
 	var found []*v1alpha1.Tool
 	var problems []problem
 	for _, entry := range a.Spec.Tools {
+		if entry.ToolRef == nil {
+			continue
+		}
 		var t v1alpha1.Tool
 		err := r.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: entry.ToolRef.Name}, &t)
 		if apierrors.IsNotFound(err) {
@@ -50,7 +67,7 @@ func (r *AgentReconciler) resolveTools(ctx context.Context, a *v1alpha1.Agent) (
 			continue
 		}
 		if err != nil {
-			return nil, nil, metav1.Condition{}, fmt.Errorf("failed to get tool %q: %w", entry.ToolRef.Name, err)
+			return nil, fmt.Errorf("failed to get tool %q: %w", entry.ToolRef.Name, err)
 		}
 		found = append(found, &t)
 		if t.Spec.ID != entry.Key {
@@ -65,8 +82,22 @@ func (r *AgentReconciler) resolveTools(ctx context.Context, a *v1alpha1.Agent) (
 		}
 		resolved = append(resolved, render.ResolvedTool{Entry: entry, Tool: &t})
 	}
-	msg := fmt.Sprintf("%d of %d tools resolved", len(resolved), len(a.Spec.Tools))
-	return resolved, found, conditionFrom(v1alpha1.ConditionToolsResolved, a.Generation, v1alpha1.ReasonResolved, msg, problems), nil
+	res := &toolResolution{tools: resolved, referenced: found}
+	mcpProblems, err := r.resolveMCP(ctx, a, res)
+	if err != nil {
+		return nil, err
+	}
+	problems = append(problems, mcpProblems...)
+	msg := fmt.Sprintf("%d of %d tools resolved", len(resolved)+len(res.mcp), len(a.Spec.Tools))
+	if len(res.names) > 0 {
+		msg += fmt.Sprintf(" (%d MCP tools: %s)", len(res.names), strings.Join(res.names, ", "))
+	}
+	res.cond = conditionFrom(v1alpha1.ConditionToolsResolved, a.Generation, v1alpha1.ReasonResolved, msg, problems)
+	if len(problems) > 0 && len(res.names) > 0 {
+		// What still works is as useful to the reader as what does not.
+		res.cond.Message += fmt.Sprintf("; the model is offered the other tools, including MCP tools %s", strings.Join(res.names, ", "))
+	}
+	return res, nil
 }
 
 // resolveFrontendActions finds each referenced FrontendAction; missing, invalid and
@@ -106,10 +137,10 @@ func (r *AgentReconciler) resolveFrontendActions(ctx context.Context, a *v1alpha
 // resolveSecrets reads every Secret the Agent's pods need. The model key Secret gets its own
 // condition; the others (auth headers, tool headers, memory URL) are reported through Ready.
 // Secret data is returned for hashing only.
-func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent, referencedTools []*v1alpha1.Tool) (map[string]map[string][]byte, metav1.Condition, []problem, error) {
+func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent, referencedTools []*v1alpha1.Tool, servers []*v1alpha1.MCPServer) (map[string]map[string][]byte, metav1.Condition, []problem, error) {
 	data := map[string]map[string][]byte{}
 	missing := map[string]bool{}
-	for _, name := range render.ReferencedSecrets(a, referencedTools) {
+	for _, name := range render.ReferencedSecrets(a, referencedTools, servers) {
 		var s corev1.Secret
 		err := r.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: name}, &s)
 		if apierrors.IsNotFound(err) {
@@ -169,6 +200,11 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent,
 	for _, t := range referencedTools {
 		if h := t.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil && missing[h.HeadersSecretRef.Name] {
 			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("headers Secret %q of Tool %q not found", h.HeadersSecretRef.Name, t.Name)})
+		}
+	}
+	for _, m := range servers {
+		if ref := m.Spec.HeadersSecretRef; ref != nil && missing[ref.Name] {
+			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("headers Secret %q of MCPServer %q not found", ref.Name, m.Name)})
 		}
 	}
 	return data, cond, others, nil

@@ -40,6 +40,8 @@ func decode(t *testing.T, doc string) client.Object {
 		obj = &v1alpha1.Tool{}
 	case "FrontendAction":
 		obj = &v1alpha1.FrontendAction{}
+	case "MCPServer":
+		obj = &v1alpha1.MCPServer{}
 	case "Secret":
 		obj = &corev1.Secret{}
 	default:

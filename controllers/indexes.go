@@ -21,13 +21,30 @@ const (
 	IndexSecretRefs         = ".agentry.referencedSecrets"
 	// IndexToolHeaderSecret is on Tools: the Secret holding an HTTP tool's headers.
 	IndexToolHeaderSecret = ".spec.execute.http.headersSecretRef.name"
+	// IndexMCPServerRefs is on Agents: the MCPServers their tool maps use.
+	IndexMCPServerRefs = ".spec.tools.mcpServerRef.name"
+	// IndexMCPHeaderSecret is on MCPServers: the Secret holding the server's headers.
+	IndexMCPHeaderSecret = ".spec.headersSecretRef.name"
 )
 
 // referencedToolNames lists the Tools an Agent references.
 func referencedToolNames(a *v1alpha1.Agent) []string {
 	out := make([]string, 0, len(a.Spec.Tools))
 	for _, t := range a.Spec.Tools {
-		out = append(out, t.ToolRef.Name)
+		if t.ToolRef != nil {
+			out = append(out, t.ToolRef.Name)
+		}
+	}
+	return out
+}
+
+// referencedMCPServerNames lists the MCPServers an Agent references.
+func referencedMCPServerNames(a *v1alpha1.Agent) []string {
+	var out []string
+	for _, t := range a.Spec.Tools {
+		if t.MCPServerRef != nil {
+			out = append(out, t.MCPServerRef.Name)
+		}
 	}
 	return out
 }
@@ -35,7 +52,7 @@ func referencedToolNames(a *v1alpha1.Agent) []string {
 // referencedSecretNames lists the Secrets an Agent's own spec references. Tool header Secrets
 // are found through the Tools (see secretToAgents).
 func referencedSecretNames(a *v1alpha1.Agent) []string {
-	return render.ReferencedSecrets(a, nil)
+	return render.ReferencedSecrets(a, nil, nil)
 }
 
 // SetupIndexes registers the field indexes the Agent reconciler's watches use.
@@ -61,12 +78,41 @@ func SetupIndexes(ctx context.Context, mgr ctrl.Manager) error {
 	}); err != nil {
 		return err
 	}
+	if err := idx.IndexField(ctx, &v1alpha1.Agent{}, IndexMCPServerRefs, func(o client.Object) []string {
+		return referencedMCPServerNames(o.(*v1alpha1.Agent))
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.MCPServer{}, IndexMCPHeaderSecret, func(o client.Object) []string {
+		if ref := o.(*v1alpha1.MCPServer).Spec.HeadersSecretRef; ref != nil {
+			return []string{ref.Name}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
 	return idx.IndexField(ctx, &v1alpha1.Tool{}, IndexToolHeaderSecret, func(o client.Object) []string {
 		if h := o.(*v1alpha1.Tool).Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil {
 			return []string{h.HeadersSecretRef.Name}
 		}
 		return nil
 	})
+}
+
+// mcpServersBySecret maps a Secret to the MCPServers whose headers it holds.
+func mcpServersBySecret(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		var list v1alpha1.MCPServerList
+		if err := c.List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexMCPHeaderSecret: o.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "failed to list MCP servers for a secret event", "secret", o.GetName())
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(list.Items))
+		for _, m := range list.Items {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: m.Namespace, Name: m.Name}})
+		}
+		return out
+	}
 }
 
 // agentsBy maps an object to the Agents in its namespace whose index holds its name.
@@ -100,6 +146,21 @@ func secretToAgents(c client.Client) handler.MapFunc {
 		byTool := agentsBy(c, IndexToolRefs)
 		for i := range tools.Items {
 			for _, r := range byTool(ctx, &tools.Items[i]) {
+				if !seen[r.NamespacedName] {
+					seen[r.NamespacedName] = true
+					reqs = append(reqs, r)
+				}
+			}
+		}
+		// MCP server headers are mounted into the pods too: their data is in the config hash.
+		var servers v1alpha1.MCPServerList
+		if err := c.List(ctx, &servers, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexMCPHeaderSecret: o.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "failed to list MCP servers for a secret event", "secret", o.GetName())
+			return reqs
+		}
+		byServer := agentsBy(c, IndexMCPServerRefs)
+		for i := range servers.Items {
+			for _, r := range byServer(ctx, &servers.Items[i]) {
 				if !seen[r.NamespacedName] {
 					seen[r.NamespacedName] = true
 					reqs = append(reqs, r)

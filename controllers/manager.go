@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net/netip"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/egress"
 )
 
 // Options configure the operator.
@@ -45,6 +47,13 @@ type Options struct {
 	MaxConcurrentReconciles int
 	// SkipNameValidation allows more than one manager per process (tests).
 	SkipNameValidation bool
+	// MCPDiscoveryInterval is how often MCP servers' tools are listed again.
+	MCPDiscoveryInterval time.Duration
+	// MCPEgressDeny are addresses MCP discovery never connects to (the cluster's API server);
+	// link-local and cloud metadata addresses are always refused.
+	MCPEgressDeny []netip.Addr
+	// Version is the operator's version, sent to MCP servers.
+	Version string
 }
 
 // NewScheme has the built-in types and Agentry's.
@@ -55,7 +64,7 @@ func NewScheme() *runtime.Scheme {
 	return s
 }
 
-// NewManager builds a manager with the indexes and the three reconcilers.
+// NewManager builds a manager with the indexes and the four reconcilers.
 func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	scheme := NewScheme()
 	if cfg.QPS == 0 {
@@ -122,6 +131,11 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manag
 	}
 	if err := (&FrontendActionReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("agentry-operator")}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the FrontendAction controller: %w", err)
+	}
+	mcpClient := egress.Policy{AllowInternal: true, Deny: opts.MCPEgressDeny}.Client(10 * time.Second)
+	if err := (&MCPServerReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("agentry-operator"),
+		Interval: opts.MCPDiscoveryInterval, HTTPClient: mcpClient, Version: opts.Version}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the MCPServer controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err

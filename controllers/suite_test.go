@@ -28,7 +28,7 @@ var (
 	testEnv   *envtest.Environment
 	cfg       *rest.Config
 	k8s       client.Client
-	pool      = []string{"t-samples", "t-mismatch", "t-secret", "t-key", "t-roll", "t-ingress", "t-avail", "t-owner", "t-cel", "t-kubectl", "t-valid", "t-fa", "t-default-ingress", "t-memory", "t-auth", "t-adopt", "t-hpa", "t-azure"}
+	pool      = []string{"t-samples", "t-mismatch", "t-secret", "t-key", "t-roll", "t-ingress", "t-avail", "t-owner", "t-cel", "t-kubectl", "t-valid", "t-fa", "t-default-ingress", "t-memory", "t-auth", "t-adopt", "t-hpa", "t-azure", "t-mcp", "t-mcp-auth", "t-mcp-hang", "t-mcp-change"}
 	renderCfg = render.Config{
 		RuntimeImage:   "registry.example/agentry:test",
 		DefaultIngress: render.IngressDefaults{ClassName: "nginx", Host: "agents.example.com", TLSSecretName: "agents-tls"},
@@ -75,7 +75,7 @@ func runSuite(m *testing.M) int {
 			return 1
 		}
 	}
-	stop, err := startManager(ctx, Options{Render: renderCfg, Namespaces: pool})
+	stop, err := startManager(ctx, Options{Render: renderCfg, Namespaces: pool, MCPDiscoveryInterval: mcpInterval})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -83,6 +83,9 @@ func runSuite(m *testing.M) int {
 	defer stop()
 	return m.Run()
 }
+
+// mcpInterval is how often the suite's operator lists MCP servers' tools again.
+const mcpInterval = 2 * time.Second
 
 // startManager runs a manager until the returned function is called.
 func startManager(ctx context.Context, opts Options) (func(), error) {

@@ -58,8 +58,9 @@ type AgentSpec struct {
 	// +required
 	Model ModelSpec `json:"model"`
 
-	// tools are the server tools the agent may call. A tool fires only when its key
-	// equals the referenced Tool's spec.id exactly; a mismatch is reported, never fixed.
+	// tools are the server tools the agent may call: Tools, and tools of MCP servers. A tool
+	// fires only when its key equals the name the model sees (the Tool's spec.id, or prefix +
+	// toolName) exactly; a mismatch is reported, never fixed.
 	// +optional
 	// +listType=map
 	// +listMapKey=key
@@ -183,18 +184,39 @@ type AzureOpenAISpec struct {
 	TokenSecretRef *SecretKeyRef `json:"tokenSecretRef,omitempty"`
 }
 
-// AgentTool binds a Tool to a key of the agent's tool map.
+// AgentTool is one entry of an Agent's tool map.
+// +kubebuilder:validation:XValidation:rule="has(self.toolRef) != has(self.mcpServerRef)",message="a tool entry needs exactly one of toolRef or mcpServerRef"
+// +kubebuilder:validation:XValidation:rule="!has(self.toolRef) || (!has(self.toolName) && !has(self.prefix))",message="toolName and prefix belong to mcpServerRef entries"
 type AgentTool struct {
-	// key is the tool-map key: the function name the model sees. It must equal the Tool's
-	// spec.id exactly, otherwise the tool does not fire.
+	// key names the entry. For a Tool or one MCP tool it is the function name the model
+	// sees and must equal it exactly (the Tool's spec.id; prefix + toolName), otherwise the
+	// tool does not fire and the mismatch is reported. For all tools of an MCP server it only
+	// names the entry.
 	// +required
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]{1,64}$`
 	// +kubebuilder:validation:MaxLength=64
 	Key string `json:"key"`
 
 	// toolRef names a Tool in the same namespace.
-	// +required
-	ToolRef LocalObjectReference `json:"toolRef"`
+	// +optional
+	ToolRef *LocalObjectReference `json:"toolRef,omitempty"`
+
+	// mcpServerRef names an MCPServer in the same namespace: its tool toolName, or all of its
+	// (allowed) tools when toolName is unset.
+	// +optional
+	MCPServerRef *LocalObjectReference `json:"mcpServerRef,omitempty"`
+
+	// toolName is the server's name of the one MCP tool this entry uses.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	ToolName string `json:"toolName,omitempty"`
+
+	// prefix is put before the server's tool names to make the names the model sees
+	// (e.g. github_ makes create_issue github_create_issue).
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]{1,32}$`
+	Prefix string `json:"prefix,omitempty"`
 }
 
 // MemorySpec configures persistent conversation memory.

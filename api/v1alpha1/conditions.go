@@ -58,6 +58,22 @@ const (
 	// the runtime refuses (fail closed).
 	ReasonAuthSecretInvalid = "AuthSecretInvalid"
 
+	// MCPServer Ready reasons.
+	ReasonDiscovered    = "Discovered"
+	ReasonDiscovering   = "Discovering"
+	ReasonUnreachable   = "Unreachable"
+	ReasonTLSError      = "TLSError"
+	ReasonUnauthorized  = "Unauthorized"
+	ReasonProtocolError = "ProtocolError"
+	ReasonTimeout       = "Timeout"
+
+	// Agent ToolsResolved reasons for MCP entries.
+	ReasonMCPServerNotFound = "MCPServerNotFound"
+	ReasonMCPServerNotReady = "MCPServerNotReady"
+	ReasonMCPToolNotFound   = "MCPToolNotFound"
+	ReasonInvalidToolName   = "InvalidToolName"
+	ReasonDuplicateToolName = "DuplicateToolName"
+
 	ReasonValid         = "Valid"
 	ReasonInvalidSchema = "InvalidSchema"
 	ReasonInvalidCEL    = "InvalidCEL"

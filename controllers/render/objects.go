@@ -28,6 +28,7 @@ type document struct {
 	Kind       string            `json:"kind"`
 	Metadata   map[string]string `json:"metadata"`
 	Spec       any               `json:"spec"`
+	Status     any               `json:"status,omitempty"`
 }
 
 func doc(kind, name, namespace string, spec any) document {
@@ -35,14 +36,17 @@ func doc(kind, name, namespace string, spec any) document {
 }
 
 // ConfigYAML is the runtime config: the Agent (its tool map reduced to the entries that fire),
-// its Tools and its FrontendActions as multi-document YAML — the same documents `agentry serve`
-// reads. It never holds a Secret value; Secrets are referenced by name only.
+// its Tools, MCPServers and FrontendActions as multi-document YAML — the same documents
+// `agentry serve` reads. An MCPServer carries the tools the operator discovered (status.tools
+// only: its conditions and times change without changing what the pods offer). It never holds
+// a Secret value; Secrets are referenced by name only.
 func ConfigYAML(r Resolved) ([]byte, error) {
 	spec := r.Agent.Spec.DeepCopy()
 	spec.Tools = nil
 	for _, t := range r.Tools {
 		spec.Tools = append(spec.Tools, t.Entry)
 	}
+	spec.Tools = append(spec.Tools, r.MCP...)
 	spec.FrontendActions = nil
 	for _, f := range r.FrontendActions {
 		spec.FrontendActions = append(spec.FrontendActions, v1alpha1.LocalObjectReference{Name: f.Name})
@@ -52,6 +56,11 @@ func ConfigYAML(r Resolved) ([]byte, error) {
 	docs := []document{doc("Agent", r.Agent.Name, r.Agent.Namespace, spec)}
 	for _, t := range r.Tools {
 		docs = append(docs, doc("Tool", t.Tool.Name, t.Tool.Namespace, t.Tool.Spec))
+	}
+	for _, m := range r.MCPServers {
+		d := doc("MCPServer", m.Name, m.Namespace, m.Spec)
+		d.Status = v1alpha1.MCPServerStatus{Tools: m.Status.Tools}
+		docs = append(docs, d)
 	}
 	for _, f := range r.FrontendActions {
 		docs = append(docs, doc("FrontendAction", f.Name, f.Namespace, f.Spec))

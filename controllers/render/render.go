@@ -121,6 +121,10 @@ type Resolved struct {
 	// Tools are the entries that fire (key equals the Tool's id, the Tool exists and is valid),
 	// with their Tools, in spec order.
 	Tools []ResolvedTool
+	// MCP are the entries with mcpServerRef that offer the model at least one tool, in spec
+	// order, and MCPServers the servers they use (their status.tools is what the pods offer).
+	MCP        []v1alpha1.AgentTool
+	MCPServers []*v1alpha1.MCPServer
 	// FrontendActions are the valid, non-conflicting referenced actions.
 	FrontendActions []*v1alpha1.FrontendAction
 	// SecretData holds the data of every referenced Secret, for the config hash only.
@@ -167,8 +171,8 @@ func labelValue(s string) string {
 	return s[:54] + "-" + hex.EncodeToString(sum[:])[:8]
 }
 
-// MountedSecrets are the Secrets the runtime reads as files: endpoint auth headers and HTTP
-// tool headers. Sorted, without duplicates.
+// MountedSecrets are the Secrets the runtime reads as files: endpoint auth headers, HTTP tool
+// headers and MCP server headers. Sorted, without duplicates.
 func MountedSecrets(r Resolved) []string {
 	set := map[string]bool{}
 	if ep := r.Agent.Spec.Endpoint; ep != nil && ep.Auth != nil {
@@ -177,6 +181,11 @@ func MountedSecrets(r Resolved) []string {
 	for _, t := range r.Tools {
 		if h := t.Tool.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil {
 			set[h.HeadersSecretRef.Name] = true
+		}
+	}
+	for _, m := range r.MCPServers {
+		if ref := m.Spec.HeadersSecretRef; ref != nil {
+			set[ref.Name] = true
 		}
 	}
 	return sortedKeys(set)
@@ -193,8 +202,8 @@ func sortedKeys(set map[string]bool) []string {
 
 // ReferencedSecrets are every Secret an Agent's pods need: the model key, the memory URL and
 // the mounted ones.
-func ReferencedSecrets(a *v1alpha1.Agent, tools []*v1alpha1.Tool) []string {
-	resolved := Resolved{Agent: a}
+func ReferencedSecrets(a *v1alpha1.Agent, tools []*v1alpha1.Tool, servers []*v1alpha1.MCPServer) []string {
+	resolved := Resolved{Agent: a, MCPServers: servers}
 	for _, t := range tools {
 		resolved.Tools = append(resolved.Tools, ResolvedTool{Tool: t})
 	}

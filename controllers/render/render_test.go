@@ -56,7 +56,9 @@ func load(t *testing.T, path, agent string) Resolved {
 		}
 	}
 	for _, e := range r.Agent.Spec.Tools {
-		r.Tools = append(r.Tools, ResolvedTool{Entry: e, Tool: set.Tool(r.Agent.Namespace, e.ToolRef.Name)})
+		if e.ToolRef != nil {
+			r.Tools = append(r.Tools, ResolvedTool{Entry: e, Tool: set.Tool(r.Agent.Namespace, e.ToolRef.Name)})
+		}
 	}
 	for _, f := range r.Agent.Spec.FrontendActions {
 		r.FrontendActions = append(r.FrontendActions, set.FrontendAction(r.Agent.Namespace, f.Name))
@@ -181,7 +183,7 @@ func TestExposedAgentWithSecrets(t *testing.T) {
 	if got := MountedSecrets(r); strings.Join(got, ",") != "platform-auth,weather-headers" {
 		t.Errorf("mounted: %v", got)
 	}
-	if got := ReferencedSecrets(r.Agent, []*v1alpha1.Tool{r.Tools[0].Tool}); strings.Join(got, ",") != "db,llm,platform-auth,weather-headers" {
+	if got := ReferencedSecrets(r.Agent, []*v1alpha1.Tool{r.Tools[0].Tool}, nil); strings.Join(got, ",") != "db,llm,platform-auth,weather-headers" {
 		t.Errorf("referenced: %v", got)
 	}
 	if strings.Contains(string(config), "replicas") {

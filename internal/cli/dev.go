@@ -52,7 +52,7 @@ the agents to it through the same client, so tools and frontend actions work off
 			if err != nil {
 				return err
 			}
-			opts := registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir)}
+			opts := registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir), DiscoverMCP: true, Version: Version}
 			if o.memory != "none" {
 				opts.MemoryDefault = o.memory
 			}

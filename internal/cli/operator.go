@@ -56,6 +56,13 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("failed to find a kubeconfig or in-cluster config: %w", err)
 			}
+			o.Version = Version
+			// In a pod, MCP discovery never connects to the API server's Service address.
+			if host := os.Getenv("KUBERNETES_SERVICE_HOST"); host != "" {
+				if a, err := netip.ParseAddr(host); err == nil {
+					o.MCPEgressDeny = append(o.MCPEgressDeny, a)
+				}
+			}
 			mgr, err := controllers.NewManager(cmd.Context(), cfg, o)
 			if err != nil {
 				return err
@@ -88,6 +95,7 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 	f.BoolVar(&o.LeaderElection, "leader-elect", false, "elect a leader, for more than one operator replica")
 	f.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", os.Getenv("POD_NAMESPACE"), "namespace of the leader election Lease")
 	f.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Agents reconciled in parallel")
+	f.DurationVar(&o.MCPDiscoveryInterval, "mcp-discovery-interval", controllers.DefaultMCPDiscoveryInterval, "how often the tools of every MCPServer are listed again (also on any change to the MCPServer or its headers Secret)")
 	return cmd
 }
 

@@ -30,8 +30,9 @@ func newServeCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve --config PATH",
 		Short: "Serve the agents of a manifest file or directory over HTTP",
-		Long: `Serve the Agents in a file or directory of Agentry manifests (Agent, Tool and
-FrontendAction documents, multi-document YAML) under /api/agents/{agentId}/.
+		Long: `Serve the Agents in a file or directory of Agentry manifests (Agent, Tool,
+FrontendAction and MCPServer documents, multi-document YAML) under /api/agents/{agentId}/.
+The tools of an MCPServer without status.tools are listed from the server at start-up.
 
 The model API key comes from OPENAI_API_KEY, or from <secrets-dir>/<secret>/<key> for the
 Secret an Agent's spec.model.apiKeySecretRef names. OPENAI_BASE_URL points agents whose
@@ -59,7 +60,7 @@ validated: it is decoded strictly into the Go types without running the schemas 
 			}
 			setMemoryLimit(log, os.Getenv)
 			return serveAgents(cmd.Context(), log, loader, o.config, o.addr,
-				registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir)}, srvOpts,
+				registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir), DiscoverMCP: !o.prevalidated, Version: Version}, srvOpts,
 				func(addr net.Addr, reg *registry.Registry) {
 					log.Info("serving agents", "addr", addr.String(), "agents", reg.IDs())
 				})

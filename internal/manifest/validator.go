@@ -97,7 +97,7 @@ func compileSchema(in *apiextensionsv1.JSONSchemaProps) (*kindSchema, error) {
 func (v *Validator) Admit(ctx context.Context, version, kind string, obj, old map[string]any) field.ErrorList {
 	ks, ok := v.kinds[version+"/"+kind]
 	if !ok {
-		return field.ErrorList{field.NotSupported(field.NewPath("kind"), kind, []string{"Agent", "Tool", "FrontendAction"})}
+		return field.ErrorList{field.NotSupported(field.NewPath("kind"), kind, []string{"Agent", "Tool", "FrontendAction", "MCPServer"})}
 	}
 	var errs field.ErrorList
 	if err, _ := objectmeta.CoerceWithOptions(nil, obj, ks.structural, true, objectmeta.CoerceOptions{}); err != nil {

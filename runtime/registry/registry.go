@@ -43,6 +43,11 @@ type Options struct {
 	ModelOverride *ModelOverride
 	// MemoryDefault is the storage URL of agents that configure no memory ("" = none).
 	MemoryDefault string
+	// DiscoverMCP lists the tools of MCPServers whose manifest has no status.tools (written by
+	// hand; the operator renders the tools it discovered) once, at build.
+	DiscoverMCP bool
+	// Version is sent to MCP servers as the client's version.
+	Version string
 }
 
 // MemoryURLEnv carries the storage URL of an Agent whose spec.memory.urlSecretRef names a
@@ -63,6 +68,7 @@ type Registry struct {
 	agents map[string]*Entry
 	order  []string
 	stores map[string]memory.Store // by URL, shared by the agents that use it
+	mcp    *tools.MCPServers
 }
 
 // Entry is a runnable agent with the manifest it came from.
@@ -88,6 +94,9 @@ func (r *Registry) Close() error {
 	var errs []error
 	for _, s := range r.stores {
 		errs = append(errs, s.Close())
+	}
+	if r.mcp != nil {
+		errs = append(errs, r.mcp.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -128,7 +137,8 @@ func Build(ctx context.Context, set *decode.Set, opts Options) (*Registry, []War
 		}
 	}
 
-	reg := &Registry{agents: map[string]*Entry{}, stores: map[string]memory.Store{}}
+	reg := &Registry{agents: map[string]*Entry{}, stores: map[string]memory.Store{}, mcp: tools.NewMCPServers(toolOpts, opts.Version)}
+	servers := mcpTools(ctx, set, reg.mcp, opts.DiscoverMCP)
 	var warnings []Warning
 	for _, m := range set.Agents {
 		id := m.EffectiveAgentID()
@@ -137,7 +147,7 @@ func Build(ctx context.Context, set *decode.Set, opts Options) (*Registry, []War
 			errs = append(errs, fmt.Errorf("%s: agent id %q is already used by Agent %q", src, id, prev.Manifest.Name))
 			continue
 		}
-		a, w, err := buildAgent(set, m, compiled, opts)
+		a, w, err := buildAgent(set, m, compiled, servers, reg.mcp, opts)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", src, err))
 			continue
@@ -159,7 +169,7 @@ func Build(ctx context.Context, set *decode.Set, opts Options) (*Registry, []War
 	return reg, warnings, nil
 }
 
-func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]*tools.Tool, opts Options) (*agent.Agent, []Warning, error) {
+func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]*tools.Tool, servers map[*v1alpha1.MCPServer]serverTools, pool *tools.MCPServers, opts Options) (*agent.Agent, []Warning, error) {
 	id := m.EffectiveAgentID()
 	a := &agent.Agent{
 		ID:           id,
@@ -177,7 +187,12 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 		a.Disabled = append(a.Disabled, agent.DisabledTool{Key: key, ToolID: toolID, Reason: reason})
 		warnings = append(warnings, Warning{Agent: id, Message: reason})
 	}
+	var mcpEntries []v1alpha1.AgentTool
 	for _, ref := range m.Spec.Tools {
+		if ref.ToolRef == nil {
+			mcpEntries = append(mcpEntries, ref)
+			continue
+		}
 		t := set.Tool(m.Namespace, ref.ToolRef.Name)
 		switch {
 		case t == nil:
@@ -190,6 +205,9 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 			a.Tools[ref.Key] = compiled[t]
 			a.ToolKeys = append(a.ToolKeys, ref.Key)
 		}
+	}
+	for _, d := range bindMCP(set, m, a, mcpEntries, servers, pool) {
+		disable(d.Key, "", d.Message)
 	}
 	for _, ref := range m.Spec.FrontendActions {
 		f := set.FrontendAction(m.Namespace, ref.Name)

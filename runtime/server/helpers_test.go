@@ -17,6 +17,7 @@ import (
 	"github.com/agentry-dev/agentry/internal/manifest"
 	"github.com/agentry-dev/agentry/internal/scriptedmodel"
 	"github.com/agentry-dev/agentry/runtime/registry"
+	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
 // env is a runtime listening on loopback with a scripted model behind it.
@@ -38,6 +39,8 @@ type envOptions struct {
 	logger     logr.Logger
 	// server adjusts the server's options.
 	server func(*Options)
+	// secretsDir holds local Secrets (<dir>/<secret>/<key>).
+	secretsDir string
 }
 
 func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *env {
@@ -75,7 +78,7 @@ func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *en
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := registry.Options{Getenv: o.getenv}
+	opts := registry.Options{Getenv: o.getenv, DiscoverMCP: true, Secrets: secrets.Dir(o.secretsDir)}
 	if !o.noOverride {
 		opts.ModelOverride = &registry.ModelOverride{BaseURL: sm.URL()}
 	}
@@ -83,6 +86,7 @@ func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *en
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = reg.Close() })
 	log := o.logger
 	if log.GetSink() == nil {
 		log = testr.New(t)

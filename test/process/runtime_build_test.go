@@ -30,7 +30,9 @@ func renderSamples(t *testing.T) string {
 	for _, a := range set.Agents {
 		r := render.Resolved{Agent: a}
 		for _, e := range a.Spec.Tools {
-			r.Tools = append(r.Tools, render.ResolvedTool{Entry: e, Tool: set.Tool(a.Namespace, e.ToolRef.Name)})
+			if e.ToolRef != nil {
+				r.Tools = append(r.Tools, render.ResolvedTool{Entry: e, Tool: set.Tool(a.Namespace, e.ToolRef.Name)})
+			}
 		}
 		for _, f := range a.Spec.FrontendActions {
 			r.FrontendActions = append(r.FrontendActions, set.FrontendAction(a.Namespace, f.Name))

@@ -53,6 +53,7 @@ type Set struct {
 	Agents          []*v1alpha1.Agent
 	Tools           []*v1alpha1.Tool
 	FrontendActions []*v1alpha1.FrontendAction
+	MCPServers      []*v1alpha1.MCPServer
 	// Ignored lists documents of other API groups (e.g. Secrets, kustomizations) that were skipped.
 	Ignored []Source
 
@@ -82,6 +83,16 @@ func (s *Set) FrontendAction(namespace, name string) *v1alpha1.FrontendAction {
 	for _, f := range s.FrontendActions {
 		if f.Namespace == namespace && f.Name == name {
 			return f
+		}
+	}
+	return nil
+}
+
+// MCPServer finds an MCPServer by namespace and name.
+func (s *Set) MCPServer(namespace, name string) *v1alpha1.MCPServer {
+	for _, m := range s.MCPServers {
+		if m.Namespace == namespace && m.Name == name {
+			return m
 		}
 	}
 	return nil
@@ -253,7 +264,7 @@ func (l *Loader) decodeDocument(ctx context.Context, file string, doc int, raw [
 	}
 	target := newObject(kind)
 	if target == nil {
-		return fmt.Errorf("%s: kind %q is not an Agentry kind (Agent, Tool, FrontendAction)", src, kind)
+		return fmt.Errorf("%s: kind %q is not an Agentry kind (Agent, Tool, FrontendAction, MCPServer)", src, kind)
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, target); err != nil {
 		return fmt.Errorf("%s: failed to decode: %w", src, err)
@@ -271,6 +282,8 @@ func (l *Loader) decodeDocument(ctx context.Context, file string, doc int, raw [
 		set.Tools = append(set.Tools, t)
 	case *v1alpha1.FrontendAction:
 		set.FrontendActions = append(set.FrontendActions, t)
+	case *v1alpha1.MCPServer:
+		set.MCPServers = append(set.MCPServers, t)
 	}
 	return nil
 }
@@ -284,6 +297,8 @@ func newObject(kind string) runtime.Object {
 		return &v1alpha1.Tool{}
 	case "FrontendAction":
 		return &v1alpha1.FrontendAction{}
+	case "MCPServer":
+		return &v1alpha1.MCPServer{}
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ var unknownField = regexp.MustCompile(`^unknown field "(.+)"$`)
 func (Prevalidated) Admit(_ context.Context, _ string, kind string, obj, _ map[string]any) field.ErrorList {
 	target := newObject(kind)
 	if target == nil {
-		return field.ErrorList{field.NotSupported(field.NewPath("kind"), kind, []string{"Agent", "Tool", "FrontendAction"})}
+		return field.ErrorList{field.NotSupported(field.NewPath("kind"), kind, []string{"Agent", "Tool", "FrontendAction", "MCPServer"})}
 	}
 	data, err := json.Marshal(obj)
 	if err != nil {

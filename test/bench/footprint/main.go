@@ -503,6 +503,9 @@ func renderSamples(samples, out string) error {
 	for _, a := range set.Agents {
 		r := render.Resolved{Agent: a}
 		for _, e := range a.Spec.Tools {
+			if e.ToolRef == nil {
+				continue
+			}
 			if t := set.Tool(a.Namespace, e.ToolRef.Name); t != nil && t.Spec.ID == e.Key {
 				r.Tools = append(r.Tools, render.ResolvedTool{Entry: e, Tool: t})
 			}

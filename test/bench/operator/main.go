@@ -185,7 +185,7 @@ func createAgent(ctx context.Context, c client.Client, ns string, i int) error {
 		if err := c.Create(ctx, t); err != nil {
 			return err
 		}
-		tools = append(tools, v1alpha1.AgentTool{Key: id, ToolRef: v1alpha1.LocalObjectReference{Name: id}})
+		tools = append(tools, v1alpha1.AgentTool{Key: id, ToolRef: &v1alpha1.LocalObjectReference{Name: id}})
 	}
 	a := &v1alpha1.Agent{
 		ObjectMeta: metav1.ObjectMeta{Name: "agent-" + strconv.Itoa(i), Namespace: ns},
