@@ -20,6 +20,7 @@ import (
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
 	mdecode "github.com/agentry-dev/agentry/internal/manifest/decode"
+	"github.com/agentry-dev/agentry/internal/testutil"
 	"github.com/agentry-dev/agentry/internal/testutil/mcptest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
@@ -298,5 +299,35 @@ spec:
 	a = waitCondition(t, ns, "follower", v1alpha1.ConditionToolsResolved, metav1.ConditionFalse, v1alpha1.ReasonMCPServerNotReady)
 	if msg := condition(a, v1alpha1.ConditionToolsResolved).Message; !strings.Contains(msg, `MCPServer "changing" is not ready (Unreachable`) || !strings.Contains(msg, "are still offered") {
 		t.Errorf("message %q", msg)
+	}
+}
+
+// The MCP project's reference server (@modelcontextprotocol/server-everything from the npm
+// registry), over streamable HTTP and over SSE: its tools, with their descriptions and input
+// schemas, in status.
+func TestMCPReferenceServerDiscovery(t *testing.T) {
+	ns := "t-mcp-ref"
+	create(t, ns, mcpServerDoc("everything", testutil.StartEverything(t, "streamableHttp"), "")+"\n---\n"+
+		mcpServerDoc("everything-sse", testutil.StartEverything(t, "sse"), "  transport: sse\n"))
+	for _, name := range []string{"everything", "everything-sse"} {
+		m := waitMCPReady(t, ns, name, metav1.ConditionTrue, v1alpha1.ReasonDiscovered, 20*time.Second)
+		var sum *v1alpha1.MCPToolInfo
+		for i := range m.Status.Tools {
+			if m.Status.Tools[i].Name == "get-sum" {
+				sum = &m.Status.Tools[i]
+			}
+		}
+		if sum == nil || m.Status.ToolCount < 5 || !strings.Contains(sum.Description, "sum of two numbers") {
+			t.Fatalf("%s: tools %s, get-sum %+v", name, mcpToolNames(m), sum)
+		}
+		var schema struct {
+			Properties map[string]struct {
+				Type string `json:"type"`
+			} `json:"properties"`
+			Required []string `json:"required"`
+		}
+		if err := json.Unmarshal(sum.InputSchema.Raw, &schema); err != nil || schema.Properties["a"].Type != "number" || len(schema.Required) != 2 {
+			t.Fatalf("%s: get-sum's input schema %s", name, sum.InputSchema.Raw)
+		}
 	}
 }
