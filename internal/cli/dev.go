@@ -14,6 +14,7 @@ import (
 
 	chatapi "github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/internal/httpserve"
+	"github.com/agentry-dev/agentry/internal/samplemcp"
 	"github.com/agentry-dev/agentry/internal/scriptedmodel"
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/registry"
@@ -26,7 +27,8 @@ const DevAddr = "127.0.0.1:4111"
 
 type devOptions struct {
 	memory     string
-	dir        string
+	dirs       []string
+	sampleMCP  string
 	addr       string
 	modelAddr  string
 	secretsDir string
@@ -42,11 +44,15 @@ func newDevCommand(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Serve every agent under a directory on localhost:4111, no cluster needed",
-		Long: `Serve every Agent under a directory (default config/samples) on port 4111 under /api.
+		Long: `Serve every Agent under the given directories (default config/samples and
+config/samples-mcp) on port 4111 under /api.
 
 With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL) the agents call that endpoint.
 Without a key, Agentry starts its scripted, OpenAI-compatible dev model on loopback and routes
-the agents to it through the same client, so tools and frontend actions work offline.`,
+the agents to it through the same client, so tools and frontend actions work offline.
+
+With the default directories, it also serves the sample MCP server (kitchen unit conversions)
+that config/samples-mcp's sous-chef agent uses, on --sample-mcp-addr (default 127.0.0.1:4112).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := g.logger()
 			if err != nil {
@@ -57,6 +63,17 @@ the agents to it through the same client, so tools and frontend actions work off
 				opts.MemoryDefault = o.memory
 			}
 			out := cmd.OutOrStdout()
+			// The sample MCP server runs with the samples that use it (the default directories);
+			// it must be up before the agents load, as discovery runs then.
+			if !cmd.Flags().Changed("dir") && o.sampleMCP != "none" {
+				srv, url, err := samplemcp.Serve(o.sampleMCP, Version)
+				if err != nil {
+					fmt.Fprintf(out, "\n  The sample MCP server did not start (%v): the sous-chef agent's MCP tools are unavailable.\n", err)
+				} else {
+					defer srv.Close()
+					fmt.Fprintf(out, "\n  Sample MCP server (kitchen unit conversions): %s\n", url)
+				}
+			}
 			if os.Getenv(model.APIKeyEnv) == "" {
 				sm, err := scriptedmodel.Start(o.modelAddr, scriptedmodel.DevScript(), scriptedmodel.Options{})
 				if err != nil {
@@ -96,7 +113,7 @@ the agents to it through the same client, so tools and frontend actions work off
 			if err != nil {
 				return err
 			}
-			return serveAgents(cmd.Context(), log, loader, o.dir, o.addr, opts, srvOpts,
+			return serveAgents(cmd.Context(), log, loader, o.dirs, o.addr, opts, srvOpts,
 				func(addr net.Addr, reg *registry.Registry) {
 					base := "http://" + displayAddr(addr)
 					fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
@@ -113,7 +130,8 @@ the agents to it through the same client, so tools and frontend actions work off
 				})
 		},
 	}
-	cmd.Flags().StringVar(&o.dir, "dir", "config/samples", "directory (or file) of manifests")
+	cmd.Flags().StringSliceVar(&o.dirs, "dir", []string{"config/samples", "config/samples-mcp"}, "directories (or files) of manifests, comma-separated or repeated")
+	cmd.Flags().StringVar(&o.sampleMCP, "sample-mcp-addr", samplemcp.DefaultAddr, "listen address of the sample MCP server, started with the default --dir (none: do not start it)")
 	cmd.Flags().StringVar(&o.memory, "memory", "file:.agentry/memory.db", "conversation memory of agents that configure none (a storage URL, or none)")
 	// Loopback only: on all interfaces, anyone on the network could spend the developer's model key.
 	cmd.Flags().StringVar(&o.addr, "addr", DevAddr, "listen address (use :4111 to listen on every interface)")

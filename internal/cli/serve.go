@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ validated: it is decoded strictly into the Go types without running the schemas 
 				return err
 			}
 			setMemoryLimit(log, os.Getenv)
-			return serveAgents(cmd.Context(), log, loader, o.config, o.addr,
+			return serveAgents(cmd.Context(), log, loader, []string{o.config}, o.addr,
 				registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir), DiscoverMCP: !o.prevalidated, Version: Version}, srvOpts,
 				func(addr net.Addr, reg *registry.Registry) {
 					log.Info("serving agents", "addr", addr.String(), "agents", reg.IDs())
@@ -86,8 +87,8 @@ func configLoader(prevalidated bool) (*decode.Loader, error) {
 
 // serveAgents loads the manifests, listens and serves until ctx ends; announce runs once the
 // address is known.
-func serveAgents(ctx context.Context, log logr.Logger, loader *decode.Loader, path, addr string, regOpts registry.Options, srvOpts server.Options, announce func(net.Addr, *registry.Registry)) error {
-	reg, err := loadRegistry(ctx, log, loader, path, regOpts)
+func serveAgents(ctx context.Context, log logr.Logger, loader *decode.Loader, paths []string, addr string, regOpts registry.Options, srvOpts server.Options, announce func(net.Addr, *registry.Registry)) error {
+	reg, err := loadRegistry(ctx, log, loader, paths, regOpts)
 	if err != nil {
 		return err
 	}
@@ -106,8 +107,8 @@ func serveAgents(ctx context.Context, log logr.Logger, loader *decode.Loader, pa
 }
 
 // loadRegistry reads, validates and compiles the manifests, logging every warning.
-func loadRegistry(ctx context.Context, log logr.Logger, loader *decode.Loader, path string, opts registry.Options) (*registry.Registry, error) {
-	set, err := loader.LoadPath(ctx, path)
+func loadRegistry(ctx context.Context, log logr.Logger, loader *decode.Loader, paths []string, opts registry.Options) (*registry.Registry, error) {
+	set, err := loader.LoadPaths(ctx, paths...)
 	if err != nil {
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
@@ -127,7 +128,7 @@ func loadRegistry(ctx context.Context, log logr.Logger, loader *decode.Loader, p
 		}
 	}
 	if len(reg.IDs()) == 0 {
-		return nil, fmt.Errorf("no Agent found in %q", path)
+		return nil, fmt.Errorf("no Agent found in %q", strings.Join(paths, ", "))
 	}
 	return reg, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry-dev/agentry/internal/samplemcp"
 	"github.com/agentry-dev/agentry/internal/testutil"
 )
 
@@ -49,6 +50,23 @@ func TestDevChatsWithTheSampleAgents(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(secret, "Authorization"), []byte("Bearer weather-s3cret-0123"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The sample agent with MCP tools, its server on a port of its own (dev serves the sample
+	// server only with its default directories).
+	kitchen, kitchenURL, err := samplemcp.Serve("127.0.0.1:0", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kitchen.Close()
+	for _, f := range []string{"mcpserver_kitchen.yaml", "agent_sous-chef.yaml"} {
+		data, err := os.ReadFile(filepath.Join("../../config/samples-mcp", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = []byte(strings.Replace(string(data), "http://127.0.0.1:4112/mcp", kitchenURL, 1))
+		if err := os.WriteFile(filepath.Join(samples, f), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p, base := testutil.Start(t, binary, dir, nil, `Chat service: (http://\S+)/chat/v1`, "dev", "--addr", "127.0.0.1:0", "--dir", samples)
 	base += "/chat/v1"
 	key, err := os.ReadFile(filepath.Join(dir, ".agentry", "chat-api-key"))
@@ -83,7 +101,7 @@ func TestDevChatsWithTheSampleAgents(t *testing.T) {
 			t.Errorf("%s: hasHeaders %v", a.AgentID, a.HasHeaders)
 		}
 	}
-	if got["chef"] != "ag-ui /api/agents/chef/ag-ui" || got["weather"] != "mastra /api/agents/weather/generate" {
+	if got["chef"] != "ag-ui /api/agents/chef/ag-ui" || got["weather"] != "mastra /api/agents/weather/generate" || got["sous-chef"] != "mastra /api/agents/sous-chef/generate" {
 		t.Fatalf("registered agents = %v", got)
 	}
 
@@ -120,6 +138,12 @@ func TestDevChatsWithTheSampleAgents(t *testing.T) {
 	call(201, "POST", "/messages", alice, map[string]string{"receiver": "weather", "receiverType": "user", "text": "What is the weather in Paris?"}, nil)
 	wait("weather", "the weather agent's answer", func(m chatMessage) bool {
 		return m.Sender == "weather" && m.Type == "assistant" && strings.Contains(m.Text, "Paris")
+	})
+
+	// Through the chat bridge to an agent whose tool is an MCP server's.
+	call(201, "POST", "/messages", alice, map[string]string{"receiver": "sous-chef", "receiverType": "user", "text": "What is 1 lb in kg?"}, nil)
+	wait("sous-chef", "the sous-chef's answer from its MCP tool", func(m chatMessage) bool {
+		return m.Sender == "sous-chef" && m.Type == "assistant" && m.Text == "1 lb is 0.45 kg."
 	})
 
 	call(201, "POST", "/messages", alice, map[string]string{"receiver": "chef", "receiverType": "user", "text": "I have eggs, spinach and feta. What can I cook?"}, nil)

@@ -98,6 +98,28 @@ func TestDevWithoutKey(t *testing.T) {
 	if status != 200 || !strings.Contains(fmt.Sprint(out["text"]), "Paris") {
 		t.Errorf("%d %v", status, out)
 	}
+	// The sample agent with MCP tools: dev serves the kitchen MCP server it uses.
+	if !strings.Contains(p.Output(), "Sample MCP server (kitchen unit conversions): http://127.0.0.1:4112/mcp") {
+		t.Errorf("the banner must name the sample MCP server:\n%s", p.Output())
+	}
+	status, out = post(t, "http://"+addr+"/api/agents/sous-chef/generate", `{"messages":"How many ml is 2 cups?"}`)
+	results, _ := out["toolResults"].([]any)
+	if status != 200 || out["text"] != "2 cup is 473.18 ml." || len(results) != 1 {
+		t.Fatalf("sous-chef: %d %v", status, out)
+	}
+	if r := results[0].(map[string]any); r["toolName"] != "convert-units" || r["result"].(map[string]any)["quantity"] != 473.18 {
+		t.Errorf("the MCP tool's structured result: %v", r)
+	}
+	// The tool metrics count MCP calls as they count every tool's.
+	res, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsText, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if want := `agentry_tool_calls_total{agent="sous-chef",outcome="ok",tool="convert-units"} 1`; !strings.Contains(string(metricsText), want) {
+		t.Errorf("metrics lack %s:\n%s", want, grepLines(string(metricsText), "agentry_tool_calls_total"))
+	}
 }
 
 func TestServeRejectsInvalidConfig(t *testing.T) {
@@ -164,4 +186,15 @@ spec:
 	if !strings.Contains(out, "WARNING") || !strings.Contains(out, `tool key \"getWeather\" differs from the id \"weather\"`) {
 		t.Errorf("start-up must warn naming key and id:\n%s", out)
 	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -121,9 +121,18 @@ func NewLoader(a Admitter) *Loader {
 // recursively). Every problem in every document is reported, each naming the file, the object
 // and the field.
 func (l *Loader) LoadPath(ctx context.Context, p string) (*Set, error) {
-	files, err := manifestFiles(p)
-	if err != nil {
-		return nil, err
+	return l.LoadPaths(ctx, p)
+}
+
+// LoadPaths is LoadPath over several files or directories, into one set.
+func (l *Loader) LoadPaths(ctx context.Context, paths ...string) (*Set, error) {
+	var files []string
+	for _, p := range paths {
+		f, err := manifestFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f...)
 	}
 	set := &Set{sources: map[string]Source{}}
 	var errs []error
