@@ -133,6 +133,7 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	// RBAC is in force for the operator's identity: least privilege, as generated from markers.
 	for check, want := range map[string]string{
 		"create deployments.apps -n default": "yes", "update agents.agentry.dev --subresource=status": "yes", "list secrets -A": "yes",
+		"watch mcpservers.agentry.dev -A": "yes", "patch mcpservers.agentry.dev --subresource=status": "yes", "update mcpservers.agentry.dev": "no",
 		"create tokenreviews.authentication.k8s.io": "yes", "create subjectaccessreviews.authorization.k8s.io": "yes",
 		"create secrets": "no", "delete agents.agentry.dev": "no", "update agents.agentry.dev": "no", "create pods": "no", "get nodes": "no",
 	} {
@@ -256,6 +257,8 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	if strings.Contains(rt.proc.Output(), "sk-e2e-not-a-real-key") {
 		t.Error("the API key reached the runtime log")
 	}
+	rt.stop()
+	mcpEndToEnd(t, c, routes, headers)
 	scraper.check(t, "https://"+metricsAddr+"/metrics")
 }
 
