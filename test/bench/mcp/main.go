@@ -1,0 +1,235 @@
+// Command mcp measures what calling a tool on an MCP server adds to a run, against a CEL tool
+// that computes the same answer in process: generate requests that each make one tool call,
+// sequentially and 8 at a time, through the runtime's HTTP API with the scripted model. The MCP
+// server is the kitchen sample server (official Go SDK, streamable HTTP, loopback) in its own
+// goroutines, as agentry dev runs it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/internal/samplemcp"
+	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/runtime/registry"
+	"github.com/agentry-dev/agentry/runtime/server"
+)
+
+const script = `rules:
+  - name: answer
+    when: {lastRole: tool}
+    reply: {text: 'done'}
+  - name: cel
+    when: {pattern: '^cel$'}
+    reply:
+      toolCalls: [{name: cel-convert, arguments: '{"quantity": 2, "from": "cup", "to": "ml"}'}]
+  - name: mcp
+    when: {pattern: '^mcp$'}
+    reply:
+      toolCalls: [{name: convert-units, arguments: '{"quantity": 2, "from": "cup", "to": "ml"}'}]
+fallback: {text: 'no tool'}
+`
+
+const manifests = `apiVersion: agentry.dev/v1alpha1
+kind: Tool
+metadata: {name: cel-convert}
+spec:
+  id: cel-convert
+  description: Converts cups to millilitres.
+  inputSchema:
+    type: object
+    required: [quantity, from, to]
+    properties:
+      quantity: {type: number}
+      from: {type: string}
+      to: {type: string}
+  execute:
+    cel: '{"quantity": double(int(input.quantity * 236.5882365 * 100.0)) / 100.0, "unit": input.to, "text": "converted"}'
+---
+apiVersion: agentry.dev/v1alpha1
+kind: MCPServer
+metadata: {name: kitchen}
+spec:
+  url: %s
+---
+apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: bench}
+spec:
+  model: {name: scripted, maxRetries: 0}
+  tools:
+  - {key: cel-convert, toolRef: {name: cel-convert}}
+  - {key: kitchen, mcpServerRef: {name: kitchen}}
+  endpoint:
+    rateLimit: {requestsPerMinute: 0}
+`
+
+func main() {
+	n := flag.Int("n", 1000, "requests per row")
+	flag.Parse()
+	if err := run(*n); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run(n int) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	kitchen, url, err := samplemcp.Serve("127.0.0.1:0", "bench")
+	if err != nil {
+		return err
+	}
+	defer kitchen.Close()
+	s, err := scriptedmodel.ParseScript([]byte(script))
+	if err != nil {
+		return err
+	}
+	model, err := scriptedmodel.Start("127.0.0.1:0", s, scriptedmodel.Options{})
+	if err != nil {
+		return err
+	}
+	defer model.Close()
+
+	dir, err := os.MkdirTemp("", "agentry-mcp-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(dir+"/bench.yaml", []byte(fmt.Sprintf(manifests, url)), 0o600); err != nil {
+		return err
+	}
+	loader, err := manifest.NewLoader()
+	if err != nil {
+		return err
+	}
+	set, err := loader.LoadPath(ctx, dir)
+	if err != nil {
+		return err
+	}
+	reg, warnings, err := registry.Build(ctx, set, registry.Options{Getenv: func(string) string { return "" }, DiscoverMCP: true,
+		ModelOverride: &registry.ModelOverride{BaseURL: model.URL()}})
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	if len(warnings) > 0 {
+		return fmt.Errorf("warnings: %v", warnings)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	go func() { _ = server.New(server.Options{Registry: reg, Logger: logr.Discard()}).Serve(ctx, ln) }()
+	base := "http://" + ln.Addr().String() + "/api/agents/bench/generate"
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+	fmt.Printf("%d generate requests per row, each one model call with a tool call, one tool result, one model call with the answer\n\n", n)
+	fmt.Printf("%-28s %4s %10s %10s %10s %12s\n", "tool", "c", "p50", "p95", "mean", "req/s")
+	type row struct{ p50, mean time.Duration }
+	rows := map[string]row{}
+	for _, c := range []int{1, 8} {
+		for _, kind := range []string{"cel", "mcp"} {
+			if _, _, err := measure(client, base, kind, 50, c); err != nil { // warm up
+				return err
+			}
+			lat, wall, err := measure(client, base, kind, n, c)
+			if err != nil {
+				return err
+			}
+			p50, p95, mean := stats(lat)
+			name := map[string]string{"cel": "CEL tool (in process)", "mcp": "MCP tool (streamable HTTP)"}[kind]
+			fmt.Printf("%-28s %4d %10s %10s %10s %12.0f\n", name, c, round(p50), round(p95), round(mean), float64(len(lat))/wall.Seconds())
+			rows[fmt.Sprint(kind, c)] = row{p50, mean}
+		}
+	}
+	fmt.Println()
+	for _, c := range []int{1, 8} {
+		fmt.Printf("added by the MCP call at c=%d: %s at p50, %s on average\n", c,
+			round(rows[fmt.Sprint("mcp", c)].p50-rows[fmt.Sprint("cel", c)].p50), round(rows[fmt.Sprint("mcp", c)].mean-rows[fmt.Sprint("cel", c)].mean))
+	}
+	fmt.Println("(the MCP server shares this process's 2 cores: at c=8 its work queues behind the runtime's)")
+	return nil
+}
+
+// measure sends n requests, c at a time, and returns each one's latency.
+func measure(client *http.Client, url, prompt string, n, c int) ([]time.Duration, time.Duration, error) {
+	body := fmt.Sprintf(`{"messages":[{"role":"user","content":%q}]}`, prompt)
+	lat := make([]time.Duration, n)
+	var next int
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < c; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				t0 := time.Now()
+				res, err := client.Post(url, "application/json", strings.NewReader(body))
+				if err == nil {
+					var out struct {
+						Text        string `json:"text"`
+						ToolResults []struct {
+							IsError bool `json:"isError"`
+						} `json:"toolResults"`
+					}
+					raw, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					if jerr := json.Unmarshal(raw, &out); jerr != nil || out.Text != "done" || len(out.ToolResults) != 1 || out.ToolResults[0].IsError {
+						err = fmt.Errorf("unexpected answer %d %s", res.StatusCode, raw)
+					}
+				}
+				lat[i] = time.Since(t0)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return lat, time.Since(start), firstErr
+}
+
+func stats(lat []time.Duration) (p50, p95, mean time.Duration) {
+	s := append([]time.Duration(nil), lat...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	var total time.Duration
+	for _, d := range s {
+		total += d
+	}
+	return s[len(s)/2], s[len(s)*95/100], total / time.Duration(len(s))
+}
+
+func round(d time.Duration) time.Duration {
+	if d < 0 {
+		return -(-d).Round(10 * time.Microsecond)
+	}
+	return d.Round(10 * time.Microsecond)
+}
