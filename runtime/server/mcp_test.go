@@ -271,3 +271,33 @@ spec:
 		t.Fatalf("stuck agent: %d %v", status, info)
 	}
 }
+
+// Mastra's stream route and conversation memory with an MCP tool: the stream carries the call
+// and its result, the turn (call, result, answer) is stored, and the next turn's model input
+// recalls the MCP tool's result.
+func TestMCPToolThroughStreamAndMemory(t *testing.T) {
+	srv := mcptest.Start(t, mcptest.Options{})
+	db := "file:" + filepath.Join(t.TempDir(), "memory.db")
+	e := startEnv(t, scriptedmodel.Sequence(
+		scriptedmodel.Reply{ToolCalls: []scriptedmodel.ToolCall{{Name: "t_add", Arguments: `{"a":2,"b":40}`}}},
+		scriptedmodel.Reply{Text: "it is 42"},
+		scriptedmodel.Reply{Text: "you are welcome"},
+	), envOptions{manifests: mcpAgent(srv.URL, "streamable-http", "") + fmt.Sprintf("  memory: {url: %q}\n", db)})
+
+	status, raw := e.raw("POST", "/api/agents/mcp-user/stream", `{"messages":"add them","memory":{"thread":"sums","resource":"alice"}}`)
+	body := string(raw)
+	if status != 200 || !strings.Contains(body, `"toolName":"t_add"`) || !strings.Contains(body, `"result":{"sum":42}`) || !strings.Contains(body, "it is 42") {
+		t.Fatalf("stream: %d\n%s", status, body)
+	}
+	e.model.Reset()
+	if status, out := e.do("POST", "/api/agents/mcp-user/generate", `{"messages":"thanks","memory":{"thread":"sums","resource":"alice"}}`); status != 200 || out["text"] != "you are welcome" {
+		t.Fatalf("turn 2: %d %v", status, out)
+	}
+	var recalled []string
+	for _, m := range e.model.Requests()[0].Messages {
+		recalled = append(recalled, m.Role+":"+m.Content)
+	}
+	if got := strings.Join(recalled, "|"); !strings.Contains(got, `tool:{"sum":42}`) || !strings.Contains(got, "assistant:it is 42") {
+		t.Fatalf("turn 2 model input: %s", got)
+	}
+}
