@@ -92,7 +92,7 @@ describe("ChatMessageList", () => {
     expect(count).toBeGreaterThan(4);
     expect(count).toBeLessThan(60);
     expect(await gapToBottom(page)).toBeLessThanOrEqual(1); // still at the newest message
-    expect(await inView(page, `${LIST} [data-message-id]:last-child`)).toBe(true);
+    expect(await inView(page, `${LIST} [data-message-id]:nth-last-child(1 of [data-message-id])`)).toBe(true);
   });
 
   test("goToMessageId loads around the message, shows and highlights it, then pages newer to the end", async () => {

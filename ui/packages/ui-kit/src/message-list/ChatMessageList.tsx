@@ -33,6 +33,7 @@ import { useScrollKeeper, type ScrollInfo } from "./scroll";
 import { playSound } from "./sound";
 import { messagesOf } from "./state";
 import { useMessageList, type ListHooks } from "./useMessageList";
+import { useVirtualWindow, type VirtualWindow } from "./virtual";
 import { EmptyView, ErrorView, LoadingView, NewMessagesIndicator, typingText } from "./views";
 
 const HIGHLIGHT_MS = 2500;
@@ -94,8 +95,11 @@ export function ChatMessageList(props: ChatMessageListProps) {
   const content = useRef<HTMLDivElement>(null);
   const [atBottom, setAtBottom] = useState(true);
   const [stickyId, setStickyId] = useState<number>();
+  const winRef = useRef<VirtualWindow>(undefined);
   const onInfo = useCallback((info: ScrollInfo) => {
     const m = modelRef.current;
+    // The rendered window follows the view (the bottom while the list follows it).
+    winRef.current?.update(info.atBottom && !m.state.hasNewer ? { kind: "bottom" } : { kind: "view" });
     setAtBottom(info.atBottom);
     if (info.atBottom && !m.state.hasNewer) setNewCount(0);
     setStickyId(info.atTop ? undefined : info.topId);
@@ -106,11 +110,17 @@ export function ChatMessageList(props: ChatMessageListProps) {
   const ready = model.status === "ready" && !!me;
   const keeper = useScrollKeeper({ scroller, content, active: ready, follow: () => !modelRef.current.state.hasNewer, onInfo });
 
+  // Messages that arrive while the reader is up the list are not rendered (not in the window),
+  // so the log does not announce them: this region does.
+  const [announcement, setAnnouncement] = useState("");
   hooks.current = {
     appended(m, mine) {
       const p = propsRef.current;
       if (mine || p.scrollToBottomOnNewMessages) keeper.stickNext();
-      else if (!keeper.isAtBottom()) setNewCount((n) => n + 1);
+      else if (!keeper.isAtBottom()) {
+        setNewCount((n) => n + 1);
+        if (m.getCategory() !== "action") setAnnouncement(`New message from ${m.getSender()?.getName() ?? "someone"}`);
+      }
       if (!mine && m.getCategory() !== "action" && p.disableSoundForMessages === false) playSound(p.customSoundForMessages);
     },
     missed(m, mine) {
@@ -128,7 +138,10 @@ export function ChatMessageList(props: ChatMessageListProps) {
   // goToMessageId / the first unread message: put it in view once per load, then keep.
   const applied = useRef(-1);
   const [highlightId, setHighlightId] = useState<number>();
+  const [focusKey, setFocusKey] = useState<string>();
   useLayoutEffect(() => {
+    // The heights of what is rendered size the spacers; keep() then holds the view in place.
+    win.measure();
     const t = model.target;
     const s = scroller.current;
     if (ready && s && t && applied.current !== t.seq) {
@@ -139,6 +152,16 @@ export function ChatMessageList(props: ChatMessageListProps) {
         applied.current = t.seq;
         keeper.reveal(el, t.kind === "goto" ? "center" : "start");
         if (t.kind === "goto") setHighlightId(t.id);
+        return;
+      }
+      // Not rendered yet: move the window to it; the next render reveals it.
+      if (keys.includes(`m-${t.id}`)) win.update({ kind: "around", key: t.kind === "unread" && keys.includes("unread") ? "unread" : `m-${t.id}` }, true);
+    }
+    if (focusKey !== undefined && s) {
+      const el = s.querySelector<HTMLElement>(`[data-message-id="${focusKey.slice(2)}"]`);
+      if (el) {
+        setFocusKey(undefined);
+        el.focus();
         return;
       }
     }
@@ -187,6 +210,9 @@ export function ChatMessageList(props: ChatMessageListProps) {
     for (const x of props.templates ?? []) t.set(`${x.category}/${x.type}`, x);
     return t;
   }, [props.templates]);
+  const keys = useMemo(() => items.map((it) => it.key), [items]);
+  const win = useVirtualWindow({ keys, scroller, content });
+  winRef.current = win;
   const formatters = props.textFormatters ?? defaultTextFormatters;
   let lastShownId: number | undefined;
   for (const it of items) if (it.kind === "message") lastShownId = it.message.getId();
@@ -195,17 +221,26 @@ export function ChatMessageList(props: ChatMessageListProps) {
   const isEmpty = lastShownId === undefined;
 
   // Arrow keys move between messages (one tab stop for the whole list).
-  const onKeyDown = useCallback((e: KeyboardEvent<HTMLDivElement>) => {
-    const t = e.target as HTMLElement;
-    if (!t.matches("[data-message-id]") || !content.current) return;
-    const els = Array.from(content.current.querySelectorAll<HTMLElement>(":scope > [data-message-id]"));
-    const i = els.indexOf(t);
-    const next = { ArrowUp: els[i - 1], ArrowDown: els[i + 1], Home: els[0], End: els[els.length - 1] }[e.key];
-    if (next) {
+  // Messages outside the rendered window are brought in first, then focused.
+  const messageKeys = useMemo(() => items.filter((it) => it.kind === "message").map((it) => it.key), [items]);
+  const onKeyDown = useCallback(
+    (e: KeyboardEvent<HTMLDivElement>) => {
+      const t = e.target as HTMLElement;
+      if (!t.matches("[data-message-id]") || !content.current) return;
+      const i = messageKeys.indexOf(`m-${t.dataset["messageId"]}`);
+      if (i < 0) return;
+      const key = { ArrowUp: messageKeys[i - 1], ArrowDown: messageKeys[i + 1], Home: messageKeys[0], End: messageKeys[messageKeys.length - 1] }[e.key];
+      if (!key) return;
       e.preventDefault();
-      next.focus();
-    }
-  }, []);
+      const next = content.current.querySelector<HTMLElement>(`:scope > [data-message-id="${key.slice(2)}"]`);
+      if (next) next.focus();
+      else {
+        winRef.current?.update({ kind: "around", key }, true);
+        setFocusKey(key);
+      }
+    },
+    [messageKeys],
+  );
 
   const jumpDown = () => {
     setNewCount(0);
@@ -248,11 +283,12 @@ export function ChatMessageList(props: ChatMessageListProps) {
                 Could not load more messages. Try again
               </button>
             ) : null}
-            {items.map((it) =>
+            <div className="chat-message-list__spacer chat-message-list__spacer--top" style={{ height: win.range.top }} aria-hidden="true" />
+            {items.slice(win.range.start, win.range.end).map((it) =>
               it.kind === "date" ? (
-                <DateSeparator key={it.key} date={it.date} format={props.separatorDateTimeFormat} />
+                <DateSeparator key={it.key} itemKey={it.key} date={it.date} format={props.separatorDateTimeFormat} />
               ) : it.kind === "unread" ? (
-                <UnreadDivider key={it.key} />
+                <UnreadDivider key={it.key} itemKey={it.key} />
               ) : (
                 <MessageBubble
                   key={it.key}
@@ -276,6 +312,7 @@ export function ChatMessageList(props: ChatMessageListProps) {
                 />
               ),
             )}
+            <div className="chat-message-list__spacer chat-message-list__spacer--bottom" style={{ height: win.range.bottom }} aria-hidden="true" />
             {model.loadingNewer ? <div className="chat-message-list__loading-more" role="status" aria-label="Loading newer messages" /> : null}
             <AgentView props={props} user={props.user} group={props.group} loggedInUser={me!} isEmpty={isEmpty} onGrow={keeper.keep} onError={onFeatureError} />
           </div>
@@ -294,6 +331,9 @@ export function ChatMessageList(props: ChatMessageListProps) {
     <div className={cls}>
       {props.headerView ? <div className="chat-message-list__header">{props.headerView}</div> : null}
       <div className="chat-message-list__body">{body}</div>
+      <div className="chat-message-list__announcer" role="status">
+        {announcement}
+      </div>
       <div className="chat-message-list__typing" role="status">
         {typing ? <span className="chat-message-list__typing-text">{typing}</span> : null}
       </div>

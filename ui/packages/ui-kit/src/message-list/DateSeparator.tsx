@@ -2,10 +2,10 @@ import { formatCalendar, separatorDefaults } from "../dates";
 import type { CalendarObject } from "../types";
 
 /** A day's heading between messages (separatorDateTimeFormat). Its text is its name. */
-export function DateSeparator({ date, format }: { date: Date; format: CalendarObject | undefined }) {
+export function DateSeparator({ date, format, itemKey }: { date: Date; format: CalendarObject | undefined; itemKey?: string }) {
   const text = formatCalendar(date, format, separatorDefaults);
   return (
-    <div className="chat-message-list__date-separator" role="separator" aria-label={text}>
+    <div className="chat-message-list__date-separator" role="separator" aria-label={text} data-item-key={itemKey}>
       <span className="chat-message-list__date-separator-text" aria-hidden="true">
         {text}
       </span>
@@ -27,9 +27,9 @@ export function StickyDate({ date, format }: { date: Date; format: CalendarObjec
 }
 
 /** Where the unread messages start (startFromUnreadMessages). */
-export function UnreadDivider() {
+export function UnreadDivider({ itemKey }: { itemKey?: string } = {}) {
   return (
-    <div className="chat-message-list__new-messages-divider" role="separator" aria-label="New messages" data-unread-divider="">
+    <div className="chat-message-list__new-messages-divider" role="separator" aria-label="New messages" data-unread-divider="" data-item-key={itemKey}>
       <span className="chat-message-list__new-messages-divider-text" aria-hidden="true">
         New messages
       </span>

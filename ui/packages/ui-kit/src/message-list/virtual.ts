@@ -1,0 +1,224 @@
+/**
+ * Windowing for the message list: only the items in and near the view are in the DOM; spacers
+ * stand for the rest, sized from each item's measured height (or an estimate until it has been
+ * on screen). The window is held by item keys, not indices, so a page prepended above or a
+ * message appended below leaves the same items rendered; the scroll keeper (scroll.ts) then
+ * keeps the first visible message where it was, which absorbs every spacer change.
+ *
+ * Own windowing rather than a library: the list already has a deterministic scroll keeper
+ * (anchoring on the first visible message, following the bottom, revealing a target) that the
+ * libraries each re-implement differently; this adds only the window and the spacers to it.
+ */
+import { useCallback, useMemo, useRef, useState, type RefObject } from "react";
+
+/** Rendered beyond each edge of the view, in pixels. */
+export const OVERSCAN_PX = 900;
+/** The window moves only when the view comes this close to one of its edges. */
+const SLACK_PX = 300;
+/** An item's height until it has been measured. */
+export const ESTIMATE_PX = 64;
+/** At least this many items are rendered around a target (goToMessageId, a focus move). */
+const AROUND = 20;
+/** The window holds at least this many items (a first page and its separators, whatever their
+ * heights), older ones first: ~35 DOM nodes each keeps the list under 2,000 nodes. */
+export const MIN_ITEMS = 50;
+
+/** widen grows [start, end) to MIN_ITEMS items, towards older items first. */
+export function widen(r: { start: number; end: number }, n: number): { start: number; end: number } {
+  const missing = MIN_ITEMS - (r.end - r.start);
+  if (missing <= 0) return r;
+  const start = Math.max(0, r.start - missing);
+  return { start, end: Math.min(n, Math.max(r.end, start + MIN_ITEMS)) };
+}
+
+export interface WindowRange {
+  start: number;
+  end: number;
+  /** Spacer heights above and below the rendered items. */
+  top: number;
+  bottom: number;
+}
+
+/** Where the window should be, decided by the list. */
+export type WindowMode = { kind: "view" } | { kind: "bottom" } | { kind: "around"; key: string };
+
+interface Held {
+  startKey: string | undefined;
+  endKey: string | undefined; // the last rendered key (inclusive)
+  /** The window reached the newest item: items added after it are rendered too. */
+  toEnd: boolean;
+}
+
+/** offsetsOf returns offsets[i] = the top of item i, offsets[n] = the total height. */
+export function offsetsOf(keys: readonly string[], heights: ReadonlyMap<string, number>, estimate: number): Float64Array {
+  const out = new Float64Array(keys.length + 1);
+  for (let i = 0; i < keys.length; i++) out[i + 1] = out[i]! + (heights.get(keys[i]!) ?? estimate);
+  return out;
+}
+
+/** The first index i in [0, n] with offsets[i] > y (binary search over the ascending prefix sums). */
+export function indexAt(offsets: Float64Array, y: number): number {
+  let lo = 0;
+  let hi = offsets.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (offsets[mid + 1]! > y) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** rangeFor is the window covering [top, bottom] (content pixels) plus the overscan. */
+export function rangeFor(offsets: Float64Array, top: number, bottom: number, overscan = OVERSCAN_PX): { start: number; end: number } {
+  const n = offsets.length - 1;
+  if (n === 0) return { start: 0, end: 0 };
+  const start = Math.min(indexAt(offsets, Math.max(0, top - overscan)), n - 1);
+  const end = Math.max(start + 1, Math.min(n, indexAt(offsets, bottom + overscan) + 1));
+  return { start, end };
+}
+
+export interface VirtualWindow {
+  range: WindowRange;
+  /** Records the heights of the rendered items (call in a layout effect); true if one changed. */
+  measure(): boolean;
+  /** Recomputes the window for the scroller's position and the mode; renders again if it moved. */
+  update(mode: WindowMode, force?: boolean): void;
+  /** Whether the item with this key is rendered now. */
+  rendered(key: string): boolean;
+}
+
+/**
+ * useVirtualWindow windows `keys` inside `scroller`; the rendered items are the elements with
+ * a data-item-key attribute under `content`.
+ */
+export function useVirtualWindow(o: {
+  keys: readonly string[];
+  scroller: RefObject<HTMLDivElement | null>;
+  content: RefObject<HTMLDivElement | null>;
+}): VirtualWindow {
+  const heights = useRef(new Map<string, number>());
+  const [version, setVersion] = useState(0); // bumps when heights change the offsets
+  const [held, setHeld] = useState<Held>({ startKey: undefined, endKey: undefined, toEnd: true });
+  const heldRef = useRef(held);
+  heldRef.current = held;
+
+  const index = useMemo(() => {
+    const m = new Map<string, number>();
+    o.keys.forEach((k, i) => m.set(k, i));
+    return m;
+  }, [o.keys]);
+  const estimate = useRef(ESTIMATE_PX);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- version stands for the heights
+  const offsets = useMemo(() => offsetsOf(o.keys, heights.current, estimate.current), [o.keys, version]);
+
+  const n = o.keys.length;
+  let start: number;
+  let end: number;
+  const s = held.startKey !== undefined ? index.get(held.startKey) : undefined;
+  const e = held.endKey !== undefined ? index.get(held.endKey) : undefined;
+  if (s !== undefined && e !== undefined && s <= e) {
+    start = s;
+    end = e + 1;
+  } else {
+    // Nothing held yet (or the held items are gone): the newest items, about two views' worth.
+    const h = o.scroller.current?.clientHeight || 800;
+    start = widen({ start: Math.min(indexAt(offsets, Math.max(0, offsets[n]! - h - OVERSCAN_PX)), Math.max(0, n - 1)), end: n }, n).start;
+    end = n;
+  }
+  // A window that reached the newest item takes in items added after it, so a message arriving
+  // at the bottom appears (and is announced) without waiting for a scroll.
+  if (held.toEnd) end = n;
+  const range: WindowRange = { start, end, top: offsets[start] ?? 0, bottom: offsets[n]! - (offsets[end] ?? offsets[n]!) };
+  const rangeRef = useRef(range);
+  rangeRef.current = range;
+  const offsetsRef = useRef(offsets);
+  offsetsRef.current = offsets;
+  const keysRef = useRef(o.keys);
+  keysRef.current = o.keys;
+
+  const measure = useCallback(() => {
+    const c = o.content.current;
+    if (!c) return false;
+    const found = new Map<string, HTMLElement>();
+    for (const el of c.children) {
+      if (!(el instanceof HTMLElement)) continue;
+      const key = el.dataset["itemKey"] ?? (el.dataset["messageId"] ? `m-${el.dataset["messageId"]}` : undefined);
+      if (key) found.set(key, el);
+    }
+    const r = rangeRef.current;
+    const keys = keysRef.current;
+    let changed = false;
+    let sum = 0;
+    let count = 0;
+    for (let i = r.start; i < r.end && i < keys.length; i++) {
+      const key = keys[i]!;
+      const el = found.get(key);
+      // An item that renders nothing takes no room.
+      const h = el ? el.offsetHeight + marginsOf(el) : 0;
+      if (el) {
+        sum += h;
+        count++;
+      }
+      if (heights.current.get(key) !== h) {
+        heights.current.set(key, h);
+        changed = true;
+      }
+    }
+    if (count > 0) estimate.current = Math.max(24, Math.round(sum / count));
+    if (changed) setVersion((v) => v + 1);
+    return changed;
+  }, [o.content]);
+
+  const update = useCallback(
+    (mode: WindowMode, force = false) => {
+      const sc = o.scroller.current;
+      const keys = keysRef.current;
+      const offs = offsetsRef.current;
+      const n = keys.length;
+      if (!sc || n === 0) return;
+      const cur = rangeRef.current;
+      let next: { start: number; end: number };
+      if (mode.kind === "around") {
+        const i = keys.indexOf(mode.key);
+        if (i < 0) return;
+        if (!force && i >= cur.start + 2 && i < cur.end - 2) return;
+        next = widen({ start: Math.max(0, i - AROUND), end: Math.min(n, i + AROUND + 1) }, n);
+      } else if (mode.kind === "bottom") {
+        next = widen({ start: rangeFor(offs, offs[n]! - sc.clientHeight, offs[n]!).start, end: n }, n);
+      } else {
+        // The view in content coordinates: the rendered items sit below the top spacer, which
+        // starts after the content's padding (the spacer's own offsetTop says where).
+        const base = contentTop(o.content.current);
+        const top = sc.scrollTop - base;
+        const bottom = top + sc.clientHeight;
+        const covered = offs[cur.start]! <= Math.max(0, top - SLACK_PX) && offs[cur.end]! >= Math.min(offs[n]!, bottom + SLACK_PX);
+        if (covered && !force) return;
+        next = widen(rangeFor(offs, top, bottom), n);
+      }
+      if (next.start === cur.start && next.end === cur.end && heldRef.current.startKey !== undefined) return;
+      const h = { startKey: keys[next.start], endKey: keys[next.end - 1], toEnd: next.end === n };
+      heldRef.current = h;
+      setHeld(h);
+    },
+    [o.scroller, o.content],
+  );
+
+  const rendered = useCallback((key: string) => {
+    const i = index.get(key);
+    const r = rangeRef.current;
+    return i !== undefined && i >= r.start && i < r.end;
+  }, [index]);
+
+  return { range, measure, update, rendered };
+}
+
+function marginsOf(el: HTMLElement): number {
+  const cs = getComputedStyle(el);
+  return (parseFloat(cs.marginTop) || 0) + (parseFloat(cs.marginBottom) || 0);
+}
+
+/** Where the windowed items start inside the scroller's content (the top spacer's offset). */
+function contentTop(content: HTMLElement | null): number {
+  const spacer = content?.querySelector<HTMLElement>(":scope > .chat-message-list__spacer--top");
+  return spacer ? spacer.offsetTop : 0;
+}
