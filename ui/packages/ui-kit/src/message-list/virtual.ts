@@ -191,8 +191,11 @@ export function useVirtualWindow(o: {
         const base = contentTop(o.content.current);
         const top = sc.scrollTop - base;
         const bottom = top + sc.clientHeight;
+        // Keep the window while it covers the view with some slack and is not much larger than
+        // a window made now would be (a window grown by appends or a jump is cut back).
         const covered = offs[cur.start]! <= Math.max(0, top - SLACK_PX) && offs[cur.end]! >= Math.min(offs[n]!, bottom + SLACK_PX);
-        if (covered && !force) return;
+        const lean = cur.end - cur.start <= MIN_ITEMS || offs[cur.end]! - offs[cur.start]! <= bottom - top + 4 * OVERSCAN_PX;
+        if (covered && lean && !force) return;
         next = widen(rangeFor(offs, top, bottom), n);
       }
       if (next.start === cur.start && next.end === cur.end && heldRef.current.startKey !== undefined) return;

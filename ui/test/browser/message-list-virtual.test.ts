@@ -1,0 +1,110 @@
+// ChatMessageList at length: only a window of the loaded messages is in the DOM (spacers stand
+// for the rest), and every behaviour holds across the window's edges: paging back to the first
+// message and forward again with a bounded DOM and the reader's position kept, keyboard moves
+// to messages that were not rendered, and a message arriving far below the window announced
+// and counted, then shown when the reader jumps down.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Page } from "playwright-core";
+import { startChat, type ChatProcess } from "../agentry.mjs";
+import { axe, formatViolations, openCase, pageErrors, screenshot, useBrowser } from "./harness";
+import { conversation, firstVisible, gapToBottom, inView, LIST, people, send, texts } from "./message-list.fixtures";
+
+/** The messages in the DOM, and every element. */
+const domCounts = (page: Page) =>
+  page.evaluate((sel) => ({ messages: document.querySelectorAll(`${sel} [data-message-id]`).length, nodes: document.querySelectorAll("*").length }), LIST);
+
+const scrollTo = (page: Page, where: "top" | "bottom") =>
+  page.evaluate(([sel, w]) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop = w === "top" ? 0 : s.scrollHeight; }, [LIST, where] as const);
+
+describe("ChatMessageList virtualized", () => {
+  let chat: ChatProcess;
+  beforeAll(async () => {
+    chat = await startChat({ args: ["--rate-limit=0"] }); // the tests seed hundreds of messages
+  });
+  afterAll(() => chat?.stop());
+  const b = useBrowser({ target: () => chat.base });
+
+  test("back to the first of 600 messages and forward again: a bounded DOM, the position kept at each page", async () => {
+    const { alice, bob } = await people(chat, ["alice", "bob"]);
+    await conversation(chat, alice, bob, 600);
+    const page = await b.newPage();
+    await openCase(page, "message-list", { user: bob.uid, limit: 50 }, { token: alice.token });
+    await expect.poll(() => texts(page).then((t) => t.at(-1))).toBe("m 600");
+    let most = await domCounts(page);
+    // Page back: each older page is prepended while the first visible message stays put.
+    for (let round = 0; round < 40 && !(await texts(page)).includes("m 1"); round++) {
+      await page.evaluate((sel) => { document.querySelector<HTMLElement>(sel)!.scrollTop = 120; }, LIST);
+      await page.waitForTimeout(30);
+      const before = await firstVisible(page);
+      await expect.poll(async () => (await firstVisible(page)).id === before.id && (await page.locator(`${LIST}[aria-busy]`).count()) === 0).toBe(true);
+      const after = await firstVisible(page);
+      expect(Math.abs(after.offset - before.offset), `round ${round}`).toBeLessThanOrEqual(2);
+      const c = await domCounts(page);
+      most = { messages: Math.max(most.messages, c.messages), nodes: Math.max(most.nodes, c.nodes) };
+    }
+    await scrollTo(page, "top");
+    await expect.poll(() => inView(page, `${LIST} [data-message-id]`)).toBe(true);
+    expect((await texts(page))[0]).toBe("m 1");
+    await screenshot(page, "message-list/virtual-first-message");
+    // Forward to the newest again, a view at a time.
+    for (let round = 0; round < 200 && (await gapToBottom(page)) > 1; round++) {
+      await page.evaluate((sel) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop += s.clientHeight * 2; }, LIST);
+      await page.waitForTimeout(16);
+      const c = await domCounts(page);
+      most = { messages: Math.max(most.messages, c.messages), nodes: Math.max(most.nodes, c.nodes) };
+    }
+    await expect.poll(() => texts(page).then((t) => t.at(-1))).toBe("m 600");
+    expect(await inView(page, `${LIST} [data-message-id]:nth-last-child(1 of [data-message-id])`)).toBe(true);
+    // 600 loaded, about a window rendered at any time.
+    expect(most.messages).toBeLessThanOrEqual(120);
+    expect(most.nodes).toBeLessThan(3000);
+    const v = await axe(page);
+    expect(v, formatViolations(v)).toEqual([]);
+    expect(pageErrors(page)).toEqual([]);
+  });
+
+  test("keyboard: Home and End reach the first and last loaded messages outside the window", async () => {
+    const { alice, bob } = await people(chat, ["alice", "bob"]);
+    await conversation(chat, alice, bob, 150);
+    const page = await b.newPage();
+    await openCase(page, "message-list", { user: bob.uid, limit: 100 }, { token: alice.token });
+    await expect.poll(() => texts(page).then((t) => t.at(-1))).toBe("m 150");
+    expect((await texts(page)).includes("m 51")).toBe(false); // loaded, not rendered
+    const focused = () => page.evaluate(() => document.activeElement?.closest("article")?.querySelector(".chat-text-bubble__text")?.textContent ?? null);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("m 150");
+    await page.keyboard.press("Home");
+    await expect.poll(focused).toBe("m 51");
+    expect(await inView(page, "article:focus")).toBe(true);
+    await page.keyboard.press("ArrowDown");
+    expect(await focused()).toBe("m 52");
+    await page.keyboard.press("End");
+    await expect.poll(focused).toBe("m 150");
+    expect(await inView(page, "article:focus")).toBe(true);
+  });
+
+  test("a message arriving far below the window is announced and counted, and shown on the jump down", async () => {
+    const { alice, bob } = await people(chat, ["alice", "bob"]);
+    await conversation(chat, alice, bob, 200);
+    const page = await b.newPage();
+    await openCase(page, "message-list", { user: bob.uid, limit: 100 }, { token: alice.token });
+    await expect.poll(() => texts(page).then((t) => t.at(-1))).toBe("m 200");
+    const keys = ["m 101", "m 102"];
+    // To the oldest loaded message, with the newest out of the window.
+    for (let i = 0; i < 20 && !(await texts(page)).includes(keys[0]!); i++) {
+      await page.evaluate((sel) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop = Math.max(300, s.scrollTop - s.clientHeight * 2); }, LIST);
+      await page.waitForTimeout(30);
+    }
+    expect((await texts(page)).includes("m 200")).toBe(false);
+    await send(chat, bob, alice.uid, "late news");
+    const indicator = page.locator(".chat-message-list__new-message-indicator");
+    await expect.poll(() => indicator.textContent()).toBe("1 new message");
+    expect(await page.locator(".chat-message-list__announcer").textContent()).toBe("New message from Bob");
+    expect(await page.locator(".chat-message-list__announcer").getAttribute("role")).toBe("status");
+    expect((await texts(page)).includes("late news")).toBe(false);
+    await indicator.click();
+    await expect.poll(() => texts(page).then((t) => t.at(-1))).toBe("late news");
+    await expect.poll(() => gapToBottom(page)).toBeLessThanOrEqual(1);
+    expect(await inView(page, `${LIST} [data-message-id]:nth-last-child(1 of [data-message-id])`)).toBe(true);
+  });
+});
