@@ -2,7 +2,8 @@
 // for the rest), and every behaviour holds across the window's edges: paging back to the first
 // message and forward again with a bounded DOM and the reader's position kept, keyboard moves
 // to messages that were not rendered, and a message arriving far below the window announced
-// and counted, then shown when the reader jumps down.
+// and counted, then shown when the reader jumps down. The list holds at most 500 messages
+// (state.ts MAX_LOADED): the far end is let go and paged in again.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Page } from "playwright-core";
 import { startChat, type ChatProcess } from "../agentry.mjs";
@@ -46,8 +47,11 @@ describe("ChatMessageList virtualized", () => {
     await expect.poll(() => inView(page, `${LIST} [data-message-id]`)).toBe(true);
     expect((await texts(page))[0]).toBe("m 1");
     await screenshot(page, "message-list/virtual-first-message");
-    // Forward to the newest again, a view at a time.
-    for (let round = 0; round < 200 && (await gapToBottom(page)) > 1; round++) {
+    // The list holds at most 500 messages: the newest went while paging back.
+    expect(await page.locator(`${LIST} [data-message-id]`).count()).toBeLessThanOrEqual(120);
+    // Forward to the newest again, a view at a time (the newest pages load again on the way).
+    const atNewest = async () => (await gapToBottom(page)) <= 1 && (await texts(page)).at(-1) === "m 600";
+    for (let round = 0; round < 300 && !(await atNewest()); round++) {
       await page.evaluate((sel) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop += s.clientHeight * 2; }, LIST);
       await page.waitForTimeout(16);
       const c = await domCounts(page);

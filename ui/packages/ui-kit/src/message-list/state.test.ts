@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { emptyState, listReducer, messagesOf, type ListAction, type ListMessage } from "./state";
+import { emptyState, listReducer, MAX_LOADED, messagesOf, type ListAction, type ListMessage } from "./state";
 
 class Msg implements ListMessage {
   constructor(readonly id: number, readonly edited = 0, readonly deleted = 0, readonly text = "") {}
@@ -12,6 +12,23 @@ class Msg implements ListMessage {
 const apply = (actions: ListAction<Msg>[]) => actions.reduce(listReducer<Msg>, emptyState<Msg>());
 
 describe("listReducer", () => {
+  it("holds at most MAX_LOADED messages: paging back lets the newest go, paging forward the oldest", () => {
+    const page = (from: number) => Array.from({ length: 100 }, (_, i) => new Msg(from + i));
+    let s = apply([{ type: "reset", messages: page(10_001), hasOlder: true, hasNewer: false }]);
+    for (let p = 1; p <= 20; p++) s = listReducer(s, { type: "older", messages: page(10_001 - 100 * p), hasOlder: true });
+    expect(s.ids.length).toBe(MAX_LOADED);
+    expect(s.byId.size).toBe(MAX_LOADED);
+    expect([s.ids[0], s.ids.at(-1), s.hasNewer, s.hasOlder]).toEqual([8_001, 8_500, true, true]);
+    for (let p = 0; p < 10; p++) s = listReducer(s, { type: "newer", messages: page(8_501 + 100 * p), hasNewer: p < 9 });
+    expect(s.ids.length).toBe(MAX_LOADED);
+    expect([s.ids[0], s.ids.at(-1), s.hasNewer, s.hasOlder]).toEqual([9_001, 9_500, false, true]);
+    // Live messages overfill it a little before the oldest go.
+    s = apply([{ type: "reset", messages: page(1), hasOlder: false, hasNewer: false }]);
+    for (let i = 101; i <= 1_000; i++) s = listReducer(s, { type: "upsert", message: new Msg(i) });
+    expect(s.ids.length).toBe(750);
+    expect([s.ids[0], s.ids.at(-1), s.hasOlder, s.hasNewer]).toEqual([251, 1_000, true, false]);
+  });
+
   it("keeps id order and drops duplicates from overlapping pages and live events", () => {
     const s = apply([
       { type: "reset", messages: [new Msg(5), new Msg(6)], hasOlder: true, hasNewer: false },

@@ -67,16 +67,34 @@ function merge<M extends ListMessage>(state: ListState<M>, messages: M[]): ListS
   return { ...state, ids, byId };
 }
 
+/** The most messages the list holds. Past it, the end away from where pages are being added is
+ * let go and paged in again if the reader goes back there (hasOlder / hasNewer say so), so memory
+ * and the work per page stay the same at message 50,000 as at 50. */
+export const MAX_LOADED = 500;
+/** Live messages may overfill the list by this much before the oldest go: the reader may be up
+ * there, reading. */
+const LIVE_SLACK = 250;
+
+/** trim lets the newest or the oldest messages go beyond max. */
+function trim<M extends ListMessage>(state: ListState<M>, end: "newest" | "oldest", max = MAX_LOADED): ListState<M> {
+  const extra = state.ids.length - max;
+  if (extra <= 0) return state;
+  const keep = end === "newest" ? state.ids.slice(0, max) : state.ids.slice(extra);
+  const byId = new Map<number, M>();
+  for (const id of keep) byId.set(id, state.byId.get(id)!);
+  return end === "newest" ? { ...state, ids: keep, byId, hasNewer: true } : { ...state, ids: keep, byId, hasOlder: true };
+}
+
 export function listReducer<M extends ListMessage>(state: ListState<M>, action: ListAction<M>): ListState<M> {
   switch (action.type) {
     case "reset":
-      return { ...merge(emptyState<M>(), action.messages), hasOlder: action.hasOlder, hasNewer: action.hasNewer };
+      return trim({ ...merge(emptyState<M>(), action.messages), hasOlder: action.hasOlder, hasNewer: action.hasNewer }, "oldest");
     case "older":
-      return { ...merge(state, action.messages), hasOlder: action.hasOlder };
+      return trim({ ...merge(state, action.messages), hasOlder: action.hasOlder }, "newest");
     case "newer":
-      return { ...merge(state, action.messages), hasNewer: action.hasNewer };
+      return trim({ ...merge(state, action.messages), hasNewer: action.hasNewer }, "oldest");
     case "upsert":
-      return merge(state, [action.message]);
+      return trim(merge(state, [action.message]), "oldest", MAX_LOADED + LIVE_SLACK);
     case "remove": {
       if (!state.byId.has(action.id)) return state;
       const byId = new Map(state.byId);

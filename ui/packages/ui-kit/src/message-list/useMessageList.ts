@@ -198,7 +198,12 @@ export function useMessageList(o: {
     const setLoading = dir === "older" ? setLoadingOlder : setLoadingNewer;
     setLoading(true);
     try {
-      const msgs = dir === "older" ? await r.req.fetchPrevious() : await r.req.fetchNext();
+      // Each page is asked for from the loaded end itself, not from the request's own cursor:
+      // the list lets the far end go (state.ts MAX_LOADED), so what was fetched once may have to
+      // be fetched again.
+      const end = dir === "older" ? s.ids[0] : s.ids[s.ids.length - 1];
+      const req = end === undefined ? r.req : r.builder.setMessageId(end).build();
+      const msgs = dir === "older" ? await req.fetchPrevious() : await req.fetchNext();
       if (my !== gen.current) return;
       if (dir === "older") dispatch({ type: "older", messages: msgs, hasOlder: mayHaveMore(msgs, r.builder) });
       else dispatch({ type: "newer", messages: msgs, hasNewer: mayHaveMore(msgs, r.builder) });
