@@ -1,5 +1,5 @@
 // The bench page (ui/bench/bench.mjs builds it minified, like an app, and serves it through
-// test/browser/server.mjs): /?case=messages|groups|agent&token=…&peer=<uid> mounts one
+// test/browser/server.mjs): /?case=messages|groups|agent&token=…&peer=<uid>[&limit=N] mounts one
 // component, not in StrictMode, and records in window.__bench:
 //   t.script    performance.now() when this module starts (the bundle loaded and parsed)
 //   t.init, t.login  after Chat.init, after Chat.login(token)
@@ -158,7 +158,8 @@ async function main() {
     case "messages": {
       const user = await Chat.getUser(peer);
       watchRows("[data-message-id]", Number(q.get("rows") ?? 30));
-      mount(<ChatMessageList user={user} />);
+      const limit = Number(q.get("limit") ?? 0);
+      mount(<ChatMessageList user={user} {...(limit ? { messagesRequestBuilder: new Chat.MessagesRequestBuilder().setLimit(limit) } : {})} />);
       break;
     }
     case "groups": {

@@ -9,7 +9,7 @@
  * (anchoring on the first visible message, following the bottom, revealing a target) that the
  * libraries each re-implement differently; this adds only the window and the spacers to it.
  */
-import { useCallback, useMemo, useRef, useState, type RefObject } from "react";
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 
 /** Rendered beyond each edge of the view, in pixels. */
 export const OVERSCAN_PX = 900;
@@ -22,6 +22,19 @@ const AROUND = 20;
 /** The window holds at least this many items (a first page and its separators, whatever their
  * heights), older ones first: ~35 DOM nodes each keeps the list under 2,000 nodes. */
 export const MIN_ITEMS = 50;
+
+/** A window at the newest item grows by at most this many items added after it at once. */
+const LIVE_ITEMS = 8;
+/** And at most this many (the overscan of short messages is cut), so the DOM stays small. */
+export const MAX_ITEMS = 64;
+
+/** cap cuts [start, end) to MAX_ITEMS items around the view [vs, ve). */
+function cap(r: { start: number; end: number }, vs: number, ve: number): { start: number; end: number } {
+  if (r.end - r.start <= MAX_ITEMS) return r;
+  const spare = Math.max(0, MAX_ITEMS - (ve - vs));
+  const start = Math.max(r.start, vs - (spare >> 1));
+  return { start, end: Math.min(r.end, start + Math.max(MAX_ITEMS, ve - vs)) };
+}
 
 /** widen grows [start, end) to MIN_ITEMS items, towards older items first. */
 export function widen(r: { start: number; end: number }, n: number): { start: number; end: number } {
@@ -119,15 +132,18 @@ export function useVirtualWindow(o: {
   if (s !== undefined && e !== undefined && s <= e) {
     start = s;
     end = e + 1;
+    // The separators right above the first held message come with it.
+    while (start > 0 && !isMessageKey(o.keys[start - 1]!)) start--;
   } else {
     // Nothing held yet (or the held items are gone): the newest items, about two views' worth.
     const h = o.scroller.current?.clientHeight || 800;
     start = widen({ start: Math.min(indexAt(offsets, Math.max(0, offsets[n]! - h - OVERSCAN_PX)), Math.max(0, n - 1)), end: n }, n).start;
     end = n;
   }
-  // A window that reached the newest item takes in items added after it, so a message arriving
-  // at the bottom appears (and is announced) without waiting for a scroll.
-  if (held.toEnd) end = n;
+  // A window that reached the newest item takes in the few items added after it (live
+  // messages), so a message arriving at the bottom appears (and is announced) without waiting
+  // for a scroll; a page of newer messages waits for the view to come to it.
+  if (held.toEnd && e !== undefined && n - (e + 1) <= LIVE_ITEMS) end = n;
   const range: WindowRange = { start, end, top: offsets[start] ?? 0, bottom: offsets[n]! - (offsets[end] ?? offsets[n]!) };
   const rangeRef = useRef(range);
   rangeRef.current = range;
@@ -184,7 +200,8 @@ export function useVirtualWindow(o: {
         if (!force && i >= cur.start + 2 && i < cur.end - 2) return;
         next = widen({ start: Math.max(0, i - AROUND), end: Math.min(n, i + AROUND + 1) }, n);
       } else if (mode.kind === "bottom") {
-        next = widen({ start: rangeFor(offs, offs[n]! - sc.clientHeight, offs[n]!).start, end: n }, n);
+        const viewStart = indexAt(offs, offs[n]! - sc.clientHeight);
+        next = widen(cap({ start: rangeFor(offs, offs[n]! - sc.clientHeight, offs[n]!).start, end: n }, viewStart, n), n);
       } else {
         // The view in content coordinates: the rendered items sit below the top spacer, which
         // starts after the content's padding (the spacer's own offsetTop says where).
@@ -194,17 +211,44 @@ export function useVirtualWindow(o: {
         // Keep the window while it covers the view with some slack and is not much larger than
         // a window made now would be (a window grown by appends or a jump is cut back).
         const covered = offs[cur.start]! <= Math.max(0, top - SLACK_PX) && offs[cur.end]! >= Math.min(offs[n]!, bottom + SLACK_PX);
-        const lean = cur.end - cur.start <= MIN_ITEMS || offs[cur.end]! - offs[cur.start]! <= bottom - top + 4 * OVERSCAN_PX;
+        const lean = cur.end - cur.start <= MIN_ITEMS || (cur.end - cur.start <= MAX_ITEMS && offs[cur.end]! - offs[cur.start]! <= bottom - top + 4 * OVERSCAN_PX);
         if (covered && lean && !force) return;
-        next = widen(rangeFor(offs, top, bottom), n);
+        const view = rangeFor(offs, top, bottom, 0);
+        next = widen(cap(rangeFor(offs, top, bottom), view.start, view.end), n);
       }
       if (next.start === cur.start && next.end === cur.end && heldRef.current.startKey !== undefined) return;
-      const h = { startKey: keys[next.start], endKey: keys[next.end - 1], toEnd: next.end === n };
+      // A jump to items none of which are rendered (a fling, a scrollbar drag) mounts what is in
+      // view first and the overscan a frame later, so no single frame mounts a whole window.
+      if (mode.kind !== "around" && !force && heldRef.current.startKey !== undefined && (next.start >= cur.end || next.end <= cur.start)) {
+        const base = contentTop(o.content.current);
+        const view = mode.kind === "bottom" ? { start: indexAt(offs, offs[n]! - sc.clientHeight), end: n } : rangeFor(offs, sc.scrollTop - base, sc.scrollTop - base + sc.clientHeight, 0);
+        if (view.end - view.start < next.end - next.start) {
+          next = view;
+          cancelAnimationFrame(expand.current);
+          expand.current = requestAnimationFrame(() => updateRef.current(mode, true));
+        }
+      }
+      // The window is held by message keys: a separator's key (one per day) moves up when older
+      // messages of its day are prepended, and would drag the window with it.
+      let a = next.start;
+      while (a < next.end - 1 && !isMessageKey(keys[a]!)) a++;
+      let z = next.end - 1;
+      while (z > a && !isMessageKey(keys[z]!)) z--;
+      const h = { startKey: keys[a], endKey: keys[z], toEnd: next.end === n };
       heldRef.current = h;
-      setHeld(h);
+      // Following the view is a transition: React renders the new bubbles in slices that yield
+      // to the browser, so a fast scroll shows the spacer for a frame rather than stalling.
+      // A target (goToMessageId, a keyboard move) is rendered at once.
+      if (mode.kind === "around") setHeld(h);
+      else startTransition(() => setHeld(h));
     },
     [o.scroller, o.content],
   );
+
+  const expand = useRef(0);
+  const updateRef = useRef(update);
+  updateRef.current = update;
+  useEffect(() => () => cancelAnimationFrame(expand.current), []);
 
   const rendered = useCallback((key: string) => {
     const i = index.get(key);
@@ -214,6 +258,9 @@ export function useVirtualWindow(o: {
 
   return { range, measure, update, rendered };
 }
+
+/** Message items' keys (items.ts): "m-<id>"; separators and the unread divider are others. */
+const isMessageKey = (k: string) => k.startsWith("m-");
 
 function marginsOf(el: HTMLElement): number {
   const cs = getComputedStyle(el);
