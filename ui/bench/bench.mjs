@@ -17,7 +17,9 @@
 //   4. Scrolling back through 1,000, 5,000 and 20,000 messages (SCROLL_LENGTHS) and forward
 //      again: ChatMessageList with pages of 100, three views per step, each step waiting for
 //      its page; long tasks (PerformanceObserver "longtask"), the most DOM nodes at any time,
-//      and the JS heap after a forced collection (CDP) before and after.
+//      and the JS heap after a forced collection (CDP) before and after. SCROLL_DEBUG=1 prints
+//      each long task and long animation frame (with its scripts and forced layout),
+//      SCROLL_PROFILE=1 a CPU profile's top self times (the page then built unminified).
 //
 // Needs the packages built (npm run build) and the agentry binary ($AGENTRY_BIN, default
 // <repo>/bin/agentry). The bench page (bench/page) is built minified into a temporary directory,

@@ -120,6 +120,10 @@ export function useVirtualWindow(o: {
     o.keys.forEach((k, i) => m.set(k, i));
     return m;
   }, [o.keys]);
+  // Heights of items the list let go are dropped with them, so the map stays as small as the list.
+  useEffect(() => {
+    for (const k of heights.current.keys()) if (!index.has(k)) heights.current.delete(k);
+  }, [index]);
   const estimate = useRef(ESTIMATE_PX);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- version stands for the heights
   const offsets = useMemo(() => offsetsOf(o.keys, heights.current, estimate.current), [o.keys, version]);
