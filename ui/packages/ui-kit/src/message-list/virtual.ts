@@ -29,7 +29,7 @@ const LIVE_ITEMS = 8;
 export const MAX_ITEMS = 64;
 
 /** cap cuts [start, end) to MAX_ITEMS items around the view [vs, ve). */
-function cap(r: { start: number; end: number }, vs: number, ve: number): { start: number; end: number } {
+export function cap(r: { start: number; end: number }, vs: number, ve: number): { start: number; end: number } {
   if (r.end - r.start <= MAX_ITEMS) return r;
   const spare = Math.max(0, MAX_ITEMS - (ve - vs));
   const start = Math.max(r.start, vs - (spare >> 1));
