@@ -85,6 +85,14 @@ describe("ChatMessageList virtualized", () => {
     await page.keyboard.press("End");
     await expect.poll(focused).toBe("m 150");
     expect(await inView(page, "article:focus")).toBe(true);
+    // Half way up the window, on a desktop and on a phone.
+    for (const [width, height] of [[1280, 800], [390, 844]] as const) {
+      await page.setViewportSize({ width, height });
+      await page.evaluate((sel) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop = s.scrollHeight / 2; }, LIST);
+      await page.waitForTimeout(150);
+      expect(await page.locator(`${LIST} [data-message-id]`).count()).toBeLessThanOrEqual(64);
+      await screenshot(page, `message-list/virtual-${width}`);
+    }
   });
 
   test("a message arriving far below the window is announced and counted, and shown on the jump down", async () => {
