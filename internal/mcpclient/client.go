@@ -7,7 +7,6 @@ package mcpclient
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -92,22 +91,44 @@ func Connect(ctx context.Context, s Server) (*Session, error) {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: ClientName, Version: version}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 
+	// The session outlives this call (sessionCtx), so the timeout is a timer, not a deadline.
+	// Connect runs aside: when the timer fires the caller gets Timeout at once, whatever the
+	// SDK's teardown of a half-open session then takes (up to its own 5 s bounds for the
+	// session DELETE and the cancellation notice), and a session that still opens is closed.
 	sessionCtx, cancel := context.WithCancel(ctx)
-	timedOut := make(chan struct{})
-	timer := time.AfterFunc(s.timeout(), func() { close(timedOut); cancel() })
-	cs, err := client.Connect(sessionCtx, transport, nil)
-	if !timer.Stop() {
-		if cs != nil {
-			_ = cs.Close()
+	type connected struct {
+		cs  *mcp.ClientSession
+		err error
+	}
+	done := make(chan connected, 1)
+	go func() {
+		cs, err := client.Connect(sessionCtx, transport, nil)
+		done <- connected{cs, err}
+	}()
+	abandon := func() {
+		cancel()
+		go func() {
+			if r := <-done; r.cs != nil {
+				_ = r.cs.Close()
+			}
+		}()
+	}
+	timer := time.NewTimer(s.timeout())
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			cancel()
+			return nil, classify(r.err, rec, "initialize")
 		}
-		cancel()
-		return nil, &Error{Reason: ReasonTimeout, Message: fmt.Sprintf("no answer to initialize within %s", s.timeout()), Err: errors.Join(err, context.DeadlineExceeded)}
+		return &Session{ClientSession: r.cs, rec: rec, cancel: cancel}, nil
+	case <-timer.C:
+		abandon()
+		return nil, &Error{Reason: ReasonTimeout, Message: fmt.Sprintf("no answer to initialize within %s", s.timeout()), Err: context.DeadlineExceeded}
+	case <-ctx.Done():
+		abandon()
+		return nil, classify(ctx.Err(), rec, "initialize")
 	}
-	if err != nil {
-		cancel()
-		return nil, classify(err, rec, "initialize")
-	}
-	return &Session{ClientSession: cs, rec: rec, cancel: cancel}, nil
 }
 
 // httpClient wraps the base client's transport: headers to the server's origin only, and a
