@@ -73,6 +73,28 @@ describe("web app on agentry dev", () => {
     await page.getByRole("button", { name: "Sign in as Alice" }).waitFor();
   });
 
+  test("development login with a new user id creates that user; an invalid id is refused with the reason", async () => {
+    const page = await open();
+    await page.goto("/");
+    const uid = `dave-${Date.now() % 100000}`;
+    await page.getByLabel("User id").fill(uid);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByText("Signed in as").waitFor();
+    expect(await page.locator("strong", { hasText: "Dave" }).first().textContent()).toBe(`Dave ${uid.slice(5)}`);
+    await page.getByRole("button", { name: "Log out" }).click();
+    // Signing in again with the same id is the same user, not a second one.
+    await page.getByLabel("User id").fill(uid);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByText("Signed in as").waitFor();
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByLabel("User id").fill("not a valid id!");
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/uid/i);
+    expect(await page.getByText("Signed in as").count()).toBe(0);
+  });
+
   test("without a development login: sign in with an auth token, log out", async () => {
     const page = await open();
     // The server's answer as a production server (no development Auth Key) gives it.

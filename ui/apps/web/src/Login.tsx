@@ -26,7 +26,7 @@ export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Ch
 
   const submitUid = (e: FormEvent) => {
     e.preventDefault();
-    if (dev && uid.trim()) void run(() => loginWithAuthKey(uid.trim(), dev.authKey));
+    if (dev && uid.trim()) void run(() => loginWithAuthKey(uid.trim(), dev.authKey, { create: true }));
   };
   const submitToken = (e: FormEvent) => {
     e.preventDefault();
@@ -45,7 +45,7 @@ export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Ch
         {dev ? (
           <>
             <p className="agentry-web__muted">
-              Development login: pick a sample user, or type any user id. (This server has a development Auth Key.)
+              Development login: pick a sample user, or type a user id: a new one creates that user. (This server has a development Auth Key.)
             </p>
             <ul className="agentry-web__user-picker" aria-label="Sample users">
               {dev.users.map((u) => (

@@ -2,7 +2,7 @@
 // during a restart must not log the user out for good.
 import { Chat } from "@agentry/chat-sdk";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { isAuthFailure, resume } from "./session";
+import { isAuthFailure, nameOf, resume } from "./session";
 
 const { login } = vi.hoisted(() => ({ login: vi.fn() }));
 
@@ -78,5 +78,13 @@ describe("isAuthFailure", () => {
     expect(isAuthFailure(new Chat.ChatException(Chat.SDK_ERROR.NETWORK, "x"))).toBe(false);
     expect(isAuthFailure(new Chat.ChatException("ERR_INTERNAL", "x", { status: 500 }))).toBe(false);
     expect(isAuthFailure(new Error("boom"))).toBe(false);
+  });
+});
+
+describe("nameOf", () => {
+  it("makes a display name of a new user id", () => {
+    expect(nameOf("dave")).toBe("Dave");
+    expect(nameOf("mary-ann_o.neil")).toBe("Mary Ann O Neil");
+    expect(nameOf("--")).toBe("--");
   });
 });

@@ -45,11 +45,28 @@ function remember(): void {
 }
 
 /** Development login: any uid with the server's Auth Key. */
-export async function loginWithAuthKey(uid: string, authKey: string): Promise<Chat.User> {
+export async function loginWithAuthKey(uid: string, authKey: string, o: { create?: boolean } = {}): Promise<Chat.User> {
   currentToken = undefined;
-  const user = await Chat.login(uid, authKey);
+  let user: Chat.User;
+  try {
+    user = await Chat.login(uid, authKey);
+  } catch (e) {
+    // Development login with a new user id: the Auth Key may create users, so the user is made.
+    if (!o.create || !(e instanceof Chat.ChatException) || e.code !== "ERR_UID_NOT_FOUND") throw e;
+    await Chat.createUser(new Chat.User(uid, nameOf(uid)), authKey);
+    user = await Chat.login(uid, authKey);
+  }
   remember();
   return user;
+}
+
+/** A display name for a new user id: "dave" → "Dave", "mary-ann" → "Mary Ann". */
+export function nameOf(uid: string): string {
+  return uid
+    .split(/[-_.]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join(" ") || uid;
 }
 
 /** Production login: an auth token minted with the REST API key. */
