@@ -35,7 +35,8 @@ describe("ChatMessageList virtualized", () => {
     // Page back: each older page is prepended while the first visible message stays put.
     for (let round = 0; round < 40 && !(await texts(page)).includes("m 1"); round++) {
       await page.evaluate((sel) => { document.querySelector<HTMLElement>(sel)!.scrollTop = 120; }, LIST);
-      await page.waitForTimeout(30);
+      // Let the window follow the scroll (a frame or two) before recording the position.
+      await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50)))));
       const before = await firstVisible(page);
       await expect.poll(async () => (await firstVisible(page)).id === before.id && (await page.locator(`${LIST}[aria-busy]`).count()) === 0).toBe(true);
       const after = await firstVisible(page);
@@ -118,5 +119,33 @@ describe("ChatMessageList virtualized", () => {
     await expect.poll(() => texts(page).then((t) => t.at(-1))).toBe("late news");
     await expect.poll(() => gapToBottom(page)).toBeLessThanOrEqual(1);
     expect(await inView(page, `${LIST} [data-message-id]:nth-last-child(1 of [data-message-id])`)).toBe(true);
+  });
+
+  test("a phone-wide list: a long message's bubble takes most of the width, the options float over it, \"edited\" stays on one line", async () => {
+    const { alice, bob } = await people(chat, ["alice", "bob"]);
+    const long = "This is a long message about the plan for tomorrow, with enough words to wrap over several lines on a phone.";
+    await send(chat, bob, alice.uid, long);
+    const mine = await send(chat, alice, bob.uid, "a short one, then edited");
+    await chat.call("PUT", `/messages/${mine.id}`, { text: "a short one, edited" }, alice.token);
+    const page = await b.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await openCase(page, "message-list", { user: bob.uid }, { token: alice.token });
+    await expect.poll(() => texts(page)).toEqual([long, "a short one, edited"]);
+    const sizes = await page.evaluate((sel) => {
+      const list = document.querySelector<HTMLElement>(sel)!.getBoundingClientRect();
+      const body = document.querySelector<HTMLElement>(".chat-message-bubble-incoming .chat-message-bubble__body")!.getBoundingClientRect();
+      const edited = document.querySelector<HTMLElement>(".chat-message-bubble__edited")!;
+      return { list: list.width, body: body.width, editedHeight: edited.getBoundingClientRect().height, lineHeight: parseFloat(getComputedStyle(edited).lineHeight) || 16 };
+    }, LIST);
+    expect(sizes.body / sizes.list).toBeGreaterThan(0.6);
+    expect(sizes.editedHeight).toBeLessThan(sizes.lineHeight * 1.6);
+    // The options appear over the bubble on focus, without narrowing it.
+    await page.locator("article", { hasText: long }).focus();
+    const after = await page.evaluate(() => document.querySelector<HTMLElement>(".chat-message-bubble-incoming .chat-message-bubble__body")!.getBoundingClientRect().width);
+    expect(after).toBeCloseTo(sizes.body, 0);
+    expect(await page.locator("article:focus-within .chat-message-bubble__options").evaluate((e) => getComputedStyle(e).visibility)).toBe("visible");
+    const v = await axe(page);
+    expect(v, formatViolations(v)).toEqual([]);
+    await screenshot(page, "message-list/phone-width");
   });
 });
