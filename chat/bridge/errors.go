@@ -2,8 +2,6 @@ package bridge
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/internal/egress"
+	"github.com/agentry-dev/agentry/internal/netfail"
 )
 
 // runError is a failed call: Code is a model.RunErr… code, Reason says why for people (no
@@ -50,17 +49,12 @@ func (b *Bridge) transportFailure(ctx context.Context, err error) *runError {
 	case errors.Is(cause, context.DeadlineExceeded):
 		return fail(model.RunErrRunTimeout, fmt.Sprintf("it did not finish within %s", b.o.RunTimeout), err)
 	}
-	var certErr *tls.CertificateVerificationError
-	var unknownAuthority x509.UnknownAuthorityError
-	var hostnameErr x509.HostnameError
-	var recordErr tls.RecordHeaderError
-	switch {
-	case errors.Is(err, http.ErrSchemeMismatch):
-		// net/http replaces the handshake's RecordHeaderError with this when the answer was HTTP.
+	switch kind := netfail.TLS(err); {
+	case kind == netfail.PlainHTTP:
 		return fail(model.RunErrTLS, "the TLS handshake with it failed: it answered plain HTTP to https", err)
-	case errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr):
+	case kind == netfail.Untrusted:
 		return fail(model.RunErrTLS, "its TLS certificate could not be verified", err)
-	case errors.As(err, &recordErr), strings.Contains(err.Error(), "tls:"):
+	case kind != netfail.NotTLS, strings.Contains(err.Error(), "tls:"):
 		return fail(model.RunErrTLS, "the TLS handshake with it failed", err)
 	}
 	return fail(model.RunErrUnreachable, DescribeDialError(err), err)

@@ -3,7 +3,6 @@ package mcpclient
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/internal/egress"
+	"github.com/agentry-dev/agentry/internal/netfail"
 )
 
 // Reasons of an MCPServer's Ready condition.
@@ -64,18 +64,16 @@ func classify(err error, rec *recorder, op string) *Error {
 	case http.StatusForbidden:
 		return mk(ReasonUnauthorized, "the server answered %s 403 Forbidden: the credentials sent are not allowed", op)
 	}
-	var certErr *tls.CertificateVerificationError
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	var recordErr tls.RecordHeaderError
-	var alert tls.AlertError
-	switch {
-	case errors.As(err, &certErr), errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &invalid):
+	switch netfail.TLS(err) {
+	case netfail.Untrusted:
 		return mk(ReasonTLSError, "TLS: the server's certificate is not trusted: %v", rootCause(err))
-	case errors.As(err, &recordErr):
+	case netfail.PlainHTTP:
+		return mk(ReasonTLSError, "TLS: the server answered plain HTTP to https (is the url's scheme right?)")
+	case netfail.NoHandshake:
 		return mk(ReasonTLSError, "TLS: the server did not answer the TLS handshake (is the url's scheme right?)")
-	case errors.As(err, &alert):
+	case netfail.Refused:
+		var alert tls.AlertError
+		errors.As(err, &alert)
 		return mk(ReasonTLSError, "TLS: the server refused the handshake: %v", alert)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
