@@ -77,14 +77,17 @@ ORDER BY updated_us DESC, id DESC LIMIT $6`, uid, string(q.Type), after, c.N, c.
 }
 
 // fillConversation adds the last message, the unread count and the viewer's watermarks.
+// Unread counts the main conversation's messages from others: a thread reply is read in its
+// thread (the one read watermark is the main list's, so a reply below it could never be
+// cleared), and an action message (a join, a kick) is an event, not something to read.
 func fillConversation(t *txn, uid string, cv *model.Conversation) error {
 	r, err := loadReceipt(t, cv.ID, uid, false)
 	if err != nil {
 		return err
 	}
 	cv.LastReadID, cv.LastDelivery = r.read, r.delivered
-	if err := t.row(`SELECT COUNT(*) FROM chat_messages WHERE conversation_id = $1 AND id > $2 AND sender <> $3 AND moderation = 'approved' AND deleted_us = 0`,
-		cv.ID, r.read, uid).Scan(&cv.UnreadCount); err != nil {
+	if err := t.row(`SELECT COUNT(*) FROM chat_messages WHERE conversation_id = $1 AND id > $2 AND sender <> $3 AND moderation = 'approved' AND deleted_us = 0 AND parent_id = 0 AND category <> $4`,
+		cv.ID, r.read, uid, model.CategoryAction).Scan(&cv.UnreadCount); err != nil {
 		return fmt.Errorf("failed to count unread messages of %q: %w", cv.ID, err)
 	}
 	m, err := scanMessage(t.row(`SELECT `+messageColumns+` FROM chat_messages WHERE conversation_id = $1 AND (moderation = 'approved' OR sender = $2) ORDER BY id DESC LIMIT 1`, cv.ID, uid))

@@ -344,3 +344,33 @@ var _ = cases(
 		}
 	}},
 )
+
+// A conversation's unread count is what reading the main list clears: thread replies and
+// action messages (joins, additions) do not count.
+func TestUnreadCountsTheMainListOnly(t *testing.T) {
+	each(t, func(t *testing.T, s Store) {
+		users(t, s, "a", "b", "c")
+		group(t, s, "a", "g", model.GroupPublic, "b")
+		if _, err := s.AddMembers(ctx, "a", "g", []model.Member{{UID: "c"}}); err != nil {
+			t.Fatal(err)
+		}
+		top := send(t, s, text("a", "g", model.ReceiverGroup, "top"))
+		reply := text("c", "g", model.ReceiverGroup, "in the thread")
+		reply.ParentID = top.ID
+		send(t, s, reply)
+		unread := func() int {
+			convs := must[Page[model.Conversation]](t)(s.ListConversations(ctx, "b", ConversationQuery{Type: model.ReceiverGroup}))
+			if len(convs.Items) != 1 {
+				t.Fatalf("b's group conversations %+v", convs.Items)
+			}
+			return convs.Items[0].UnreadCount
+		}
+		if n := unread(); n != 1 {
+			t.Errorf("unread with an addition, a message and a thread reply: %d, want 1", n)
+		}
+		wantCode(t, s.MarkRead(ctx, "b", top.ID), "")
+		if n := unread(); n != 0 {
+			t.Errorf("unread after reading the main list: %d, want 0", n)
+		}
+	})
+}
