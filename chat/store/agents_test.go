@@ -263,3 +263,36 @@ func TestFrontendActions(t *testing.T) {
 		wantCode(t, err, model.ErrUIDNotFound)
 	})
 }
+
+// A one-to-one conversation with an agent is listed while the agent is enabled, as the user
+// directory lists the agent: a disabled agent's conversation would open onto a 404.
+func TestConversationsWithDisabledAgentsAreHidden(t *testing.T) {
+	each(t, func(t *testing.T, s Store) {
+		users(t, s, "alice", "bob")
+		c := chef()
+		c.Enabled = true
+		if _, _, err := s.PutAgent(ctx, c, nil); err != nil {
+			t.Fatal(err)
+		}
+		send(t, s, text("alice", "chef", model.ReceiverUser, "hi chef"))
+		send(t, s, text("alice", "bob", model.ReceiverUser, "hi bob"))
+		withs := func() []string {
+			var out []string
+			for _, cv := range must[Page[model.Conversation]](t)(s.ListConversations(ctx, "alice", ConversationQuery{})).Items {
+				out = append(out, cv.With)
+			}
+			return out
+		}
+		if got := strings.Join(withs(), ","); got != "bob,chef" {
+			t.Errorf("enabled: %s", got)
+		}
+		must[model.AgentConfig](t)(s.SetAgentEnabled(ctx, "chef", false))
+		if got := strings.Join(withs(), ","); got != "bob" {
+			t.Errorf("disabled: %s", got)
+		}
+		must[model.AgentConfig](t)(s.SetAgentEnabled(ctx, "chef", true))
+		if got := strings.Join(withs(), ","); got != "bob,chef" {
+			t.Errorf("enabled again: %s", got)
+		}
+	})
+}

@@ -10,7 +10,8 @@ import (
 )
 
 // ListConversations implements Messages: the viewer's one-to-one conversations and the
-// groups it is a member of, most recently active first, each with its last message visible to
+// groups it is a member of (not those with an agent that is disabled or unconfigured, which
+// the user directory hides too), most recently active first, each with its last message visible to
 // the viewer and the number of others' messages after the viewer's read watermark.
 func (s *sqlStore) ListConversations(ctx context.Context, uid string, q ConversationQuery) (Page[model.Conversation], error) {
 	limit, err := limitOf(q.Limit)
@@ -33,6 +34,8 @@ func (s *sqlStore) ListConversations(ctx context.Context, uid string, q Conversa
 		rows, err := t.query(`SELECT id, type, party_a, party_b, updated_us FROM chat_conversations
 WHERE ((type = 'user' AND (party_a = $1 OR party_b = $1)) OR (type = 'group' AND party_a IN (SELECT guid FROM chat_members WHERE uid = $1)))
 AND ($2 = '' OR type = $2)
+AND (type <> 'user' OR NOT EXISTS (SELECT 1 FROM chat_users u WHERE u.uid IN (party_a, party_b) AND u.uid <> $1 AND u.kind = 'agent'
+  AND u.uid NOT IN (SELECT agent_id FROM chat_agents WHERE enabled = 1)))
 AND ($3 = 0 OR updated_us < $4 OR (updated_us = $4 AND id < $5))
 ORDER BY updated_us DESC, id DESC LIMIT $6`, uid, string(q.Type), after, c.N, c.Key, limit+1)
 		if err != nil {
