@@ -28,6 +28,7 @@ type messageRequest struct {
 	Data         json.RawMessage    `json:"data"`
 	Metadata     json.RawMessage    `json:"metadata"`
 	ParentID     int64              `json:"parentId"`
+	QuotedID     int64              `json:"quotedMessageId"`
 	MUID         string             `json:"muid"`
 }
 
@@ -76,6 +77,9 @@ func (r *messageRequest) validate() error {
 	}
 	if r.ParentID < 0 {
 		return errValidation("parentId must be a message id")
+	}
+	if r.QuotedID < 0 {
+		return errValidation("quotedMessageId must be a message id")
 	}
 	if err := checkObject("metadata", r.Metadata); err != nil {
 		return err
@@ -134,7 +138,7 @@ func (a *API) sendMessage(c echo.Context) error {
 	}
 	m, err := a.opts.Store.SendMessage(ctx, model.Message{
 		Sender: uidOf(c), ReceiverID: req.Receiver, ReceiverType: req.ReceiverType, Category: req.Category, Type: req.Type,
-		Text: req.Text, Data: req.Data, Metadata: req.Metadata, ParentID: req.ParentID, MUID: req.MUID,
+		Text: req.Text, Data: req.Data, Metadata: req.Metadata, ParentID: req.ParentID, QuotedMessageID: req.QuotedID, MUID: req.MUID,
 	})
 	if err != nil {
 		if plan != nil {

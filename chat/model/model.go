@@ -130,28 +130,32 @@ type Message struct {
 	ID int64 `json:"id"`
 	// MUID is the client's id for the message: a retried send with the same MUID stores
 	// nothing new (see store.ErrAlreadySent).
-	MUID           string           `json:"muid,omitempty"`
-	ConversationID string           `json:"conversationId"`
-	Sender         string           `json:"sender"`
-	ReceiverID     string           `json:"receiver"`
-	ReceiverType   ReceiverType     `json:"receiverType"`
-	Category       string           `json:"category"`
-	Type           string           `json:"type"`
-	Text           string           `json:"text,omitempty"`
-	Data           json.RawMessage  `json:"data,omitempty"` // custom data, action details, agent run details
-	Attachment     *Attachment      `json:"attachment,omitempty"`
-	Metadata       json.RawMessage  `json:"metadata,omitempty"`
-	ParentID       int64            `json:"parentId,omitempty"`
-	ReplyCount     int              `json:"replyCount,omitempty"`
-	Moderation     ModerationStatus `json:"moderationStatus,omitempty"`
-	SentAt         time.Time        `json:"sentAt"`
-	EditedAt       *time.Time       `json:"editedAt,omitempty"`
-	EditedBy       string           `json:"editedBy,omitempty"`
-	DeletedAt      *time.Time       `json:"deletedAt,omitempty"` // a tombstone: text, data and attachment are cleared
-	DeletedBy      string           `json:"deletedBy,omitempty"`
-	Reactions      []ReactionCount  `json:"reactions,omitempty"`
-	DeliveredAt    *time.Time       `json:"deliveredAt,omitempty"`
-	ReadAt         *time.Time       `json:"readAt,omitempty"`
+	MUID           string          `json:"muid,omitempty"`
+	ConversationID string          `json:"conversationId"`
+	Sender         string          `json:"sender"`
+	ReceiverID     string          `json:"receiver"`
+	ReceiverType   ReceiverType    `json:"receiverType"`
+	Category       string          `json:"category"`
+	Type           string          `json:"type"`
+	Text           string          `json:"text,omitempty"`
+	Data           json.RawMessage `json:"data,omitempty"` // custom data, action details, agent run details
+	Attachment     *Attachment     `json:"attachment,omitempty"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"`
+	ParentID       int64           `json:"parentId,omitempty"`
+	// QuotedMessageID is the message a quote reply answers (same conversation); QuotedMessage
+	// is that message as the viewer sees it (a tombstone once deleted), without its own quote.
+	QuotedMessageID int64            `json:"quotedMessageId,omitempty"`
+	QuotedMessage   *Message         `json:"quotedMessage,omitempty"`
+	ReplyCount      int              `json:"replyCount,omitempty"`
+	Moderation      ModerationStatus `json:"moderationStatus,omitempty"`
+	SentAt          time.Time        `json:"sentAt"`
+	EditedAt        *time.Time       `json:"editedAt,omitempty"`
+	EditedBy        string           `json:"editedBy,omitempty"`
+	DeletedAt       *time.Time       `json:"deletedAt,omitempty"` // a tombstone: text, data and attachment are cleared
+	DeletedBy       string           `json:"deletedBy,omitempty"`
+	Reactions       []ReactionCount  `json:"reactions,omitempty"`
+	DeliveredAt     *time.Time       `json:"deliveredAt,omitempty"`
+	ReadAt          *time.Time       `json:"readAt,omitempty"`
 }
 
 // ReactionCount is one reaction on a message with how many reacted and whether the viewer did.

@@ -12,14 +12,14 @@ import (
 	"github.com/agentry-dev/agentry/chat/model"
 )
 
-const messageColumns = `id, conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, reply_count, moderation, sent_us, edited_us, edited_by, deleted_us, deleted_by, muid`
+const messageColumns = `id, conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, reply_count, moderation, sent_us, edited_us, edited_by, deleted_us, deleted_by, muid, quoted_id`
 
 func scanMessage(sc interface{ Scan(...any) error }) (model.Message, error) {
 	var m model.Message
 	var rtype, data, att, meta, mod string
 	var sent, edited, deleted int64
 	if err := sc.Scan(&m.ID, &m.ConversationID, &m.Sender, &m.ReceiverID, &rtype, &m.Category, &m.Type, &m.Text, &data, &att, &meta,
-		&m.ParentID, &m.ReplyCount, &mod, &sent, &edited, &m.EditedBy, &deleted, &m.DeletedBy, &m.MUID); err != nil {
+		&m.ParentID, &m.ReplyCount, &mod, &sent, &edited, &m.EditedBy, &deleted, &m.DeletedBy, &m.MUID, &m.QuotedMessageID); err != nil {
 		return m, err
 	}
 	m.ReceiverType, m.Moderation = model.ReceiverType(rtype), model.ModerationStatus(mod)
@@ -57,9 +57,9 @@ func insertMessage(t *txn, m *model.Message) error {
 	m.SentAt = t.now
 	// A muid the sender used already inserts nothing (a concurrent duplicate waits for the
 	// first to commit or roll back): errDuplicateMUID rolls this transaction back.
-	err := t.row(`INSERT INTO chat_messages (conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, moderation, sent_us, muid)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT (sender, muid) WHERE muid <> '' DO NOTHING RETURNING id`,
-		m.ConversationID, m.Sender, m.ReceiverID, string(m.ReceiverType), m.Category, m.Type, m.Text, string(m.Data), att, string(m.Metadata), m.ParentID, string(m.Moderation), us(m.SentAt), m.MUID).Scan(&m.ID)
+	err := t.row(`INSERT INTO chat_messages (conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, moderation, sent_us, muid, quoted_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (sender, muid) WHERE muid <> '' DO NOTHING RETURNING id`,
+		m.ConversationID, m.Sender, m.ReceiverID, string(m.ReceiverType), m.Category, m.Type, m.Text, string(m.Data), att, string(m.Metadata), m.ParentID, string(m.Moderation), us(m.SentAt), m.MUID, m.QuotedMessageID).Scan(&m.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return errDuplicateMUID
 	}
@@ -88,6 +88,13 @@ func (s *sqlStore) MessageByMUID(ctx context.Context, sender, muid string) (mode
 // visible only to its sender (and the group's admins, who read it from the store), so its
 // events are targeted at the sender alone; approved messages go to the conversation.
 func messageEvent(t *txn, typ string, m model.Message) error {
+	if m.QuotedMessageID != 0 && m.QuotedMessage == nil { // an edit or a delete of a quote reply
+		one := []model.Message{m}
+		if err := decorateQuotes(t, one); err != nil {
+			return err
+		}
+		m = one[0]
+	}
 	if m.Moderation != model.ModerationApproved {
 		return t.emit("", typ, m.Sender, m)
 	}
@@ -260,6 +267,19 @@ func sendInTx(t *txn, m model.Message) (model.Message, error) {
 			return m, err
 		}
 	}
+	m.QuotedMessage = nil
+	if m.QuotedMessageID != 0 {
+		q, err := loadMessage(t, m.QuotedMessageID, false)
+		if err == nil && q.ConversationID == conv {
+			_, err = canSee(t, m.Sender, q)
+		} else if err == nil {
+			err = model.Errorf(model.ErrMessageNotFound, "no message %d in this conversation", m.QuotedMessageID)
+		}
+		if err != nil {
+			return m, err
+		}
+		m.QuotedMessage = quoteOf(q)
+	}
 	if m.Moderation, err = moderate(t, m.Text); err != nil {
 		return m, err
 	}
@@ -272,6 +292,16 @@ func sendInTx(t *txn, m model.Message) (model.Message, error) {
 		}
 	}
 	return m, messageEvent(t, model.EventMessageCreated, m)
+}
+
+// quoteOf is q as a quote reply carries it: without its own quote, and without the content of
+// a message still under moderation.
+func quoteOf(q model.Message) *model.Message {
+	q.QuotedMessageID, q.QuotedMessage, q.Reactions, q.DeliveredAt, q.ReadAt, q.MUID = 0, nil, nil, nil, nil, ""
+	if q.Moderation != model.ModerationApproved {
+		q.Text, q.Data, q.Attachment, q.Metadata = "", nil, nil, nil
+	}
+	return &q
 }
 
 // loadMessage reads a message; lock holds its row until commit (PostgreSQL).

@@ -374,3 +374,40 @@ func TestUnreadCountsTheMainListOnly(t *testing.T) {
 		}
 	})
 }
+
+// A quote reply names a message of its conversation and carries it as it stands: in the
+// send's answer and event, in lists, and as a tombstone once the quoted message is deleted.
+func TestQuoteReplies(t *testing.T) {
+	each(t, func(t *testing.T, s Store) {
+		users(t, s, "a", "b", "c")
+		group(t, s, "a", "g", model.GroupPublic, "b")
+		group(t, s, "c", "h", model.GroupPublic)
+		orig := send(t, s, text("a", "g", model.ReceiverGroup, "the original"))
+		other := send(t, s, text("c", "h", model.ReceiverGroup, "elsewhere"))
+		q := text("b", "g", model.ReceiverGroup, "quoting it")
+		q.QuotedMessageID = orig.ID
+		reply := send(t, s, q)
+		if reply.QuotedMessageID != orig.ID || reply.QuotedMessage == nil || reply.QuotedMessage.Text != "the original" || reply.QuotedMessage.Sender != "a" {
+			t.Fatalf("sent quote reply %+v", reply)
+		}
+		created := eventsOf(t, s, model.EventMessageCreated)
+		var ev model.Message
+		_ = json.Unmarshal(created[len(created)-1].Data, &ev)
+		if ev.QuotedMessage == nil || ev.QuotedMessage.ID != orig.ID {
+			t.Errorf("created event %s", created[len(created)-1].Data)
+		}
+		bad := text("b", "g", model.ReceiverGroup, "quoting another conversation")
+		bad.QuotedMessageID = other.ID
+		_, err := s.SendMessage(ctx, bad)
+		wantCode(t, err, model.ErrMessageNotFound)
+		bad.QuotedMessageID = 1 << 40
+		_, err = s.SendMessage(ctx, bad)
+		wantCode(t, err, model.ErrMessageNotFound)
+		must[model.Message](t)(s.DeleteMessage(ctx, "a", orig.ID))
+		list := must[[]model.Message](t)(s.ListMessages(ctx, "b", MessageQuery{GUID: "g"}))
+		got := list[len(list)-1]
+		if got.ID != reply.ID || got.QuotedMessage == nil || got.QuotedMessage.DeletedAt == nil || got.QuotedMessage.Text != "" {
+			t.Errorf("listed quote reply after the delete %+v (quoted %+v)", got, got.QuotedMessage)
+		}
+	})
+}

@@ -187,6 +187,8 @@ CREATE TABLE chat_agent_runs (
 	`
 ALTER TABLE chat_messages ADD COLUMN muid TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX chat_messages_by_muid ON chat_messages (sender, muid) WHERE muid <> '';`,
+	// 7: a quote reply's reference to the message it quotes.
+	`ALTER TABLE chat_messages ADD COLUMN quoted_id {{BIGINT}} NOT NULL DEFAULT 0;`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

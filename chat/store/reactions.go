@@ -184,6 +184,47 @@ WHERE message_id IN (`+strings.Join(marks, ", ")+`) GROUP BY message_id, reactio
 			m.ReadAt = optTime(r.readUS)
 		}
 	}
+	return decorateQuotes(t, msgs)
+}
+
+// decorateQuotes adds the quoted message to each quote reply, as it stands now (edited, or a
+// tombstone), in one query.
+func decorateQuotes(t *txn, msgs []model.Message) error {
+	var args []any
+	var marks []string
+	for _, m := range msgs {
+		if m.QuotedMessageID != 0 {
+			args = append(args, m.QuotedMessageID)
+			marks = append(marks, fmt.Sprintf("$%d", len(args)))
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	rows, err := t.query(`SELECT `+messageColumns+` FROM chat_messages WHERE id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return err
+	}
+	quoted := map[int64]*model.Message{}
+	for rows.Next() {
+		q, err := scanMessage(rows)
+		if err != nil {
+			_ = rows.Close()
+			return err
+		}
+		quoted[q.ID] = quoteOf(q)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i := range msgs {
+		if q := quoted[msgs[i].QuotedMessageID]; q != nil {
+			msgs[i].QuotedMessage = q
+		}
+	}
 	return nil
 }
 

@@ -60,19 +60,23 @@ export function App() {
   }, []);
 
   const navigate = useCallback((r: Route) => {
-    const path = r === "admin" ? "/admin" : "/";
-    if (window.location.pathname !== path) window.history.pushState(null, "", path);
+    // The chat keeps its own paths (a conversation, a thread): "Chat" from there stays.
+    if (r !== routeOf(window.location.pathname)) window.history.pushState(null, "", r === "admin" ? "/admin" : "/");
     setRoute(r);
   }, []);
 
   const onLogout = useCallback(async () => {
     await logout();
     setUser(undefined);
-    navigate("chat");
-  }, [navigate]);
+    // The next user starts from nothing open, not from the last user's conversation.
+    window.history.replaceState(null, "", "/");
+    setRoute("chat");
+  }, []);
 
   useEffect(() => {
-    document.title = !user ? "Sign in · Agentry chat" : route === "admin" ? "Agents · Agentry chat" : "Agentry chat";
+    // The chat page titles itself after the open conversation.
+    if (!user) document.title = "Sign in · Agentry chat";
+    else if (route === "admin") document.title = "Agents · Agentry chat";
   }, [user, route]);
 
   let body;

@@ -121,7 +121,13 @@ export async function logout(): Promise<void> {
 
 /** A readable sentence for an SDK or API failure. */
 export function errorText(e: unknown): string {
+  if (isNetworkError(e)) return "The chat service can't be reached. Check your connection.";
   if (e instanceof Chat.ChatException) return e.message || e.code;
   if (e instanceof Error) return e.message;
   return String(e);
+}
+
+/** Whether a request failed for want of a connection (not refused by the service). */
+export function isNetworkError(e: unknown): boolean {
+  return e instanceof Chat.ChatException && e.code === Chat.SDK_ERROR.NETWORK && e.details?.["status"] === undefined;
 }

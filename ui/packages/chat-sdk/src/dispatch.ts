@@ -39,7 +39,7 @@ export class Dispatcher {
         if (type === "message.created") await this.groups.action(ev, w, recv);
         return;
       }
-      await dir.resolveUsers([w.sender]);
+      await dir.resolveUsers([w.sender, w.quotedMessage?.sender]);
       const m = messageFromWire(w, dir);
       const l = listeners.message;
       switch (type) {

@@ -15,6 +15,9 @@ export interface RequestOptions {
   /** The request is idempotent (a send with a muid): a network failure, whose request may or
    * may not have been applied, sends it again (NETWORK_RETRIES times) before failing. */
   retryNetwork?: boolean;
+  /** Upload progress of a multipart body, 0 to 1 (sent through XMLHttpRequest, which reports
+   * it; fetch does not). */
+  onUploadProgress?: (fraction: number) => void;
 }
 
 export interface Answer<T> {
@@ -84,7 +87,8 @@ export class Http {
   }
 
   /** Sends the request; a transport failure or timeout is ERR_NETWORK. */
-  private async send(method: string, url: string, headers: Record<string, string>, body?: BodyInit): Promise<Response> {
+  private async send(method: string, url: string, headers: Record<string, string>, body?: BodyInit, onProgress?: (f: number) => void): Promise<Response> {
+    if (onProgress && typeof XMLHttpRequest !== "undefined") return this.sendWithProgress(method, url, headers, body, onProgress);
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
     try {
@@ -99,6 +103,31 @@ export class Http {
     }
   }
 
+  /** send through XMLHttpRequest for its upload progress; the answer becomes a Response. */
+  private sendWithProgress(method: string, url: string, headers: Record<string, string>, body: BodyInit | undefined, onProgress: (f: number) => void): Promise<Response> {
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open(method, url);
+      for (const [k, v] of Object.entries(headers)) xhr.setRequestHeader(k, v);
+      xhr.timeout = this.timeoutMs;
+      xhr.upload.onprogress = (e) => {
+        if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
+      };
+      const fail = (why: string) => reject(new ChatException(SDK_ERROR.NETWORK, `cannot reach the chat service: ${why}`, { url }));
+      xhr.onerror = () => fail("the connection failed");
+      xhr.ontimeout = () => fail(`no answer within ${this.timeoutMs} ms`);
+      xhr.onload = () => {
+        const h = new Headers();
+        for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
+          const i = line.indexOf(":");
+          if (i > 0) h.append(line.slice(0, i).trim(), line.slice(i + 1).trim());
+        }
+        resolve(new Response(xhr.status === 204 ? null : xhr.responseText, { status: xhr.status, headers: h }));
+      };
+      xhr.send((body ?? null) as XMLHttpRequestBodyInit | null);
+    });
+  }
+
   /**
    * send, waiting out the service's rate limit: a 429 did nothing, so the same request goes
    * again after Retry-After (whole seconds; 1 when absent, at most MAX_RATE_WAIT_S), up to
@@ -108,7 +137,7 @@ export class Http {
     for (let attempt = 0; ; attempt++) {
       // Headers again each time: a session logged out while waiting fails (NOT_LOGGED_IN)
       // instead of sending a revoked token, and a new login's token is the one sent.
-      const res = await this.send(method, url, this.headers(opts), body);
+      const res = await this.send(method, url, this.headers(opts), body, opts.onUploadProgress);
       if (res.status !== 429 || attempt >= RATE_RETRIES) return res;
       const after = Number.parseInt(res.headers.get("retry-after") ?? "", 10);
       await res.body?.cancel().catch(() => undefined);

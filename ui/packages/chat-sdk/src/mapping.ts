@@ -143,6 +143,8 @@ export function messageFromWire(w: WireMessage, r: Resolver): BaseMessage {
   if (w.data && !(m instanceof CustomMessage)) m.setData(w.data);
   if (w.metadata) m.setMetadata(w.metadata);
   if (w.parentId) m.setParentMessageId(w.parentId);
+  if (w.quotedMessageId) m.setQuotedMessageId(w.quotedMessageId);
+  if (w.quotedMessage) m.setQuotedMessage(messageFromWire({ ...w.quotedMessage, quotedMessage: undefined }, r));
   if (w.muid) m.setMuid(w.muid);
   if (w.replyCount) m.setReplyCount(w.replyCount);
   if (w.moderationStatus) m.setModerationStatus(w.moderationStatus);

@@ -183,7 +183,7 @@ export class Session {
   /** Messages from the service, their senders looked up first. */
   async messages(ws: readonly WireMessage[]): Promise<BaseMessage[]> {
     const dir = this.directory;
-    await dir.resolveUsers(ws.map((w) => w.sender));
+    await dir.resolveUsers(ws.flatMap((w) => [w.sender, w.quotedMessage?.sender]));
     return ws.map((w) => messageFromWire(w, dir));
   }
   async message(w: WireMessage): Promise<BaseMessage> {

@@ -65,6 +65,8 @@ export interface WireMessage {
   attachment?: WireAttachment;
   metadata?: JSONObject;
   parentId?: number;
+  quotedMessageId?: number;
+  quotedMessage?: WireMessage;
   replyCount?: number;
   moderationStatus?: "approved" | "pending" | "disapproved";
   sentAt: string;

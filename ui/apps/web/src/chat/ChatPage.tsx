@@ -4,8 +4,11 @@
 import { Chat } from "@agentry/chat-sdk";
 import { ChatGroups, ChatMessageEvents, ChatMessageList, ChatUIEvents } from "@agentry/ui-kit";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useConnection } from "../connection";
 import { errorText } from "../session";
 import { Composer } from "./Composer";
+import "./composer.css";
+import { parsePath, pathOf, type Place } from "./places";
 import { recipeTemplates, showRecipeCard } from "./RecipeCard";
 
 export type Target = { kind: "group"; group: Chat.Group } | { kind: "user"; user: Chat.User };
@@ -74,10 +77,23 @@ function useRecent(active: string): Chat.Conversation[] {
       onCustomMessageReceived: load,
       onAgenticMessageReceived: load,
       onMessagesRead: load,
+      // The preview is the last message as it stands: an edit or a delete changes it.
+      onMessageEdited: load,
+      onMessageDeleted: load,
+    }));
+    const gid = "agentry-web-recent-groups";
+    Chat.addGroupListener(gid, new Chat.GroupListener({
+      onGroupMemberJoined: load,
+      onGroupMemberLeft: load,
+      onGroupMemberKicked: load,
+      onGroupMemberBanned: load,
+      onMemberAddedToGroup: load,
+      onGroupDeleted: load,
     }));
     const sent = ChatMessageEvents.ccMessageSent.subscribe(load);
     return () => {
       Chat.removeMessageListener(id);
+      Chat.removeGroupListener(gid);
       sent.unsubscribe();
       window.clearTimeout(timer.current);
     };
@@ -117,10 +133,102 @@ function UserRow({ user, active, onOpen, badge }: { user: Chat.User; active: boo
   );
 }
 
+/** The place a URL names, looked up: the group (joined when public and not yet), the user, the
+ * thread's parent message. */
+async function resolvePlace(p: Place): Promise<{ target: Target; thread: Chat.BaseMessage | undefined }> {
+  let target: Target;
+  if (p.kind === "group") {
+    const g = await Chat.getGroup(p.id);
+    target = { kind: "group", group: g.getHasJoined() ? g : await Chat.joinGroup(g.getGuid(), g.getType()) };
+  } else {
+    target = { kind: "user", user: await Chat.getUser(p.id) };
+  }
+  const thread = p.thread ? await Chat.getMessageDetails(p.thread).catch(() => undefined) : undefined;
+  return { target, thread };
+}
+
+const placeOf = (t: Target | undefined, thread: Chat.BaseMessage | undefined): Place | undefined =>
+  !t ? undefined : { kind: t.kind, id: t.kind === "group" ? t.group.getGuid() : t.user.getUid(), thread: thread?.getId() };
+
+/** "You're offline" at once, "Reconnecting…" after a moment (a socket reconnects quickly). */
+function ConnectionBanner() {
+  const c = useConnection();
+  const [shown, setShown] = useState<"offline" | "connecting" | undefined>();
+  useEffect(() => {
+    if (c === "online") {
+      setShown(undefined);
+      return;
+    }
+    const t = window.setTimeout(() => setShown(c), c === "offline" ? 0 : 2000);
+    return () => window.clearTimeout(t);
+  }, [c]);
+  return (
+    <div className="agentry-web__connection" role="status">
+      {shown === "offline" ? (
+        <p className="agentry-web__connection-text agentry-web__connection-text--offline">You're offline. Messages you send will go out when the connection is back.</p>
+      ) : shown === "connecting" ? (
+        <p className="agentry-web__connection-text">Reconnecting to the chat service…</p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A Recent row's second line: the last message as it stands. */
+function previewOf(c: Chat.Conversation, me: string): string {
+  const last = c.getLastMessage();
+  const w = c.getConversationWith();
+  if (!last) return w instanceof Chat.Group ? "Group" : "Conversation";
+  const who = last.getSender()?.getUid() === me ? "You: " : w instanceof Chat.Group && last.getCategory() !== "action" ? `${last.getSender()?.getName() ?? ""}: ` : "";
+  if (last.getDeletedAt()) return `${who}Message deleted`;
+  if (last instanceof Chat.TextMessage || last instanceof Chat.AgenticMessage) return who + last.getText();
+  if (last instanceof Chat.MediaMessage) return `${who}📎 ${last.getCaption() || last.getAttachment()?.getName() || last.getType()}`;
+  if (last instanceof Chat.Action) return last.getMessage() || "Group update";
+  if (last instanceof Chat.CustomMessage) return who + (last.getConversationText() || last.getType());
+  return w instanceof Chat.Group ? "Group" : "Conversation";
+}
+
 export function ChatPage({ me }: { me: Chat.User }) {
   const [target, setTarget] = useState<Target | undefined>();
   const [thread, setThread] = useState<Chat.BaseMessage | undefined>();
   const [error, setError] = useState("");
+  // The URL follows what is open; until the URL's own place is restored it is left alone.
+  const [restored, setRestored] = useState(false);
+  useEffect(() => {
+    let live = true;
+    const restore = async () => {
+      const p = parsePath(window.location.pathname);
+      try {
+        const r = p ? await resolvePlace(p) : undefined;
+        if (!live) return;
+        setTarget(r?.target);
+        setThread(r?.thread);
+        setError("");
+      } catch (e) {
+        if (!live) return;
+        setTarget(undefined);
+        setThread(undefined);
+        setError(`That conversation can't be opened: ${errorText(e)}`);
+        window.history.replaceState(null, "", "/");
+      } finally {
+        if (live) setRestored(true);
+      }
+    };
+    void restore();
+    const onPop = () => void restore();
+    window.addEventListener("popstate", onPop);
+    return () => {
+      live = false;
+      window.removeEventListener("popstate", onPop);
+    };
+  }, []);
+  useEffect(() => {
+    if (!restored) return;
+    const path = pathOf(placeOf(target, thread));
+    if (window.location.pathname !== path) window.history.pushState(null, "", path);
+  }, [restored, target, thread]);
+  useEffect(() => {
+    document.title = target ? `${titleOf(target)} · Agentry chat` : "Agentry chat";
+  }, [target]);
   const { people, agents, agentsLoaded, error: dirError } = useDirectory(me.getUid());
   const active = keyOf(target);
   const recent = useRecent(active);
@@ -196,8 +304,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
                 const key = w instanceof Chat.Group ? `group:${w.getGuid()}` : `user:${w.getUid()}`;
                 const name = w.getName() || (w instanceof Chat.Group ? w.getGuid() : w.getUid());
                 const unread = unreadOf(key);
-                const last = c.getLastMessage();
-                const lastText = last instanceof Chat.TextMessage || last instanceof Chat.AgenticMessage ? last.getText() : "";
+                const lastText = previewOf(c, me.getUid());
                 return (
                   <li key={c.getConversationId()}>
                     <button type="button" className="agentry-web__list-item" aria-current={key === active ? "true" : undefined}
@@ -205,7 +312,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
                       <Avatar name={name} image={w instanceof Chat.Group ? w.getIcon() : w.getAvatar()} />
                       <span className="agentry-web__list-text">
                         <span className="agentry-web__list-title">{name}</span>
-                        <span className="agentry-web__list-sub">{lastText || (w instanceof Chat.Group ? "Group" : "Conversation")}</span>
+                        <span className="agentry-web__list-sub">{lastText}</span>
                       </span>
                       {unread ? <span className="agentry-web__unread" aria-label={`${unread} unread`}>{unread}</span> : null}
                     </button>
@@ -243,6 +350,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
         </section>
       </nav>
       <main className="agentry-web__main" aria-label={target ? `Conversation with ${titleOf(target)}` : "Conversation"}>
+        <ConnectionBanner />
         {error ? (
           <p className="agentry-web__error agentry-web__banner" role="alert">
             {error}

@@ -22,6 +22,8 @@ export class BaseMessage {
   protected data: JSONObject = {};
   protected metadata?: JSONObject;
   protected parentMessageId = 0;
+  protected quotedMessageId = 0;
+  protected quotedMessage?: BaseMessage;
   protected replyCount = 0;
   protected moderationStatus?: ModerationStatus;
   protected sentAt = 0;
@@ -134,6 +136,21 @@ export class BaseMessage {
   setParentMessageId(id: number): void {
     this.parentMessageId = id;
   }
+  /** Makes this a quote reply to the message with this id (same conversation). */
+  setQuotedMessageId(id: number): void {
+    this.quotedMessageId = id;
+  }
+  getQuotedMessageId(): number {
+    return this.quotedMessageId;
+  }
+  /** The quoted message as it stood when this one was read (a tombstone once deleted). */
+  setQuotedMessage(m: BaseMessage | undefined): void {
+    this.quotedMessage = m;
+    if (m) this.quotedMessageId = m.getId();
+  }
+  getQuotedMessage(): BaseMessage | undefined {
+    return this.quotedMessage;
+  }
   setReplyCount(n: number): void {
     this.replyCount = n;
   }
@@ -235,6 +252,7 @@ export class Attachment {
 export class MediaMessage extends BaseMessage {
   protected file?: Blob;
   protected attachment?: Attachment;
+  protected onProgress?: ((fraction: number) => void) | undefined;
 
   constructor(receiverId: string, file: Blob | undefined, type: MediaType, receiverType: ReceiverType) {
     super(receiverId, receiverType, "message", type);
@@ -255,6 +273,13 @@ export class MediaMessage extends BaseMessage {
   }
   setAttachment(a: Attachment | undefined): void {
     this.attachment = a;
+  }
+  /** Called with the upload's progress (0 to 1) while sendMediaMessage uploads the file. */
+  setUploadProgressListener(fn: ((fraction: number) => void) | undefined): void {
+    this.onProgress = fn;
+  }
+  getUploadProgressListener(): ((fraction: number) => void) | undefined {
+    return this.onProgress;
   }
 }
 

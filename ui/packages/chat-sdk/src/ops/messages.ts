@@ -28,6 +28,7 @@ function common(m: BaseMessage): Record<string, unknown> {
   const meta = m.getMetadata();
   if (meta) body["metadata"] = meta;
   if (m.getParentMessageId()) body["parentId"] = m.getParentMessageId();
+  if (m.getQuotedMessageId()) body["quotedMessageId"] = m.getQuotedMessageId();
   return body;
 }
 
@@ -67,7 +68,8 @@ export async function sendMediaMessage(s: Session, m: MediaMessage): Promise<Med
   const meta = m.getMetadata();
   if (meta) form.append("metadata", JSON.stringify(meta));
   form.append("muid", muidOf(m));
-  const w = await s.http.json<WireMessage>("POST", "/messages/media", { form, retryNetwork: true });
+  const progress = m.getUploadProgressListener();
+  const w = await s.http.json<WireMessage>("POST", "/messages/media", { form, retryNetwork: true, ...(progress ? { onUploadProgress: progress } : {}) });
   return (await s.message(w)) as MediaMessage;
 }
 

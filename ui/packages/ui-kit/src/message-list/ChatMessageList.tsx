@@ -309,6 +309,7 @@ export function ChatMessageList(props: ChatMessageListProps) {
                   onEditDone={onEditDone}
                   onError={onFeatureError}
                   onFocusMessage={setFocusedId}
+                  onJumpTo={model.jumpTo}
                 />
               ),
             )}

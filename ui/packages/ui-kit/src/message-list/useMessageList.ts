@@ -60,6 +60,9 @@ export interface MessageListModel {
   retryPaging(): void;
   /** Loads again: "initial" honours goToMessageId / startFromUnreadMessages, "latest" the newest page. */
   reload(mode: "initial" | "latest"): void;
+  /** Puts a message in view and highlights it (a quoted message): at once when it is loaded,
+   * else after loading the page around it. */
+  jumpTo(id: number): void;
   /** Marks read up to the newest incoming message at or before id (the newest one visible). */
   markReadUpTo(id: number): void;
   dispatch: Dispatch<ListAction<Chat.BaseMessage>>;
@@ -99,6 +102,7 @@ export function useMessageList(o: {
   const countedReplies = useRef(new Set<number>());
   const droppedReplies = useRef(new Set<number>());
   const lastMarked = useRef(0);
+  const jumps = useRef(0);
 
   // Incoming messages the list received count as delivered (a watermark: the newest is enough).
   const deliver = useCallback((m: Chat.BaseMessage | undefined) => {
@@ -106,7 +110,7 @@ export function useMessageList(o: {
     Chat.markAsDelivered(m).catch((err: unknown) => latest.current.report(err));
   }, []);
 
-  const load = useCallback(async (mode: "initial" | "latest") => {
+  const load = useCallback(async (mode: "initial" | "latest" | { around: number }) => {
     const { conv: c, me: user, props: p } = latest.current;
     const my = ++gen.current;
     request.current = undefined;
@@ -134,8 +138,8 @@ export function useMessageList(o: {
       }
       let anchor = 0;
       let kind: ScrollTarget["kind"] | undefined;
-      const goTo = Number(p.goToMessageId);
-      if (mode === "initial" && p.goToMessageId && Number.isFinite(goTo) && goTo > 0) {
+      const goTo = typeof mode === "object" ? mode.around : Number(p.goToMessageId);
+      if (typeof mode === "object" || (mode === "initial" && p.goToMessageId && Number.isFinite(goTo) && goTo > 0)) {
         anchor = goTo;
         kind = "goto";
       } else if (mode === "initial" && p.startFromUnreadMessages && !c.parentId) {
@@ -384,6 +388,14 @@ export function useMessageList(o: {
     loadNewer: useCallback(() => void page("newer"), [page]),
     retryPaging: useCallback(() => setPagingError(undefined), []),
     reload: useCallback((mode: "initial" | "latest") => void load(mode), [load]),
+    jumpTo: useCallback(
+      (id: number) => {
+        // Its own sequence: taking a load generation would drop a page load in flight.
+        if (latest.current.state.byId.has(id)) setTarget({ id, kind: "goto", seq: 1e9 + ++jumps.current });
+        else void load({ around: id });
+      },
+      [load],
+    ),
     markReadUpTo,
     dispatch,
   };

@@ -16,6 +16,7 @@ import { Reactions } from "../options/Reactions";
 import type { ChatMessageListProps } from "../props";
 import { ActionMessage, actionText } from "./ActionMessage";
 import { MediaContent } from "./MediaContent";
+import { QuotedMessage } from "./QuotedMessage";
 import { StatusInfo } from "./StatusInfo";
 import { TextContent } from "./TextContent";
 
@@ -39,6 +40,8 @@ export interface MessageBubbleProps {
   onEditDone(edited?: Chat.BaseMessage): void;
   onError(error: unknown): void;
   onFocusMessage(id: number): void;
+  /** Shows a message of the list (a quote reply's quoted message). */
+  onJumpTo?(id: number): void;
 }
 
 /** Content of a message by category and type; templates' contentView wins. */
@@ -126,6 +129,7 @@ function Bubble(p: MessageBubbleProps) {
   // their reactions. An empty fragment hides the row.
   const footer = t?.footerView ? t.footerView(m) : undefined;
   const editing = p.editing && !deleted;
+  const quoted = m.getQuotedMessage();
   return (
     <article className={cls} aria-label={label} {...common}>
       <div className={`chat-message-bubble chat-message-bubble-${direction}` + (m instanceof Chat.AgenticMessage ? " chat-message-bubble--agentic" : "")}>
@@ -144,6 +148,7 @@ function Bubble(p: MessageBubbleProps) {
           ) : null}
           <div className="chat-message-bubble__row">
             <div className={`chat-message-bubble__body${deleted ? " chat-message-bubble__body--deleted" : ""}`}>
+              {quoted && !deleted ? <QuotedMessage quoted={quoted} me={me} onOpen={p.onJumpTo} /> : null}
               {editing ? <InlineEditor message={m} onDone={p.onEditDone} onError={p.onError} /> : content(p)}
               {p.translation && !deleted ? (
                 <div className="chat-message-bubble__translation">

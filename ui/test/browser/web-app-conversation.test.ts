@@ -1,0 +1,267 @@
+// The web app's conversation on a real `agentry dev` (issue 23): quote replies, unread counts
+// that reading clears (thread replies and "X added Y" do not count), the Recent preview after a
+// delete, a disabled agent gone from Recent, the typing indicator ending with the text, the
+// offline banner and the send that waits for the connection, a group joined elsewhere, a URL
+// per conversation and thread, and attachments. Screenshots in artifacts/web/.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startDev, type DevProcess } from "../agentry.mjs";
+import { axe, formatViolations, launchBrowser, newPage, pageErrors, screenshot } from "./harness";
+
+describe("web app conversations on agentry dev", () => {
+  let dev: DevProcess;
+  let browser: Browser;
+  const pages: Page[] = [];
+  let n = 0;
+  const unique = (s: string) => `${s}-${Date.now() % 100000}-${++n}`;
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+  beforeAll(async () => {
+    [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "" } }), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await Promise.all(pages.map((p) => p.context().close().catch(() => {})));
+    await browser?.close();
+    await dev?.stop();
+  });
+
+  async function signIn(name: string, path = "/"): Promise<Page> {
+    const page = await newPage(browser, dev.base);
+    pages.push(page);
+    await page.goto("/");
+    await page.getByRole("button", { name: `Sign in as ${name}` }).click();
+    await page.getByText("Signed in as").waitFor();
+    if (path !== "/") await page.goto(path);
+    return page;
+  }
+  async function expectAccessible(page: Page, what: string): Promise<void> {
+    const v = await axe(page);
+    expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
+  }
+  const main = (p: Page) => p.getByRole("main");
+  const composer = (p: Page) => main(p).getByRole("textbox");
+  async function send(p: Page, text: string): Promise<void> {
+    await composer(p).fill(text);
+    await composer(p).press("Enter");
+    await expect.poll(() => composer(p).inputValue()).toBe("");
+  }
+  /** A group owned by `owner` with these members, made through the API as the owner. */
+  async function makeGroup(owner: string, members: string[], name = "Team"): Promise<string> {
+    const guid = unique("team");
+    await dev.call("POST", "/groups", { guid, name: `${name} ${guid.slice(5)}`, type: "public", members: members.map((uid) => ({ uid })) }, await dev.mintToken(owner));
+    return guid;
+  }
+  const recent = (p: Page) => p.getByRole("region", { name: "Recent" });
+
+  test("quote reply: the composer shows what is answered, the reply carries and shows the quote, the quote leads to the original", async () => {
+    const [alice, bob] = await Promise.all([signIn("Alice", "/group/general"), signIn("Bob", "/group/general")]);
+    const question = unique("Where shall we meet?");
+    await main(alice).getByRole("heading", { name: "General" }).waitFor();
+    await main(bob).getByRole("heading", { name: "General" }).waitFor();
+    await send(alice, question);
+    const original = main(bob).getByRole("article").filter({ hasText: question });
+    await original.hover();
+    await original.getByRole("button", { name: "Reply", exact: true }).click();
+    const preview = main(bob).getByRole("group", { name: "Replying to Alice" });
+    await preview.getByText(question).waitFor();
+    await expect.poll(() => bob.evaluate(() => document.activeElement?.tagName)).toBe("TEXTAREA");
+    await screenshot(bob, "web/quote-composer");
+    await expectAccessible(bob, "composer replying to a message");
+    // Escape cancels; Reply again, then send.
+    await composer(bob).press("Escape");
+    await preview.waitFor({ state: "detached" });
+    await original.hover();
+    await original.getByRole("button", { name: "Reply", exact: true }).click();
+    await send(bob, "At the station");
+    await preview.waitFor({ state: "detached" });
+    for (const p of [alice, bob]) {
+      const reply = main(p).getByRole("article").filter({ hasText: "At the station" });
+      await reply.getByRole("button", { name: new RegExp(`^Quoting\\s*(Alice|You)\\s*:\\s*${escape(question)}`) }).waitFor();
+    }
+    const page = await dev.call<{ items: { text?: string; quotedMessageId?: number; quotedMessage?: { text?: string } }[] }>(
+      "GET", "/groups/general/messages?limit=5", undefined, await dev.mintToken("carol"));
+    const stored = page.items.find((m) => m.text === "At the station");
+    expect(stored?.quotedMessage?.text).toBe(question);
+    // The quote leads to the original, highlighted.
+    await main(alice).getByRole("article").filter({ hasText: "At the station" }).getByRole("button", { name: /^Quoting\s*You/ }).click();
+    await main(alice).locator(".chat-message-list__message--highlighted").filter({ hasText: question }).waitFor();
+    await screenshot(alice, "web/quote-reply");
+    await expectAccessible(alice, "a quote reply");
+    expect(pageErrors(alice)).toEqual([]);
+    expect(pageErrors(bob)).toEqual([]);
+  });
+
+  test("unread: a thread reply and an addition do not count; reading clears the badge for good", async () => {
+    const guid = await makeGroup("alice", ["bob"]);
+    const alice = await dev.mintToken("alice");
+    await dev.call("POST", `/groups/${guid}/members`, { members: [{ uid: "carol" }] }, alice);
+    const top = await dev.call<{ id: number }>("POST", "/messages", { receiver: guid, receiverType: "group", text: "Standup moved to 10" }, alice);
+    await dev.call("POST", "/messages", { receiver: guid, receiverType: "group", text: "ok", parentId: top.id }, await dev.mintToken("bob"));
+    const carol = await signIn("Carol");
+    const row = recent(carol).getByRole("button", { name: new RegExp(`Team ${guid.slice(5)}`) });
+    await row.waitFor();
+    await expect.poll(() => row.getByLabel(/unread/).textContent()).toBe("1");
+    await row.click();
+    await main(carol).getByText("Standup moved to 10").waitFor();
+    await main(carol).getByRole("button", { name: "1 reply" }).waitFor();
+    // Read on the server: a reload shows no badge.
+    await carol.waitForTimeout(1500);
+    await carol.goto("/");
+    await row.waitFor();
+    await carol.waitForTimeout(800);
+    expect(await row.getByLabel(/unread/).count()).toBe(0);
+  });
+
+  test("a deleted last message leaves the Recent preview at once, for both sides", async () => {
+    const [alice, bob] = await Promise.all([signIn("Alice", "/user/bob"), signIn("Bob")]);
+    await main(alice).getByRole("heading", { name: "Bob" }).waitFor();
+    const secret = unique("oops, wrong chat");
+    await send(alice, secret);
+    const bobsRow = recent(bob).getByRole("button", { name: /Alice/ });
+    await bobsRow.getByText(secret).waitFor({ timeout: 10_000 });
+    await recent(alice).getByRole("button", { name: /Bob/ }).getByText(`You: ${secret}`).waitFor();
+    const mine = main(alice).getByRole("article").filter({ hasText: secret });
+    await mine.hover();
+    await mine.getByRole("button", { name: "More options" }).click();
+    await alice.getByRole("menuitem", { name: "Delete" }).click();
+    await alice.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+    await recent(alice).getByRole("button", { name: /Bob/ }).getByText("You: Message deleted").waitFor({ timeout: 5_000 });
+    await bobsRow.getByText("Message deleted").waitFor({ timeout: 5_000 });
+    expect(await bob.getByText(secret).count()).toBe(0);
+  });
+
+  test("a disabled agent leaves Recent and does not come back on reload as a raw id", async () => {
+    const carol = await signIn("Carol", "/user/weather");
+    await main(carol).getByRole("heading", { name: /Weather/i }).waitFor();
+    await send(carol, "Is it raining in Lisbon?");
+    await recent(carol).getByRole("button", { name: /Weather/i }).waitFor({ timeout: 10_000 });
+    await dev.call("POST", "/agents/weather/disable");
+    try {
+      await recent(carol).getByRole("button", { name: /weather/i }).waitFor({ state: "detached", timeout: 8_000 });
+      await carol.reload();
+      await carol.getByText("Signed in as").waitFor();
+      await carol.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Chef/ }).waitFor();
+      await carol.waitForTimeout(500);
+      expect(await carol.getByRole("navigation", { name: "Conversations" }).getByText(/weather/i).count()).toBe(0);
+      // Its URL says it cannot be opened instead of opening a person chat.
+      await carol.goto("/user/weather");
+      await main(carol).getByRole("alert").getByText(/can't be opened/).waitFor();
+      expect(new URL(carol.url()).pathname).toBe("/");
+    } finally {
+      await dev.call("POST", "/agents/weather/enable");
+    }
+  });
+
+  test("typing ends for the other side as soon as the text is cleared", async () => {
+    const [alice, bob] = await Promise.all([signIn("Alice", "/user/carol"), signIn("Carol", "/user/alice")]);
+    await main(alice).getByRole("heading", { name: "Carol" }).waitFor();
+    await main(bob).getByRole("heading", { name: "Alice" }).waitFor();
+    await composer(alice).pressSequentially("Are you", { delay: 20 });
+    const typing = main(bob).getByRole("status").filter({ hasText: /typing/i });
+    await typing.waitFor();
+    const cleared = Date.now();
+    await composer(alice).fill("");
+    await typing.waitFor({ state: "detached", timeout: 2_000 });
+    expect(Date.now() - cleared).toBeLessThan(2_000);
+  });
+
+  test("offline: a banner, the message waits instead of failing and goes out when the connection is back", async () => {
+    const [alice, bob] = await Promise.all([signIn("Alice", "/user/bob"), signIn("Bob", "/user/alice")]);
+    await main(alice).getByRole("heading", { name: "Bob" }).waitFor();
+    await main(bob).getByRole("heading", { name: "Alice" }).waitFor();
+    await alice.context().setOffline(true);
+    await main(alice).getByText("You're offline.", { exact: false }).waitFor();
+    const text = unique("sent from the train");
+    await send(alice, text);
+    const waiting = main(alice).getByRole("list", { name: "Messages waiting to be sent" });
+    await waiting.getByText(text).waitFor({ timeout: 10_000 });
+    expect(await main(alice).getByText(/Failed to fetch/).count()).toBe(0);
+    await screenshot(alice, "web/offline");
+    await expectAccessible(alice, "offline with a waiting message");
+    await alice.context().setOffline(false);
+    await main(bob).getByRole("article").filter({ hasText: text }).waitFor({ timeout: 20_000 });
+    await waiting.waitFor({ state: "detached", timeout: 10_000 });
+    await main(alice).getByText("You're offline.", { exact: false }).waitFor({ state: "detached" });
+    expect(await main(alice).getByRole("alert").count()).toBe(0);
+    // Stored once (the retry carried the same muid).
+    const msgs = await dev.call<{ items: { text?: string }[] }>("GET", "/users/bob/messages?limit=10", undefined, await dev.mintToken("alice"));
+    expect(msgs.items.filter((m) => m.text === text)).toHaveLength(1);
+  });
+
+  test("a group joined in another tab appears as joined in this one, live", async () => {
+    const guid = await makeGroup("alice", [], "Book club");
+    const first = await signIn("Bob");
+    const groups = first.locator(".chat-groups");
+    await groups.getByText(`Book club ${guid.slice(5)}`).waitFor();
+    await dev.call("POST", `/groups/${guid}/join`, {}, await dev.mintToken("bob"));
+    await recent(first).getByRole("button", { name: new RegExp(`Book club ${guid.slice(5)}`) }).waitFor({ timeout: 8_000 });
+  });
+
+  test("a URL per conversation and thread: reload, back and forward and a shared link land there", async () => {
+    const alice = await signIn("Alice", "/group/general");
+    await main(alice).getByRole("heading", { name: "General" }).waitFor();
+    expect(await alice.title()).toBe("General · Agentry chat");
+    const text = unique("threaded question");
+    await send(alice, text);
+    const msg = main(alice).getByRole("article").filter({ hasText: text });
+    await msg.hover();
+    await msg.getByRole("button", { name: "Reply in thread" }).click();
+    await alice.getByRole("complementary", { name: "Thread" }).waitFor();
+    const threadPath = new URL(alice.url()).pathname;
+    expect(threadPath).toMatch(/^\/group\/general\/thread\/\d+$/);
+    await alice.getByRole("list", { name: "People" }).getByRole("button", { name: /Bob/ }).click();
+    await main(alice).getByRole("heading", { name: "Bob" }).waitFor();
+    expect(new URL(alice.url()).pathname).toBe("/user/bob");
+    await alice.goBack();
+    await alice.getByRole("complementary", { name: "Thread" }).getByText(text).first().waitFor();
+    await alice.goForward();
+    await main(alice).getByRole("heading", { name: "Bob" }).waitFor();
+    await alice.reload();
+    await main(alice).getByRole("heading", { name: "Bob" }).waitFor();
+    // Bob opens the shared thread link.
+    const bob = await signIn("Bob", threadPath);
+    await bob.getByRole("complementary", { name: "Thread" }).getByText(text).first().waitFor();
+    await main(bob).getByRole("heading", { name: "General" }).waitFor();
+  });
+
+  test("attachments: pick, paste and drop files, previews, then one message each", async () => {
+    const alice = await signIn("Alice", "/user/carol");
+    await main(alice).getByRole("heading", { name: "Carol" }).waitFor();
+    // Pick.
+    const chooser = alice.waitForEvent("filechooser");
+    await main(alice).getByRole("button", { name: "Attach files" }).click();
+    await (await chooser).setFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("shopping list: eggs, feta") });
+    const files = main(alice).getByRole("list", { name: "Files to send" });
+    await files.getByText("notes.txt").waitFor();
+    // Paste an image and drop another file.
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    await composer(alice).evaluate((el, b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], "dot.png", { type: "image/png" }));
+      el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, png);
+    await files.getByText("dot.png").waitFor();
+    await main(alice).locator("form").evaluate((form) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(["a,b\n1,2\n"], "table.csv", { type: "text/csv" }));
+      form.dispatchEvent(new DragEvent("dragover", { dataTransfer: dt, bubbles: true, cancelable: true }));
+      form.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
+    await files.getByText("table.csv").waitFor();
+    expect(await files.getByRole("img").count()).toBe(0); // the thumbnail is decorative (alt="")
+    expect(await files.locator("img").count()).toBe(1);
+    await screenshot(alice, "web/attachments");
+    await expectAccessible(alice, "composer with files");
+    await files.getByRole("button", { name: "Remove table.csv" }).click();
+    await composer(alice).fill("for the weekend");
+    await composer(alice).press("Enter");
+    await files.waitFor({ state: "detached", timeout: 15_000 });
+    const msgs = await dev.call<{ items: { type: string; text?: string; attachment?: { name: string } }[] }>(
+      "GET", "/users/carol/messages?limit=10", undefined, await dev.mintToken("alice"));
+    const media = msgs.items.filter((m) => m.attachment).map((m) => [m.type, m.attachment?.name, m.text ?? ""]);
+    expect(media.slice(-2)).toEqual([["file", "notes.txt", "for the weekend"], ["image", "dot.png", ""]]);
+    await main(alice).getByRole("article").filter({ hasText: "notes.txt" }).waitFor();
+    expect(pageErrors(alice)).toEqual([]);
+  });
+});
