@@ -85,9 +85,18 @@ describe("ChatMessageList agent chat", () => {
     expect(args.steps).toHaveLength(6);
     await page.getByRole("region", { name: "Recipe: Pantry Skillet" }).waitFor();
 
-    // The stored exchange: the call with its execution text, the result line, the final text.
-    await log(page).getByText("Showing the recipe card").waitFor();
-    await log(page).locator('.chat-agentic--tool-result[data-state="done"]', { hasText: "Show recipe card" }).waitFor();
+    // The stored exchange: the run's steps as compact blocks (the action's result, stored under
+    // the user who ran it, among them, not as the user's message); the execution text was for
+    // while it ran; the final text.
+    const steps = log(page).locator(".chat-agent-steps");
+    await expect.poll(() => steps.count()).toBe(2);
+    expect(await log(page).getByText("Showing the recipe card").count()).toBe(0);
+    expect(await log(page).locator(".chat-message-list__message--outgoing .chat-agentic--tool-result").count()).toBe(0);
+    const last = steps.last().getByRole("button", { name: /Used 1 tool/ });
+    expect(await last.getAttribute("aria-expanded")).toBe("false");
+    await last.click();
+    await steps.last().getByRole("listitem").filter({ hasText: "Done: Show recipe card" }).waitFor();
+    expect(await steps.locator(".chat-agent-steps__no-reply").count()).toBe(0);
     const history = await dev.call<{ items: { type: string; data?: { result?: string; name?: string } }[] }>(
       "GET", "/users/chef/messages?limit=50", undefined, token,
     );

@@ -345,10 +345,11 @@ describe("web app on agentry dev", () => {
     await form.getByLabel("Name", { exact: true }).fill("show-city");
 
     await params.fill('{"type": "object", "properties": {');
-    await form.getByText(/parameters is not valid JSON/).waitFor();
+    await form.getByText(/^Parameters is not valid JSON/).waitFor();
     const bad = '{"type": "object", "required": ["city"], "properties": {"city": {"type": "string"}}}';
     await params.fill(bad);
-    await form.getByText("parameters.properties.city.description is required").waitFor();
+    // In the form's words: the label, then the path inside the schema.
+    await form.getByText("Parameters: properties.city.description is required").waitFor();
     expect(await params.getAttribute("aria-invalid")).toBe("true");
     await form.getByRole("button", { name: "Save action" }).click();
     await form.getByText("Fix the fields marked above.").waitFor();

@@ -1,6 +1,6 @@
 // The admin forms' checks say what the server (chat/model/agents.go) would answer, in its words.
 import { describe, expect, it } from "vitest";
-import { fieldOfMessage, parseHeaders, takenError, validateAction, validateAgent, validateParameters, type AgentForm } from "./validate";
+import { fieldOfMessage, forPeople, parseHeaders, takenError, validateAction, validateAgent, validateParameters, type AgentForm } from "./validate";
 
 const p = (v: unknown) => validateParameters(JSON.stringify(v));
 
@@ -101,5 +101,21 @@ describe("takenError: a new agent or action must not replace an existing one", (
     expect(takenError("agent", "chef2", ["chef", "weather"])).toBeUndefined();
     expect(takenError("agent", "Chef", ["chef"])).toBeUndefined(); // ids are case-sensitive
     expect(takenError("agent", "", [""])).toBeUndefined();
+  });
+});
+
+describe("forPeople", () => {
+  it("says the form's labels instead of the API's field names", () => {
+    expect(forPeople("agentId must be 1-64 letters, digits, _ or -")).toBe("Agent ID must be 1-64 letters, digits, _ or -");
+    expect(forPeople("deploymentUrl is required (or agentRef, naming an in-cluster Agent as namespace/name)")).toBe(
+      "Deployment URL is required (or In-cluster Agent, naming an in-cluster Agent as namespace/name)",
+    );
+    expect(forPeople("suggestedMessages[2] is longer than 500 characters")).toBe("Suggested message 3 is longer than 500 characters");
+    expect(forPeople("parameters.properties.city.description is required")).toBe("Parameters: properties.city.description is required");
+    expect(forPeople("parameters is not valid JSON: x")).toBe("Parameters is not valid JSON: x");
+    expect(forPeople("headers.X-Key must be a string")).toBe("Headers: X-Key must be a string");
+    expect(forPeople("headers: \"a b\" is not a valid header name")).toBe("Headers: \"a b\" is not a valid header name");
+    expect(forPeople('uid "alice" belongs to a user who is not an agent')).toBe('uid "alice" belongs to a user who is not an agent');
+    expect(forPeople("an agent with this id exists: choose another id")).toBe("an agent with this id exists: choose another id");
   });
 });

@@ -186,3 +186,41 @@ export function fieldOfMessage(message: string, fields: readonly string[]): stri
   const root = head.split(/[.[]/, 1)[0] ?? "";
   return fields.includes(root) ? root : undefined;
 }
+
+/** The admin forms' field labels by the API's field names. */
+export const fieldLabels: Readonly<Record<string, string>> = {
+  agentId: "Agent ID",
+  provider: "Provider",
+  name: "Name",
+  icon: "Icon",
+  greeting: "Greeting",
+  introductoryMessage: "Introductory Message",
+  suggestedMessages: "Suggested messages",
+  deploymentUrl: "Deployment URL",
+  agentRef: "In-cluster Agent",
+  headers: "Headers",
+  displayName: "Display Name",
+  executionText: "Execution Text",
+  description: "Description",
+  parameters: "Parameters",
+};
+
+/** An error sentence in the form's words: the API's field names (agentId, deploymentUrl,
+ * suggestedMessages[2], parameters.properties.city.type) become the labels the admin sees
+ * ("Agent ID", "Deployment URL", "Suggested message 3", "Parameters: properties.city.type"). */
+export function forPeople(message: string): string {
+  const lead = /^([A-Za-z]+)(\[(\d+)\])?([.:]?)(\S*)/.exec(message);
+  let out = message;
+  if (lead && fieldLabels[lead[1]!]) {
+    const label = fieldLabels[lead[1]!]!;
+    const rest = message.slice(lead[0].length);
+    const sep = lead[4] ?? "";
+    const path = lead[5] ?? "";
+    if (lead[2]) out = `${label.replace(/s$/, "")} ${Number(lead[3]) + 1}${sep === "." ? `: ${path}` : sep + path}${rest}`;
+    else if (sep === ".") out = `${label}: ${path}${rest}`;
+    else out = `${label}${sep}${path}${rest}`;
+  }
+  // Other fields named inside the sentence ("… (or agentRef, naming …)"); camelCase names are
+  // never English words, so they are replaced wherever they stand.
+  return out.replace(/\b(agentId|agentRef|deploymentUrl|introductoryMessage|suggestedMessages|displayName|executionText)\b/g, (k) => fieldLabels[k] ?? k);
+}

@@ -1,9 +1,10 @@
 // Agent configurations and their frontend actions (admins: the /chat/v1/agents routes with
 // their bearer token). Forms check the server's rules as the admin types (../validate.ts) and
 // show the server's errors at the field they name.
+import "./admin.css";
 import { useCallback, useEffect, useId, useMemo, useState } from "react";
 import { adminApi, ApiError, type AgentConfig, type ConnectionTest, type FrontendAction, type Provider } from "../admin-api";
-import { fieldOfMessage, parseHeaders, suggestedList, takenError, validateAction, validateAgent, type ActionForm, type AgentForm, type FieldError } from "../validate";
+import { fieldOfMessage, forPeople, parseHeaders, suggestedList, takenError, validateAction, validateAgent, type ActionForm, type AgentForm, type FieldError } from "../validate";
 import { Field } from "./fields";
 
 const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers"];
@@ -143,7 +144,10 @@ function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
     if (taken) m["agentId"] ??= taken;
     return m;
   }, [form, isNew, takenIds]);
-  const shown = (f: string): string | undefined => (serverError?.field === f ? serverError.message : touched[f] ? errs[f] : undefined);
+  const shown = (f: string): string | undefined => {
+    const m = serverError?.field === f ? serverError.message : touched[f] ? errs[f] : undefined;
+    return m === undefined ? undefined : forPeople(m);
+  };
   const set = (f: keyof AgentForm) => (v: string) => {
     setForm((x) => ({ ...x, [f]: v }));
     setTouched((t) => ({ ...t, [f]: true }));
@@ -180,7 +184,7 @@ function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
       // A taken uid is about the Agent ID, though the message names no field.
       const field = e instanceof ApiError ? (e.code === "ERR_UID_ALREADY_EXISTS" ? "agentId" : fieldOfMessage(e.message, agentFields)) : undefined;
       if (field) setServerError({ field, message: e instanceof Error ? e.message : "" });
-      setStatus(`Not saved: ${sayError(e)}`);
+      setStatus(`Not saved: ${forPeople(sayError(e))}`);
     } finally {
       setBusy(false);
     }
@@ -233,20 +237,31 @@ function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
         <h1 id={headingId} className="agentry-web__title">
           {isNew ? "New agent" : `Agent ${agent.name || agent.agentId}`}
         </h1>
-        <div className="agentry-web__switch-row">
+        {/* The switch is named "Enabled" (its state says on or off); the visible text says the
+            state in words, so an off switch does not read "Enabled". */}
+        <label className="agentry-web__switch-row" htmlFor={enabledId}>
           <input id={enabledId} type="checkbox" role="switch" className="agentry-web__switch" checked={enabled} disabled={busy}
-            onChange={(e) => void toggle(e.target.checked)} />
-          <label htmlFor={enabledId}>Enabled</label>
-        </div>
+            aria-label="Enabled" onChange={(e) => void toggle(e.target.checked)} />
+          <span className={`agentry-web__switch-text agentry-web__switch-text--${enabled ? "on" : "off"}`} aria-hidden="true">
+            {enabled ? "Enabled" : "Disabled"}
+          </span>
+        </label>
       </div>
       <form className="agentry-web__form" onSubmit={(e) => { e.preventDefault(); void save(); }} noValidate>
         <div className="agentry-web__grid">
           <div className="agentry-web__field" data-field="provider">
-            <label htmlFor={providerId} className="agentry-web__label">Provider</label>
-            <select id={providerId} className="agentry-web__input" value={form.provider} onChange={(e) => set("provider")(e.target.value)}>
-              <option value="ag-ui">AG-UI (stream from the Deployment URL)</option>
-              <option value="mastra">Mastra (POST to a /generate URL)</option>
+            <div className="agentry-web__label-row">
+              <label htmlFor={providerId} className="agentry-web__label">Provider</label>
+              <span className="agentry-web__required" aria-hidden="true">*</span>
+            </div>
+            <select id={providerId} className="agentry-web__input" value={form.provider} required aria-describedby={`${providerId}-hint`}
+              onChange={(e) => set("provider")(e.target.value)}>
+              <option value="ag-ui">AG-UI</option>
+              <option value="mastra">Mastra</option>
             </select>
+            <p id={`${providerId}-hint`} className="agentry-web__hint">
+              {form.provider === "mastra" ? "POSTs to the agent's /generate URL." : "Streams from the Deployment URL (AG-UI)."}
+            </p>
           </div>
           <Field name="agentId" label="Agent ID" value={form.agentId} onChange={set("agentId")} error={shown("agentId")} required disabled={!isNew}
             hint={isNew ? "Letters, digits, _ or -; the agent's user id. It cannot change later." : undefined} mono />
@@ -259,7 +274,8 @@ function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
         <Field name="suggestedMessages" label="Suggested messages" value={form.suggestedMessages} onChange={set("suggestedMessages")}
           error={shown("suggestedMessages")} multiline rows={3} hint="One per line, up to 10." />
         <Field name="deploymentUrl" label="Deployment URL" value={form.deploymentUrl} onChange={set("deploymentUrl")} error={shown("deploymentUrl")}
-          mono placeholder="https://agents.example.com/api/agents/chef/ag-ui" hint="https (plain http only on development servers)." />
+          required={form.agentRef.trim() === ""} mono placeholder="https://agents.example.com/api/agents/chef/ag-ui"
+          hint="https (plain http only on development servers). Required unless an in-cluster Agent is named below." />
         <Field name="agentRef" label="In-cluster Agent (instead of a URL)" value={form.agentRef} onChange={set("agentRef")} error={shown("agentRef")}
           mono placeholder="namespace/name" />
         <Field name="headers" label="Headers" value={form.headers} onChange={set("headers")} error={shown("headers")} multiline rows={2} mono
@@ -393,7 +409,10 @@ function ActionEditor({ agentId, action, takenNames = noIds, onSaved, onDeleted 
     if (taken) m["name"] ??= taken;
     return m;
   }, [form, isNew, takenNames]);
-  const shown = (f: string): string | undefined => (serverError?.field === f ? serverError.message : touched[f] ? errs[f] : undefined);
+  const shown = (f: string): string | undefined => {
+    const m = serverError?.field === f ? serverError.message : touched[f] ? errs[f] : undefined;
+    return m === undefined ? undefined : forPeople(m);
+  };
   const set = (f: keyof ActionForm) => (v: string) => {
     setForm((x) => ({ ...x, [f]: v }));
     setTouched((t) => ({ ...t, [f]: true }));
@@ -420,7 +439,7 @@ function ActionEditor({ agentId, action, takenNames = noIds, onSaved, onDeleted 
     } catch (e) {
       const field = e instanceof ApiError ? fieldOfMessage(e.message, actionFields) : undefined;
       if (field) setServerError({ field, message: e instanceof Error ? e.message : "" });
-      setStatus(`Not saved: ${sayError(e)}`);
+      setStatus(`Not saved: ${forPeople(sayError(e))}`);
     } finally {
       setBusy(false);
     }

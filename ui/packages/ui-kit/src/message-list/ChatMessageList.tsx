@@ -27,6 +27,7 @@ import { MessageBubble } from "./bubble/MessageBubble";
 import { defaultTextFormatters } from "./bubble/formatters";
 import { conversationOf, mergeLive, toChatException } from "./conversation";
 import { DateSeparator, StickyDate, UnreadDivider } from "./DateSeparator";
+import { StepsBlock } from "./agent/StepsBlock";
 import { buildItems } from "./items";
 import type { ChatMessageListProps } from "./props";
 import { useScrollKeeper, type ScrollInfo } from "./scroll";
@@ -37,6 +38,8 @@ import { useVirtualWindow, type VirtualWindow } from "./virtual";
 import { EmptyView, ErrorView, LoadingView, NewMessagesIndicator, typingText } from "./views";
 
 const HIGHLIGHT_MS = 2500;
+/** How long the pinned date stays after the last scroll. */
+const STICKY_IDLE_MS = 1500;
 
 const canMarkRead = () => document.visibilityState === "visible" && document.hasFocus();
 
@@ -95,6 +98,11 @@ export function ChatMessageList(props: ChatMessageListProps) {
   const content = useRef<HTMLDivElement>(null);
   const [atBottom, setAtBottom] = useState(true);
   const [stickyId, setStickyId] = useState<number>();
+  const [stickyIdle, setStickyIdle] = useState(false);
+  // Whether an agent run is under way here (AgentView says): its last steps may be answered yet.
+  const [agentRunning, setAgentRunning] = useState(false);
+  const stickyTimer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(stickyTimer.current), []);
   const winRef = useRef<VirtualWindow>(undefined);
   const onInfo = useCallback((info: ScrollInfo) => {
     const m = modelRef.current;
@@ -102,7 +110,12 @@ export function ChatMessageList(props: ChatMessageListProps) {
     winRef.current?.update(info.atBottom && !m.state.hasNewer ? { kind: "bottom" } : { kind: "view" });
     setAtBottom(info.atBottom);
     if (info.atBottom && !m.state.hasNewer) setNewCount(0);
-    setStickyId(info.atTop ? undefined : info.topId);
+    // The pinned date shows while the top message's own separator is out of view, and fades
+    // once scrolling stops, so it does not sit over the first message.
+    setStickyId(info.atTop || info.topDateShown ? undefined : info.topId);
+    setStickyIdle(false);
+    window.clearTimeout(stickyTimer.current);
+    stickyTimer.current = window.setTimeout(() => setStickyIdle(true), STICKY_IDLE_MS);
     if (info.nearTop) m.loadOlder();
     if (info.nearBottom) m.loadNewer();
     if (info.bottomId !== undefined && canMarkRead()) m.markReadUpTo(info.bottomId);
@@ -202,8 +215,9 @@ export function ChatMessageList(props: ChatMessageListProps) {
         hideDateSeparator: !!props.hideDateSeparator,
         hideGroupActionMessages: !!props.hideGroupActionMessages,
         firstUnreadId: model.firstUnreadId,
+        agentRunning,
       }),
-    [messages, props.hideDateSeparator, props.hideGroupActionMessages, model.firstUnreadId],
+    [messages, props.hideDateSeparator, props.hideGroupActionMessages, model.firstUnreadId, agentRunning],
   );
   const templates = useMemo(() => {
     const t = new Map<string, ChatMessageTemplate>();
@@ -266,7 +280,7 @@ export function ChatMessageList(props: ChatMessageListProps) {
     const label = !conv ? "Messages" : conv.parentId ? `Replies in the thread` : conv.type === "user" ? `Messages with ${conv.name}` : `Messages in ${conv.name}`;
     body = (
       <>
-        {!props.hideStickyDate && stickyMessage ? <StickyDate date={new Date(stickyMessage.getSentAt() * 1000)} format={props.stickyDateTimeFormat} /> : null}
+        {!props.hideStickyDate && stickyMessage ? <StickyDate date={new Date(stickyMessage.getSentAt() * 1000)} format={props.stickyDateTimeFormat} idle={stickyIdle} /> : null}
         <div
           ref={scroller}
           className="chat-message-list__list"
@@ -289,6 +303,9 @@ export function ChatMessageList(props: ChatMessageListProps) {
                 <DateSeparator key={it.key} itemKey={it.key} date={it.date} format={props.separatorDateTimeFormat} />
               ) : it.kind === "unread" ? (
                 <UnreadDivider key={it.key} itemKey={it.key} />
+              ) : it.kind === "steps" ? (
+                <StepsBlock key={it.key} itemKey={it.key} steps={it.steps} lastId={it.messages[it.messages.length - 1]!.getId()} noReply={it.noReply}
+                  agentName={agentNameOf(it.messages, it.agentId, props.user)} />
               ) : (
                 <MessageBubble
                   key={it.key}
@@ -298,6 +315,7 @@ export function ChatMessageList(props: ChatMessageListProps) {
                   isGroup={conv?.type === "group"}
                   inThread={!!conv?.parentId}
                   firstOfRun={it.firstOfRun}
+                  toolCallsInSteps={!!it.toolCallsInSteps}
                   formatters={formatters}
                   template={templates.get(`${it.message.getCategory()}/${it.message.getType()}`)}
                   highlighted={highlightId === it.message.getId()}
@@ -315,7 +333,8 @@ export function ChatMessageList(props: ChatMessageListProps) {
             )}
             <div className="chat-message-list__spacer chat-message-list__spacer--bottom" style={{ height: win.range.bottom }} aria-hidden="true" />
             {model.loadingNewer ? <div className="chat-message-list__loading-more" role="status" aria-label="Loading newer messages" /> : null}
-            <AgentView props={props} user={props.user} group={props.group} loggedInUser={me!} isEmpty={isEmpty} onGrow={keeper.keep} onError={onFeatureError} />
+            <AgentView props={props} user={props.user} group={props.group} loggedInUser={me!} isEmpty={isEmpty} onGrow={keeper.keep} onError={onFeatureError}
+              onRunning={setAgentRunning} />
           </div>
         </div>
         {newCount > 0 && (!atBottom || model.state.hasNewer) ? <NewMessagesIndicator count={newCount} onClick={jumpDown} /> : null}
@@ -346,4 +365,10 @@ export function ChatMessageList(props: ChatMessageListProps) {
       </div>
     </div>
   );
+}
+
+/** Who ran the steps: the agent's name from its own messages, else the chat's agent, else its id. */
+function agentNameOf(messages: readonly Chat.AgenticMessage[], agentId: string | undefined, user: Chat.User | undefined): string {
+  const own = messages.find((m) => m.getSender()?.getUid() === agentId)?.getSender()?.getName();
+  return own || (user && user.getUid() === agentId ? user.getName() : "") || agentId || "The agent";
 }

@@ -18,9 +18,9 @@ export function DateSeparator({ date, format, itemKey }: { date: Date; format: C
  * (stickyDateTimeFormat). It repeats what the separators say, so it is hidden from assistive
  * technology.
  */
-export function StickyDate({ date, format }: { date: Date; format: CalendarObject | undefined }) {
+export function StickyDate({ date, format, idle = false }: { date: Date; format: CalendarObject | undefined; idle?: boolean }) {
   return (
-    <div className="chat-message-list__sticky-date" aria-hidden="true">
+    <div className={`chat-message-list__sticky-date${idle ? " chat-message-list__sticky-date--idle" : ""}`} aria-hidden="true">
       <span className="chat-message-list__sticky-date-text">{formatCalendar(date, format, separatorDefaults)}</span>
     </div>
   );

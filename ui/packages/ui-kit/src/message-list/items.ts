@@ -4,17 +4,23 @@
  * name and avatar once). Pure, so the layout rules are unit-tested without a DOM.
  */
 import type { Chat } from "@agentry/chat-sdk";
+import { isAnswer, isStep, stepsOf, type RunStep } from "./agent/steps";
 
 export type ListItem =
   | { kind: "date"; key: string; date: Date }
   | { kind: "unread"; key: string }
-  | { kind: "message"; key: string; message: Chat.BaseMessage; firstOfRun: boolean };
+  | { kind: "message"; key: string; message: Chat.BaseMessage; firstOfRun: boolean; toolCallsInSteps?: boolean }
+  /** An agent run's steps (tool calls and results) as one block; noReply: the run ended
+   * without answering in words after them. */
+  | { kind: "steps"; key: string; messages: Chat.AgenticMessage[]; steps: RunStep[]; agentId: string | undefined; noReply: boolean };
 
 export interface ItemOptions {
   hideDateSeparator: boolean;
   hideGroupActionMessages: boolean;
   /** The first unread message (startFromUnreadMessages): the divider goes before it. */
   firstUnreadId?: number | undefined;
+  /** An agent run is under way in the conversation (its last steps may still be answered). */
+  agentRunning?: boolean | undefined;
 }
 
 /** A run of one sender breaks after this much silence (seconds). */
@@ -28,8 +34,42 @@ export function buildItems(messages: readonly Chat.BaseMessage[], o: ItemOptions
   const out: ListItem[] = [];
   let lastDay = "";
   let prev: Chat.BaseMessage | undefined;
+  // The tool calls of the last answer in words: they show in the steps block that follows.
+  let carried: { runId: string | undefined; calls: Chat.ToolCall[]; item: Extract<ListItem, { kind: "message" }> } | undefined;
+  let steps: Extract<ListItem, { kind: "steps" }> | undefined;
+  let stepsRun: string | undefined;
+  const closeSteps = (next: Chat.BaseMessage | undefined) => {
+    if (!steps) return;
+    // Answered when the run's next message is the agent's text; the end of the list is
+    // answered while the run goes on.
+    steps.noReply = next ? !isAnswer(next) : !o.agentRunning;
+    const take = carried && carried.runId === stepsRun ? carried : undefined;
+    if (take) take.item.toolCallsInSteps = true;
+    steps.steps = stepsOf(steps.messages, take ? take.calls : []);
+    carried = undefined;
+    steps = undefined;
+  };
   for (const m of messages) {
     if (o.hideGroupActionMessages && isAction(m)) continue;
+    if (isStep(m)) {
+      const run = m.getRunId();
+      if (steps && run === stepsRun) {
+        steps.messages.push(m);
+        continue;
+      }
+      closeSteps(m);
+      const day = dayKey(new Date(m.getSentAt() * 1000));
+      if (day !== lastDay && !o.hideDateSeparator) out.push({ kind: "date", key: `date-${day}`, date: new Date(m.getSentAt() * 1000) });
+      lastDay = day;
+      if (o.firstUnreadId !== undefined && m.getId() === o.firstUnreadId) out.push({ kind: "unread", key: "unread" });
+      steps = { kind: "steps", key: `s-${m.getId()}`, messages: [m], steps: [], agentId: m.getAgentId(), noReply: false };
+      stepsRun = run;
+      out.push(steps);
+      prev = m;
+      continue;
+    }
+    closeSteps(m);
+    carried = undefined;
     const date = new Date(m.getSentAt() * 1000);
     const day = dayKey(date);
     const newDay = day !== lastDay;
@@ -44,8 +84,11 @@ export function buildItems(messages: readonly Chat.BaseMessage[], o: ItemOptions
       isAction(prev) ||
       prev.getSender()?.getUid() !== m.getSender()?.getUid() ||
       m.getSentAt() - prev.getSentAt() > RUN_GAP;
-    out.push({ kind: "message", key: `m-${m.getId()}`, message: m, firstOfRun });
+    const item: Extract<ListItem, { kind: "message" }> = { kind: "message", key: `m-${m.getId()}`, message: m, firstOfRun };
+    out.push(item);
+    if (isAnswer(m) && m.getToolCalls().length) carried = { runId: m.getRunId(), calls: m.getToolCalls(), item };
     prev = m;
   }
+  closeSteps(undefined);
   return out;
 }

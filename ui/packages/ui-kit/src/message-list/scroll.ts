@@ -17,6 +17,8 @@ export interface ScrollInfo {
   nearBottom: boolean;
   /** The first and last messages at least partly in view. */
   topId: number | undefined;
+  /** The day separator of the top message is (partly) in view: a pinned date would repeat it. */
+  topDateShown: boolean;
   bottomId: number | undefined;
 }
 
@@ -103,6 +105,7 @@ export function useScrollKeeper(o: {
       nearTop: s.scrollTop <= PAGE_PX,
       nearBottom: gap <= PAGE_PX,
       topId: top ? idOf(top) : undefined,
+      topDateShown: !!top && dateShown(top, viewTop),
       bottomId: bottom ? idOf(bottom) : undefined,
     });
   }, []);
@@ -174,4 +177,13 @@ export function useScrollKeeper(o: {
   }, [o.active, o.scroller, o.content, keep]);
 
   return keeper;
+}
+
+/** Whether the day separator before el (its day's heading) reaches below viewTop. */
+function dateShown(el: HTMLElement, viewTop: number): boolean {
+  for (let e = el.previousElementSibling; e; e = e.previousElementSibling) {
+    if (!(e instanceof HTMLElement) || !e.classList.contains("chat-message-list__date-separator")) continue;
+    return e.offsetTop + e.offsetHeight > viewTop;
+  }
+  return false;
 }

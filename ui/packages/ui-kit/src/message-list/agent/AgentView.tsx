@@ -21,6 +21,8 @@ export interface AgentViewProps {
   /** The live answer grew: the core keeps the view at the bottom if the reader was there. */
   onGrow(): void;
   onError(error: unknown): void;
+  /** Whether a run is under way here, as it changes. */
+  onRunning?(running: boolean): void;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface AgentViewProps {
  * isEmpty — the agent's greeting, introductory message and suggested messages. It also runs
  * props.agentActions for stored messages awaiting a frontend action (live only, once per call).
  */
-export function AgentView({ props, user, group, loggedInUser, isEmpty, onGrow, onError }: AgentViewProps) {
+export function AgentView({ props, user, group, loggedInUser, isEmpty, onGrow, onError, onRunning }: AgentViewProps) {
   const agent = group ? undefined : agentOf(props, user);
   // Agents answer one-to-one chats with them and mentions in groups; not inside threads.
   const active = !props.parentMessageId && (!!group || !!agent);
@@ -40,6 +42,8 @@ export function AgentView({ props, user, group, loggedInUser, isEmpty, onGrow, o
   useEffect(() => {
     onGrowRef.current();
   }, [state]);
+  const running = !!state.running;
+  useEffect(() => onRunning?.(running), [running, onRunning]);
   const groupAgents = useAgentNames(group ? state.running?.agentId : undefined);
 
   if (!active) return null;

@@ -21,7 +21,9 @@ describe("AgenticContent", () => {
     expect(container.querySelectorAll("br")).toHaveLength(1);
     expect(container.querySelector("b")).toBeNull(); // text, never HTML
     expect(container.textContent).toContain("Enjoy <b>it</b>!");
-    expect(screen.getByRole("list", { name: "Actions" }).textContent).toContain("Showing the recipe card");
+    // Stored, a call says what it is (its display name); the execution text is for while it runs.
+    expect(screen.getByRole("list", { name: "Actions" }).textContent).toContain("Show recipe card");
+    expect(screen.getByRole("list", { name: "Actions" }).textContent).not.toContain("Showing the recipe card");
     expect(screen.getByRole("list", { name: "Actions" }).textContent).toContain("Recipe from pantry");
   });
 

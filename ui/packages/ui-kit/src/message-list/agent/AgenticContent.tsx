@@ -8,10 +8,12 @@ import { defaultTextFormatters, formatText } from "../bubble/formatters";
 export interface AgenticContentProps {
   message: Chat.AgenticMessage;
   props: ChatMessageListProps;
+  /** The tool calls show in the run's steps block instead. */
+  hideToolCalls?: boolean;
 }
 
 /** Assistant text (formatted) with its tool calls (execution text), tool results, run errors. */
-export function AgenticContent({ message, props }: AgenticContentProps) {
+export function AgenticContent({ message, props, hideToolCalls }: AgenticContentProps) {
   switch (message.getType()) {
     case "tool_result":
       return <ToolResultLine message={message} />;
@@ -23,16 +25,17 @@ export function AgenticContent({ message, props }: AgenticContentProps) {
         </div>
       );
     default:
-      return <AssistantContent message={message} props={props} />;
+      return <AssistantContent message={message} props={props} hideToolCalls={!!hideToolCalls} />;
   }
 }
 
-function AssistantContent({ message, props }: AgenticContentProps) {
+function AssistantContent({ message, props, hideToolCalls }: AgenticContentProps) {
   const text = message.getText();
-  const calls = message.getToolCalls();
+  const all = message.getToolCalls();
+  const calls = hideToolCalls ? [] : all;
   const formatters = props.textFormatters ?? defaultTextFormatters;
   const nodes = useMemo(() => formatText(text, message, formatters), [text, message, formatters]);
-  for (const c of calls) rememberDisplayName(c.id, c.displayName);
+  for (const c of all) rememberDisplayName(c.id, c.displayName);
   return (
     <div className="chat-agentic chat-agentic--assistant">
       {text ? (
@@ -45,7 +48,7 @@ function AssistantContent({ message, props }: AgenticContentProps) {
           {calls.map((c) => (
             <li key={c.id} className="chat-agent-tool" data-state="called" data-tool={c.name}>
               <span className="chat-agent-tool__icon" aria-hidden="true">⚙</span>
-              <span className="chat-agent-tool__text">{c.frontend ? (c.executionText ?? c.displayName ?? humanize(c.name)) : (c.displayName ?? humanize(c.name))}</span>
+              <span className="chat-agent-tool__text">{c.displayName ?? humanize(c.name)}</span>
             </li>
           ))}
         </ul>

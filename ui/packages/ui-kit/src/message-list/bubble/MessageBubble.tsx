@@ -28,6 +28,8 @@ export interface MessageBubbleProps {
   inThread: boolean;
   /** The first message of a run of one sender: it shows the sender's name and avatar. */
   firstOfRun: boolean;
+  /** An agent's answer whose tool calls show in the steps block after it. */
+  toolCallsInSteps?: boolean;
   formatters: readonly ChatTextFormatter[];
   template: ChatMessageTemplate | undefined;
   highlighted: boolean;
@@ -55,7 +57,7 @@ function content(p: MessageBubbleProps): ReactNode {
     );
   }
   if (p.template?.contentView) return p.template.contentView(m);
-  if (m instanceof Chat.AgenticMessage) return <AgenticContent message={m} props={p.listProps} />;
+  if (m instanceof Chat.AgenticMessage) return <AgenticContent message={m} props={p.listProps} hideToolCalls={!!p.toolCallsInSteps} />;
   if (m instanceof Chat.TextMessage) return <TextContent message={m} text={m.getText()} formatters={p.formatters} />;
   if (m instanceof Chat.MediaMessage) return <MediaContent message={m} formatters={p.formatters} />;
   if (m instanceof Chat.CustomMessage) {
