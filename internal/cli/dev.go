@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +32,7 @@ type devOptions struct {
 	sampleMCP  string
 	addr       string
 	modelAddr  string
+	modelPace  time.Duration
 	secretsDir string
 	chat       string
 	web        bool
@@ -75,7 +77,7 @@ that config/samples-mcp's sous-chef agent uses, on --sample-mcp-addr (default 12
 				}
 			}
 			if os.Getenv(model.APIKeyEnv) == "" {
-				sm, err := scriptedmodel.Start(o.modelAddr, scriptedmodel.DevScript(), scriptedmodel.Options{})
+				sm, err := scriptedmodel.Start(o.modelAddr, scriptedmodel.DevScript(), scriptedmodel.Options{Pace: o.modelPace})
 				if err != nil {
 					return err
 				}
@@ -136,6 +138,7 @@ that config/samples-mcp's sous-chef agent uses, on --sample-mcp-addr (default 12
 	// Loopback only: on all interfaces, anyone on the network could spend the developer's model key.
 	cmd.Flags().StringVar(&o.addr, "addr", DevAddr, "listen address (use :4111 to listen on every interface)")
 	cmd.Flags().StringVar(&o.modelAddr, "model-addr", "127.0.0.1:0", "listen address of the scripted dev model")
+	cmd.Flags().DurationVar(&o.modelPace, "model-pace", 30*time.Millisecond, "wait between the scripted dev model's streamed words, so answers stream visibly (0: at once)")
 	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", ".agentry/secrets", "directory of local Secrets (<dir>/<secret>/<key>)")
 	cmd.Flags().BoolVar(&o.web, "web", true, "serve the embedded chat web app at / (needs the chat service)")
 	cmd.Flags().StringVar(&o.chat, "chat", "file:.agentry/chat.db", "storage of the chat service mounted at /chat/v1 (file:PATH, postgres://…, or none)")

@@ -83,6 +83,9 @@ func (f ResponderFunc) Respond(req *Request) Reply { return f(req) }
 type Options struct {
 	// RequireAPIKey, when set, answers 401 unless "Authorization: Bearer <key>" is sent.
 	RequireAPIKey string
+	// Pace is the wait between streamed chunks of a reply that sets no ChunkDelayMs, so a
+	// person watching sees the answer arrive word by word (agentry dev); zero streams at once.
+	Pace time.Duration
 }
 
 // Server serves /v1/chat/completions and /v1/models.
@@ -274,6 +277,9 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	}()
 
 	reply := s.responder.Respond(req)
+	if reply.ChunkDelayMs == 0 && s.opts.Pace > 0 {
+		reply.ChunkDelayMs = int(s.opts.Pace / time.Millisecond)
+	}
 	ctx := c.Request().Context()
 	if !sleep(ctx, time.Duration(reply.DelayMs)*time.Millisecond) {
 		return nil

@@ -400,9 +400,10 @@ function Conversation({ target, onOpenThread, onBack }: { target: Target; onOpen
       </header>
       <div className="agentry-web__messages">
         {target.kind === "group" ? (
-          <ChatMessageList group={target.group} onThreadRepliesClick={onOpenThread} />
+          <ChatMessageList group={target.group} onThreadRepliesClick={onOpenThread} showUnreadDivider />
         ) : (
           <ChatMessageList user={target.user} onThreadRepliesClick={onOpenThread} isAgentChat={isAgent} loadLastAgentConversation={isAgent}
+            showUnreadDivider={!isAgent}
             agentActions={isAgent ? agentActions : undefined} templates={isAgent ? recipeTemplates : undefined}
             hideReplyInThreadOption={isAgent} />
         )}

@@ -35,7 +35,7 @@ import { playSound } from "./sound";
 import { messagesOf } from "./state";
 import { useMessageList, type ListHooks } from "./useMessageList";
 import { useVirtualWindow, type VirtualWindow } from "./virtual";
-import { EmptyView, ErrorView, LoadingView, NewMessagesIndicator, typingText } from "./views";
+import { EmptyView, ErrorView, JumpToUnread, LoadingView, NewMessagesIndicator, typingText } from "./views";
 
 const HIGHLIGHT_MS = 2500;
 /** How long the pinned date stays after the last scroll. */
@@ -99,6 +99,9 @@ export function ChatMessageList(props: ChatMessageListProps) {
   const [atBottom, setAtBottom] = useState(true);
   const [stickyId, setStickyId] = useState<number>();
   const [stickyIdle, setStickyIdle] = useState(false);
+  const [topId, setTopId] = useState<number>();
+  // The first unread message was in view during this load: no more "Jump to first unread".
+  const [unreadSeen, setUnreadSeen] = useState(false);
   // Whether an agent run is under way here (AgentView says): its last steps may be answered yet.
   const [agentRunning, setAgentRunning] = useState(false);
   const stickyTimer = useRef<number | undefined>(undefined);
@@ -113,6 +116,9 @@ export function ChatMessageList(props: ChatMessageListProps) {
     // The pinned date shows while the top message's own separator is out of view, and fades
     // once scrolling stops, so it does not sit over the first message.
     setStickyId(info.atTop || info.topDateShown ? undefined : info.topId);
+    setTopId(info.topId);
+    const first = modelRef.current.firstUnreadId;
+    if (first !== undefined && info.topId !== undefined && info.topId <= first) setUnreadSeen(true);
     setStickyIdle(false);
     window.clearTimeout(stickyTimer.current);
     stickyTimer.current = window.setTimeout(() => setStickyIdle(true), STICKY_IDLE_MS);
@@ -145,7 +151,10 @@ export function ChatMessageList(props: ChatMessageListProps) {
 
   // A new load starts at the bottom with nothing pending.
   useEffect(() => {
-    if (model.status === "loading") setNewCount(0);
+    if (model.status === "loading") {
+      setNewCount(0);
+      setUnreadSeen(false);
+    }
   }, [model.status]);
 
   // goToMessageId / the first unread message: put it in view once per load, then keep.
@@ -280,7 +289,9 @@ export function ChatMessageList(props: ChatMessageListProps) {
     const label = !conv ? "Messages" : conv.parentId ? `Replies in the thread` : conv.type === "user" ? `Messages with ${conv.name}` : `Messages in ${conv.name}`;
     body = (
       <>
-        {!props.hideStickyDate && stickyMessage ? <StickyDate date={new Date(stickyMessage.getSentAt() * 1000)} format={props.stickyDateTimeFormat} idle={stickyIdle} /> : null}
+        {!unreadSeen && (model.unreadBefore || (model.firstUnreadId !== undefined && topId !== undefined && topId > model.firstUnreadId)) ? (
+          <JumpToUnread onClick={model.jumpToUnread} />
+        ) : !props.hideStickyDate && stickyMessage ? <StickyDate date={new Date(stickyMessage.getSentAt() * 1000)} format={props.stickyDateTimeFormat} idle={stickyIdle} /> : null}
         <div
           ref={scroller}
           className="chat-message-list__list"

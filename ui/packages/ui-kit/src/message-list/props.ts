@@ -51,6 +51,10 @@ export interface ChatMessageListProps {
   showScrollbar?: boolean;
   scrollToBottomOnNewMessages?: boolean;
   startFromUnreadMessages?: boolean;
+  /** Opens at the newest message with a "New messages" divider where the unread ones start,
+   * and a "Jump to first unread" button while that is above the view (unlike
+   * startFromUnreadMessages, which opens there). */
+  showUnreadDivider?: boolean;
   isAgentChat?: boolean;
   loadLastAgentConversation?: boolean;
   /** Default true. */

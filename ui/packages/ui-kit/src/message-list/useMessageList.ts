@@ -52,6 +52,8 @@ export interface MessageListModel {
   /** Loading an older or newer page failed; paging waits for retryPaging(). */
   pagingError: Chat.ChatException | undefined;
   firstUnreadId: number | undefined;
+  /** showUnreadDivider: the unread messages start before the loaded page (jumpToUnread loads there). */
+  unreadBefore: boolean;
   target: ScrollTarget | undefined;
   /** Who is typing in the conversation now. */
   typing: Chat.User[];
@@ -63,6 +65,8 @@ export interface MessageListModel {
   /** Puts a message in view and highlights it (a quoted message): at once when it is loaded,
    * else after loading the page around it. */
   jumpTo(id: number): void;
+  /** Puts the first unread message (its divider) at the top of the view. */
+  jumpToUnread(): void;
   /** Marks read up to the newest incoming message at or before id (the newest one visible). */
   markReadUpTo(id: number): void;
   dispatch: Dispatch<ListAction<Chat.BaseMessage>>;
@@ -84,6 +88,8 @@ export function useMessageList(o: {
   const [loadingNewer, setLoadingNewer] = useState(false);
   const [pagingError, setPagingError] = useState<Chat.ChatException>();
   const [firstUnreadId, setFirstUnreadId] = useState<number>();
+  const [unreadBefore, setUnreadBefore] = useState(false);
+  const unreadFrom = useRef(0);
   const [target, setTarget] = useState<ScrollTarget>();
   const [typingMap, setTypingMap] = useState<ReadonlyMap<string, Chat.User>>(new Map());
 
@@ -110,7 +116,7 @@ export function useMessageList(o: {
     Chat.markAsDelivered(m).catch((err: unknown) => latest.current.report(err));
   }, []);
 
-  const load = useCallback(async (mode: "initial" | "latest" | { around: number }) => {
+  const load = useCallback(async (mode: "initial" | "latest" | { around: number; unread?: boolean }) => {
     const { conv: c, me: user, props: p } = latest.current;
     const my = ++gen.current;
     request.current = undefined;
@@ -138,10 +144,16 @@ export function useMessageList(o: {
       }
       let anchor = 0;
       let kind: ScrollTarget["kind"] | undefined;
+      // showUnreadDivider: where the unread messages start, the page still the newest.
+      let dividerAt = 0;
       const goTo = typeof mode === "object" ? mode.around : Number(p.goToMessageId);
       if (typeof mode === "object" || (mode === "initial" && p.goToMessageId && Number.isFinite(goTo) && goTo > 0)) {
         anchor = goTo;
-        kind = "goto";
+        kind = typeof mode === "object" && mode.unread ? "unread" : "goto";
+      } else if (mode === "initial" && p.showUnreadDivider && !p.startFromUnreadMessages && !c.parentId) {
+        const w = await unreadWatermark(c);
+        if (my !== gen.current) return;
+        if (w && w.unread > 0) dividerAt = w.lastRead + 1;
       } else if (mode === "initial" && p.startFromUnreadMessages && !c.parentId) {
         const w = await unreadWatermark(c);
         if (my !== gen.current) return;
@@ -168,8 +180,11 @@ export function useMessageList(o: {
       dispatch({ type: "reset", messages: page, ...ends });
       const me2 = user.getUid();
       deliver(page.filter((m) => !isOutgoing(m, me2)).at(-1));
-      const unread = kind === "unread" ? page.find((m) => m.getId() >= anchor && !isOutgoing(m, me2) && m.getCategory() !== "action") : undefined;
+      const from = kind === "unread" ? anchor : dividerAt;
+      const unread = from ? page.find((m) => m.getId() >= from && !isOutgoing(m, me2) && m.getCategory() !== "action") : undefined;
       setFirstUnreadId(unread?.getId());
+      unreadFrom.current = dividerAt;
+      setUnreadBefore(!!dividerAt && !unread && ends.hasOlder && (page[0]?.getId() ?? 0) > dividerAt);
       const targetId = kind === "goto" ? (page.some((m) => m.getId() === anchor) ? anchor : undefined) : unread?.getId();
       setTarget(targetId !== undefined && kind ? { id: targetId, kind, seq: my } : undefined);
       setStatus("ready");
@@ -181,7 +196,7 @@ export function useMessageList(o: {
   }, [deliver]);
 
   const key = conv && me
-    ? [conv.conversationId, conv.parentId, builderKey(props.messagesRequestBuilder), props.goToMessageId ?? "", !!props.startFromUnreadMessages,
+    ? [conv.conversationId, conv.parentId, builderKey(props.messagesRequestBuilder), props.goToMessageId ?? "", !!props.startFromUnreadMessages, !!props.showUnreadDivider,
         !!props.isAgentChat, !!props.loadLastAgentConversation, me.getUid()].join("|")
     : "";
   useEffect(() => {
@@ -382,6 +397,7 @@ export function useMessageList(o: {
     loadingNewer,
     pagingError,
     firstUnreadId,
+    unreadBefore,
     target,
     typing,
     loadOlder: useCallback(() => void page("older"), [page]),
@@ -396,6 +412,10 @@ export function useMessageList(o: {
       },
       [load],
     ),
+    jumpToUnread: useCallback(() => {
+      if (firstUnreadId !== undefined) setTarget({ id: firstUnreadId, kind: "unread", seq: 1e9 + ++jumps.current });
+      else if (unreadFrom.current) void load({ around: unreadFrom.current, unread: true });
+    }, [firstUnreadId, load]),
     markReadUpTo,
     dispatch,
   };

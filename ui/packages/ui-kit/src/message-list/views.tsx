@@ -60,3 +60,15 @@ export function NewMessagesIndicator({ count, onClick }: { count: number; onClic
     </button>
   );
 }
+
+/** Over the top of the list while the first unread message is above the view. */
+export function JumpToUnread({ onClick }: { onClick(): void }) {
+  return (
+    <button type="button" className="chat-message-list__jump-unread" onClick={onClick}>
+      <svg width="14" height="14" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+        <path d="M12 19V5M5 12l7-7 7 7" />
+      </svg>
+      Jump to first unread
+    </button>
+  );
+}

@@ -1,7 +1,10 @@
 // A small emoji picker: a horizontal menu of common reactions (arrow keys move, Enter picks,
 // Escape closes and focus returns to the button that opened it).
-import type { RefObject } from "react";
+import { useState, type RefObject } from "react";
+import { EmojiGrid } from "./EmojiGrid";
 import { MenuList } from "./Menu";
+
+const MORE = "more";
 
 /** The reactions offered, with the names screen readers announce. */
 export const quickReactions: readonly (readonly [emoji: string, name: string])[] = [
@@ -22,7 +25,10 @@ export interface EmojiPickerProps {
   id?: string;
 }
 
+/** The quick reactions, and "More reactions" at the end opening the full picker in its place. */
 export function EmojiPicker({ onPick, onClose, returnFocus, id }: EmojiPickerProps) {
+  const [full, setFull] = useState(false);
+  if (full) return <EmojiGrid {...(id ? { id } : {})} onPick={onPick} onClose={onClose} returnFocus={returnFocus} />;
   return (
     <MenuList
       {...(id ? { id } : {})}
@@ -31,16 +37,27 @@ export function EmojiPicker({ onPick, onClose, returnFocus, id }: EmojiPickerPro
       className="chat-emoji-picker"
       returnFocus={returnFocus}
       onClose={onClose}
-      onSelect={onPick}
-      items={quickReactions.map(([emoji, name]) => ({
-        id: emoji,
-        label: `React with ${name}`,
-        content: (
-          <span className="chat-emoji-picker__emoji" aria-hidden="true">
-            {emoji}
-          </span>
-        ),
-      }))}
+      onSelect={(picked) => (picked === MORE ? setFull(true) : onPick(picked))}
+      items={[
+        ...quickReactions.map(([emoji, name]) => ({
+          id: emoji,
+          label: `React with ${name}`,
+          content: (
+            <span className="chat-emoji-picker__emoji" aria-hidden="true">
+              {emoji}
+            </span>
+          ),
+        })),
+        {
+          id: MORE,
+          label: "More reactions",
+          content: (
+            <span className="chat-emoji-picker__emoji chat-emoji-picker__more" aria-hidden="true">
+              +
+            </span>
+          ),
+        },
+      ]}
     />
   );
 }

@@ -195,6 +195,29 @@ describe("MessageOptions", () => {
     expect(document.activeElement).toBe(react);
   });
 
+  it("More reactions opens the full picker: search, arrows, Enter reacts; Escape goes back to the button", async () => {
+    const add = vi.spyOn(Chat, "addReaction").mockResolvedValue(text("x"));
+    const m = text("Hello", { sender: bob });
+    const { user } = setup(m);
+    const react = screen.getByRole("button", { name: "React" });
+    await user.click(react);
+    await user.click(within(screen.getByRole("menu", { name: "Add a reaction" })).getByRole("menuitem", { name: "More reactions" }));
+    const grid = screen.getByRole("dialog", { name: "Pick a reaction" });
+    expect(document.activeElement).toBe(within(grid).getByRole("searchbox", { name: "Search emoji" }));
+    await user.keyboard("rocket");
+    expect(within(grid).getAllByRole("button").map((b) => b.getAttribute("aria-label"))).toEqual(["React with rocket"]);
+    await user.keyboard("{ArrowDown}{Enter}");
+    expect(add).toHaveBeenCalledWith(m.getId(), "🚀");
+    expect(screen.queryByRole("dialog")).toBeNull();
+    await user.click(react);
+    await user.click(within(screen.getByRole("menu", { name: "Add a reaction" })).getByRole("menuitem", { name: "More reactions" }));
+    await user.keyboard("no such emoji");
+    expect(screen.getByText("No emoji named “no such emoji”")).toBeTruthy();
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(document.activeElement).toBe(react);
+  });
+
   it("copy, message privately and mark as unread", async () => {
     const unread = vi.spyOn(Chat, "markAsUnread").mockResolvedValue();
     const m = text("Hi all", { sender: bob, receiverId: "kitchen", receiverType: "group" });
