@@ -9,4 +9,4 @@ export { formatDate, formatCalendar } from "./dates";
 export { ChatGroups, type ChatGroupsProps } from "./groups";
 export { ChatMessageList } from "./message-list/ChatMessageList";
 export type { ChatMessageListProps, AgentActionHandler } from "./message-list/props";
-export { defaultTextFormatters, linkFormatter, lineBreakFormatter } from "./message-list/bubble/formatters";
+export { defaultTextFormatters, linkFormatter, lineBreakFormatter, mentionFormatter } from "./message-list/bubble/formatters";

@@ -4,6 +4,9 @@ import { useCallback, useEffect, useId, useRef, useState, type FormEvent, type K
 import { useConnection } from "../connection";
 import { errorText, isNetworkError } from "../session";
 import { Attachments, useAttachments } from "./Attachments";
+import { absentAgents, insertMention, mentionAt, suggest, type Mentionable } from "./mentions";
+
+export type { Mentionable } from "./mentions";
 
 export interface ComposerProps {
   receiverId: string;
@@ -13,6 +16,8 @@ export interface ComposerProps {
   /** The field's accessible name, e.g. "Message General". */
   label: string;
   placeholder?: string;
+  /** Who @ suggests (people and agents). */
+  mentionables?: readonly Mentionable[];
 }
 
 /** A message that could not go out for want of a connection: sent again (same muid, so never
@@ -36,7 +41,7 @@ function quoteLine(m: Chat.BaseMessage): string {
 
 /** The composer: Enter sends, Shift+Enter starts a new line; a quote reply shows what it
  * answers; files are picked, pasted or dropped; a send without a connection waits for it. */
-export function Composer({ receiverId, receiverType, parentMessageId, label, placeholder }: ComposerProps) {
+export function Composer({ receiverId, receiverType, parentMessageId, label, placeholder, mentionables = [] }: ComposerProps) {
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
   const [error, setError] = useState("");
@@ -120,6 +125,28 @@ export function Composer({ receiverId, receiverType, parentMessageId, label, pla
 
   const id = useId();
   const errorId = useId();
+  const listId = useId();
+  const absentId = useId();
+
+  // The mention being typed at the caret, and its suggestions.
+  const [mention, setMention] = useState<{ start: number; query: string; caret: number; active: number }>();
+  const suggestions = mention ? suggest(mentionables, mention.query) : [];
+  const suggesting = !!mention && suggestions.length > 0;
+  const updateMention = (el: HTMLTextAreaElement) => {
+    const at = el.selectionStart === el.selectionEnd ? mentionAt(el.value, el.selectionStart) : undefined;
+    setMention((cur) => (at ? { ...at, caret: el.selectionStart, active: cur && cur.start === at.start ? cur.active : 0 } : undefined));
+  };
+  const pick = (m: Mentionable) => {
+    if (!mention) return;
+    const next = insertMention(text, mention.start, mention.caret, m.uid);
+    setText(next.text);
+    setMention(undefined);
+    requestAnimationFrame(() => {
+      field.current?.focus();
+      field.current?.setSelectionRange(next.caret, next.caret);
+    });
+  };
+  const absent = absentAgents(text, mentionables);
 
   const send = async () => {
     const typed = text;
@@ -133,6 +160,7 @@ export function Composer({ receiverId, receiverType, parentMessageId, label, pla
     // failed one comes back (before what was typed meanwhile).
     setText("");
     setQuoting(undefined);
+    setMention(undefined);
     try {
       if (files.items.length) await files.sendAll(t);
       else {
@@ -159,6 +187,24 @@ export function Composer({ receiverId, receiverType, parentMessageId, label, pla
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (suggesting && mention) {
+      const n = suggestions.length;
+      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+        e.preventDefault();
+        setMention({ ...mention, active: (mention.active + (e.key === "ArrowDown" ? 1 : n - 1)) % n });
+        return;
+      }
+      if ((e.key === "Enter" || e.key === "Tab") && !e.nativeEvent.isComposing) {
+        e.preventDefault();
+        pick(suggestions[Math.min(mention.active, n - 1)]!);
+        return;
+      }
+      if (e.key === "Escape") {
+        e.preventDefault();
+        setMention(undefined);
+        return;
+      }
+    }
     if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault();
       void send();
@@ -201,6 +247,26 @@ export function Composer({ receiverId, receiverType, parentMessageId, label, pla
         </div>
       ) : null}
       <Attachments files={files} />
+      {suggesting ? (
+        <ul id={listId} className="agentry-web__mentions" role="listbox" aria-label="People and agents to mention">
+          {suggestions.map((m, i) => (
+            <li key={m.uid} id={`${listId}-${i}`} role="option" aria-selected={i === mention!.active} className="agentry-web__mention-option"
+              onMouseDown={(e) => {
+                e.preventDefault();
+                pick(m);
+              }}>
+              <span className="agentry-web__mention-name">{m.name}</span>
+              <span className="agentry-web__muted"> @{m.uid}{m.agent ? " · agent" : ""}{m.agent && !m.member ? " · not in this group" : ""}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {absent.length ? (
+        <p id={absentId} className="agentry-web__mention-note" role="status">
+          {absent.map((a) => a.name).join(", ")} {absent.length === 1 ? "is" : "are"} not in this group, so {absent.length === 1 ? "it" : "they"} will not answer. Add{" "}
+          {absent.length === 1 ? "it" : "them"} in Group details.
+        </p>
+      ) : null}
       <div className="agentry-web__composer-row">
         <files.PickButton />
         <label htmlFor={id} className="agentry-web__sr-only">
@@ -210,9 +276,19 @@ export function Composer({ receiverId, receiverType, parentMessageId, label, pla
           onChange={(e) => {
             setText(e.target.value);
             typing(e.target.value);
+            updateMention(e.target);
           }}
+          onSelect={(e) => updateMention(e.currentTarget)}
           onPaste={files.onPaste}
-          onBlur={stopTyping} onKeyDown={onKeyDown} aria-describedby={error ? errorId : undefined} />
+          onBlur={() => {
+            stopTyping();
+            setMention(undefined);
+          }}
+          onKeyDown={onKeyDown}
+          aria-autocomplete={mentionables.length ? "list" : undefined}
+          aria-controls={suggesting ? listId : undefined}
+          aria-activedescendant={suggesting ? `${listId}-${mention!.active}` : undefined}
+          aria-describedby={[error ? errorId : "", absent.length ? absentId : ""].filter(Boolean).join(" ") || undefined} />
         <button type="submit" className="agentry-web__button" disabled={sending || (!text.trim() && !files.items.length)}>
           Send
         </button>

@@ -211,6 +211,15 @@ describe("ChatMessageList: bubbles", () => {
     expect(p.textContent).toBe("see https://example.com/a.<b>bold</b>");
   });
 
+  it("highlights mentions (@uid and <@uid:uid>), not e-mail addresses", async () => {
+    fake().store = [mk.text(1, "bob", "alice", "@chef and <@uid:carol>, mail bob@example.com")];
+    const { container } = await show(<ChatMessageList user={bob()} />);
+    const p = container.querySelector(".chat-text-bubble__text")!;
+    const mentions = [...p.querySelectorAll(".chat-text-bubble__mention")].map((e) => [e.getAttribute("data-uid"), e.textContent]);
+    expect(mentions).toEqual([["chef", "@chef"], ["carol", "@carol"]]);
+    expect(p.textContent).toBe("@chef and @carol, mail bob@example.com");
+  });
+
   it("applies textFormatters in order, replacing the defaults", async () => {
     fake().store = [mk.text(1, "bob", "alice", "hello https://x.org")];
     const upper = { id: "upper", format: (nodes: React.ReactNode[]) => nodes.map((n) => (typeof n === "string" ? n.toUpperCase() : n)) };

@@ -50,8 +50,37 @@ export const lineBreakFormatter: ChatTextFormatter = {
   },
 };
 
+// "@uid" (after a start or a non-word character, as the service reads mentions) and the SDK's
+// "<@uid:uid>".
+const MENTION_RE = /<@uid:([A-Za-z0-9_-]{1,64})>|(^|[^A-Za-z0-9_<-])@([A-Za-z0-9_-]{1,64})/g;
+
+/** Highlights mentions (@uid, <@uid:uid>) as .chat-text-bubble__mention with data-uid. */
+export const mentionFormatter: ChatTextFormatter = {
+  id: "mentions",
+  format(input) {
+    return mapStrings(input, (s) => {
+      const out: ReactNode[] = [];
+      let last = 0;
+      for (const m of s.matchAll(MENTION_RE)) {
+        const lead = m[2] ?? "";
+        const uid = m[1] ?? m[3] ?? "";
+        const at = m.index + lead.length;
+        if (at > last) out.push(s.slice(last, at));
+        out.push(
+          <span className="chat-text-bubble__mention" data-uid={uid}>
+            @{uid}
+          </span>,
+        );
+        last = m.index + m[0].length;
+      }
+      if (last < s.length) out.push(s.slice(last));
+      return out;
+    });
+  },
+};
+
 /** What textFormatters defaults to. Pass your own list to replace it (include these to keep them). */
-export const defaultTextFormatters: ChatTextFormatter[] = [linkFormatter, lineBreakFormatter];
+export const defaultTextFormatters: ChatTextFormatter[] = [linkFormatter, mentionFormatter, lineBreakFormatter];
 
 /** formatText runs the formatters in order and returns keyed nodes for rendering. */
 export function formatText(text: string, message: Chat.BaseMessage, formatters: readonly ChatTextFormatter[]): ReactNode[] {

@@ -1,0 +1,70 @@
+// Pieces of the sidebar and the conversation header: avatars, person and agent rows, the
+// Recent preview line and the connection banner.
+import { Chat } from "@agentry/chat-sdk";
+import { useEffect, useState } from "react";
+import { useConnection } from "../connection";
+
+export function Avatar({ name, image }: { name: string; image?: string | undefined }) {
+  const [broken, setBroken] = useState(false);
+  const emoji = image && !/^(https?:|data:|\/)/.test(image) ? image : undefined;
+  return (
+    <span className="agentry-web__avatar" aria-hidden="true">
+      {image && !emoji && !broken ? <img src={image} alt="" onError={() => setBroken(true)} /> : (emoji ?? (name.slice(0, 1).toUpperCase() || "?"))}
+    </span>
+  );
+}
+
+export function UserRow({ user, active, onOpen, badge }: { user: Chat.User; active: boolean; onOpen(): void; badge?: number }) {
+  const isAgent = user.getKind() === "agent";
+  return (
+    <li>
+      <button type="button" className="agentry-web__list-item" aria-current={active ? "true" : undefined} onClick={onOpen}
+        data-uid={user.getUid()}>
+        <Avatar name={user.getName() || user.getUid()} image={user.getAvatar()} />
+        <span className="agentry-web__list-text">
+          <span className="agentry-web__list-title">{user.getName() || user.getUid()}</span>
+          <span className="agentry-web__list-sub">{isAgent ? "Agent" : user.getUid()}</span>
+        </span>
+        {badge ? <span className="agentry-web__unread" aria-label={`${badge} unread`}>{badge}</span> : null}
+      </button>
+    </li>
+  );
+}
+
+/** "You're offline" at once, "Reconnecting…" after a moment (a socket reconnects quickly). */
+export function ConnectionBanner() {
+  const c = useConnection();
+  const [shown, setShown] = useState<"offline" | "connecting" | undefined>();
+  useEffect(() => {
+    if (c === "online") {
+      setShown(undefined);
+      return;
+    }
+    const t = window.setTimeout(() => setShown(c), c === "offline" ? 0 : 2000);
+    return () => window.clearTimeout(t);
+  }, [c]);
+  return (
+    <div className="agentry-web__connection" role="status">
+      {shown === "offline" ? (
+        <p className="agentry-web__connection-text agentry-web__connection-text--offline">You're offline. Messages you send will go out when the connection is back.</p>
+      ) : shown === "connecting" ? (
+        <p className="agentry-web__connection-text">Reconnecting to the chat service…</p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A Recent row's second line: the last message as it stands. */
+export function previewOf(c: Chat.Conversation, me: string): string {
+  const last = c.getLastMessage();
+  const w = c.getConversationWith();
+  if (!last) return w instanceof Chat.Group ? "Group" : "Conversation";
+  const who = last.getSender()?.getUid() === me ? "You: " : w instanceof Chat.Group && last.getCategory() !== "action" ? `${last.getSender()?.getName() ?? ""}: ` : "";
+  if (last.getDeletedAt()) return `${who}Message deleted`;
+  if (last instanceof Chat.TextMessage || last instanceof Chat.AgenticMessage) return who + last.getText();
+  if (last instanceof Chat.MediaMessage) return `${who}📎 ${last.getCaption() || last.getAttachment()?.getName() || last.getType()}`;
+  if (last instanceof Chat.Action) return last.getMessage() || "Group update";
+  if (last instanceof Chat.CustomMessage) return who + (last.getConversationText() || last.getType());
+  return w instanceof Chat.Group ? "Group" : "Conversation";
+}
+
