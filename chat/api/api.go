@@ -201,6 +201,7 @@ func (a *API) Register(e *echo.Echo) {
 	g.PUT("/groups/:guid/owner", a.transferOwnership, user)
 
 	g.POST("/messages", a.sendMessage, user)
+	g.GET("/messages", a.searchMessages, user)
 	g.POST("/messages/media", a.sendMedia, user)
 	g.GET("/media/:id", a.getMedia, user)
 	g.GET("/messages/:id", a.getMessage, user)

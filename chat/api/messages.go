@@ -243,6 +243,7 @@ func (a *API) listMessages(c echo.Context, mq store.MessageQuery) error {
 	mq.ParentID = q.id("parentId")
 	mq.HideReplies = q.boolean("hideReplies")
 	mq.Types, mq.Categories = q.list("types"), q.list("categories")
+	mq.SearchKeyword = q.str("searchKeyword", 100)
 	if q.err != nil {
 		return q.err
 	}
@@ -317,4 +318,19 @@ func (a *API) listConversations(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, nonNil(page))
+}
+
+// searchMessages answers GET /messages?searchKeyword=: the viewer's messages containing the
+// keyword in every conversation it can read, newest first; before pages back.
+func (a *API) searchMessages(c echo.Context) error {
+	q := &query{c: c}
+	sq := store.SearchQuery{Keyword: q.str("searchKeyword", 100), Limit: q.limit(), Before: q.id("before")}
+	if q.err != nil {
+		return q.err
+	}
+	msgs, err := a.opts.Store.SearchMessages(c.Request().Context(), uidOf(c), sq)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"items": msgs})
 }

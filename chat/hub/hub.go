@@ -81,6 +81,11 @@ type Options struct {
 	// Messages, groups and receipts are not events and are never pruned.
 	Retention     time.Duration
 	PruneInterval time.Duration
+	// Presence, when set, records users as online when their first socket opens on this
+	// replica and offline when their last closes, and confirms the connected ones every
+	// PresenceRefresh (default model.PresenceRefresh).
+	Presence        func(ctx context.Context, uids []string, online bool) error
+	PresenceRefresh time.Duration
 }
 
 func (o *Options) defaults() {
@@ -104,6 +109,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxSocketsPerUser <= 0 {
 		o.MaxSocketsPerUser = 20
+	}
+	if o.PresenceRefresh <= 0 {
+		o.PresenceRefresh = model.PresenceRefresh
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = 500
@@ -169,6 +177,8 @@ type Hub struct {
 	id string        // this replica, to skip its own broadcasts
 	bq chan envelope // ephemeral frames for the other replicas
 
+	presence chan presenceChange // for the presence writer, in order
+
 	dropped, delivered, replayed, resets, typing, published, broadcastDropped, pruned, evicted atomic.Uint64
 }
 
@@ -190,7 +200,9 @@ func New(o Options) *Hub {
 		byUID:   map[string]map[*session]struct{}{},
 		id:      replicaID(),
 		bq:      make(chan envelope, 4096),
-		replays: make(chan struct{}, o.MaxReplays),
+
+		presence: make(chan presenceChange, 4096),
+		replays:  make(chan struct{}, o.MaxReplays),
 
 		replaying: map[string]chan struct{}{},
 	}
@@ -255,6 +267,9 @@ func (h *Hub) Run(ctx context.Context) error {
 		}
 	}
 	close(h.started)
+	if h.o.Presence != nil {
+		go h.writePresence(ctx)
+	}
 	if h.o.Retention > 0 {
 		go h.pruneEvents(ctx)
 	}
@@ -408,6 +423,7 @@ func (h *Hub) register(s *session) bool {
 	if socks == nil {
 		socks = map[*session]struct{}{}
 		h.byUID[s.uid] = socks
+		h.notePresence(s.uid, true)
 	}
 	for len(socks) >= h.o.MaxSocketsPerUser {
 		// The user's oldest socket goes (a forgotten tab); it stops getting events now.
@@ -475,6 +491,7 @@ func (h *Hub) unregister(s *session) {
 	delete(socks, s)
 	if len(socks) == 0 {
 		delete(h.byUID, s.uid)
+		h.notePresence(s.uid, false)
 	}
 	h.sockets--
 }

@@ -26,7 +26,19 @@ type User struct {
 	Kind      UserKind        `json:"kind"`
 	Metadata  json.RawMessage `json:"metadata,omitempty"`
 	CreatedAt time.Time       `json:"createdAt"`
+	// Status is "online" while the user has a socket open on some replica, else "offline";
+	// LastActiveAt is when it last had one (absent: never).
+	Status       string     `json:"status,omitempty"`
+	LastActiveAt *time.Time `json:"lastActiveAt,omitempty"`
 }
+
+// Presence: a user counts as online while a replica says so and has confirmed it within
+// PresenceTTL (replicas confirm every PresenceRefresh), so a replica that died without saying
+// its users left lets them go offline by themselves.
+const (
+	PresenceRefresh = 60 * time.Second
+	PresenceTTL     = 150 * time.Second
+)
 
 // GroupType is public (anyone joins), private (an admin adds members) or password.
 type GroupType string

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -493,6 +494,10 @@ func (s *sqlStore) ListMessages(ctx context.Context, viewer string, q MessageQue
 		} else if q.HideReplies {
 			where = append(where, "parent_id = 0")
 		}
+		if q.SearchKeyword != "" {
+			add(`LOWER(text) LIKE $%d ESCAPE '\'`, likePattern(q.SearchKeyword))
+			where = append(where, "deleted_us = 0")
+		}
 		for _, set := range []struct {
 			col  string
 			vals []string
@@ -553,6 +558,54 @@ func (s *sqlStore) ListMessages(ctx context.Context, viewer string, q MessageQue
 	}
 	if out == nil {
 		out = []model.Message{}
+	}
+	return out, nil
+}
+
+// SearchMessages implements Messages.
+func (s *sqlStore) SearchMessages(ctx context.Context, viewer string, q SearchQuery) ([]model.Message, error) {
+	limit, err := limitOf(q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len([]rune(strings.TrimSpace(q.Keyword))) < 2:
+		return nil, model.Errorf(model.ErrValidation, "searchKeyword needs at least 2 characters")
+	case q.Before < 0:
+		return nil, model.Errorf(model.ErrValidation, "message ids are positive")
+	}
+	before := q.Before
+	if before == 0 {
+		before = math.MaxInt64
+	}
+	out := []model.Message{}
+	err = s.read(ctx, "search messages", func(t *txn) error {
+		// The viewer's one-to-one conversations hold only its own pair's messages; in groups,
+		// what is under moderation stays its sender's (admins search the group's list).
+		rows, err := t.query(`SELECT `+messageColumns+` FROM chat_messages
+WHERE id < $3 AND deleted_us = 0 AND category IN ('message', 'agentic', 'custom') AND LOWER(text) LIKE $2 ESCAPE '\'
+AND (moderation = 'approved' OR sender = $1)
+AND ((receiver_type = 'user' AND (sender = $1 OR receiver = $1))
+  OR (receiver_type = 'group' AND receiver IN (SELECT guid FROM chat_members WHERE uid = $1)))
+ORDER BY id DESC LIMIT $4`, viewer, likePattern(strings.TrimSpace(q.Keyword)), before, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			m, err := scanMessage(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return decorate(t, viewer, out)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

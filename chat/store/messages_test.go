@@ -411,3 +411,64 @@ func TestQuoteReplies(t *testing.T) {
 		}
 	})
 }
+
+// Search: in a conversation (searchKeyword) and across the viewer's conversations, never
+// another pair's or another group's messages, never deleted ones, newest first with paging.
+func TestSearchMessages(t *testing.T) {
+	each(t, func(t *testing.T, s Store) {
+		users(t, s, "a", "b", "c")
+		group(t, s, "a", "g", model.GroupPublic, "b")
+		group(t, s, "c", "h", model.GroupPublic)
+		m1 := send(t, s, text("a", "g", model.ReceiverGroup, "Pasta tonight?"))
+		send(t, s, text("b", "a", model.ReceiverUser, "the PASTA was great"))
+		send(t, s, text("c", "h", model.ReceiverGroup, "pasta in another group"))
+		send(t, s, text("c", "b", model.ReceiverUser, "pasta between others"))
+		gone := send(t, s, text("a", "g", model.ReceiverGroup, "deleted pasta"))
+		must[model.Message](t)(s.DeleteMessage(ctx, "a", gone.ID))
+		send(t, s, text("a", "g", model.ReceiverGroup, "100% sure"))
+		texts := func(ms []model.Message) string {
+			var out []string
+			for _, m := range ms {
+				out = append(out, m.Text)
+			}
+			return strings.Join(out, "|")
+		}
+		if got := texts(must[[]model.Message](t)(s.SearchMessages(ctx, "a", SearchQuery{Keyword: "pasta"}))); got != "the PASTA was great|Pasta tonight?" {
+			t.Errorf("a's search: %s", got)
+		}
+		page := must[[]model.Message](t)(s.SearchMessages(ctx, "a", SearchQuery{Keyword: "pasta", Limit: 1}))
+		if next := texts(must[[]model.Message](t)(s.SearchMessages(ctx, "a", SearchQuery{Keyword: "pasta", Limit: 1, Before: page[0].ID}))); next != "Pasta tonight?" {
+			t.Errorf("second page: %s", next)
+		}
+		if got := texts(must[[]model.Message](t)(s.ListMessages(ctx, "b", MessageQuery{GUID: "g", SearchKeyword: "PASTA"}))); got != "Pasta tonight?" {
+			t.Errorf("search in g: %s", got)
+		}
+		if got := texts(must[[]model.Message](t)(s.SearchMessages(ctx, "a", SearchQuery{Keyword: "0%"}))); got != "100% sure" {
+			t.Errorf("a %% is a character, not a wildcard: %s", got)
+		}
+		_, err := s.SearchMessages(ctx, "a", SearchQuery{Keyword: "p"})
+		wantCode(t, err, model.ErrValidation)
+		_ = m1
+	})
+}
+
+// Presence: online while a replica says so, offline after, with the last active time.
+func TestPresence(t *testing.T) {
+	each(t, func(t *testing.T, s Store) {
+		users(t, s, "a", "b")
+		if u := must[model.User](t)(s.GetUser(ctx, "a")); u.Status != "offline" || u.LastActiveAt != nil {
+			t.Errorf("never connected: %+v", u)
+		}
+		wantCode(t, s.SetPresence(ctx, []string{"a", "b", "nobody"}, true), "")
+		page := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{}))
+		for _, u := range page.Items {
+			if u.Status != "online" || u.LastActiveAt == nil {
+				t.Errorf("connected: %+v", u)
+			}
+		}
+		wantCode(t, s.SetPresence(ctx, []string{"a"}, false), "")
+		if u := must[model.User](t)(s.GetUser(ctx, "a")); u.Status != "offline" || u.LastActiveAt == nil {
+			t.Errorf("gone: %+v", u)
+		}
+	})
+}

@@ -189,6 +189,10 @@ ALTER TABLE chat_messages ADD COLUMN muid TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX chat_messages_by_muid ON chat_messages (sender, muid) WHERE muid <> '';`,
 	// 7: a quote reply's reference to the message it quotes.
 	`ALTER TABLE chat_messages ADD COLUMN quoted_id {{BIGINT}} NOT NULL DEFAULT 0;`,
+	// 8: presence: whether the user has a socket open, and when it last did.
+	`
+ALTER TABLE chat_users ADD COLUMN online INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chat_users ADD COLUMN last_active_us {{BIGINT}} NOT NULL DEFAULT 0;`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

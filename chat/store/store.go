@@ -50,6 +50,9 @@ type Users interface {
 	CreateUser(ctx context.Context, u model.User) (model.User, error)
 	GetUser(ctx context.Context, uid string) (model.User, error)
 	UpdateUser(ctx context.Context, u model.User) (model.User, error)
+	// SetPresence records that the users have a socket open (online) or none on the calling
+	// replica (offline), as of now.
+	SetPresence(ctx context.Context, uids []string, online bool) error
 	ListUsers(ctx context.Context, q UserQuery) (Page[model.User], error)
 }
 
@@ -160,6 +163,9 @@ type Messages interface {
 	DeleteMessage(ctx context.Context, actor string, id int64) (model.Message, error)
 	GetMessage(ctx context.Context, viewer string, id int64) (model.Message, error)
 	ListMessages(ctx context.Context, viewer string, q MessageQuery) ([]model.Message, error)
+	// SearchMessages finds the messages containing a keyword in every conversation the viewer
+	// can read (one-to-one and the groups it is a member of), newest first.
+	SearchMessages(ctx context.Context, viewer string, q SearchQuery) ([]model.Message, error)
 
 	AddReaction(ctx context.Context, uid string, id int64, reaction string) (model.Message, error)
 	RemoveReaction(ctx context.Context, uid string, id int64, reaction string) (model.Message, error)
@@ -189,6 +195,16 @@ type MessageQuery struct {
 	HideReplies   bool
 	Types         []string
 	Categories    []string
+	// SearchKeyword keeps the messages whose text contains it (case-insensitive), deleted ones
+	// never.
+	SearchKeyword string
+}
+
+// SearchQuery finds messages across the viewer's conversations, newest first.
+type SearchQuery struct {
+	Keyword string // required, at least 2 characters
+	Limit   int    // default 30, at most 100
+	Before  int64  // a page: messages with an id below this
 }
 
 // ConversationQuery pages the conversation list.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
 )
@@ -31,12 +32,20 @@ func checkJSON(field string, raw json.RawMessage) error {
 
 const userColumns = `uid, name, avatar, role, kind, metadata, created_us`
 
+// readUserColumns are userColumns and the user's presence.
+const readUserColumns = userColumns + `, online, last_active_us`
+
 func scanUser(sc interface{ Scan(...any) error }) (model.User, error) {
 	var u model.User
 	var kind, meta string
-	var created int64
-	if err := sc.Scan(&u.UID, &u.Name, &u.Avatar, &u.Role, &kind, &meta, &created); err != nil {
+	var created, online, active int64
+	if err := sc.Scan(&u.UID, &u.Name, &u.Avatar, &u.Role, &kind, &meta, &created, &online, &active); err != nil {
 		return u, err
+	}
+	u.LastActiveAt = optTime(active)
+	u.Status = "offline"
+	if online == 1 && time.Since(fromUS(active)) < model.PresenceTTL {
+		u.Status = "online"
 	}
 	u.Kind = model.UserKind(kind)
 	if meta != "" {
@@ -91,7 +100,7 @@ func (s *sqlStore) CreateUser(ctx context.Context, u model.User) (model.User, er
 
 // getUser reads a user; ErrUIDNotFound when there is none.
 func getUser(t *txn, uid string) (model.User, error) {
-	u, err := scanUser(t.row(`SELECT `+userColumns+` FROM chat_users WHERE uid = $1`, uid))
+	u, err := scanUser(t.row(`SELECT `+readUserColumns+` FROM chat_users WHERE uid = $1`, uid))
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, model.Errorf(model.ErrUIDNotFound, "no user %q", uid)
 	}
@@ -159,7 +168,7 @@ func (s *sqlStore) ListUsers(ctx context.Context, q UserQuery) (Page[model.User]
 	args = append(args, limit+1)
 	page := Page[model.User]{Items: []model.User{}}
 	err = s.read(ctx, "list users", func(t *txn) error {
-		rows, err := t.query(fmt.Sprintf(`SELECT `+userColumns+` FROM chat_users WHERE %s ORDER BY uid LIMIT $%d`, strings.Join(where, " AND "), len(args)), args...)
+		rows, err := t.query(fmt.Sprintf(`SELECT `+readUserColumns+` FROM chat_users WHERE %s ORDER BY uid LIMIT $%d`, strings.Join(where, " AND "), len(args)), args...)
 		if err != nil {
 			return err
 		}
@@ -181,4 +190,31 @@ func (s *sqlStore) ListUsers(ctx context.Context, q UserQuery) (Page[model.User]
 		page.Next = s.encodeCursor(cursor{Of: "users", Key: page.Items[limit-1].UID})
 	}
 	return page, nil
+}
+
+// SetPresence implements Users: the users have a socket open (online) or no longer on this
+// replica (offline); either way they were active now. Unknown uids are ignored.
+func (s *sqlStore) SetPresence(ctx context.Context, uids []string, online bool) error {
+	if len(uids) == 0 {
+		return nil
+	}
+	on := 0
+	if online {
+		on = 1
+	}
+	return s.write(ctx, "set presence", func(t *txn) error {
+		for start := 0; start < len(uids); start += 500 {
+			batch := uids[start:min(start+500, len(uids))]
+			args := []any{on, us(t.now)}
+			marks := make([]string, len(batch))
+			for i, uid := range batch {
+				args = append(args, uid)
+				marks[i] = fmt.Sprintf("$%d", len(args))
+			}
+			if _, err := t.exec(`UPDATE chat_users SET online = $1, last_active_us = $2 WHERE uid IN (`+strings.Join(marks, ", ")+`)`, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -325,7 +325,8 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		return fmt.Errorf("failed to open chat storage %q: %w", store.Redact(o.storage), err)
 	}
 	defer st.Close()
-	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log, OriginPatterns: originPatterns(o.corsOrigins), Retention: o.eventRetention})
+	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log, OriginPatterns: originPatterns(o.corsOrigins), Retention: o.eventRetention,
+		Presence: st.SetPresence})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m, err := chatmetrics.New(reg)

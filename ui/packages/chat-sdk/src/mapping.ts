@@ -37,6 +37,9 @@ function fillUser(u: User, w: WireUser): void {
   if (w.metadata) u.setMetadata(w.metadata);
   const at = seconds(w.createdAt);
   if (at !== undefined) u.setCreatedAt(at);
+  if (w.status) u.setStatus(w.status);
+  const active = seconds(w.lastActiveAt);
+  if (active !== undefined) u.setLastActiveAt(active);
 }
 
 export function userFromWire(w: WireUser): User {
@@ -68,6 +71,10 @@ export function userToWire(u: User): WireUser {
   if (role) w.role = role;
   if (metadata) w.metadata = metadata;
   if (created !== undefined) w.createdAt = new Date(created * 1000).toISOString();
+  const status = u.getStatus();
+  const active = u.getLastActiveAt();
+  if (status) w.status = status;
+  if (active !== undefined) w.lastActiveAt = new Date(active * 1000).toISOString();
   return w;
 }
 

@@ -14,6 +14,8 @@ export interface WireUser {
   kind?: "user" | "agent";
   metadata?: JSONObject;
   createdAt?: string;
+  status?: "online" | "offline";
+  lastActiveAt?: string;
 }
 
 export interface WireGroup {

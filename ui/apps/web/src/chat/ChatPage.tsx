@@ -11,6 +11,7 @@ import { Conversation, ThreadPanel, titleOf, Welcome, type Target } from "./Conv
 import { useDirectory, useRecent } from "./directory";
 import { GroupDetails } from "./GroupDetails";
 import { NewGroupDialog } from "./NewGroupDialog";
+import { SearchPanel } from "./SearchPanel";
 import { parsePath, pathOf, type Place } from "./places";
 import { Avatar, ConnectionBanner, previewOf, UserRow } from "./Sidebar";
 
@@ -39,6 +40,9 @@ export function ChatPage({ me }: { me: Chat.User }) {
   const [target, setTarget] = useState<Target | undefined>();
   const [thread, setThread] = useState<Chat.BaseMessage | undefined>();
   const [details, setDetails] = useState(false);
+  const [search, setSearch] = useState<string>();
+  const [goTo, setGoTo] = useState<number>();
+  const [searchText, setSearchText] = useState("");
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState("");
   // The URL follows what is open; until the URL's own place is restored it is left alone.
@@ -89,8 +93,28 @@ export function ChatPage({ me }: { me: Chat.User }) {
     setTarget(t);
     setThread(undefined);
     setDetails(false);
+    setGoTo(undefined);
     setError("");
   }, []);
+
+  // A search result: its conversation at the message, or its thread.
+  const openResult = useCallback(
+    async (m: Chat.BaseMessage) => {
+      try {
+        const group = m.getReceiverType() === Chat.RECEIVER_TYPE.GROUP;
+        const other = m.getSender()?.getUid() === me.getUid() ? m.getReceiverId() : (m.getSender()?.getUid() ?? "");
+        const r = await resolvePlace({ kind: group ? "group" : "user", id: group ? m.getReceiverId() : other, thread: m.getParentMessageId() || undefined });
+        setTarget(r.target);
+        setDetails(false);
+        setSearch(undefined);
+        setThread(r.thread);
+        setGoTo(m.getParentMessageId() ? undefined : m.getId());
+      } catch (e) {
+        setError(errorText(e));
+      }
+    },
+    [me],
+  );
 
   const close = useCallback(() => {
     setTarget(undefined);
@@ -99,6 +123,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
   }, []);
   const openThread = useCallback((m: Chat.BaseMessage) => {
     setDetails(false);
+    setSearch(undefined);
     setThread(m);
   }, []);
 
@@ -146,8 +171,17 @@ export function ChatPage({ me }: { me: Chat.User }) {
   });
 
   return (
-    <div className={`agentry-web__workspace${thread || (details && target?.kind === "group") ? " agentry-web__workspace--thread" : ""}${target ? " agentry-web__workspace--open" : ""}`}>
+    <div className={`agentry-web__workspace${thread || (details && target?.kind === "group") || search !== undefined ? " agentry-web__workspace--thread" : ""}${target ? " agentry-web__workspace--open" : ""}`}>
       <nav className="agentry-web__sidebar" aria-label="Conversations">
+        <form className="agentry-web__sidebar-search" role="search" aria-label="Messages" onSubmit={(e) => {
+          e.preventDefault();
+          setThread(undefined);
+          setDetails(false);
+          setSearch(searchText);
+        }}>
+          <input type="search" className="agentry-web__input" aria-label="Search messages" placeholder="Search messages" value={searchText}
+            onChange={(e) => setSearchText(e.target.value)} />
+        </form>
         <div className="agentry-web__groups">
           <ChatGroups groupsRequestBuilder={groupsBuilder} activeGroup={target?.kind === "group" ? target.group : undefined}
             onItemClick={(g) => void openGroup(g)} onError={(e) => setError(errorText(e))}
@@ -223,8 +257,9 @@ export function ChatPage({ me }: { me: Chat.User }) {
         ) : null}
         {target ? (
           <Conversation key={active} target={target} me={me} directory={directory} onOpenThread={openThread} onBack={close}
-            detailsOpen={details} onToggleDetails={() => {
+            goTo={goTo} detailsOpen={details} onToggleDetails={() => {
               setThread(undefined);
+              setSearch(undefined);
               setDetails((d) => !d);
             }} />
         ) : (
@@ -232,6 +267,9 @@ export function ChatPage({ me }: { me: Chat.User }) {
         )}
       </main>
       {thread && target ? <ThreadPanel key={thread.getId()} target={target} parent={thread} onClose={() => setThread(undefined)} /> : null}
+      {search !== undefined && !thread && !details ? (
+        <SearchPanel key={search} me={me} target={target} initial={search} onOpen={(m) => void openResult(m)} onClose={() => setSearch(undefined)} />
+      ) : null}
       {details && !thread && target?.kind === "group" ? (
         <GroupDetails key={target.group.getGuid()} group={target.group} me={me} directory={directory} onClose={() => setDetails(false)}
           onLeft={close} />

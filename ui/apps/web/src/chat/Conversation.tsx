@@ -4,7 +4,7 @@ import { ChatMessageList } from "@agentry/ui-kit";
 import { useEffect, useRef, useState } from "react";
 import { Composer, type Mentionable } from "./Composer";
 import { recipeTemplates, showRecipeCard } from "./RecipeCard";
-import { Avatar } from "./Sidebar";
+import { Avatar, presenceText } from "./Sidebar";
 
 export type Target = { kind: "group"; group: Chat.Group } | { kind: "user"; user: Chat.User };
 
@@ -32,10 +32,15 @@ export interface ConversationProps {
   onBack(): void;
   detailsOpen: boolean;
   onToggleDetails(): void;
+  /** Opens at this message, highlighted (a search result). */
+  goTo?: number | undefined;
 }
 
-export function Conversation({ target, me, directory, onOpenThread, onBack, detailsOpen, onToggleDetails }: ConversationProps) {
+export function Conversation({ target, me, directory, onOpenThread, onBack, detailsOpen, onToggleDetails, goTo }: ConversationProps) {
+  const goToMessageId = goTo ? String(goTo) : undefined;
   const members = useMembers(target.kind === "group" ? target.group.getGuid() : undefined);
+  // The directory's copy is the freshest (it reloads with presence every 20 s).
+  const person = target.kind === "user" ? directory.find((u) => u.getUid() === target.user.getUid()) : undefined;
   const isAgent = target.kind === "user" && target.user.getKind() === "agent";
   const title = titleOf(target);
   const count = members?.length ?? (target.kind === "group" ? target.group.getMembersCount() : 0);
@@ -44,7 +49,7 @@ export function Conversation({ target, me, directory, onOpenThread, onBack, deta
       ? `Group · ${count} member${count === 1 ? "" : "s"}`
       : isAgent
         ? "Agent"
-        : `@${target.user.getUid()}`;
+        : presenceText(person ?? target.user) || `@${target.user.getUid()}`;
   return (
     <div className="agentry-web__conversation">
       <header className="agentry-web__conversation-head">
@@ -52,7 +57,8 @@ export function Conversation({ target, me, directory, onOpenThread, onBack, deta
           <span aria-hidden="true">←</span>
           <span className="agentry-web__sr-only">Back to conversations</span>
         </button>
-        <Avatar name={title} image={target.kind === "group" ? target.group.getIcon() : target.user.getAvatar()} />
+        <Avatar name={title} image={target.kind === "group" ? target.group.getIcon() : target.user.getAvatar()}
+          online={target.kind === "user" && !isAgent && (person ?? target.user).getStatus() ? (person ?? target.user).getStatus() === "online" : undefined} />
         <div className="agentry-web__conversation-name">
           <h1 className="agentry-web__conversation-title">{title}</h1>
           <p className="agentry-web__list-sub">{sub}</p>
@@ -66,10 +72,10 @@ export function Conversation({ target, me, directory, onOpenThread, onBack, deta
       </header>
       <div className="agentry-web__messages">
         {target.kind === "group" ? (
-          <ChatMessageList group={target.group} onThreadRepliesClick={onOpenThread} showUnreadDivider />
+          <ChatMessageList group={target.group} onThreadRepliesClick={onOpenThread} showUnreadDivider goToMessageId={goToMessageId} />
         ) : (
           <ChatMessageList user={target.user} onThreadRepliesClick={onOpenThread} isAgentChat={isAgent} loadLastAgentConversation={isAgent}
-            showUnreadDivider={!isAgent}
+            showUnreadDivider={!isAgent} goToMessageId={goToMessageId}
             agentActions={isAgent ? agentActions : undefined} templates={isAgent ? recipeTemplates : undefined}
             hideReplyInThreadOption={isAgent} />
         )}

@@ -4,14 +4,28 @@ import { Chat } from "@agentry/chat-sdk";
 import { useEffect, useState } from "react";
 import { useConnection } from "../connection";
 
-export function Avatar({ name, image }: { name: string; image?: string | undefined }) {
+export function Avatar({ name, image, online }: { name: string; image?: string | undefined; online?: boolean | undefined }) {
   const [broken, setBroken] = useState(false);
   const emoji = image && !/^(https?:|data:|\/)/.test(image) ? image : undefined;
   return (
     <span className="agentry-web__avatar" aria-hidden="true">
       {image && !emoji && !broken ? <img src={image} alt="" onError={() => setBroken(true)} /> : (emoji ?? (name.slice(0, 1).toUpperCase() || "?"))}
+      {online !== undefined ? <span className={`agentry-web__presence agentry-web__presence--${online ? "online" : "offline"}`} /> : null}
     </span>
   );
+}
+
+/** "Online", "Last seen 5 min ago", "Last seen 3 Nov", or nothing for an agent or no data. */
+export function presenceText(u: Chat.User, now = Date.now()): string {
+  if (u.getKind() === "agent") return "";
+  if (u.getStatus() === "online") return "Online";
+  const at = u.getLastActiveAt();
+  if (at === undefined) return u.getStatus() === "offline" ? "Offline" : "";
+  const min = Math.floor((now / 1000 - at) / 60);
+  if (min < 1) return "Last seen just now";
+  if (min < 60) return `Last seen ${min} min ago`;
+  if (min < 24 * 60) return `Last seen ${Math.floor(min / 60)} h ago`;
+  return `Last seen ${new Date(at * 1000).toLocaleDateString([], { day: "numeric", month: "short" })}`;
 }
 
 export function UserRow({ user, active, onOpen, badge }: { user: Chat.User; active: boolean; onOpen(): void; badge?: number }) {
@@ -20,10 +34,10 @@ export function UserRow({ user, active, onOpen, badge }: { user: Chat.User; acti
     <li>
       <button type="button" className="agentry-web__list-item" aria-current={active ? "true" : undefined} onClick={onOpen}
         data-uid={user.getUid()}>
-        <Avatar name={user.getName() || user.getUid()} image={user.getAvatar()} />
+        <Avatar name={user.getName() || user.getUid()} image={user.getAvatar()} online={isAgent || !user.getStatus() ? undefined : user.getStatus() === "online"} />
         <span className="agentry-web__list-text">
           <span className="agentry-web__list-title">{user.getName() || user.getUid()}</span>
-          <span className="agentry-web__list-sub">{isAgent ? "Agent" : user.getUid()}</span>
+          <span className="agentry-web__list-sub">{isAgent ? "Agent" : presenceText(user) || user.getUid()}</span>
         </span>
         {badge ? <span className="agentry-web__unread" aria-label={`${badge} unread`}>{badge}</span> : null}
       </button>

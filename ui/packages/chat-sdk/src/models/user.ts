@@ -12,6 +12,8 @@ export class User {
   protected kind: UserKind = "user";
   protected metadata?: JSONObject;
   protected createdAt?: number;
+  protected status?: "online" | "offline";
+  protected lastActiveAt?: number;
 
   constructor(uid: string, name?: string) {
     this.uid = uid;
@@ -62,6 +64,21 @@ export class User {
   }
   setCreatedAt(at: number): void {
     this.createdAt = at;
+  }
+  /** "online" while the user has the chat open somewhere, "offline" otherwise (as last read
+   * from the service; presence is not pushed: read the user again to refresh it). */
+  getStatus(): "online" | "offline" | undefined {
+    return this.status;
+  }
+  /** When the user last had the chat open (seconds since the epoch). */
+  getLastActiveAt(): number | undefined {
+    return this.lastActiveAt;
+  }
+  setStatus(status: "online" | "offline"): void {
+    this.status = status;
+  }
+  setLastActiveAt(at: number): void {
+    this.lastActiveAt = at;
   }
 }
 

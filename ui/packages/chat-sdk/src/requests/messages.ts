@@ -19,6 +19,7 @@ export class MessagesRequestBuilder {
   types: string[] = [];
   categories: string[] = [];
   deleted = true;
+  searchKeyword = "";
 
   /** The one-to-one conversation with uid (clears a guid). */
   setUID(uid: string): this {
@@ -68,9 +69,17 @@ export class MessagesRequestBuilder {
     this.deleted = !hide;
     return this;
   }
+  /** Only messages whose text contains this (case-insensitive). Without setUID or setGUID it
+   * searches every conversation the user can read (at least 2 characters; fetchPrevious pages
+   * back from the newest). */
+  setSearchKeyword(keyword: string): this {
+    this.searchKeyword = keyword.trim();
+    return this;
+  }
   /** client: another ChatClient than the Chat namespace's. */
   build(client?: ChatClient): MessagesRequest {
-    if (!this.uid === !this.guid) throw new ChatException(SDK_ERROR.VALIDATION, "set exactly one of setUID and setGUID");
+    const everywhere = !this.uid && !this.guid && this.searchKeyword !== "";
+    if (!everywhere && !this.uid === !this.guid) throw new ChatException(SDK_ERROR.VALIDATION, "set exactly one of setUID and setGUID (or a search keyword alone)");
     return new MessagesRequest(this, sessionOf(client));
   }
 }
@@ -112,6 +121,7 @@ export class MessagesRequest {
    * fetched and there is no anchor); [] when there is nothing newer yet. */
   fetchNext(): Promise<BaseMessage[]> {
     return this.serial(async () => {
+      this.conversationOnly("fetchNext");
       for (let i = 0; i < 20; i++) {
         const after = this.newest ?? (this.b.messageId || undefined);
         const raw = await this.page(after === undefined ? {} : { after });
@@ -128,6 +138,7 @@ export class MessagesRequest {
    * fetchPrevious / fetchNext continue from its ends. */
   fetchAround(): Promise<BaseMessage[]> {
     return this.serial(async () => {
+      this.conversationOnly("fetchAround");
       if (!this.b.messageId) throw new ChatException(SDK_ERROR.VALIDATION, "fetchAround needs setMessageId");
       const raw = await this.page({ around: this.b.messageId });
       this.track(raw);
@@ -139,6 +150,10 @@ export class MessagesRequest {
     const p = this.chain.then(run, run);
     this.chain = p.catch(() => undefined);
     return p;
+  }
+
+  private conversationOnly(what: string): void {
+    if (!this.b.uid && !this.b.guid) throw new ChatException(SDK_ERROR.VALIDATION, `${what} needs setUID or setGUID: a search across conversations pages with fetchPrevious`);
   }
 
   private track(raw: readonly WireMessage[]): void {
@@ -154,6 +169,13 @@ export class MessagesRequest {
 
   private async page(cursor: { before?: number; after?: number; around?: number }): Promise<WireMessage[]> {
     const b = this.b;
+    if (!b.uid && !b.guid) {
+      // Across conversations: the service answers newest first; pages are in id order.
+      const res = await this.s.http.json<{ items?: WireMessage[] }>("GET", "/messages", {
+        query: { searchKeyword: b.searchKeyword, limit: b.limit, before: cursor.before },
+      });
+      return [...(res.items ?? [])].reverse();
+    }
     const path = b.uid ? `/users/${enc(b.uid)}/messages` : `/groups/${enc(b.guid ?? "")}/messages`;
     const res = await this.s.http.json<{ items?: WireMessage[] }>("GET", path, {
       query: {
@@ -163,6 +185,7 @@ export class MessagesRequest {
         hideReplies: b.replies ? undefined : true,
         types: b.types.length > 0 ? b.types : undefined,
         categories: b.categories.length > 0 ? b.categories : undefined,
+        searchKeyword: b.searchKeyword || undefined,
       },
     });
     return res.items ?? [];

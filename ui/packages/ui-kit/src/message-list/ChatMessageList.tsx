@@ -105,6 +105,7 @@ export function ChatMessageList(props: ChatMessageListProps) {
   // Whether an agent run is under way here (AgentView says): its last steps may be answered yet.
   const [agentRunning, setAgentRunning] = useState(false);
   const stickyTimer = useRef<number | undefined>(undefined);
+  const lastTop = useRef(0);
   useEffect(() => () => window.clearTimeout(stickyTimer.current), []);
   const winRef = useRef<VirtualWindow>(undefined);
   const onInfo = useCallback((info: ScrollInfo) => {
@@ -119,9 +120,12 @@ export function ChatMessageList(props: ChatMessageListProps) {
     setTopId(info.topId);
     const first = modelRef.current.firstUnreadId;
     if (first !== undefined && info.topId !== undefined && info.topId <= first) setUnreadSeen(true);
-    setStickyIdle(false);
-    window.clearTimeout(stickyTimer.current);
-    stickyTimer.current = window.setTimeout(() => setStickyIdle(true), STICKY_IDLE_MS);
+    if (Math.abs(info.scrollTop - lastTop.current) > 1) {
+      lastTop.current = info.scrollTop;
+      setStickyIdle(false);
+      window.clearTimeout(stickyTimer.current);
+      stickyTimer.current = window.setTimeout(() => setStickyIdle(true), STICKY_IDLE_MS);
+    }
     if (info.nearTop) m.loadOlder();
     if (info.nearBottom) m.loadNewer();
     if (info.bottomId !== undefined && canMarkRead()) m.markReadUpTo(info.bottomId);

@@ -19,6 +19,8 @@ export interface ScrollInfo {
   topId: number | undefined;
   /** The day separator of the top message is (partly) in view: a pinned date would repeat it. */
   topDateShown: boolean;
+  /** The scroller's scrollTop (a change is the reader scrolling, or the list growing above). */
+  scrollTop: number;
   bottomId: number | undefined;
 }
 
@@ -106,6 +108,7 @@ export function useScrollKeeper(o: {
       nearBottom: gap <= PAGE_PX,
       topId: top ? idOf(top) : undefined,
       topDateShown: !!top && dateShown(top, viewTop),
+      scrollTop: s.scrollTop,
       bottomId: bottom ? idOf(bottom) : undefined,
     });
   }, []);
