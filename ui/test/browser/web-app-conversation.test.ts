@@ -192,8 +192,11 @@ describe("web app conversations on agentry dev", () => {
     const guid = await makeGroup("alice", [], "Book club");
     const first = await signIn("Bob");
     const groups = first.locator(".chat-groups");
-    await groups.getByText(`Book club ${guid.slice(5)}`).waitFor();
+    const row = groups.getByRole("option", { name: new RegExp(`Book club ${guid.slice(5)}`) });
+    await row.getByText("1 member").waitFor();
     await dev.call("POST", `/groups/${guid}/join`, {}, await dev.mintToken("bob"));
+    // Both lists follow without a reload: the group's member count, and Recent.
+    await row.getByText("2 members").waitFor({ timeout: 8_000 });
     await recent(first).getByRole("button", { name: new RegExp(`Book club ${guid.slice(5)}`) }).waitFor({ timeout: 8_000 });
   });
 
