@@ -67,7 +67,7 @@ describe("ChatMessageList agent chat", () => {
     await page.getByRole("button", { name: "Send" }).click();
     // The stored answer (an article of the list), after the live bubble that streamed it.
     await log(page).locator("article", { hasText: finalText }).waitFor({ timeout: 60_000 });
-    await page.locator(".chat-agent-live").waitFor({ state: "detached" });
+    await expect.poll(() => page.locator(".chat-agent-live").count(), { timeout: 30_000 }).toBe(0);
 
     // The answer streamed: a live bubble showed the text before the stored message replaced it,
     // and the call showed the action's execution text with a spinner.
@@ -153,7 +153,7 @@ describe("ChatMessageList agent chat", () => {
     await welcome.waitFor({ state: "detached" });
     // The chef answers with its substitute tool's result.
     await log(page).locator(".chat-message-bubble--agentic", { hasText: /Try / }).waitFor({ timeout: 60_000 });
-    await page.locator(".chat-agent-live").waitFor({ state: "detached" });
+    await expect.poll(() => page.locator(".chat-agent-live").count(), { timeout: 30_000 }).toBe(0);
     await screenshot(page, "features/agent-suggestion-answered");
     await noErrors(page);
   });

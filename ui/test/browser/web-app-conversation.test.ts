@@ -3,52 +3,22 @@
 // delete, a disabled agent gone from Recent, the typing indicator ending with the text, the
 // offline banner and the send that waits for the connection, a group joined elsewhere, a URL
 // per conversation and thread, and attachments. Screenshots in artifacts/web/.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startDev, type DevProcess } from "../agentry.mjs";
-import { axe, formatViolations, launchBrowser, newPage, pageErrors, screenshot } from "./harness";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
+import { pageErrors, screenshot } from "./harness";
+import { composer, main, send, useWebApp } from "./webapp";
 
 describe("web app conversations on agentry dev", () => {
-  let dev: DevProcess;
-  let browser: Browser;
-  const pages: Page[] = [];
+  const app = useWebApp();
+  const signIn = app.signIn;
+  const expectAccessible = app.expectAccessible;
   let n = 0;
   const unique = (s: string) => `${s}-${Date.now() % 100000}-${++n}`;
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-  beforeAll(async () => {
-    [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "" } }), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await Promise.all(pages.map((p) => p.context().close().catch(() => {})));
-    await browser?.close();
-    await dev?.stop();
-  });
-
-  async function signIn(name: string, path = "/"): Promise<Page> {
-    const page = await newPage(browser, dev.base);
-    pages.push(page);
-    await page.goto("/");
-    await page.getByRole("button", { name: `Sign in as ${name}` }).click();
-    await page.getByText("Signed in as").waitFor();
-    if (path !== "/") await page.goto(path);
-    return page;
-  }
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    const v = await axe(page);
-    expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
-  }
-  const main = (p: Page) => p.getByRole("main");
-  const composer = (p: Page) => main(p).getByRole("textbox");
-  async function send(p: Page, text: string): Promise<void> {
-    await composer(p).fill(text);
-    await composer(p).press("Enter");
-    await expect.poll(() => composer(p).inputValue()).toBe("");
-  }
   /** A group owned by `owner` with these members, made through the API as the owner. */
   async function makeGroup(owner: string, members: string[], name = "Team"): Promise<string> {
     const guid = unique("team");
-    await dev.call("POST", "/groups", { guid, name: `${name} ${guid.slice(5)}`, type: "public", members: members.map((uid) => ({ uid })) }, await dev.mintToken(owner));
+    await app.dev().call("POST", "/groups", { guid, name: `${name} ${guid.slice(5)}`, type: "public", members: members.map((uid) => ({ uid })) }, await app.dev().mintToken(owner));
     return guid;
   }
   const recent = (p: Page) => p.getByRole("region", { name: "Recent" });
@@ -78,8 +48,8 @@ describe("web app conversations on agentry dev", () => {
       const reply = main(p).getByRole("article").filter({ hasText: "At the station" });
       await reply.getByRole("button", { name: new RegExp(`^Quoting\\s*(Alice|You)\\s*:\\s*${escape(question)}`) }).waitFor();
     }
-    const page = await dev.call<{ items: { text?: string; quotedMessageId?: number; quotedMessage?: { text?: string } }[] }>(
-      "GET", "/groups/general/messages?limit=5", undefined, await dev.mintToken("carol"));
+    const page = await app.dev().call<{ items: { text?: string; quotedMessageId?: number; quotedMessage?: { text?: string } }[] }>(
+      "GET", "/groups/general/messages?limit=5", undefined, await app.dev().mintToken("carol"));
     const stored = page.items.find((m) => m.text === "At the station");
     expect(stored?.quotedMessage?.text).toBe(question);
     // The quote leads to the original, highlighted.
@@ -93,10 +63,10 @@ describe("web app conversations on agentry dev", () => {
 
   test("unread: a thread reply and an addition do not count; reading clears the badge for good", async () => {
     const guid = await makeGroup("alice", ["bob"]);
-    const alice = await dev.mintToken("alice");
-    await dev.call("POST", `/groups/${guid}/members`, { members: [{ uid: "carol" }] }, alice);
-    const top = await dev.call<{ id: number }>("POST", "/messages", { receiver: guid, receiverType: "group", text: "Standup moved to 10" }, alice);
-    await dev.call("POST", "/messages", { receiver: guid, receiverType: "group", text: "ok", parentId: top.id }, await dev.mintToken("bob"));
+    const alice = await app.dev().mintToken("alice");
+    await app.dev().call("POST", `/groups/${guid}/members`, { members: [{ uid: "carol" }] }, alice);
+    const top = await app.dev().call<{ id: number }>("POST", "/messages", { receiver: guid, receiverType: "group", text: "Standup moved to 10" }, alice);
+    await app.dev().call("POST", "/messages", { receiver: guid, receiverType: "group", text: "ok", parentId: top.id }, await app.dev().mintToken("bob"));
     const carol = await signIn("Carol");
     const row = recent(carol).getByRole("button", { name: new RegExp(`Team ${guid.slice(5)}`) });
     await row.waitFor();
@@ -135,7 +105,7 @@ describe("web app conversations on agentry dev", () => {
     await main(carol).getByRole("heading", { name: /Weather/i }).waitFor();
     await send(carol, "Is it raining in Lisbon?");
     await recent(carol).getByRole("button", { name: /Weather/i }).waitFor({ timeout: 10_000 });
-    await dev.call("POST", "/agents/weather/disable");
+    await app.dev().call("POST", "/agents/weather/disable");
     try {
       await recent(carol).getByRole("button", { name: /weather/i }).waitFor({ state: "detached", timeout: 8_000 });
       await carol.reload();
@@ -148,7 +118,7 @@ describe("web app conversations on agentry dev", () => {
       await main(carol).getByRole("alert").getByText(/can't be opened/).waitFor();
       expect(new URL(carol.url()).pathname).toBe("/");
     } finally {
-      await dev.call("POST", "/agents/weather/enable");
+      await app.dev().call("POST", "/agents/weather/enable");
     }
   });
 
@@ -184,7 +154,7 @@ describe("web app conversations on agentry dev", () => {
     await main(alice).getByText("You're offline.", { exact: false }).waitFor({ state: "detached" });
     expect(await main(alice).getByRole("alert").count()).toBe(0);
     // Stored once (the retry carried the same muid).
-    const msgs = await dev.call<{ items: { text?: string }[] }>("GET", "/users/bob/messages?limit=10", undefined, await dev.mintToken("alice"));
+    const msgs = await app.dev().call<{ items: { text?: string }[] }>("GET", "/users/bob/messages?limit=10", undefined, await app.dev().mintToken("alice"));
     expect(msgs.items.filter((m) => m.text === text)).toHaveLength(1);
   });
 
@@ -194,7 +164,7 @@ describe("web app conversations on agentry dev", () => {
     const groups = first.locator(".chat-groups");
     const row = groups.getByRole("option", { name: new RegExp(`Book club ${guid.slice(5)}`) });
     await row.getByText("1 member").waitFor();
-    await dev.call("POST", `/groups/${guid}/join`, {}, await dev.mintToken("bob"));
+    await app.dev().call("POST", `/groups/${guid}/join`, {}, await app.dev().mintToken("bob"));
     // Both lists follow without a reload: the group's member count, and Recent.
     await row.getByText("2 members").waitFor({ timeout: 8_000 });
     await recent(first).getByRole("button", { name: new RegExp(`Book club ${guid.slice(5)}`) }).waitFor({ timeout: 8_000 });
@@ -260,8 +230,8 @@ describe("web app conversations on agentry dev", () => {
     await composer(alice).fill("for the weekend");
     await composer(alice).press("Enter");
     await files.waitFor({ state: "detached", timeout: 15_000 });
-    const msgs = await dev.call<{ items: { type: string; text?: string; attachment?: { name: string } }[] }>(
-      "GET", "/users/carol/messages?limit=10", undefined, await dev.mintToken("alice"));
+    const msgs = await app.dev().call<{ items: { type: string; text?: string; attachment?: { name: string } }[] }>(
+      "GET", "/users/carol/messages?limit=10", undefined, await app.dev().mintToken("alice"));
     const media = msgs.items.filter((m) => m.attachment).map((m) => [m.type, m.attachment?.name, m.text ?? ""]);
     expect(media.slice(-2)).toEqual([["file", "notes.txt", "for the weekend"], ["image", "dot.png", ""]]);
     await main(alice).getByRole("article").filter({ hasText: "notes.txt" }).waitFor();

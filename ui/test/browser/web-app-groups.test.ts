@@ -2,40 +2,15 @@
 // groups; the details panel with members and roles; an admin adds a person and an agent, changes
 // a role, removes and bans; @-mentions with suggestions, highlighted, an agent outside the group
 // flagged and answering once added. Screenshots in artifacts/web/.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startDev, type DevProcess } from "../agentry.mjs";
-import { axe, formatViolations, launchBrowser, newPage, pageErrors, screenshot } from "./harness";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
+import { pageErrors, screenshot } from "./harness";
+import { composer, main, send, useWebApp } from "./webapp";
 
 describe("web app groups on agentry dev", () => {
-  let dev: DevProcess;
-  let browser: Browser;
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "" } }), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await Promise.all(pages.map((p) => p.context().close().catch(() => {})));
-    await browser?.close();
-    await dev?.stop();
-  });
-
-  async function signIn(name: string, path = "/"): Promise<Page> {
-    const page = await newPage(browser, dev.base);
-    pages.push(page);
-    await page.goto("/");
-    await page.getByRole("button", { name: `Sign in as ${name}` }).click();
-    await page.getByText("Signed in as").waitFor();
-    if (path !== "/") await page.goto(path);
-    return page;
-  }
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    const v = await axe(page);
-    expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
-  }
-  const main = (p: Page) => p.getByRole("main");
-  const composer = (p: Page) => main(p).getByRole("textbox");
+  const app = useWebApp();
+  const signIn = app.signIn;
+  const expectAccessible = app.expectAccessible;
   const details = (p: Page) => p.getByRole("complementary", { name: "Group details" });
   type Group = { guid: string; type: string; hasJoined?: boolean; membersCount?: number };
 
@@ -71,14 +46,14 @@ describe("web app groups on agentry dev", () => {
     // The new groups are in Alice's list without a reload.
     for (const n of [`Secret ${stamp}`, `Book club ${stamp}`, `Plans ${stamp}`]) await alice.locator(".chat-groups").getByText(n).waitFor();
 
-    const token = await dev.mintToken("carol");
-    const all = await dev.call<{ items: Group[] }>("GET", "/groups?limit=100", undefined, token);
+    const token = await app.dev().mintToken("carol");
+    const all = await app.dev().call<{ items: Group[] }>("GET", "/groups?limit=100", undefined, token);
     const byGuid = new Map(all.items.map((g) => [g.guid, g]));
     expect(byGuid.get(`book-club-${stamp}`)).toMatchObject({ type: "public" });
     expect(byGuid.get(`secret-${stamp}`)).toMatchObject({ type: "password" });
     expect(byGuid.get(`plans-${stamp}`)).toMatchObject({ type: "private", hasJoined: true });
     // Bob is in Book club; Dave (a new user) sees the private group not at all.
-    const bob = await dev.call<{ items: Group[] }>("GET", "/groups?limit=100", undefined, await dev.mintToken("bob"));
+    const bob = await app.dev().call<{ items: Group[] }>("GET", "/groups?limit=100", undefined, await app.dev().mintToken("bob"));
     expect(bob.items.find((g) => g.guid === `book-club-${stamp}`)?.hasJoined).toBe(true);
     expect(bob.items.some((g) => g.guid === `plans-${stamp}`)).toBe(false);
     expect(pageErrors(alice)).toEqual([]);
@@ -87,7 +62,7 @@ describe("web app groups on agentry dev", () => {
   test("group details: members and roles; the admin adds a person and an agent, promotes, removes and bans; the member sees it live", async () => {
     const stamp = Date.now() % 100000;
     const guid = `crew-${stamp}`;
-    await dev.call("POST", "/groups", { guid, name: `Crew ${stamp}`, type: "public", members: [{ uid: "bob" }] }, await dev.mintToken("alice"));
+    await app.dev().call("POST", "/groups", { guid, name: `Crew ${stamp}`, type: "public", members: [{ uid: "bob" }] }, await app.dev().mintToken("alice"));
     const [alice, bob] = await Promise.all([signIn("Alice", `/group/${guid}`), signIn("Bob", `/group/${guid}`)]);
     await main(alice).getByRole("heading", { name: `Crew ${stamp}` }).waitFor();
     await main(alice).getByRole("button", { name: "Group details" }).click();
@@ -110,7 +85,7 @@ describe("web app groups on agentry dev", () => {
     expect(await details(bob).getByRole("button", { name: /^Remove / }).count()).toBe(0);
 
     await panel.getByLabel("Role of Bob").selectOption("moderator");
-    await expect.poll(async () => (await dev.call<{ items: { uid: string; scope: string }[] }>("GET", `/groups/${guid}/members`, undefined, await dev.mintToken("alice"))).items.find((m) => m.uid === "bob")?.scope).toBe("moderator");
+    await expect.poll(async () => (await app.dev().call<{ items: { uid: string; scope: string }[] }>("GET", `/groups/${guid}/members`, undefined, await app.dev().mintToken("alice"))).items.find((m) => m.uid === "bob")?.scope).toBe("moderator");
     await screenshot(alice, "web/group-details");
     await expectAccessible(alice, "group details (admin)");
 
@@ -127,7 +102,7 @@ describe("web app groups on agentry dev", () => {
   test("@-mentions: suggestions by keyboard, highlighted in the message; an agent outside the group is flagged, and answers once added", async () => {
     const stamp = Date.now() % 100000;
     const guid = `kitchen-${stamp}`;
-    await dev.call("POST", "/groups", { guid, name: `Kitchen ${stamp}`, type: "public", members: [{ uid: "bob" }] }, await dev.mintToken("alice"));
+    await app.dev().call("POST", "/groups", { guid, name: `Kitchen ${stamp}`, type: "public", members: [{ uid: "bob" }] }, await app.dev().mintToken("alice"));
     const [alice, bob] = await Promise.all([signIn("Alice", `/group/${guid}`), signIn("Bob", `/group/${guid}`)]);
     await main(alice).getByRole("heading", { name: `Kitchen ${stamp}` }).waitFor();
     await composer(alice).pressSequentially("Ask @b");
@@ -155,7 +130,7 @@ describe("web app groups on agentry dev", () => {
     expect(await main(alice).locator(".chat-message-bubble--agentic").count()).toBe(0);
 
     // Added, it answers the same mention.
-    await dev.call("POST", `/groups/${guid}/members`, { members: [{ uid: "chef" }] }, await dev.mintToken("alice"));
+    await app.dev().call("POST", `/groups/${guid}/members`, { members: [{ uid: "chef" }] }, await app.dev().mintToken("alice"));
     await composer(alice).fill("");
     await composer(alice).pressSequentially("@chef what can I use instead of butter?");
     await expect.poll(() => main(alice).getByRole("status").filter({ hasText: "not in this group" }).count()).toBe(0);

@@ -2,49 +2,19 @@
 // date pinned over the list, the admin form's words and marks, reactions beyond the quick eight,
 // long messages, the New messages line with Jump to first unread, a visibly streamed answer;
 // and a tour of the main views at 1280 and 390 px (artifacts/web/tour/, copied to docs/images/web/).
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startDev, type DevProcess } from "../agentry.mjs";
-import { axe, formatViolations, launchBrowser, newPage, pageErrors, screenshot } from "./harness";
+import type { Page } from "playwright-core";
+import { describe, expect, test } from "vitest";
+import { newPage, pageErrors, screenshot } from "./harness";
+import { composer, main, send, useWebApp } from "./webapp";
 
 describe("web app views on agentry dev", () => {
-  let dev: DevProcess;
-  let browser: Browser;
-  const pages: Page[] = [];
+  const app = useWebApp();
+  const signIn = app.signIn;
+  const expectAccessible = app.expectAccessible;
   let n = 0;
   const unique = (s: string) => `${s} ${Date.now() % 100000}-${++n}`;
-
-  beforeAll(async () => {
-    [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "" } }), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await Promise.all(pages.map((p) => p.context().close().catch(() => {})));
-    await browser?.close();
-    await dev?.stop();
-  });
-
-  async function signIn(name: string, path = "/", viewport = { width: 1024, height: 768 }): Promise<Page> {
-    const page = await newPage(browser, dev.base, { viewport });
-    pages.push(page);
-    await page.goto("/");
-    await page.getByRole("button", { name: `Sign in as ${name}` }).click();
-    await page.getByRole("button", { name: "Log out" }).waitFor();
-    if (path !== "/") await page.goto(path);
-    return page;
-  }
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    const v = await axe(page);
-    expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
-  }
-  const main = (p: Page) => p.getByRole("main");
-  const composer = (p: Page) => main(p).getByRole("textbox");
-  async function send(p: Page, text: string): Promise<void> {
-    await composer(p).fill(text);
-    await composer(p).press("Enter");
-    await expect.poll(() => composer(p).inputValue()).toBe("");
-  }
   const post = async (from: string, to: string, type: "user" | "group", text: string) =>
-    dev.call<{ id: number }>("POST", "/messages", { receiver: to, receiverType: type, text }, await dev.mintToken(from));
+    app.dev().call<{ id: number }>("POST", "/messages", { receiver: to, receiverType: type, text }, await app.dev().mintToken(from));
 
   test("search: everywhere and in the conversation, the keyword marked; a result opens its conversation at the message", async () => {
     const word = `zucchini${Date.now() % 100000}`;
@@ -92,7 +62,7 @@ describe("web app views on agentry dev", () => {
         return row.locator(".agentry-web__list-sub").textContent();
       }, { timeout: 10_000, interval: 500 })
       .toMatch(/^Last seen (just now|1 min ago)$/);
-    const users = await dev.call<{ items: { uid: string; status?: string; lastActiveAt?: string }[] }>("GET", "/users?limit=100", undefined, await dev.mintToken("alice"));
+    const users = await app.dev().call<{ items: { uid: string; status?: string; lastActiveAt?: string }[] }>("GET", "/users?limit=100", undefined, await app.dev().mintToken("alice"));
     expect(users.items.find((u) => u.uid === "carol")).toMatchObject({ status: "offline" });
   });
 
@@ -166,9 +136,9 @@ describe("web app views on agentry dev", () => {
   test("New messages line and Jump to first unread", async () => {
     const first = unique("first unread");
     await post("alice", "bob", "user", "read already");
-    const bobToken = await dev.mintToken("bob");
-    const page0 = await dev.call<{ items: { id: number }[] }>("GET", "/users/alice/messages?limit=1", undefined, bobToken);
-    await dev.call("POST", `/messages/${page0.items[0]!.id}/read`, {}, bobToken);
+    const bobToken = await app.dev().mintToken("bob");
+    const page0 = await app.dev().call<{ items: { id: number }[] }>("GET", "/users/alice/messages?limit=1", undefined, bobToken);
+    await app.dev().call("POST", `/messages/${page0.items[0]!.id}/read`, {}, bobToken);
     await post("alice", "bob", "user", first);
     for (let i = 0; i < 35; i++) await post("alice", "bob", "user", `news ${i}`);
     const bob = await signIn("Bob", "/user/alice");
@@ -205,15 +175,14 @@ describe("web app views on agentry dev", () => {
 
   test("tour: the main views at 1280 and 390 px", async () => {
     const guid = "tour";
-    await dev.call("POST", "/groups", { guid, name: "Weekend trip", type: "public", description: "Planning the hike", members: [{ uid: "bob" }, { uid: "carol" }, { uid: "chef" }] }, await dev.mintToken("alice"));
+    await app.dev().call("POST", "/groups", { guid, name: "Weekend trip", type: "public", description: "Planning the hike", members: [{ uid: "bob" }, { uid: "carol" }, { uid: "chef" }] }, await app.dev().mintToken("alice"));
     const hello = await post("bob", guid, "group", "Saturday 9:00 at the station?");
     await post("carol", guid, "group", "Works for me. @chef what should we pack for lunch?");
-    await dev.call("POST", "/messages", { receiver: guid, receiverType: "group", text: "I'll bring the map", quotedMessageId: hello.id }, await dev.mintToken("alice"));
-    await dev.call("POST", "/messages", { receiver: guid, receiverType: "group", text: "Bring rain jackets", parentId: hello.id }, await dev.mintToken("carol"));
+    await app.dev().call("POST", "/messages", { receiver: guid, receiverType: "group", text: "I'll bring the map", quotedMessageId: hello.id }, await app.dev().mintToken("alice"));
+    await app.dev().call("POST", "/messages", { receiver: guid, receiverType: "group", text: "Bring rain jackets", parentId: hello.id }, await app.dev().mintToken("carol"));
     for (const [width, height] of [[1280, 800], [390, 844]] as const) {
       const at = `${width}`;
-      const login = await newPage(browser, dev.base, { viewport: { width, height } });
-      pages.push(login);
+      const login = await newPage(app.browser(), app.dev().base, { viewport: { width, height } });
       await login.goto("/");
       await login.getByRole("button", { name: "Sign in as Alice" }).waitFor();
       await screenshot(login, `web/tour/login-${at}`);
@@ -225,7 +194,7 @@ describe("web app views on agentry dev", () => {
       await main(alice).getByText("I'll bring the map").waitFor();
       // The chef's answer to Carol's mention, stored (not mid-stream), and the pinned date faded.
       await main(alice).getByRole("article").filter({ hasText: "scripted dev model" }).waitFor({ timeout: 30_000 });
-      await main(alice).locator(".chat-agent-live").waitFor({ state: "detached" });
+      await expect.poll(() => main(alice).locator(".chat-agent-live").count(), { timeout: 30_000 }).toBe(0);
       await alice.waitForTimeout(2000);
       await screenshot(alice, `web/tour/group-${at}`);
       await expectAccessible(alice, `group at ${at}`);

@@ -228,7 +228,7 @@ describe("web app on agentry dev", () => {
     await main.getByText("Hi! What are we cooking today?").waitFor();
     await send(carol, "I have eggs, spinach and feta. What can I cook?");
 
-    const card = main.getByRole("region", { name: "Recipe: Pantry Skillet" });
+    const card = main.getByRole("group", { name: "Recipe: Pantry Skillet" });
     await card.waitFor({ timeout: 30_000 });
     const steps = await card.getByRole("listitem").allTextContents();
     expect(steps.slice(0, 3)).toEqual(["Prepare the eggs.", "Prepare the spinach.", "Prepare the feta."]);

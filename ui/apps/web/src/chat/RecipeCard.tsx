@@ -24,7 +24,9 @@ export const showRecipeCard: AgentActionHandler = (args) => {
 
 export function RecipeCard({ recipe }: { recipe: Recipe }) {
   return (
-    <section className="agentry-web__recipe" aria-label={`Recipe: ${recipe.title}`}>
+    // A group, not a region: a conversation may show the same recipe twice, and landmarks must
+    // have distinct names.
+    <div className="agentry-web__recipe" role="group" aria-label={`Recipe: ${recipe.title}`}>
       <p className="agentry-web__recipe-kicker">Recipe card</p>
       <h2 className="agentry-web__recipe-title">{recipe.title}</h2>
       <ol className="agentry-web__recipe-steps">
@@ -32,7 +34,7 @@ export function RecipeCard({ recipe }: { recipe: Recipe }) {
           <li key={i}>{s}</li>
         ))}
       </ol>
-    </section>
+    </div>
   );
 }
 

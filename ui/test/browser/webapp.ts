@@ -1,0 +1,56 @@
+// Shared by the web app's browser tests: one `agentry dev` and one Chromium per file, signing
+// in as a development user, axe, and the conversation's composer.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, expect } from "vitest";
+import { startDev, type DevProcess } from "../agentry.mjs";
+import { axe, formatViolations, launchBrowser, newPage } from "./harness";
+
+export interface WebApp {
+  dev(): DevProcess;
+  browser(): Browser;
+  /** Signs in as a development user (by the picker), then goes to path. */
+  signIn(name: string, path?: string, viewport?: { width: number; height: number }): Promise<Page>;
+  expectAccessible(page: Page, what: string): Promise<void>;
+}
+
+/** Starts agentry dev (offline model) and Chromium for the calling describe block. */
+export function useWebApp(): WebApp {
+  let dev: DevProcess;
+  let browser: Browser;
+  const pages: Page[] = [];
+  beforeAll(async () => {
+    [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "" } }), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await Promise.all(pages.map((p) => p.context().close().catch(() => {})));
+    await browser?.close();
+    await dev?.stop();
+  });
+  return {
+    dev: () => dev,
+    browser: () => browser,
+    async signIn(name, path = "/", viewport = { width: 1024, height: 768 }) {
+      const page = await newPage(browser, dev.base, { viewport });
+      pages.push(page);
+      await page.goto("/");
+      await page.getByRole("button", { name: `Sign in as ${name}` }).click();
+      await page.getByRole("button", { name: "Log out" }).waitFor();
+      if (path !== "/") await page.goto(path);
+      return page;
+    },
+    async expectAccessible(page, what) {
+      const v = await axe(page);
+      expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
+    },
+  };
+}
+
+export const main = (p: Page) => p.getByRole("main");
+export const composer = (p: Page) => main(p).getByRole("textbox");
+
+/** Sends text from the open conversation's composer. */
+export async function send(p: Page, text: string): Promise<void> {
+  await composer(p).fill(text);
+  await composer(p).press("Enter");
+  await expect.poll(() => composer(p).inputValue()).toBe("");
+}
