@@ -211,6 +211,7 @@ describe("web app views on agentry dev", () => {
       const before = await done.count();
       await send(alice, "I have eggs, spinach and feta. What can I cook?");
       await expect.poll(() => done.count(), { timeout: 30_000 }).toBe(before + 1);
+      await expect.poll(() => main(alice).locator(".chat-agent-live").count(), { timeout: 30_000 }).toBe(0);
       await screenshot(alice, `web/tour/agent-${at}`);
       await expectAccessible(alice, `agent at ${at}`);
       await alice.goto("/");

@@ -75,6 +75,8 @@ export function previewOf(c: Chat.Conversation, me: string): string {
   if (!last) return w instanceof Chat.Group ? "Group" : "Conversation";
   const who = last.getSender()?.getUid() === me ? "You: " : w instanceof Chat.Group && last.getCategory() !== "action" ? `${last.getSender()?.getName() ?? ""}: ` : "";
   if (last.getDeletedAt()) return `${who}Message deleted`;
+  // A run's step (a tool call or result, the user's frontend result too) has no text to show.
+  if (last instanceof Chat.AgenticMessage && !last.getText().trim()) return last.getType() === "agent_error" ? "The agent could not answer" : "Used a tool";
   if (last instanceof Chat.TextMessage || last instanceof Chat.AgenticMessage) return who + last.getText();
   if (last instanceof Chat.MediaMessage) return `${who}📎 ${last.getCaption() || last.getAttachment()?.getName() || last.getType()}`;
   if (last instanceof Chat.Action) return last.getMessage() || "Group update";
