@@ -3,6 +3,12 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/trace"
 	"net/http"
 	"regexp"
 
@@ -114,7 +120,18 @@ func (r *messageRequest) validate() error {
 	return errValidation("category must be message or custom")
 }
 
-func (a *API) sendMessage(c echo.Context) error {
+func (a *API) sendMessage(c echo.Context) (err error) {
+	// The send is a span (continuing a caller's traceparent); an agent run it starts is its child.
+	ctx, span := tracer().Start(otel.GetTextMapPropagator().Extract(c.Request().Context(), propagation.HeaderCarrier(c.Request().Header)),
+		"chat send_message", trace.WithSpanKind(trace.SpanKindServer))
+	defer func() {
+		if err != nil {
+			span.SetAttributes(semconv.ErrorTypeKey.String(model.CodeOf(err)))
+			span.SetStatus(codes.Error, model.CodeOf(err))
+		}
+		span.End()
+	}()
+	c.SetRequest(c.Request().WithContext(ctx))
 	var req messageRequest
 	if err := bind(c, &req); err != nil {
 		return err
@@ -125,7 +142,6 @@ func (a *API) sendMessage(c echo.Context) error {
 	if done, err := a.sentBefore(c, req.MUID); done || err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
 	// A message that starts an agent run claims the conversation first, so a message the
 	// agent cannot take (disabled, busy) is refused before it is stored.
 	var plan *bridge.Plan
@@ -151,11 +167,13 @@ func (a *API) sendMessage(c echo.Context) error {
 	}
 	a.opts.Metrics.MessagesStored("user", 1)
 	a.notify()
+	span.SetAttributes(attribute.String("agentry.chat.receiver_type", string(m.ReceiverType)), attribute.Int64("agentry.chat.message_id", m.ID),
+		semconv.GenAIConversationID(m.ConversationID))
 	if plan != nil {
 		if m.Moderation != model.ModerationApproved {
 			plan.Cancel() // a held-back message is not shown to the agent either
 		} else {
-			plan.Start(m)
+			plan.Start(ctx, m)
 			c.Response().Header().Set("X-Agent-Run", plan.RunID())
 		}
 	}
@@ -334,3 +352,5 @@ func (a *API) searchMessages(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"items": msgs})
 }
+
+func tracer() trace.Tracer { return otel.Tracer("github.com/agentry-dev/agentry/chat/api") }

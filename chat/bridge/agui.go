@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go.opentelemetry.io/otel/propagation"
 	"io"
 	"mime"
 	"net/http"
@@ -235,6 +236,7 @@ func (b *Bridge) post(ctx context.Context, p *Plan, url string, headers map[stri
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", accept)
+	inject(ctx, propagation.HeaderCarrier(req.Header))
 	client := b.o.Client
 	if p.cfg.AgentRef != "" {
 		client = b.o.ClusterClient // the operator's in-cluster endpoint, not an admin's URL

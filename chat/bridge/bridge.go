@@ -14,6 +14,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"go.opentelemetry.io/otel/trace"
 	"net/http"
 	"regexp"
 	"sync"
@@ -149,13 +150,15 @@ func (b *Bridge) Close(ctx context.Context) error {
 // Plan is a message's agent run, claimed before the message is stored: Start it with the
 // stored message, or Cancel it when storing failed.
 type Plan struct {
-	b      *Bridge
-	cfg    model.AgentConfig
-	run    model.AgentRun
-	sender string
-	group  string // the guid for a group conversation
-	quiet  bool   // an AI feature's call: nothing is relayed
-	once   sync.Once
+	b       *Bridge
+	cfg     model.AgentConfig
+	run     model.AgentRun
+	sender  string
+	group   string // the guid for a group conversation
+	quiet   bool   // an AI feature's call: nothing is relayed
+	once    sync.Once
+	parent  trace.SpanContext // the span of what started the run (the message's send)
+	traceID string            // the run's trace, stored with its answers (when sampled)
 }
 
 // mention is how a group message addresses an agent: "@chef" or the SDK's "<@uid:chef>".
@@ -262,9 +265,11 @@ func (p *Plan) Cancel() {
 // RunID is the chat-level id of the run (frames and agentic messages carry it).
 func (p *Plan) RunID() string { return p.run.RunID }
 
-// Start runs the plan in the background, triggered by the stored message m.
-func (p *Plan) Start(m model.Message) {
+// Start runs the plan in the background, triggered by the stored message m; ctx carries the
+// trace the run's span joins (the request that stored m), not its deadline.
+func (p *Plan) Start(ctx context.Context, m model.Message) {
 	p.once.Do(func() {
+		p.parent = trace.SpanContextFromContext(ctx)
 		p.b.wg.Add(1)
 		go func() {
 			defer p.b.wg.Done()

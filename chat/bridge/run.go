@@ -13,12 +13,15 @@ import (
 // frontend actions and continues, until the agent finishes without pending actions or the run
 // fails. Whatever happens, the conversation is released and, on failure, holds an error message.
 func (b *Bridge) execute(p *Plan, trigger model.Message) {
-	ctx, cancel := context.WithTimeout(b.ctx, b.o.RunTimeout)
+	ctx, span := b.startRun(p)
+	var rerr *runError
+	defer func() { endRun(span, rerr) }()
+	ctx, cancel := context.WithTimeout(ctx, b.o.RunTimeout)
 	defer cancel()
 	defer b.release(p)
 	log := b.log.WithValues("run", p.run.RunID, "agent", p.cfg.AgentID, "conversation", p.run.ConversationID)
 	start := time.Now()
-	rerr := b.steps(ctx, p)
+	rerr = b.steps(ctx, p)
 	if rerr != nil {
 		b.o.Metrics.AgentRun(rerr.Code, time.Since(start))
 		if rerr.Code == model.RunErrUnreachable || rerr.Code == model.RunErrTLS || rerr.Cause != nil {
@@ -162,7 +165,7 @@ func (b *Bridge) persist(p *Plan, out *output, actions map[string]model.Frontend
 			msgs = append(msgs, m)
 			continue
 		}
-		d := model.AssistantData{RunID: p.run.RunID, AgentID: p.cfg.AgentID, MessageID: e.messageID}
+		d := model.AssistantData{RunID: p.run.RunID, AgentID: p.cfg.AgentID, MessageID: e.messageID, TraceID: p.traceID}
 		for _, c := range e.calls {
 			tc := c.ToolCall
 			tc.Arguments = c.args.String()

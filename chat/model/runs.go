@@ -36,6 +36,8 @@ type AssistantData struct {
 	ToolCalls       []ToolCall `json:"toolCalls,omitempty"`
 	AwaitingActions []string   `json:"awaitingActions,omitempty"`
 	Executor        string     `json:"executor,omitempty"`
+	// TraceID is the W3C trace the run was part of, when the chat service exports traces.
+	TraceID string `json:"traceId,omitempty"`
 }
 
 // ToolResultData is the data of a TypeToolResult message.

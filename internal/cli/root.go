@@ -2,9 +2,12 @@
 package cli
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentry-dev/agentry/internal/telemetry"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -28,12 +31,26 @@ func Execute() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRootCommand()
-	if err := root.ExecuteContext(ctx); err != nil {
+	err := root.ExecuteContext(ctx)
+	if tracing.shutdown != nil {
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if serr := tracing.shutdown(flush); serr != nil {
+			fmt.Fprintln(os.Stderr, "Warning: failed to flush traces:", serr)
+		}
+		cancel()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		return 1
 	}
 	return 0
 }
+
+// tracing is the process's OpenTelemetry setup (off unless OTEL_* says where to export).
+var tracing struct{ shutdown func(context.Context) error }
+
+// services name the processes in traces (OTEL_SERVICE_NAME wins).
+var services = map[string]string{"serve": "agentry-runtime", "chat": "agentry-chat", "operator": "agentry-operator", "dev": "agentry-dev"}
 
 func newRootCommand() *cobra.Command {
 	g := &globalFlags{}
@@ -42,6 +59,18 @@ func newRootCommand() *cobra.Command {
 		Short:         "Run conversational AI agents on Kubernetes and connect them to chat platforms",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			service, ok := services[cmd.Name()]
+			if !ok || tracing.shutdown != nil {
+				return nil
+			}
+			shutdown, err := telemetry.Setup(cmd.Context(), service, Version)
+			if err != nil {
+				return err
+			}
+			tracing.shutdown = shutdown
+			return nil
+		},
 	}
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", envOr("AGENTRY_LOG_LEVEL", "info"), "log level: debug, info, warn or error")
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", envOr("AGENTRY_LOG_FORMAT", "text"), "log format: text or json")

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/model"
@@ -62,6 +64,8 @@ type Input struct {
 	ClientTools []tools.Definition
 	// MaxSteps, when > 0, lowers the agent's limit for this request.
 	MaxSteps int
+	// Conversation names the conversation (thread) for traces, when there is one.
+	Conversation string
 }
 
 // ToolResult is the outcome of one tool call.
@@ -132,7 +136,23 @@ func finishReason(openAI string) string {
 
 // Run executes the loop. Events go to sink as they happen; the complete result is returned.
 // When ctx is canceled (the client went away) the model request and running tools stop.
-func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
+func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (res *Result, err error) {
+	ctx, span := a.startRun(ctx, in.Conversation)
+	defer func() {
+		endRun(span, res, err)
+		outcome := "ok"
+		if err != nil {
+			outcome = "error"
+			if ctx.Err() != nil {
+				outcome = "canceled"
+			}
+		}
+		metrics.Runs.WithLabelValues(a.ID, outcome).Inc()
+	}()
+	return a.run(ctx, in, sink)
+}
+
+func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 	if sink == nil {
 		sink = func(Event) error { return nil }
 	}
@@ -157,7 +177,9 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 		}
 		h := &streamHandler{sink: sink, step: step, msgID: msgID, frontend: frontend}
 		started := time.Now()
-		resp, err := a.Model.Stream(ctx, model.Request{Messages: msgs, Tools: defs}, h)
+		chatCtx, chat := a.startChat(ctx)
+		resp, err := a.Model.Stream(chatCtx, model.Request{Messages: msgs, Tools: defs}, h)
+		endChat(chat, resp, err)
 		metrics.ModelDuration.WithLabelValues(a.ID).Observe(time.Since(started).Seconds())
 		if err != nil {
 			outcome := "error"
@@ -168,8 +190,8 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 			return nil, err
 		}
 		metrics.ModelRequests.WithLabelValues(a.ID, "ok").Inc()
-		metrics.ModelTokens.WithLabelValues(a.ID, "prompt").Add(float64(resp.Usage.PromptTokens))
-		metrics.ModelTokens.WithLabelValues(a.ID, "completion").Add(float64(resp.Usage.CompletionTokens))
+		metrics.ModelTokens.WithLabelValues(a.ID, a.Model.ModelID(), "prompt").Add(float64(resp.Usage.PromptTokens))
+		metrics.ModelTokens.WithLabelValues(a.ID, a.Model.ModelID(), "completion").Add(float64(resp.Usage.CompletionTokens))
 		if err := h.close(); err != nil {
 			return nil, err
 		}
@@ -189,6 +211,9 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 			if frontend[tc.Name] {
 				pending = append(pending, tc)
 				metrics.ToolCalls.WithLabelValues(a.ID, a.toolLabel(tc.Name), "frontend").Inc()
+				// Handed to the client, which runs it: the span marks the handoff.
+				_, fs := startTool(ctx, tc, "frontend")
+				fs.End()
 			} else {
 				server = append(server, tc)
 			}
@@ -315,8 +340,21 @@ func (a *Agent) runTools(ctx context.Context, calls []model.ToolCall, step int, 
 	return results, nil
 }
 
-func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) ToolResult {
-	r := ToolResult{ToolCallID: tc.ID, ToolName: tc.Name, Args: RawArgs(tc.Arguments)}
+func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) (r ToolResult) {
+	kind := "unknown"
+	if t, ok := a.Tools[tc.Name]; ok {
+		kind = t.Kind
+	}
+	ctx, span := startTool(ctx, tc, kind)
+	errType := "tool_error" // a tool that is not there
+	defer func() {
+		if r.IsError {
+			span.SetAttributes(semconv.ErrorTypeKey.String(errType))
+			span.SetStatus(codes.Error, errType)
+		}
+		span.End()
+	}()
+	r = ToolResult{ToolCallID: tc.ID, ToolName: tc.Name, Args: RawArgs(tc.Arguments)}
 	tool, ok := a.Tools[tc.Name]
 	if !ok {
 		r.Result, r.IsError = errorResult(fmt.Sprintf("tool %q is not available; use one of the offered tools", tc.Name)), true
@@ -333,6 +371,7 @@ func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) ToolResult {
 		metrics.ToolCalls.WithLabelValues(a.ID, tc.Name, outcome).Inc()
 		logr.FromContextOrDiscard(ctx).V(1).Info("tool call failed", "agent", a.ID, "tool", tc.Name, "error", err.Error())
 		r.Result, r.IsError = errorResult(err.Error()), true
+		errType = errorType(err)
 		return r
 	}
 	metrics.ToolCalls.WithLabelValues(a.ID, tc.Name, "ok").Inc()

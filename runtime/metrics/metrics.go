@@ -36,11 +36,18 @@ var (
 		Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 12),
 	}, []string{"agent"})
 
-	// ModelTokens counts tokens by agent and kind (prompt, completion).
+	// ModelTokens counts tokens by agent, model and kind (prompt, completion).
 	ModelTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "agentry_model_tokens_total",
-		Help: "Tokens used by agent and kind.",
-	}, []string{"agent", "kind"})
+		Help: "Tokens used by agent, model and kind (prompt, completion).",
+	}, []string{"agent", "model", "kind"})
+
+	// Runs counts agent runs (generate, stream, AG-UI) by agent and outcome (ok, error,
+	// canceled).
+	Runs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "agentry_runs_total",
+		Help: "Agent runs by agent and outcome (ok, error, canceled).",
+	}, []string{"agent", "outcome"})
 
 	// ToolCalls counts tool executions by agent, tool and outcome (ok, invalid_input, error,
 	// frontend). The tool label is a configured tool's or FrontendAction's name, or "client"
@@ -69,6 +76,6 @@ func init() {
 	Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		HTTPRequests, HTTPDuration, ModelRequests, ModelDuration, ModelTokens, ToolCalls, RunSteps, ActiveStreams,
+		HTTPRequests, HTTPDuration, ModelRequests, ModelDuration, ModelTokens, Runs, ToolCalls, RunSteps, ActiveStreams,
 	)
 }

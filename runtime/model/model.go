@@ -285,6 +285,8 @@ func indexOf[T comparable](list []T, x T) int {
 type Error struct {
 	Public string
 	Cause  error
+	// Status is the provider's HTTP status when it answered with an error.
+	Status int
 }
 
 func (e *Error) Error() string {

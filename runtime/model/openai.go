@@ -262,7 +262,7 @@ func describeError(ctx context.Context, err error, cfg Config) error {
 		if apiErr.StatusCode == http.StatusUnauthorized {
 			hint = fmt.Sprintf(" (check %s)", cfg.keyName())
 		}
-		return &Error{Public: fmt.Sprintf("model request failed with status %d: %s%s", apiErr.StatusCode, msg, hint)}
+		return &Error{Public: fmt.Sprintf("model request failed with status %d: %s%s", apiErr.StatusCode, msg, hint), Status: apiErr.StatusCode}
 	}
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError

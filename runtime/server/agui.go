@@ -89,7 +89,7 @@ func (s *Server) agui(c echo.Context) error {
 		}
 		return nil
 	}
-	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools}, sinkForMemory(ref != nil, func(ev agent.Event) error {
+	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools, Conversation: in.ThreadID}, sinkForMemory(ref != nil, func(ev agent.Event) error {
 		for _, a := range mapper.Map(ev) {
 			if err := out.send(a); err != nil {
 				return err

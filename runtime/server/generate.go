@@ -211,7 +211,7 @@ func (s *Server) parseGenerate(c echo.Context) (*generateInput, error) {
 	if err != nil {
 		return nil, echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	in := &generateInput{Input: agent.Input{Messages: msgs, MaxSteps: req.MaxSteps}, RunID: req.RunID, Memory: ref}
+	in := &generateInput{Input: agent.Input{Messages: msgs, MaxSteps: req.MaxSteps, Conversation: req.ThreadID}, RunID: req.RunID, Memory: ref}
 	if in.RunID == "" {
 		in.RunID = agent.NewID("run")
 	}

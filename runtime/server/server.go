@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 	"net"
 	"net/http"
 	"strconv"
@@ -292,8 +294,10 @@ func errorHandler(log logr.Logger) echo.HTTPErrorHandler {
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
-		// Tools and the agent loop log through the request's context (causes kept off the wire).
-		c.SetRequest(c.Request().WithContext(logr.NewContext(c.Request().Context(), s.opts.Logger)))
+		// Tools and the agent loop log through the request's context (causes kept off the wire);
+		// a caller's W3C traceparent makes the run's spans part of its trace.
+		ctx := otel.GetTextMapPropagator().Extract(c.Request().Context(), propagation.HeaderCarrier(c.Request().Header))
+		c.SetRequest(c.Request().WithContext(logr.NewContext(ctx, s.opts.Logger)))
 		err := next(c)
 		if err != nil {
 			c.Error(err)

@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/tools"
+)
+
+// Spans follow the OpenTelemetry GenAI semantic conventions: a run is "invoke_agent <agent>",
+// each model call "chat <model>", each tool call "execute_tool <tool>". No prompt, completion,
+// argument or result text goes on them (users' data; the tool's arguments may hold secrets);
+// only names, ids, counts and outcomes.
+//
+// The tracer is looked up per span (not kept from package init): the global provider can be
+// replaced, and a kept tracer would go on using the first one installed.
+func tracer() trace.Tracer { return otel.Tracer("github.com/agentry-dev/agentry/runtime/agent") }
+
+// providerName is gen_ai.provider.name for the agent's provider.
+func providerName(p string) attribute.KeyValue {
+	switch p {
+	case "azure-openai":
+		return semconv.GenAIProviderNameAzureAIOpenAI
+	case "", "openai":
+		return semconv.GenAIProviderNameOpenAI
+	}
+	return semconv.GenAIProviderNameKey.String(p)
+}
+
+func (a *Agent) startRun(ctx context.Context, conversation string) (context.Context, trace.Span) {
+	attrs := []attribute.KeyValue{
+		semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentID(a.ID), semconv.GenAIAgentName(a.Name), providerName(a.Provider),
+	}
+	if a.Model != nil {
+		attrs = append(attrs, semconv.GenAIRequestModel(a.Model.ModelID()))
+	}
+	if conversation != "" {
+		attrs = append(attrs, semconv.GenAIConversationID(conversation))
+	}
+	return tracer().Start(ctx, "invoke_agent "+a.ID, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+}
+
+func endRun(span trace.Span, res *Result, err error) {
+	if res != nil {
+		span.SetAttributes(semconv.GenAIUsageInputTokensKey.Int64(res.Usage.PromptTokens), semconv.GenAIUsageOutputTokensKey.Int64(res.Usage.CompletionTokens),
+			semconv.GenAIResponseFinishReasons(res.FinishReason), attribute.Int("agentry.run.steps", len(res.Steps)))
+	}
+	failed(span, err)
+	span.End()
+}
+
+func (a *Agent) startChat(ctx context.Context) (context.Context, trace.Span) {
+	id := ""
+	if a.Model != nil {
+		id = a.Model.ModelID()
+	}
+	return tracer().Start(ctx, "chat "+id, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		semconv.GenAIOperationNameChat, providerName(a.Provider), semconv.GenAIRequestModel(id), semconv.GenAIRequestStream(true)))
+}
+
+func endChat(span trace.Span, resp *model.Response, err error) {
+	if resp != nil {
+		span.SetAttributes(semconv.GenAIResponseFinishReasons(resp.FinishReason),
+			semconv.GenAIUsageInputTokensKey.Int64(resp.Usage.PromptTokens), semconv.GenAIUsageOutputTokensKey.Int64(resp.Usage.CompletionTokens))
+	}
+	failed(span, err)
+	span.End()
+}
+
+// startTool starts an execute_tool span; kind is the tool's kind (cel, http, mcp, frontend).
+func startTool(ctx context.Context, tc model.ToolCall, kind string) (context.Context, trace.Span) {
+	return tracer().Start(ctx, "execute_tool "+tc.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
+		semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(tc.Name), semconv.GenAIToolCallID(tc.ID),
+		semconv.GenAIToolType(toolType(kind)), attribute.String("agentry.tool.kind", kind)))
+}
+
+// toolType is gen_ai.tool.type: "function" runs here; an MCP or HTTP tool is an "extension"
+// (it runs elsewhere); a frontend action runs in the client ("function" by its definition, kind
+// says where).
+func toolType(kind string) string {
+	switch kind {
+	case "http", "mcp":
+		return "extension"
+	}
+	return "function"
+}
+
+// failed marks the span as an error with the error's type, never its message: errors may
+// quote arguments, URLs or a server's answer.
+func failed(span trace.Span, err error) {
+	if err == nil {
+		return
+	}
+	span.SetAttributes(semconv.ErrorTypeKey.String(errorType(err)))
+	span.SetStatus(codes.Error, errorType(err))
+}
+
+// errorType names a failure's kind for error.type: a short, fixed vocabulary.
+func errorType(err error) string {
+	var ie *tools.InputError
+	var me *model.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.As(err, &ie):
+		return "invalid_input"
+	case errors.As(err, &me) && me.Status > 0:
+		return fmt.Sprintf("http_%d", me.Status)
+	}
+	return "error"
+}
