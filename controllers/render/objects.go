@@ -147,6 +147,7 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: m.URLSecretRef.Name}, Key: m.URLSecretRef.Key},
 		}})
 	}
+	env = append(env, tracingEnv(cfg.Tracing, a.Namespace, a.Name)...)
 	// The config is rendered from objects the API server validated; the soft memory limit of
 	// the Go runtime follows the container's limit.
 	env = append(env,
@@ -339,4 +340,34 @@ func SpecHash(obj any) string {
 	b, _ := json.Marshal(obj)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])[:16]
+}
+
+// tracingEnv is the OTEL_* environment of a runtime pod when tracing is on: where to export,
+// the headers from a Secret (never their value in the spec), sampling, and which agent the
+// spans come from.
+func tracingEnv(t Tracing, namespace, agent string) []corev1.EnvVar {
+	if t.Endpoint == "" {
+		return nil
+	}
+	env := []corev1.EnvVar{
+		{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Value: t.Endpoint},
+		{Name: "OTEL_SERVICE_NAME", Value: "agentry-runtime"},
+		{Name: "OTEL_RESOURCE_ATTRIBUTES", Value: "k8s.namespace.name=" + namespace + ",agentry.agent=" + agent},
+	}
+	if t.HeadersSecret != "" {
+		key := t.HeadersKey
+		if key == "" {
+			key = "headers"
+		}
+		env = append(env, corev1.EnvVar{Name: "OTEL_EXPORTER_OTLP_HEADERS", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: t.HeadersSecret}, Key: key, Optional: ptr.To(true),
+		}}})
+	}
+	if t.SamplerRatio != "" {
+		env = append(env, corev1.EnvVar{Name: "OTEL_TRACES_SAMPLER", Value: "parentbased_traceidratio"}, corev1.EnvVar{Name: "OTEL_TRACES_SAMPLER_ARG", Value: t.SamplerRatio})
+	}
+	if t.CaptureContent {
+		env = append(env, corev1.EnvVar{Name: "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", Value: "true"})
+	}
+	return env
 }

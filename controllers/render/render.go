@@ -66,6 +66,22 @@ type Config struct {
 	// Resources of the runtime container of Agents that set no spec.runtime.resources
 	// (nil: DefaultResources).
 	Resources *corev1.ResourceRequirements
+	// Tracing, when its Endpoint is set, makes every runtime pod export traces there.
+	Tracing Tracing
+}
+
+// Tracing is what runtime pods get to export OpenTelemetry traces: the standard OTEL_*
+// variables, so the runtime needs no flag of its own.
+type Tracing struct {
+	// Endpoint is the OTLP/HTTP base URL (OTEL_EXPORTER_OTLP_ENDPOINT).
+	Endpoint string
+	// HeadersSecret names a Secret in each Agent's namespace whose HeadersKey holds
+	// OTEL_EXPORTER_OTLP_HEADERS (an API key for a hosted backend); optional.
+	HeadersSecret, HeadersKey string
+	// SamplerRatio is the share of traces kept for root spans (parent-based; "" keeps all).
+	SamplerRatio string
+	// CaptureContent records prompts and completions on spans (off: never).
+	CaptureContent bool
 }
 
 // DefaultResources are the runtime container's requests and limits for Agents that set no

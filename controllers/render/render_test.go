@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"flag"
+	corev1 "k8s.io/api/core/v1"
 	"os"
 	"path/filepath"
 	"strings"
@@ -263,5 +264,36 @@ func TestMemoryURLWithAPasswordIsRejectedByTheRuntimeLoader(t *testing.T) {
 		if !ok && (err == nil || !strings.Contains(err.Error(), "spec.memory.urlSecretRef")) {
 			t.Errorf("%s must be refused pointing to urlSecretRef, got %v", url, err)
 		}
+	}
+}
+
+// Tracing on: every runtime pod gets the OTEL_* environment, its headers by reference to a
+// Secret (never a value), its agent in the resource attributes; off: none of it.
+func TestTracingEnvironment(t *testing.T) {
+	a := &v1alpha1.Agent{}
+	a.Name, a.Namespace = "chef", "kitchen"
+	envOf := func(c Config) map[string]corev1.EnvVar {
+		out := map[string]corev1.EnvVar{}
+		for _, e := range DeploymentFor(Resolved{Agent: a}, c, "h").Spec.Template.Spec.Containers[0].Env {
+			out[e.Name] = e
+		}
+		return out
+	}
+	for name := range envOf(Config{}) {
+		if strings.HasPrefix(name, "OTEL_") {
+			t.Errorf("tracing off, yet %s is set", name)
+		}
+	}
+	env := envOf(Config{Tracing: Tracing{Endpoint: "http://otel-collector.observability:4318", HeadersSecret: "otlp", SamplerRatio: "0.25"}})
+	if env["OTEL_EXPORTER_OTLP_ENDPOINT"].Value != "http://otel-collector.observability:4318" || env["OTEL_TRACES_SAMPLER_ARG"].Value != "0.25" ||
+		env["OTEL_TRACES_SAMPLER"].Value != "parentbased_traceidratio" || env["OTEL_RESOURCE_ATTRIBUTES"].Value != "k8s.namespace.name=kitchen,agentry.agent=chef" {
+		t.Errorf("env %+v", env)
+	}
+	h := env["OTEL_EXPORTER_OTLP_HEADERS"]
+	if h.Value != "" || h.ValueFrom == nil || h.ValueFrom.SecretKeyRef.Name != "otlp" || h.ValueFrom.SecretKeyRef.Key != "headers" || !*h.ValueFrom.SecretKeyRef.Optional {
+		t.Errorf("headers %+v", h)
+	}
+	if _, ok := env["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"]; ok {
+		t.Error("content capture must be off unless asked for")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,6 +47,11 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 			if o.Render.TrustedProxies, err = parseCIDRs(trustedProxies); err != nil {
 				return err
 			}
+			if r := o.Render.Tracing.SamplerRatio; r != "" {
+				if v, err := strconv.ParseFloat(r, 64); err != nil || v < 0 || v > 1 {
+					return fmt.Errorf("failed to parse --runtime-trace-sampling-ratio %q: want a number from 0 to 1", r)
+				}
+			}
 			if o.Render.CORSOrigins, err = parseOrigins(corsOrigins); err != nil {
 				return err
 			}
@@ -84,6 +90,11 @@ func newOperatorCommand(g *globalFlags) *cobra.Command {
 	f.StringVar(&o.Render.DefaultIngress.TLSSecretName, "default-ingress-tls-secret", os.Getenv("AGENTRY_DEFAULT_INGRESS_TLS_SECRET"), "TLS Secret for the default Ingress host")
 	f.StringVar(&o.Render.ClusterDomain, "cluster-domain", envOr("AGENTRY_CLUSTER_DOMAIN", "cluster.local"), "cluster DNS domain for in-cluster URLs")
 	f.StringVar(&trustedProxies, "runtime-trusted-proxies", os.Getenv("AGENTRY_RUNTIME_TRUSTED_PROXIES"), "comma-separated CIDRs whose X-Forwarded-For the agent runtimes trust, e.g. the Ingress controller's pod network (default: the runtime's, loopback only)")
+	f.StringVar(&o.Render.Tracing.Endpoint, "runtime-otlp-endpoint", os.Getenv("AGENTRY_RUNTIME_OTLP_ENDPOINT"), "OTLP/HTTP endpoint the runtime pods export traces to (default: none, tracing off)")
+	f.StringVar(&o.Render.Tracing.HeadersSecret, "runtime-otlp-headers-secret", os.Getenv("AGENTRY_RUNTIME_OTLP_HEADERS_SECRET"), "Secret (in each Agent's namespace; optional) whose key --runtime-otlp-headers-key holds the runtime pods' OTEL_EXPORTER_OTLP_HEADERS")
+	f.StringVar(&o.Render.Tracing.HeadersKey, "runtime-otlp-headers-key", envOr("AGENTRY_RUNTIME_OTLP_HEADERS_KEY", "headers"), "key of --runtime-otlp-headers-secret")
+	f.StringVar(&o.Render.Tracing.SamplerRatio, "runtime-trace-sampling-ratio", os.Getenv("AGENTRY_RUNTIME_TRACE_SAMPLING_RATIO"), "share of traces the runtime pods keep when they start one (0 to 1, parent-based; default: all)")
+	f.BoolVar(&o.Render.Tracing.CaptureContent, "runtime-trace-capture-content", false, "record prompts and completions on the runtime pods' spans (off by default: conversations are the users' data)")
 	f.StringVar(&corsOrigins, "runtime-cors-origins", os.Getenv("AGENTRY_RUNTIME_CORS_ORIGINS"), "comma-separated browser origins allowed to call agents that set no spec.endpoint.corsOrigins (default: none)")
 	f.StringVar(&cpuRequest, "runtime-cpu-request", envOr("AGENTRY_RUNTIME_CPU_REQUEST", render.DefaultCPURequest), "CPU request of the runtime pods of Agents that set no spec.runtime.resources")
 	f.StringVar(&memoryRequest, "runtime-memory-request", envOr("AGENTRY_RUNTIME_MEMORY_REQUEST", render.DefaultMemoryRequest), "memory request of the runtime pods of Agents that set no spec.runtime.resources")

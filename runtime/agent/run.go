@@ -179,6 +179,7 @@ func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 		started := time.Now()
 		chatCtx, chat := a.startChat(ctx)
 		resp, err := a.Model.Stream(chatCtx, model.Request{Messages: msgs, Tools: defs}, h)
+		recordContent(chat, msgs, resp)
 		endChat(chat, resp, err)
 		metrics.ModelDuration.WithLabelValues(a.ID).Observe(time.Since(started).Seconds())
 		if err != nil {

@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -11,6 +13,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agentry-dev/agentry/internal/telemetry"
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
@@ -64,6 +67,36 @@ func (a *Agent) startChat(ctx context.Context) (context.Context, trace.Span) {
 	}
 	return tracer().Start(ctx, "chat "+id, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		semconv.GenAIOperationNameChat, providerName(a.Provider), semconv.GenAIRequestModel(id), semconv.GenAIRequestStream(true)))
+}
+
+// captureContent says whether prompts and completions go on chat spans: only when an operator
+// opts in (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true).
+func captureContent() bool { return telemetry.CaptureContent(os.Getenv) }
+
+// recordContent puts the request's messages and the answer on the chat span, as the GenAI
+// conventions' gen_ai.input.messages / gen_ai.output.messages, when the operator opted in.
+func recordContent(span trace.Span, msgs []model.Message, resp *model.Response) {
+	if !captureContent() || !span.IsRecording() {
+		return
+	}
+	type part struct {
+		Type    string `json:"type"`
+		Content string `json:"content"`
+	}
+	type message struct {
+		Role  string `json:"role"`
+		Parts []part `json:"parts"`
+	}
+	in := make([]message, 0, len(msgs))
+	for _, m := range msgs {
+		in = append(in, message{Role: m.Role, Parts: []part{{Type: "text", Content: m.Content}}})
+	}
+	b, _ := json.Marshal(in)
+	span.SetAttributes(attribute.String("gen_ai.input.messages", string(b)))
+	if resp != nil {
+		b, _ = json.Marshal([]message{{Role: "assistant", Parts: []part{{Type: "text", Content: resp.Text}}}})
+		span.SetAttributes(attribute.String("gen_ai.output.messages", string(b)))
+	}
 }
 
 func endChat(span trace.Span, resp *model.Response, err error) {

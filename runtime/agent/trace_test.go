@@ -130,3 +130,30 @@ func TestFailedModelCallSpans(t *testing.T) {
 		t.Errorf("spans %q", got)
 	}
 }
+
+// Prompts and completions go on chat spans only when the operator opts in.
+func TestContentIsRecordedOnlyWhenAskedFor(t *testing.T) {
+	for _, opt := range []string{"", "true"} {
+		t.Run("capture="+opt, func(t *testing.T) {
+			t.Setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", opt)
+			rec := record(t)
+			a := &Agent{ID: "chef", Model: &scriptedClient{steps: []model.Response{{Text: "Use olive oil.", FinishReason: "stop"}}}}
+			if _, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "butter?"}}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			var chat map[string]string
+			for _, s := range rec.Ended() {
+				if s.Name() == "chat test" {
+					chat = attrs(s)
+				}
+			}
+			in, out := chat["gen_ai.input.messages"], chat["gen_ai.output.messages"]
+			if opt == "" && (in != "" || out != "") {
+				t.Errorf("content recorded without the opt-in: %q %q", in, out)
+			}
+			if opt == "true" && (!strings.Contains(in, "butter?") || !strings.Contains(out, "Use olive oil.")) {
+				t.Errorf("content not recorded with the opt-in: %q %q", in, out)
+			}
+		})
+	}
+}

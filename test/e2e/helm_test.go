@@ -155,8 +155,28 @@ func TestHelmLintAndTemplate(t *testing.T) {
 		t.Errorf("extra labels: %v", l)
 	}
 
+	// Tracing: off by default (no OTEL_* anywhere); on, the operator passes it to agent pods and
+	// the operator and chat service export themselves, the headers from a Secret only.
+	if strings.Contains(helm(t, "template", "agentry", chart, "--set", "chat.enabled=true"), "OTEL_") {
+		t.Error("tracing is off by default")
+	}
+	traced := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set",
+		"chat.enabled=true,tracing.endpoint=http://otel.observability:4318,tracing.headersSecret.name=otlp,tracing.samplingRatio=0.5"))
+	if a := args(t, traced, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--runtime-otlp-endpoint=http://otel.observability:4318") ||
+		!strings.Contains(a, "--runtime-otlp-headers-secret=otlp") || !strings.Contains(a, "--runtime-trace-sampling-ratio=0.5") {
+		t.Errorf("operator tracing args: %s", a)
+	}
+	for _, d := range []string{"Deployment/agentry-operator@agentry-system", "Deployment/agentry-chat@agentry-system"} {
+		env, _ := yaml.Marshal(traced[d]["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["env"])
+		if !strings.Contains(string(env), "OTEL_EXPORTER_OTLP_ENDPOINT") || !strings.Contains(string(env), "secretKeyRef") || !strings.Contains(string(env), "parentbased_traceidratio") {
+			t.Errorf("%s tracing env:\n%s", d, env)
+		}
+	}
+
 	// values.schema.json rejects what it should.
 	for set, field := range map[string]string{
+		"tracing.samplingRatio=2":                   "samplingRatio",
+		"tracing.endpoint=otel:4318":                "endpoint",
 		"logLevel=loud":                             "logLevel",
 		"runtime.trustedProxies={10.0.0.0}":         "trustedProxies",
 		"runtime.trustedProxies={ingress-nginx}":    "trustedProxies",

@@ -123,3 +123,37 @@ says the same, but it can be skipped. */}}
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+The OTEL_* environment of the operator and the chat service when tracing.endpoint is set
+(the operator passes the same to agent pods through its --runtime-otlp-* flags). The headers
+(an API key for a hosted backend) come from a Secret, never from values.
+*/}}
+{{- define "agentry.tracingEnv" -}}
+{{- with .Values.tracing }}
+{{- if .endpoint }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ .endpoint | quote }}
+- name: OTEL_SERVICE_NAME
+  value: {{ $.service | quote }}
+{{- with .headersSecret.name }}
+- name: OTEL_EXPORTER_OTLP_HEADERS
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $.Values.tracing.headersSecret.key }}
+      optional: true
+{{- end }}
+{{- with .samplingRatio }}
+- name: OTEL_TRACES_SAMPLER
+  value: parentbased_traceidratio
+- name: OTEL_TRACES_SAMPLER_ARG
+  value: {{ . | quote }}
+{{- end }}
+{{- if .captureContent }}
+- name: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
+  value: "true"
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
