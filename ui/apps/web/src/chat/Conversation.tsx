@@ -72,10 +72,11 @@ export function Conversation({ target, me, directory, onOpenThread, onBack, deta
       </header>
       <div className="agentry-web__messages">
         {target.kind === "group" ? (
-          <ChatMessageList group={target.group} onThreadRepliesClick={onOpenThread} showUnreadDivider goToMessageId={goToMessageId} />
+          <ChatMessageList group={target.group} onThreadRepliesClick={onOpenThread} showUnreadDivider goToMessageId={goToMessageId}
+            showTraceIds={me.getRole() === "admin"} />
         ) : (
           <ChatMessageList user={target.user} onThreadRepliesClick={onOpenThread} isAgentChat={isAgent} loadLastAgentConversation={isAgent}
-            showUnreadDivider={!isAgent} goToMessageId={goToMessageId}
+            showUnreadDivider={!isAgent} goToMessageId={goToMessageId} showTraceIds={me.getRole() === "admin"}
             agentActions={isAgent ? agentActions : undefined} templates={isAgent ? recipeTemplates : undefined}
             hideReplyInThreadOption={isAgent} />
         )}

@@ -55,6 +55,9 @@ export interface ChatMessageListProps {
    * and a "Jump to first unread" button while that is above the view (unlike
    * startFromUnreadMessages, which opens there). */
   showUnreadDivider?: boolean;
+  /** For admins: an agent's answer offers Message info, which shows the trace id of its run
+   * (when the chat service exports traces). */
+  showTraceIds?: boolean;
   isAgentChat?: boolean;
   loadLastAgentConversation?: boolean;
   /** Default true. */

@@ -218,6 +218,23 @@ describe("MessageOptions", () => {
     expect(document.activeElement).toBe(react);
   });
 
+  it("an agent's answer shows the trace of its run in Message info, for admins only (showTraceIds)", async () => {
+    const receipts = vi.spyOn(Chat, "getMessageReceipts");
+    const answer = new Chat.AgenticMessage("alice", "user", "assistant");
+    answer.setId(77);
+    answer.setSender(bob);
+    answer.setText("Use olive oil.");
+    answer.setData({ runId: "r1", agentId: "chef", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" });
+    const plain = setup(answer);
+    expect(plain.container.querySelector('[data-option="info"]')).toBeNull();
+    plain.unmount();
+    const { user } = setup(answer, { showTraceIds: true, quickOptionsCount: 20 });
+    await user.click(screen.getByRole("button", { name: "Message info" }));
+    const dialog = screen.getByRole("dialog", { name: "Message info" });
+    expect(within(dialog).getByText("4bf92f3577b34da6a3ce929d0e0e4736")).toBeTruthy();
+    expect(receipts).not.toHaveBeenCalled(); // not the admin's message: no receipts to read
+  });
+
   it("copy, message privately and mark as unread", async () => {
     const unread = vi.spyOn(Chat, "markAsUnread").mockResolvedValue();
     const m = text("Hi all", { sender: bob, receiverId: "kitchen", receiverType: "group" });

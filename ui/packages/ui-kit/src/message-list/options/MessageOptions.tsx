@@ -151,7 +151,8 @@ export function MessageOptions({ message, isOutgoing, props, loggedInUser, onTra
       </span>
       {dialog === "delete" ? <DeleteDialog message={message} anchor={rootRef} onClose={() => setDialog(null)} onError={onError} /> : null}
       {dialog === "info" ? (
-        <InfoDialog message={message} anchor={rootRef} onClose={() => setDialog(null)} onError={onError} format={props.messageInfoDateTimeFormat} />
+        <InfoDialog message={message} anchor={rootRef} onClose={() => setDialog(null)} onError={onError} format={props.messageInfoDateTimeFormat}
+          own={isOutgoing} showTraceIds={!!props.showTraceIds} />
       ) : null}
       {dialog === "flag" ? (
         <FlagDialog message={message} anchor={rootRef} onClose={() => setDialog(null)} onError={onError} hideRemark={!!props.hideFlagRemarkField} />

@@ -5,7 +5,7 @@ import { messageInfoDefaults, formatCalendar } from "../../dates";
 import { ChatMessageEvents } from "../../events";
 import type { CalendarObject } from "../../types";
 import { Dialog } from "./Dialog";
-import { messageText } from "./optionList";
+import { messageText, traceIdOf } from "./optionList";
 
 interface BaseDialogProps {
   message: Chat.BaseMessage;
@@ -66,10 +66,18 @@ export function DeleteDialog({ message, anchor, onClose, onError }: BaseDialogPr
   );
 }
 
-export function InfoDialog({ message, anchor, onClose, onError, format }: BaseDialogProps & { format: CalendarObject | undefined }) {
+export function InfoDialog({ message, anchor, onClose, onError, format, own = true, showTraceIds = false }: BaseDialogProps & {
+  format: CalendarObject | undefined;
+  /** The user's own message: its receipts are shown. */
+  own?: boolean;
+  /** The trace id of an agent's answer is shown (admins). */
+  showTraceIds?: boolean;
+}) {
   const [receipts, setReceipts] = useState<Chat.MessageReceipt[] | undefined>();
   const [error, setError] = useState("");
+  const trace = showTraceIds ? traceIdOf(message) : "";
   useEffect(() => {
+    if (!own) return;
     let live = true;
     Chat.getMessageReceipts(message.getId()).then(
       (r) => live && setReceipts(r),
@@ -82,14 +90,19 @@ export function InfoDialog({ message, anchor, onClose, onError, format }: BaseDi
     return () => {
       live = false;
     };
-  }, [message]);
+  }, [message, own]);
   const when = (sec: number | undefined) => (sec ? formatCalendar(new Date(sec * 1000), format, messageInfoDefaults) : "—");
   return (
     <Dialog title="Message info" anchor={anchor} onClose={onClose} className="chat-info-dialog">
       <Quote message={message} />
       <p className="chat-info-dialog__sent">Sent {when(message.getSentAt())}</p>
+      {trace ? (
+        <p className="chat-info-dialog__trace">
+          Trace <code className="chat-info-dialog__trace-id">{trace}</code>
+        </p>
+      ) : null}
       {error ? <p role="alert" className="chat-dialog__error">{error}</p> : null}
-      {!receipts && !error ? <p className="chat-dialog__loading" role="status">Loading receipts…</p> : null}
+      {own && !receipts && !error ? <p className="chat-dialog__loading" role="status">Loading receipts…</p> : null}
       {receipts && receipts.length === 0 ? <p className="chat-info-dialog__empty">Not delivered yet.</p> : null}
       {receipts && receipts.length > 0 ? (
         <ul className="chat-info-dialog__receipts" aria-label="Receipts">

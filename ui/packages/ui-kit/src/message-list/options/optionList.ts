@@ -60,6 +60,13 @@ export function messageText(m: Chat.BaseMessage): string {
   return typeof t === "string" ? t : "";
 }
 
+/** The trace of the agent run that wrote an agentic message, when the chat service exports
+ * traces (its data's traceId). */
+export function traceIdOf(m: Chat.BaseMessage): string {
+  const t = m.getCategory() === "agentic" ? m.getData()["traceId"] : undefined;
+  return typeof t === "string" ? t : "";
+}
+
 /** Whether the logged-in user sent the message. */
 export function isOwnMessage(m: Chat.BaseMessage, me: Chat.User, isOutgoing = false): boolean {
   return isOutgoing || m.getSender()?.getUid() === me.getUid();
@@ -83,7 +90,8 @@ export function availableOptions(ctx: OptionContext): MessageOptionId[] {
     translate: !p.hideTranslateMessageOption && ctx.aiEnabled && text.trim() !== "",
     copy: !p.hideCopyMessageOption && text !== "",
     edit: !p.hideEditMessageOption && own && isText,
-    info: !p.hideMessageInfoOption && own && !pending,
+    // Admins (showTraceIds) also see an agent's answer's info: the trace of its run.
+    info: !p.hideMessageInfoOption && !pending && (own || (!!p.showTraceIds && traceIdOf(m) !== "")),
     messagePrivately: !p.hideMessagePrivatelyOption && inGroup && !own && !!sender,
     markUnread: !!p.showMarkAsUnreadOption && !own,
     flag: !p.hideFlagMessageOption && !own,
