@@ -62,7 +62,19 @@ func StartCollector(t *testing.T, bin string) *Collector {
 	dir := t.TempDir()
 	port := freePort(t)
 	file := filepath.Join(dir, "traces.jsonl")
-	config := fmt.Sprintf(`receivers:
+	config := CollectorConfig(port, file)
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := Start(t, bin, dir, nil, `Everything is ready`, "--config", "file:"+cfg)
+	return &Collector{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), file: file, proc: p}
+}
+
+// CollectorConfig is the collector's configuration: OTLP/HTTP in on a loopback port, the file
+// exporter out.
+func CollectorConfig(port int, file string) string {
+	return fmt.Sprintf(`receivers:
   otlp:
     protocols:
       http:
@@ -80,12 +92,6 @@ service:
       receivers: [otlp]
       exporters: [file]
 `, port, file)
-	cfg := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	p, _ := Start(t, bin, dir, nil, `Everything is ready`, "--config", "file:"+cfg)
-	return &Collector{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), file: file, proc: p}
 }
 
 // Span is a span as the file exporter wrote it (OTLP/JSON), flattened.

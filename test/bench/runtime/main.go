@@ -144,6 +144,29 @@ func run(duration time.Duration, levels, beforeBin string) error {
 		}
 		defer before.stop()
 	}
+	// The same runtime exporting every trace to a real collector (tracing on costs ≤ 5 %: the goal).
+	colBin, err := testutil.CollectorBinary(".")
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	colPort := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close()
+	_ = os.WriteFile(filepath.Join(dir, "otelcol.yaml"), []byte(testutil.CollectorConfig(colPort, filepath.Join(dir, "traces.jsonl"))), 0o600)
+	col, err := start(colBin, nil, `(Everything is ready)`, "--config", "file:"+filepath.Join(dir, "otelcol.yaml"))
+	if err != nil {
+		return err
+	}
+	defer col.stop()
+	traced, err := start(bin, []string{"OPENAI_BASE_URL=" + model.addr, "OPENAI_API_KEY=bench", fmt.Sprintf("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:%d", colPort)},
+		`msg="serving agents" addr=(\S+)`, "serve", "--config", filepath.Join(dir, "config"), "--addr", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer traced.stop()
 	floor, err := start(self, nil, `floor listening on (\S+)`, "serve-floor", "127.0.0.1:0", model.addr)
 	if err != nil {
 		return err
@@ -159,6 +182,8 @@ func run(duration time.Duration, levels, beforeBin string) error {
 		{"floor", "http://" + floor.addr + "/floor", "thirty words"},
 		{"generate", "http://" + runtime.addr + "/api/agents/bench/generate", "thirty words"},
 		{"ag-ui", "http://" + runtime.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
+		{"generate (traced)", "http://" + traced.addr + "/api/agents/bench/generate", "thirty words"},
+		{"ag-ui (traced)", "http://" + traced.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
 	}
 	if before != nil {
 		targets = append(targets, []struct{ name, url, marker string }{
@@ -228,6 +253,18 @@ func run(duration time.Duration, levels, beforeBin string) error {
 				if was.rps > 0 {
 					fmt.Printf("Throughput %s at c=%d: %.0f req/s now, %.0f before (%.2f×)\n", ep, c, now.rps, was.rps, now.rps/was.rps)
 				}
+			}
+		}
+	}
+	for _, c := range concs {
+		for _, ep := range []string{"generate", "ag-ui"} {
+			off, on := results[ep][c], results[ep+" (traced)"][c]
+			if off.rps > 0 {
+				verdict := "met"
+				if on.rps/off.rps < 0.95 {
+					verdict = "NOT met"
+				}
+				fmt.Printf("Tracing on, %s at c=%d: %.0f req/s, off %.0f (%.2f×; goal ≥ 0.95×: %s)\n", ep, c, on.rps, off.rps, on.rps/off.rps, verdict)
 			}
 		}
 	}
