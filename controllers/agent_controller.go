@@ -3,6 +3,10 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"strings"
 	"time"
 
@@ -51,7 +55,16 @@ type AgentReconciler struct {
 // Reconcile runs the sub-reconcilers in order and writes status once, only when it changed.
 // API errors are returned (retried with backoff); problems the user must fix are conditions,
 // and the watches on Tools, FrontendActions and Secrets bring the Agent back when they change.
-func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, err error) {
+	// One span per reconcile (when the operator exports traces): which Agent, and whether it failed.
+	ctx, span := otel.Tracer("github.com/agentry-dev/agentry/controllers").Start(ctx, "reconcile Agent", trace.WithAttributes(
+		attribute.String("k8s.namespace.name", req.Namespace), attribute.String("agentry.agent", req.Name)))
+	defer func() {
+		if err != nil {
+			span.SetStatus(codes.Error, "reconcile failed")
+		}
+		span.End()
+	}()
 	var agent v1alpha1.Agent
 	if err := r.Get(ctx, req.NamespacedName, &agent); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)

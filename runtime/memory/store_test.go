@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/agentry-dev/agentry/internal/testutil"
 	"github.com/agentry-dev/agentry/runtime/model"
 )
@@ -254,5 +258,41 @@ func TestOpenRejectsAndRedacts(t *testing.T) {
 	_, err := Open(ctx, "postgres://user:s3cret@127.0.0.1:1/x?connect_timeout=1")
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("connect errors must not show the password: %v", err)
+	}
+}
+
+// A traced store's save and recall are spans naming the backend and thread, never the text.
+func TestTracedStoreSpans(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	defer otel.SetTracerProvider(prev)
+	s := Traced(NewInMemory())
+	ctx := context.Background()
+	if err := s.Save(ctx, "chef", "thread-1", "alice", []Message{{ID: "m1", Role: "user", Content: "a private question"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Recall(ctx, "chef", "thread-1", "alice", 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(ctx, "chef", "thread-1", "mallory", []Message{{ID: "m2", Role: "user", Content: "x"}}); err == nil {
+		t.Fatal("another resource's thread must be refused")
+	}
+	var got []string
+	for _, sp := range rec.Ended() {
+		line := sp.Name() + ":" + sp.Status().Code.String()
+		for _, kv := range sp.Attributes() {
+			if strings.Contains(kv.Value.Emit(), "private question") {
+				t.Errorf("%s holds the message text", sp.Name())
+			}
+			if kv.Key == "agentry.memory.messages" {
+				line += ":" + kv.Value.Emit()
+			}
+		}
+		got = append(got, line)
+	}
+	if strings.Join(got, " ") != "memory save:Unset:1 memory recall:Unset:1 memory save:Error:1" {
+		t.Errorf("spans %q", got)
 	}
 }

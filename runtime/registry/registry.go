@@ -341,10 +341,11 @@ func (r *Registry) attachMemory(ctx context.Context, e *Entry, opts Options) err
 		e.Memory = s
 		return nil
 	}
-	s, err := memory.Open(ctx, url)
+	opened, err := memory.Open(ctx, url)
 	if err != nil {
 		return fmt.Errorf("spec.memory: %w", err)
 	}
+	s := memory.Traced(opened)
 	r.stores[url] = s
 	e.Memory = s
 	return nil
