@@ -341,6 +341,18 @@ describe("ChatMessageList: live", () => {
     expect(fake().markedDelivered).toEqual([1, 2]);
   });
 
+  it("keeps a message that arrives while the page loads and is not in it (no silent gap)", async () => {
+    fake().store = [mk.text(1, "bob", "alice", "first")];
+    let release = () => {};
+    fake().gate = new Promise<void>((r) => (release = r));
+    const { container } = render(<ChatMessageList user={bob()} />);
+    await waitFor(() => expect(fake().pages.length).toBe(1));
+    // Stored after the page was read (the fake reads the store after the gate: keep it out).
+    act(() => fake().emit("onTextMessageReceived", mk.text(2, "bob", "alice", "arrived during the load")));
+    await act(async () => release());
+    await waitFor(() => expect(texts(container)).toEqual(["first", "arrived during the load"]));
+  });
+
   it("merges a page and live events that overlap (reducer integration)", async () => {
     fake().store = Array.from({ length: 40 }, (_, i) => mk.text(i + 1, "bob", "alice", `m${i + 1}`));
     let open!: () => void;

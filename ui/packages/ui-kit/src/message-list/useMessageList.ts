@@ -109,6 +109,9 @@ export function useMessageList(o: {
   const droppedReplies = useRef(new Set<number>());
   const lastMarked = useRef(0);
   const jumps = useRef(0);
+  const duringLoad = useRef<Chat.BaseMessage[]>([]);
+  // Set from the start of a load until its page is in the state (a ref: events arrive between renders).
+  const loading = useRef(false);
 
   // Incoming messages the list received count as delivered (a watermark: the newest is enough).
   const deliver = useCallback((m: Chat.BaseMessage | undefined) => {
@@ -122,6 +125,8 @@ export function useMessageList(o: {
     request.current = undefined;
     busy.current = { older: false, newer: false };
     seen.current.clear();
+    duringLoad.current = [];
+    loading.current = true;
     countedReplies.current.clear();
     droppedReplies.current.clear();
     lastMarked.current = 0;
@@ -131,7 +136,10 @@ export function useMessageList(o: {
     setPagingError(undefined);
     setLoadingOlder(false);
     setLoadingNewer(false);
-    if (!c || !user) return;
+    if (!c || !user) {
+      loading.current = false;
+      return;
+    }
     try {
       const builder = makeBuilder(p.messagesRequestBuilder, c);
       if (p.isAgentChat && !p.loadLastAgentConversation) {
@@ -177,9 +185,16 @@ export function useMessageList(o: {
         ends = { hasOlder: mayHaveMore(page, builder), hasNewer: false };
       }
       if (my !== gen.current) return;
-      dispatch({ type: "reset", messages: page, ...ends });
+      // Live messages that arrived while the page loaded and are newer than it (when the page
+      // reaches the present) join it.
+      const newest = page.reduce((n, m) => Math.max(n, m.getId()), 0);
+      const arrived = ends.hasNewer ? [] : duringLoad.current.filter((m) => m.getId() > newest);
+      duringLoad.current = [];
+      const all = arrived.length ? [...page, ...[...new Map(arrived.map((m) => [m.getId(), m])).values()].sort((a, b) => a.getId() - b.getId())] : page;
+      dispatch({ type: "reset", messages: all, ...ends });
+      loading.current = false;
       const me2 = user.getUid();
-      deliver(page.filter((m) => !isOutgoing(m, me2)).at(-1));
+      deliver(all.filter((m) => !isOutgoing(m, me2)).at(-1));
       const from = kind === "unread" ? anchor : dividerAt;
       const unread = from ? page.find((m) => m.getId() >= from && !isOutgoing(m, me2) && m.getCategory() !== "action") : undefined;
       setFirstUnreadId(unread?.getId());
@@ -192,6 +207,13 @@ export function useMessageList(o: {
       if (my !== gen.current) return;
       setError(latest.current.report(err));
       setStatus("error");
+    } finally {
+      // Every way out of the newest load (a fresh agent chat, no conversation, an error) ends the
+      // buffering; a superseded load leaves it to the newer one.
+      if (my === gen.current) {
+        loading.current = false;
+        duringLoad.current = [];
+      }
     }
   }, [deliver]);
 
@@ -294,6 +316,12 @@ export function useMessageList(o: {
         return;
       }
       if (x.c.parentId && parent !== x.c.parentId) return;
+      if (loading.current) {
+        // The page being loaded may have been read before this message was stored: keep it
+        // for the load to add, or the reset would drop it (a silent gap).
+        duringLoad.current.push(m);
+        return;
+      }
       if (known(x.s, id)) {
         dispatch({ type: "update", id, update: (old) => mergeLive(old, m) });
         return;
