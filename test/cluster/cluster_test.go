@@ -376,10 +376,17 @@ func chatService(t *testing.T, c *Cluster) {
 	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry-chat", "--timeout=180s")
 	base := c.serviceURL(t, ns, "agentry-chat")
 	var page []byte
-	// kube-proxy programs the new Service's endpoints a moment after the pod is ready.
-	c.eventually(t, 30*time.Second, "the web app at /", func() bool {
+	// kube-proxy programs the new Service's endpoints a moment after the pod is ready (once in
+	// CI it took longer than 30 s: the wait is 60 s, and what failed is logged every 5 s so a
+	// failure says why).
+	var logged time.Time
+	c.eventually(t, 60*time.Second, "the web app at /", func() bool {
 		res, err := httpClient.Get(base + "/")
 		if err != nil {
+			if time.Since(logged) > 5*time.Second {
+				logged = time.Now()
+				t.Logf("the web app at %s: %v", base, err)
+			}
 			return false
 		}
 		defer res.Body.Close()
