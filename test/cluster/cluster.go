@@ -72,12 +72,13 @@ type Cluster struct {
 	Kubeconfig string // the admin's (system:masters)
 	Server     string
 
-	mu       sync.Mutex
-	procs    []*proc
-	undo     []func() error // cleanups, run last first
-	sysctls  map[string]string
-	stopOnce sync.Once
-	etcdURL  string
+	mu          sync.Mutex
+	procs       []*proc
+	undo        []func() error // cleanups, run last first
+	sysctls     map[string]string
+	netnsBefore map[string]bool // the pod network namespaces that were there before this cluster
+	stopOnce    sync.Once
+	etcdURL     string
 	// What the chat step made, for the steps after it.
 	chatKey, chatToken string
 }
@@ -107,7 +108,10 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 			return nil, err
 		}
 	}
-	c = &Cluster{o: o, Dir: dir, sysctls: map[string]string{}}
+	c = &Cluster{o: o, Dir: dir, sysctls: map[string]string{}, netnsBefore: map[string]bool{}}
+	for _, n := range podNetns() {
+		c.netnsBefore[n] = true
+	}
 	c.undo = append(c.undo, func() error { return os.RemoveAll(dir) })
 	defer func() {
 		if err != nil {
@@ -432,6 +436,7 @@ func (c *Cluster) teardown() []error {
 	}
 	note("stop the container shims", c.killShims())
 	note("unmount", c.unmountAll())
+	note("remove the pods' network namespaces", c.removePodNetns(bg))
 	note("remove the pods' cgroups", removeCgroups("kubepods"))
 	note("remove the CNI chains", removeChains(bg, "CNI-"))
 	note("remove kubelet's KUBE- chains", removeChains(bg, "KUBE-"))
@@ -646,6 +651,9 @@ func Leftovers() string {
 	if dirs, _ := filepath.Glob("/sys/fs/cgroup/*/kubepods"); len(dirs) > 0 {
 		found = append(found, "cgroups "+strings.Join(dirs, " "))
 	}
+	if ns := podNetns(); len(ns) > 0 {
+		found = append(found, fmt.Sprintf("%d pod network namespaces (/var/run/netns/cni-*)", len(ns)))
+	}
 	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil && strings.Contains(string(b), "agentry-cluster-") {
 		found = append(found, "mounts under an agentry-cluster- directory")
 	}
@@ -668,4 +676,30 @@ func (c *Cluster) DumpLogs(w io.Writer, lines int) {
 		}
 		fmt.Fprintf(w, "--- %s (last %d lines)\n%s\n", filepath.Base(l), len(all), strings.Join(all, "\n"))
 	}
+}
+
+// podNetns lists the pods' network namespaces the CNI plugins created (/var/run/netns/cni-*).
+func podNetns() []string {
+	paths, _ := filepath.Glob("/var/run/netns/cni-*")
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, filepath.Base(p))
+	}
+	return out
+}
+
+// removePodNetns deletes the network namespaces of this cluster's pods: pods killed with their
+// containers never get the CNI's DEL, so their namespaces (a bind mount each) and the host side
+// of their veth pairs would stay. Deleting a namespace removes both.
+func (c *Cluster) removePodNetns(ctx context.Context) error {
+	var errs []error
+	for _, n := range podNetns() {
+		if c.netnsBefore[n] {
+			continue
+		}
+		if _, err := run(ctx, "ip", "netns", "delete", n); err != nil {
+			errs = append(errs, fmt.Errorf("ip netns delete %s: %w", n, err))
+		}
+	}
+	return errors.Join(errs...)
 }
