@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -379,9 +380,22 @@ func chatService(t *testing.T, c *Cluster) {
 	// kube-proxy programs the new Service's endpoints a moment after the pod is ready (once in
 	// CI it took longer than 30 s: the wait is 60 s, and what failed is logged every 5 s so a
 	// failure says why).
+	// Each try is short: a Service kube-proxy has not programmed yet drops the SYN, and one
+	// long request would spend the whole wait on it.
 	var logged time.Time
-	c.eventually(t, 60*time.Second, "the web app at /", func() bool {
-		res, err := httpClient.Get(base + "/")
+	quick := &http.Client{Timeout: 5 * time.Second}
+	defer func() {
+		if t.Failed() {
+			out, _ := exec.Command("iptables", "-w", "-t", "nat", "-S").Output()
+			for _, l := range strings.Split(string(out), "\n") {
+				if strings.Contains(l, "agentry-chat") {
+					t.Log("nat: " + l)
+				}
+			}
+		}
+	}()
+	c.eventually(t, 90*time.Second, "the web app at /", func() bool {
+		res, err := quick.Get(base + "/")
 		if err != nil {
 			if time.Since(logged) > 5*time.Second {
 				logged = time.Now()
@@ -391,6 +405,10 @@ func chatService(t *testing.T, c *Cluster) {
 		}
 		defer res.Body.Close()
 		page, _ = io.ReadAll(res.Body)
+		if res.StatusCode != 200 && time.Since(logged) > 5*time.Second {
+			logged = time.Now()
+			t.Logf("the web app at %s: %d %.200s", base, res.StatusCode, page)
+		}
 		return res.StatusCode == 200
 	})
 	if !strings.Contains(string(page), "<html") || strings.Contains(string(page), "make web") {
