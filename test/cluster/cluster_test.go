@@ -377,13 +377,11 @@ func chatService(t *testing.T, c *Cluster) {
 	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry-chat", "--timeout=180s")
 	base := c.serviceURL(t, ns, "agentry-chat")
 	var page []byte
-	// kube-proxy programs the new Service's endpoints a moment after the pod is ready (once in
-	// CI it took longer than 30 s: the wait is 60 s, and what failed is logged every 5 s so a
-	// failure says why).
-	// Each try is short: a Service kube-proxy has not programmed yet drops the SYN, and one
-	// long request would spend the whole wait on it.
+	// The pod is ready and kube-proxy has programmed the Service (serviceURL waits for its
+	// rule); the app still gets a short while. Each try is a new 5 s connection, and what failed
+	// is logged every 5 s so a failure says why.
 	var logged time.Time
-	quick := &http.Client{Timeout: 5 * time.Second}
+	quick := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	defer func() {
 		if t.Failed() {
 			out, _ := exec.Command("iptables", "-w", "-t", "nat", "-S").Output()

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -79,7 +78,10 @@ func (c *Cluster) get(path string, args ...string) string {
 	return strings.TrimSpace(out)
 }
 
-var httpClient = &http.Client{Timeout: 60 * time.Second}
+// httpClient opens a connection per request: a Service's ClusterIP reaches its pods only once
+// kube-proxy has programmed it, and a kept-alive connection made before that (to whatever the
+// host's default route leads to) would keep answering for the Service afterwards.
+var httpClient = &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
 // call sends an HTTP request and returns the status and body.
 func call(t *testing.T, method, url string, body any, headers ...string) (int, []byte) {
@@ -119,13 +121,21 @@ func (c *Cluster) serviceURL(t *testing.T, ns, name string) string {
 	t.Helper()
 	ip := c.jsonpath(t, "{.spec.clusterIP}", "-n", ns, "get", "service", name)
 	port := c.jsonpath(t, "{.spec.ports[0].port}", "-n", ns, "get", "service", name)
-	c.eventually(t, 30*time.Second, "service "+ns+"/"+name+" accepts connections", func() bool {
-		conn, err := net.DialTimeout("tcp", net.JoinHostPort(ip, port), time.Second)
+	// A connection that opens proves nothing: on a host whose default route leads to a proxy,
+	// any address accepts (and answers 404). The Service is reachable once kube-proxy's rule for
+	// its ClusterIP and port is in the nat table.
+	rule := fmt.Sprintf("-d %s/32 -p tcp", ip)
+	c.eventually(t, 60*time.Second, "kube-proxy programs service "+ns+"/"+name, func() bool {
+		out, err := exec.Command("iptables", "-w", "-t", "nat", "-S", "KUBE-SERVICES").Output()
 		if err != nil {
 			return false
 		}
-		conn.Close()
-		return true
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, rule) && strings.Contains(l, "--dport "+port+" ") {
+				return true
+			}
+		}
+		return false
 	})
 	return fmt.Sprintf("http://%s:%s", ip, port)
 }
