@@ -176,21 +176,28 @@ func run(duration time.Duration, levels, beforeBin string) error {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
 	body := `{"messages":[{"id":"u1","role":"user","content":"Say something short."}]}`
 	// Each answer must be complete to count: the full text, or the AG-UI stream's last event.
-	targets := []struct {
+	// pid is the server process whose CPU time a target's requests are charged.
+	type target struct {
 		name, url, marker string
-	}{
-		{"floor", "http://" + floor.addr + "/floor", "thirty words"},
-		{"generate", "http://" + runtime.addr + "/api/agents/bench/generate", "thirty words"},
-		{"ag-ui", "http://" + runtime.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
-		{"generate (traced)", "http://" + traced.addr + "/api/agents/bench/generate", "thirty words"},
-		{"ag-ui (traced)", "http://" + traced.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
+		pid               int
+	}
+	targets := []target{
+		{"floor", "http://" + floor.addr + "/floor", "thirty words", floor.cmd.Process.Pid},
+		{"generate", "http://" + runtime.addr + "/api/agents/bench/generate", "thirty words", runtime.cmd.Process.Pid},
+		{"ag-ui", "http://" + runtime.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`, runtime.cmd.Process.Pid},
+		{"generate (traced)", "http://" + traced.addr + "/api/agents/bench/generate", "thirty words", traced.cmd.Process.Pid},
+		{"ag-ui (traced)", "http://" + traced.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`, traced.cmd.Process.Pid},
 	}
 	if before != nil {
-		targets = append(targets, []struct{ name, url, marker string }{
-			{"generate (before)", "http://" + before.addr + "/api/agents/bench/generate", "thirty words"},
-			{"ag-ui (before)", "http://" + before.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
-		}...)
+		targets = append(targets,
+			target{"generate (before)", "http://" + before.addr + "/api/agents/bench/generate", "thirty words", before.cmd.Process.Pid},
+			target{"ag-ui (before)", "http://" + before.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`, before.cmd.Process.Pid})
 	}
+	// CPU time per request separates the runtime's own cost of tracing from the machine's:
+	// on 2 shared cores the collector, the load and the runtime take turns.
+	cpu := map[string]time.Duration{}
+	served := map[string]int{}
+	colStart := cpuTime(col.cmd.Process.Pid)
 	type cell struct {
 		rps      float64
 		p50, p99 time.Duration
@@ -217,7 +224,10 @@ func run(duration time.Duration, levels, beforeBin string) error {
 		}
 		for r := 0; r < rounds; r++ {
 			for _, t := range targets {
+				c0 := cpuTime(t.pid)
 				lat, e, el := load(client, t.url, t.marker, body, c, duration/rounds)
+				cpu[t.name] += cpuTime(t.pid) - c0
+				served[t.name] += len(lat)
 				lats[t.name] = append(lats[t.name], lat...)
 				errs[t.name] += e
 				elapsed[t.name] += el
@@ -268,6 +278,19 @@ func run(duration time.Duration, levels, beforeBin string) error {
 			}
 		}
 	}
+	// Give the collector its last batch (the SDK exports every 5 s) before reading its time.
+	time.Sleep(6 * time.Second)
+	colCPU := cpuTime(col.cmd.Process.Pid) - colStart
+	fmt.Println()
+	for _, ep := range []string{"generate", "ag-ui"} {
+		off, on := perRequest(cpu[ep], served[ep]), perRequest(cpu[ep+" (traced)"], served[ep+" (traced)"])
+		if off > 0 {
+			fmt.Printf("Runtime CPU per request, %s: %.0f µs off, %.0f µs traced (+%.1f %%)\n", ep, off, on, (on/off-1)*100)
+		}
+	}
+	if n := served["generate (traced)"] + served["ag-ui (traced)"]; n > 0 {
+		fmt.Printf("Collector CPU per traced request (receiving and writing its spans to a file, on the same cores): %.0f µs\n", perRequest(colCPU, n))
+	}
 	if f, a := results["floor"][32], results["ag-ui"][32]; f.p50 > 0 && a.p50 > 0 {
 		ratio := float64(a.p50) / float64(f.p50)
 		verdict := "within"
@@ -277,6 +300,30 @@ func run(duration time.Duration, levels, beforeBin string) error {
 		fmt.Printf("Target: AG-UI p50 at c=32 within 1.5× of the floor: %.2f× (%s)\n", ratio, verdict)
 	}
 	return nil
+}
+
+// cpuTime is the user and system CPU time a process has used so far (0 when it cannot be read).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces) start at the last ')'.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const ticks = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticks
+}
+
+func perRequest(d time.Duration, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / float64(n)
 }
 
 // load sends requests from c workers for d and returns the latencies of the successful ones
