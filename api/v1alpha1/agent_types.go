@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -187,6 +189,7 @@ type AzureOpenAISpec struct {
 // AgentTool is one entry of an Agent's tool map.
 // +kubebuilder:validation:XValidation:rule="has(self.toolRef) != has(self.mcpServerRef)",message="a tool entry needs exactly one of toolRef or mcpServerRef"
 // +kubebuilder:validation:XValidation:rule="!has(self.toolRef) || (!has(self.toolName) && !has(self.prefix))",message="toolName and prefix belong to mcpServerRef entries"
+// +kubebuilder:validation:XValidation:rule="!has(self.approvalTimeout) || (has(self.requireApproval) && self.requireApproval)",message="approvalTimeout needs requireApproval: true"
 type AgentTool struct {
 	// key names the entry. For a Tool or one MCP tool it is the function name the model
 	// sees and must equal it exactly (the Tool's spec.id; prefix + toolName), otherwise the
@@ -217,6 +220,33 @@ type AgentTool struct {
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]{1,32}$`
 	Prefix string `json:"prefix,omitempty"`
+
+	// requireApproval stops a run before the tool (each tool of the entry) executes: the run
+	// ends with an AG-UI interrupt (or Mastra's suspended result) and continues once a person
+	// approves or declines the call. Without spec.memory the pending call lives in the pod
+	// that stopped, so the answer must reach that pod; with a shared store any replica resumes it.
+	// +optional
+	RequireApproval bool `json:"requireApproval,omitempty"`
+
+	// approvalTimeout is how long a call waits for a decision (default 1h, at most 168h); an
+	// answer after that is a decline.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('168h')",message="approvalTimeout must be more than 0s and at most 168h"
+	ApprovalTimeout *metav1.Duration `json:"approvalTimeout,omitempty"`
+}
+
+// DefaultApprovalTimeout and MaxApprovalTimeout bound how long a tool call waits for approval.
+const (
+	DefaultApprovalTimeout = time.Hour
+	MaxApprovalTimeout     = 168 * time.Hour
+)
+
+// EffectiveApprovalTimeout is the entry's approval timeout, defaulted and capped.
+func (t AgentTool) EffectiveApprovalTimeout() time.Duration {
+	if t.ApprovalTimeout == nil || t.ApprovalTimeout.Duration <= 0 {
+		return DefaultApprovalTimeout
+	}
+	return min(t.ApprovalTimeout.Duration, MaxApprovalTimeout)
 }
 
 // MemorySpec configures persistent conversation memory.

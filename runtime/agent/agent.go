@@ -54,6 +54,8 @@ type Agent struct {
 	Disabled        []DisabledTool
 	FrontendActions []FrontendAction
 	MaxSteps        int
+	// Approvals are the server tools (by key) a person must approve before they execute.
+	Approvals map[string]Approval
 }
 
 // Tool returns the firing server tool with the given key.

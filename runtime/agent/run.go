@@ -99,6 +99,9 @@ type Result struct {
 	PendingToolCalls []model.ToolCall
 	// Messages are the messages the run added to the conversation (assistant and tool).
 	Messages []model.Message
+	// Suspended is set when the run stopped at tool calls that wait for approval (FinishReason
+	// "suspended"): the state to store and continue with Resume once they are decided.
+	Suspended *Suspension
 }
 
 // ToolCalls are every tool call of the run, in order.
@@ -153,24 +156,37 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (res *Result, err 
 }
 
 func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
-	if sink == nil {
-		sink = func(Event) error { return nil }
-	}
-	log := logr.FromContextOrDiscard(ctx).WithValues("agent", a.ID)
 	maxSteps := a.EffectiveMaxSteps()
 	if in.MaxSteps > 0 && in.MaxSteps < maxSteps {
 		maxSteps = in.MaxSteps
 	}
-
-	defs, frontend := a.offeredTools(in.ClientTools)
 	msgs := make([]model.Message, 0, len(in.Messages)+1)
 	if a.Instructions != "" {
 		msgs = append(msgs, model.Message{Role: "system", Content: a.Instructions})
 	}
 	msgs = append(msgs, in.Messages...)
+	return a.loop(ctx, &loopState{msgs: msgs, res: &Result{}, clientTools: in.ClientTools, maxSteps: maxSteps, conversation: in.Conversation}, sink)
+}
 
-	res := &Result{}
-	for step := 1; ; step++ {
+// loopState is where a run is: the conversation the model sees, what the run has produced and
+// the last finished step (0 before the first). A run stopped for approval continues from it.
+type loopState struct {
+	msgs         []model.Message
+	res          *Result
+	clientTools  []tools.Definition
+	maxSteps     int
+	step         int
+	conversation string
+}
+
+func (a *Agent) loop(ctx context.Context, ls *loopState, sink Sink) (*Result, error) {
+	if sink == nil {
+		sink = func(Event) error { return nil }
+	}
+	log := logr.FromContextOrDiscard(ctx).WithValues("agent", a.ID)
+	defs, frontend := a.offeredTools(ls.clientTools)
+	res := ls.res
+	for step := ls.step + 1; ; step++ {
 		msgID := NewID("msg")
 		if err := sink(Event{Type: EventStepStarted, Step: step, MessageID: msgID}); err != nil {
 			return nil, err
@@ -178,8 +194,8 @@ func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 		h := &streamHandler{sink: sink, step: step, msgID: msgID, frontend: frontend}
 		started := time.Now()
 		chatCtx, chat := a.startChat(ctx)
-		resp, err := a.Model.Stream(chatCtx, model.Request{Messages: msgs, Tools: defs}, h)
-		recordContent(chat, msgs, resp)
+		resp, err := a.Model.Stream(chatCtx, model.Request{Messages: ls.msgs, Tools: defs}, h)
+		recordContent(chat, ls.msgs, resp)
 		endChat(chat, resp, err)
 		metrics.ModelDuration.WithLabelValues(a.ID).Observe(time.Since(started).Seconds())
 		if err != nil {
@@ -200,22 +216,24 @@ func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 
 		st := Step{Text: resp.Text, ToolCalls: nonNil(resp.ToolCalls), ToolResults: []ToolResult{}, FinishReason: finishReason(resp.FinishReason), Usage: resp.Usage}
 		assistant := model.Message{ID: msgID, Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls}
-		msgs = append(msgs, assistant)
+		ls.msgs = append(ls.msgs, assistant)
 		res.Messages = append(res.Messages, assistant)
 		res.Usage.Add(resp.Usage)
 		res.Text = resp.Text
 		res.FinishReason = st.FinishReason
 
-		var pending []model.ToolCall
-		var server []model.ToolCall
+		var pending, server, held []model.ToolCall
 		for _, tc := range resp.ToolCalls {
-			if frontend[tc.Name] {
+			switch {
+			case frontend[tc.Name]:
 				pending = append(pending, tc)
 				metrics.ToolCalls.WithLabelValues(a.ID, a.toolLabel(tc.Name), "frontend").Inc()
 				// Handed to the client, which runs it: the span marks the handoff.
 				_, fs := startTool(ctx, tc, "frontend")
 				fs.End()
-			} else {
+			case a.needsApproval(tc.Name):
+				held = append(held, tc)
+			default:
 				server = append(server, tc)
 			}
 		}
@@ -227,7 +245,7 @@ func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 			st.ToolResults = results
 			for _, r := range results {
 				m := model.Message{ID: ToolMessageID(msgID, r.ToolCallID), Role: "tool", Content: string(r.Result), ToolCallID: r.ToolCallID}
-				msgs = append(msgs, m)
+				ls.msgs = append(ls.msgs, m)
 				res.Messages = append(res.Messages, m)
 			}
 		}
@@ -239,7 +257,13 @@ func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 		if err := sink(Event{Type: EventStepFinished, Step: step, MessageID: msgID, FinishReason: st.FinishReason, Usage: resp.Usage}); err != nil {
 			return nil, err
 		}
-		if len(resp.ToolCalls) == 0 || len(pending) > 0 || step >= maxSteps {
+		ls.step = step
+		if len(held) > 0 {
+			a.suspend(ls, msgID, held, pending)
+			metrics.RunSteps.WithLabelValues(a.ID).Observe(float64(step))
+			return res, nil
+		}
+		if len(resp.ToolCalls) == 0 || len(pending) > 0 || step >= ls.maxSteps {
 			res.PendingToolCalls = pending
 			metrics.RunSteps.WithLabelValues(a.ID).Observe(float64(step))
 			return res, nil

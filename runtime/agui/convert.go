@@ -28,6 +28,15 @@ type RunAgentInput struct {
 	Tools          json.RawMessage `json:"tools,omitempty"`
 	Context        json.RawMessage `json:"context,omitempty"`
 	ForwardedProps json.RawMessage `json:"forwardedProps,omitempty"`
+	// Resume answers the interrupts that ended an earlier run of the thread.
+	Resume []ResumeEntry `json:"resume,omitempty"`
+}
+
+// ResumeEntry answers one interrupt: status resolved with a payload, or cancelled.
+type ResumeEntry struct {
+	InterruptID string          `json:"interruptId"`
+	Status      string          `json:"status"`
+	Payload     json.RawMessage `json:"payload,omitempty"`
 }
 
 // InputError says why a request cannot run; it is answered with 400 {"error":"Invalid request"}.

@@ -52,8 +52,20 @@ type Event struct {
 
 // Outcome is RUN_FINISHED's outcome.
 type Outcome struct {
-	Type               string   `json:"type"`
-	PendingToolCallIDs []string `json:"pendingToolCallIds,omitempty"`
+	Type               string      `json:"type"`
+	PendingToolCallIDs []string    `json:"pendingToolCallIds,omitempty"`
+	Interrupts         []Interrupt `json:"interrupts,omitempty"`
+}
+
+// Interrupt is something the run waits for: here, a person's approval of a tool call.
+type Interrupt struct {
+	ID             string         `json:"id"`
+	Reason         string         `json:"reason"`
+	Message        string         `json:"message,omitempty"`
+	ToolCallID     string         `json:"toolCallId,omitempty"`
+	ResponseSchema map[string]any `json:"responseSchema,omitempty"`
+	ExpiresAt      string         `json:"expiresAt,omitempty"`
+	Metadata       map[string]any `json:"metadata,omitempty"`
 }
 
 // TokenUsage is RUN_FINISHED's usage entry.
@@ -146,6 +158,25 @@ func (m *Mapper) Finished(pending []model.ToolCall, usage model.Usage, provider,
 	ev.Outcome = &Outcome{Type: "success"}
 	for _, tc := range pending {
 		ev.Outcome.PendingToolCallIDs = append(ev.Outcome.PendingToolCallIDs, tc.ID)
+	}
+	if usage.TotalTokens > 0 {
+		ev.Usage = []TokenUsage{{Provider: provider, Model: modelID, InputTokens: usage.PromptTokens, OutputTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}}
+	}
+	return ev
+}
+
+// Interrupted is the last event of a run that stopped for approval: one interrupt per tool
+// call still waiting, answered by a later run's resume entries.
+func (m *Mapper) Interrupted(held []agent.Held, schema func(tool string) map[string]any, usage model.Usage, provider, modelID string) Event {
+	ev := m.event(RunFinished)
+	ev.Outcome = &Outcome{Type: "interrupt"}
+	for _, h := range held {
+		ev.Outcome.Interrupts = append(ev.Outcome.Interrupts, Interrupt{
+			ID: h.InterruptID, Reason: agent.ReasonToolApproval, ToolCallID: h.ToolCall.ID,
+			Message:        fmt.Sprintf("Approve the call of %s?", h.ToolCall.Name),
+			ResponseSchema: schema(h.ToolCall.Name), ExpiresAt: h.ExpiresAt.UTC().Format(time.RFC3339),
+			Metadata: map[string]any{"toolName": h.ToolCall.Name, "arguments": agent.RawArgs(h.ToolCall.Arguments)},
+		})
 	}
 	if usage.TotalTokens > 0 {
 		ev.Usage = []TokenUsage{{Provider: provider, Model: modelID, InputTokens: usage.PromptTokens, OutputTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}}

@@ -11,6 +11,7 @@ import (
 type InMemory struct {
 	mu      sync.Mutex
 	threads map[string]*memThread // by agent + "\x00" + thread
+	pending map[string]PendingRun // by agent + "\x00" + run
 }
 
 type memThread struct {

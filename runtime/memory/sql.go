@@ -56,17 +56,21 @@ func schemaFor(bigint, serial string) string {
 	return strings.NewReplacer("{{BIGINT}}", bigint, "{{SERIAL}}", serial).Replace(schema)
 }
 
+func pendingFor(bigint string) string {
+	return strings.ReplaceAll(pendingSchema, "{{BIGINT}}", bigint)
+}
+
 var sqliteDialect = dialect{
 	name:       "sqlite",
 	rebind:     func(q string) string { return numbered.ReplaceAllString(q, "?$1") },
-	migrations: []string{schemaFor("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT")},
+	migrations: []string{schemaFor("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"), pendingFor("INTEGER")},
 }
 
 var postgresDialect = dialect{
 	name:       "postgres",
 	rebind:     func(q string) string { return q },
 	lock:       `SELECT pg_advisory_xact_lock(7425001)`,
-	migrations: []string{schemaFor("BIGINT", "BIGSERIAL PRIMARY KEY")},
+	migrations: []string{schemaFor("BIGINT", "BIGSERIAL PRIMARY KEY"), pendingFor("BIGINT")},
 }
 
 // sqlStore implements Store on database/sql for both SQL backends.

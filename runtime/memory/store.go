@@ -58,6 +58,8 @@ type Store interface {
 	Messages(ctx context.Context, agentID, threadID, resourceID string, p Page) (MessagePage, error)
 	// Threads returns a page of the resource's threads of the agent, newest first.
 	Threads(ctx context.Context, agentID, resourceID string, p Page) (ThreadPage, error)
+	// Pending holds runs stopped for approval.
+	Pending
 	// Ping checks the backend is reachable.
 	Ping(ctx context.Context) error
 	// Kind names the backend: memory, sqlite or postgres.

@@ -69,7 +69,9 @@ func mcpTools(ctx context.Context, set *decode.Set, pool *tools.MCPServers, disc
 func bindMCP(set *decode.Set, m *v1alpha1.Agent, a *agent.Agent, entries []v1alpha1.AgentTool, servers map[*v1alpha1.MCPServer]serverTools, pool *tools.MCPServers) []mcpclient.Problem {
 	var problems []mcpclient.Problem
 	var bindings []mcpclient.Binding
+	byKey := map[string]v1alpha1.AgentTool{}
 	for _, e := range entries {
+		byKey[e.Key] = e
 		server := set.MCPServer(m.Namespace, e.MCPServerRef.Name)
 		st := servers[server]
 		if server != nil && st.err != "" {
@@ -94,6 +96,9 @@ func bindMCP(set *decode.Set, m *v1alpha1.Agent, a *agent.Agent, entries []v1alp
 		}
 		a.Tools[b.Name] = t
 		a.ToolKeys = append(a.ToolKeys, b.Name)
+		if e := byKey[b.Key]; e.RequireApproval {
+			a.Approvals[b.Name] = agent.Approval{Timeout: e.EffectiveApprovalTimeout()}
+		}
 	}
 	return problems
 }

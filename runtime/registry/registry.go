@@ -177,6 +177,7 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 		Instructions: m.Spec.Instructions,
 		Provider:     string(m.Spec.Model.Provider),
 		Tools:        map[string]*tools.Tool{},
+		Approvals:    map[string]agent.Approval{},
 		MaxSteps:     m.EffectiveMaxSteps(),
 	}
 	if a.Provider == "" {
@@ -204,6 +205,9 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 		default:
 			a.Tools[ref.Key] = compiled[t]
 			a.ToolKeys = append(a.ToolKeys, ref.Key)
+			if ref.RequireApproval {
+				a.Approvals[ref.Key] = agent.Approval{Timeout: ref.EffectiveApprovalTimeout()}
+			}
 		}
 	}
 	for _, d := range bindMCP(set, m, a, mcpEntries, servers, pool) {

@@ -1,18 +1,22 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/agui"
 	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/metrics"
+	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/registry"
 )
 
 // invalidRequest answers 400 {"error":"Invalid request","detail":…}: the error is the
@@ -38,6 +42,9 @@ func (s *Server) agui(c echo.Context) error {
 			return invalidRequest(c, fmt.Errorf("%v", he.Message))
 		}
 		return err
+	}
+	if len(in.Resume) > 0 {
+		return s.aguiResume(c, e, &in)
 	}
 	msgs, err := agui.ConvertMessages(in.Messages)
 	if err != nil {
@@ -115,16 +122,98 @@ func (s *Server) agui(c echo.Context) error {
 		}
 		return nil
 	}
+	s.aguiEnd(ctx, out, mapper, e, ref, res, in.ThreadID, resourceOf(c, in.ForwardedProps), log)
+	return nil
+}
+
+// aguiEnd ends a run's stream: an interrupt outcome for a run stopped for approval (stored
+// first, so the answer can reach any replica), else the turn stored and RUN_FINISHED.
+func (s *Server) aguiEnd(ctx context.Context, out *sseStream, m *agui.Mapper, e *registry.Entry, ref *memoryRef, res *agent.Result, thread, resource string, log logr.Logger) {
+	if res.Suspended != nil {
+		if err := s.hold(ctx, e, res.Suspended, thread, resource); err != nil {
+			log.Error(err, "run stopped: its pending approval could not be stored")
+			for _, ev := range m.Failed(agui.CodeStorageUnavailable) {
+				_ = out.send(ev)
+			}
+			return
+		}
+		_ = out.send(m.Interrupted(res.Suspended.Undecided(), e.Agent.ResponseSchema, res.Usage, e.Agent.Provider, e.Agent.Model.ModelID()))
+		return
+	}
 	if ref != nil {
 		if err := remember(ctx, e, ref, res.Messages); err != nil {
 			log.Error(err, "run stopped: conversation memory unavailable")
-			for _, ev := range mapper.Failed(agui.CodeStorageUnavailable) {
+			for _, ev := range m.Failed(agui.CodeStorageUnavailable) {
 				_ = out.send(ev)
 			}
-			return nil
+			return
 		}
 	}
-	_ = out.send(mapper.Finished(res.PendingToolCalls, res.Usage, e.Agent.Provider, e.Agent.Model.ModelID()))
+	_ = out.send(m.Finished(res.PendingToolCalls, res.Usage, e.Agent.Provider, e.Agent.Model.ModelID()))
+}
+
+// aguiResume continues a run that stopped for approval: RunAgentInput.resume answers its
+// interrupts (messages are not read: the stopped run's conversation is stored with it). An
+// unknown or already answered interrupt is a 404 or 409 before the stream starts; answers that
+// leave some interrupts open end with those interrupts again.
+func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgentInput) error {
+	run, answers, err := resumeAnswers(in.Resume)
+	if err != nil {
+		return invalidRequest(c, err)
+	}
+	if in.RunID == "" {
+		in.RunID = agent.NewID("run")
+	}
+	resource := resourceOf(c, in.ForwardedProps)
+	sus, stored, err := s.decide(c.Request().Context(), e, run, resource, answers)
+	if err != nil {
+		return err
+	}
+	if in.ThreadID == "" {
+		in.ThreadID = stored.Thread
+	}
+	log := s.opts.Logger.WithValues("agent", e.Agent.ID, "runId", in.RunID, "threadId", in.ThreadID, "resumes", run)
+	mapper := &agui.Mapper{ThreadID: in.ThreadID, RunID: in.RunID}
+	var ref *memoryRef
+	if e.Memory != nil && stored.Thread != "" {
+		ref = stored
+	}
+	out := s.newSSE(c)
+	out.start()
+	defer out.stop()
+	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
+	defer metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
+	if err := out.send(mapper.Started()); err != nil {
+		return nil
+	}
+	if open := sus.Undecided(); len(open) > 0 {
+		_ = out.send(mapper.Interrupted(open, e.Agent.ResponseSchema, model.Usage{}, e.Agent.Provider, e.Agent.Model.ModelID()))
+		return nil
+	}
+	ctx, shuttingDown, cancel := s.runContext(c)
+	defer cancel()
+	res, err := e.Agent.Resume(ctx, sus, sinkForMemory(ref != nil, func(ev agent.Event) error {
+		for _, a := range mapper.Map(ev) {
+			if err := out.send(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	if err != nil {
+		code := ""
+		if shuttingDown() {
+			code = codeShuttingDown
+		} else if ctx.Err() != nil || out.err != nil {
+			return nil
+		}
+		log.Error(err, "resumed run failed")
+		for _, ev := range mapper.Failed(code) {
+			_ = out.send(ev)
+		}
+		return nil
+	}
+	s.aguiEnd(ctx, out, mapper, e, ref, res, stored.Thread, stored.Resource, log)
 	return nil
 }
 

@@ -164,6 +164,9 @@ type generateResponse struct {
 	ToolResults  []toolResultOut `json:"toolResults"`
 	Steps        []stepOut       `json:"steps"`
 	RunID        string          `json:"runId"`
+	// PendingApprovals are the tool calls a suspended run waits for (finishReason
+	// "suspended"; runId is then the one approve-tool-call and decline-tool-call take).
+	PendingApprovals []approvalOut `json:"pendingApprovals,omitempty"`
 }
 
 func callsOut(calls []model.ToolCall) []toolCallOut {
@@ -244,12 +247,36 @@ func (s *Server) generate(c echo.Context) error {
 		s.opts.Logger.Error(err, "generate failed", "agent", e.Agent.ID, "runId", runID)
 		return c.JSON(http.StatusInternalServerError, jsonError{Error: publicMessage(err)})
 	}
+	if res.Suspended != nil {
+		// The turn is stored once it ends: until then the call has no result, which a model
+		// must never be shown. The user's message is kept now.
+		thread, resource := "", c.Request().Header.Get(limitFor(e).userHeader)
+		fresh := in.Fresh
+		if in.Memory != nil {
+			thread, resource = in.Memory.Thread, in.Memory.Resource
+		}
+		if err := s.hold(ctx, e, res.Suspended, thread, resource); err != nil {
+			s.opts.Logger.Error(err, "generate could not store its pending approval", "agent", e.Agent.ID, "runId", runID)
+			return decisionError(err)
+		}
+		if in.Memory != nil {
+			if err := remember(ctx, e, in.Memory, fresh); err != nil {
+				return memoryFailure(err, http.StatusInternalServerError, "")
+			}
+		}
+		return c.JSON(http.StatusOK, generateOut(res, res.Suspended.ID))
+	}
 	if in.Memory != nil {
 		if err := remember(ctx, e, in.Memory, in.Fresh, res.Messages); err != nil {
 			s.opts.Logger.Error(err, "generate could not store its turn", "agent", e.Agent.ID, "runId", runID)
 			return memoryFailure(err, http.StatusInternalServerError, "")
 		}
 	}
+	return c.JSON(http.StatusOK, generateOut(res, runID))
+}
+
+// generateOut is Mastra's generate answer for a run's result.
+func generateOut(res *agent.Result, runID string) generateResponse {
 	out := generateResponse{
 		Text:         res.Text,
 		FinishReason: res.FinishReason,
@@ -269,5 +296,8 @@ func (s *Server) generate(c echo.Context) error {
 			FinishReason: st.FinishReason, Usage: st.Usage,
 		})
 	}
-	return c.JSON(http.StatusOK, out)
+	if res.Suspended != nil {
+		out.PendingApprovals = approvalsOut(res.Suspended.Undecided())
+	}
+	return out
 }

@@ -78,6 +78,8 @@ type Server struct {
 	// still streaming then are ended with RUN_ERROR.
 	draining   context.Context
 	stopStream context.CancelFunc
+	// localPending keeps the runs stopped for approval of agents without memory.
+	localPending *memory.InMemory
 }
 
 // New builds the server and its routes.
@@ -95,7 +97,7 @@ func New(opts Options) *Server {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(opts.Logger)
 	e.IPExtractor = httpserve.ClientIP(opts.TrustedProxies)
-	s := &Server{opts: opts, echo: e, auth: &authChecker{secrets: opts.Secrets}, limits: &rateLimiters{table: newRateTable(opts.RateLimitKeys)}}
+	s := &Server{opts: opts, echo: e, auth: &authChecker{secrets: opts.Secrets}, limits: &rateLimiters{table: newRateTable(opts.RateLimitKeys)}, localPending: memory.NewInMemory()}
 	s.draining, s.stopStream = context.WithCancel(context.Background())
 
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -115,6 +117,8 @@ func New(opts Options) *Server {
 	api.Any("/agents/:agentId/generate", postOnly(s.guard(s.generate)))
 	api.Any("/agents/:agentId/stream", postOnly(s.guard(s.stream)))
 	api.Any("/agents/:agentId/ag-ui", postOnly(s.guard(s.agui)))
+	api.Any("/agents/:agentId/approve-tool-call", postOnly(s.guard(s.approveToolCall)))
+	api.Any("/agents/:agentId/decline-tool-call", postOnly(s.guard(s.declineToolCall)))
 	api.GET("/agents/:agentId/tools/:toolId", s.guard(s.getTool))
 	api.Any("/agents/:agentId/tools/:toolId/execute", postOnly(s.guard(s.executeTool)))
 	api.GET("/memory/threads", agentIDFromQuery(s.guard(s.listThreads)))

@@ -72,6 +72,29 @@ func (s *Server) stream(c echo.Context) error {
 		out.sendRaw("data: [DONE]\n\n")
 		return nil
 	}
+	if res.Suspended != nil {
+		// As generate: the run waits for approve-tool-call / decline-tool-call with this runId.
+		thread, resource := "", c.Request().Header.Get(limitFor(e).userHeader)
+		if in.Memory != nil {
+			thread, resource = in.Memory.Thread, in.Memory.Resource
+		}
+		err := s.hold(ctx, e, res.Suspended, thread, resource)
+		if err == nil && in.Memory != nil {
+			err = remember(ctx, e, in.Memory, in.Fresh)
+		}
+		if err != nil {
+			s.opts.Logger.Error(err, "stream could not store its pending approval", "agent", e.Agent.ID, "runId", runID)
+			_ = chunk("error", map[string]any{"error": memoryErrorMessage(err)})
+			out.sendRaw("data: [DONE]\n\n")
+			return nil
+		}
+		for _, a := range approvalsOut(res.Suspended.Undecided()) {
+			_ = chunk("tool-call-approval", a)
+		}
+		_ = chunk("finish", map[string]any{"finishReason": res.FinishReason, "usage": res.Usage, "text": res.Text, "runId": res.Suspended.ID})
+		out.sendRaw("data: [DONE]\n\n")
+		return nil
+	}
 	if in.Memory != nil {
 		if err := remember(ctx, e, in.Memory, in.Fresh, res.Messages); err != nil {
 			s.opts.Logger.Error(err, "stream could not store its turn", "agent", e.Agent.ID, "runId", runID)
