@@ -3,7 +3,7 @@
 // and the scripted model and passes their URLs in AGENTRY_URL and MODEL_URL.
 import { test, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { HttpAgent } from "@ag-ui/client";
+import { HttpAgent, buildResumeArray } from "@ag-ui/client";
 
 const BASE = process.env.AGENTRY_URL;
 const MODEL = process.env.MODEL_URL;
@@ -332,4 +332,60 @@ test("Mastra-style stream endpoint ends with [DONE]", async () => {
   const failed = await raw(url("conformance", "stream"), { messages: "fail-during" });
   assert.equal(failed.events.at(-1), "[DONE]");
   assert.equal(failed.events.at(-2).type, "error");
+});
+
+// runWith continues an agent's thread with parameters (resume), recording the events.
+async function runWith(agent, params) {
+  const events = [];
+  let finished;
+  await agent.runAgent(params, {
+    onEvent: ({ event }) => void events.push(event),
+    onRunFinishedEvent: (p) => void (finished = p),
+  });
+  return { events, finished, types: events.map((e) => e.type) };
+}
+
+test("tool approval: the run ends in an interrupt and the client's resume continues it", async () => {
+  const agent = new HttpAgent({ url: url("guarded"), initialMessages: [userMessage("server-tool")] });
+  const first = await runWith(agent, {});
+  assert.equal(first.finished.outcome, "interrupt");
+  assert.equal(first.finished.interrupts.length, 1);
+  const [interrupt] = first.finished.interrupts;
+  const start = first.events.find((e) => e.type === "TOOL_CALL_START");
+  assert.equal(interrupt.reason, "tool_approval");
+  assert.equal(interrupt.toolCallId, start.toolCallId);
+  assert.equal(interrupt.responseSchema.properties.approved.type, "boolean");
+  assert.deepEqual(interrupt.responseSchema.properties.input.required, ["location"], "an edited input follows the tool's schema");
+  assert.ok(Date.parse(interrupt.expiresAt) > Date.now() + 9 * 60_000, "expiresAt is approvalTimeout away");
+  assert.ok(!first.types.includes("TOOL_CALL_RESULT"), "the held call did not run");
+  assert.deepEqual(agent.pendingInterrupts.map((i) => i.id), [interrupt.id], "the client holds the interrupt open");
+
+  // Approved with an edited input: the tool runs on it and the conversation goes on.
+  const resume = buildResumeArray(agent.pendingInterrupts, {
+    [interrupt.id]: { status: "resolved", payload: { approved: true, input: { location: "Bergen" } } },
+  });
+  const second = await runWith(agent, { resume });
+  assert.equal(second.finished.outcome, "success");
+  const result = second.events.find((e) => e.type === "TOOL_CALL_RESULT");
+  assert.equal(result.toolCallId, interrupt.toolCallId);
+  assert.deepEqual(JSON.parse(result.content), { location: "Bergen", temperature: 21.5 });
+  assert.match(second.events.filter((e) => e.type === "TEXT_MESSAGE_CONTENT").map((e) => e.delta).join(""), /The weather tool said .*Bergen/);
+  assert.deepEqual(agent.pendingInterrupts, [], "nothing is left open");
+
+  // The same answer again finds nothing to resume.
+  const replay = await raw(url("guarded"), { threadId: agent.threadId, runId: "replay", messages: [], resume });
+  assert.equal(replay.res.status, 404);
+  assert.match(replay.json.error, /No tool call waits for approval/);
+  assertNoWarnings();
+});
+
+test("tool approval: a cancelled interrupt is a decline the model is told about", async () => {
+  const agent = new HttpAgent({ url: url("guarded"), initialMessages: [userMessage("server-tool")] });
+  const first = await runWith(agent, {});
+  const [interrupt] = first.finished.interrupts;
+  const second = await runWith(agent, { resume: buildResumeArray(agent.pendingInterrupts, { [interrupt.id]: { status: "cancelled" } }) });
+  const result = second.events.find((e) => e.type === "TOOL_CALL_RESULT");
+  assert.match(JSON.parse(result.content).error, /declined/);
+  assert.equal(second.finished.outcome, "success");
+  assertNoWarnings();
 });
