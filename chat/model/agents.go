@@ -36,6 +36,9 @@ type AgentConfig struct {
 	AgentRef      string    `json:"agentRef,omitempty"`
 	HasHeaders    bool      `json:"hasHeaders"`
 	Enabled       bool      `json:"enabled"`
+	// Approvers decide the tool calls the agent stops for (uids, group:<guid>:admins,
+	// group:<guid>:moderators); empty means the user whose message started the run.
+	Approvers []string `json:"approvers"`
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
 }
@@ -98,6 +101,9 @@ func (a AgentConfig) Validate() error {
 		if err := checkField(f.name, f.v, f.max, f.required); err != nil {
 			return err
 		}
+	}
+	if err := ValidateApprovers(a.Approvers); err != nil {
+		return err
 	}
 	if len(a.SuggestedMessages) > MaxSuggestedMessages {
 		return Errorf(ErrValidation, "suggestedMessages holds more than %d messages", MaxSuggestedMessages)

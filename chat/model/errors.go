@@ -59,6 +59,8 @@ const (
 	ErrAgentBusy          = "ERR_AGENT_BUSY"          // the agent is still answering in this conversation
 	ErrActionNotPending   = "ERR_ACTION_NOT_PENDING"  // a result for a frontend action call that is not waiting (answered or timed out)
 	ErrAIDisabled         = "ERR_AI_DISABLED"         // an AI feature while no assistant agent is configured
+	ErrApprovalNotFound   = "ERR_APPROVAL_NOT_FOUND"  // no such approval request (or not visible to you)
+	ErrApprovalDecided    = "ERR_APPROVAL_DECIDED"    // deciding an approval that was decided or expired already
 	ErrAgentFailed        = "ERR_AGENT_FAILED"        // the assistant agent did not answer; the message says why
 	ErrNotFound           = "ERR_NOT_FOUND"           // unknown route
 	ErrRequestTimeout     = "ERR_REQUEST_TIMEOUT"     // the request body did not arrive in time
@@ -74,9 +76,9 @@ func statusOf(code string) int {
 		return http.StatusUnauthorized
 	case ErrPermissionDenied, ErrAgentDisabled, ErrNotAMember, ErrBanned, ErrPrivateGroup, ErrWrongGroupPassword, ErrAuthKeyDisabled, ErrOwnerCannotLeave:
 		return http.StatusForbidden
-	case ErrUIDNotFound, ErrActionNotFound, ErrGUIDNotFound, ErrMessageNotFound, ErrNotFound:
+	case ErrUIDNotFound, ErrActionNotFound, ErrGUIDNotFound, ErrMessageNotFound, ErrNotFound, ErrApprovalNotFound:
 		return http.StatusNotFound
-	case ErrUIDExists, ErrGUIDExists, ErrAlreadyJoined, ErrMessageDeleted, ErrAgentBusy, ErrActionNotPending, ErrAIDisabled:
+	case ErrUIDExists, ErrGUIDExists, ErrAlreadyJoined, ErrMessageDeleted, ErrAgentBusy, ErrActionNotPending, ErrAIDisabled, ErrApprovalDecided:
 		return http.StatusConflict
 	case ErrTooLarge:
 		return http.StatusRequestEntityTooLarge

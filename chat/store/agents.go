@@ -48,15 +48,19 @@ func (s *sealer) open(agentID, sealed string) ([]byte, error) {
 	return s.aead.Open(nil, b[:n], b[n:], []byte(agentID))
 }
 
-const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref`
+const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref, approvers`
 
 // scanAgent reads a configuration and its sealed headers.
 func scanAgent(sc interface{ Scan(...any) error }) (model.AgentConfig, string, error) {
 	var a model.AgentConfig
-	var provider, suggested, sealed string
+	var provider, suggested, sealed, approvers string
 	var enabled int
 	var created, updated int64
-	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated, &a.AgentRef); err != nil {
+	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated, &a.AgentRef, &approvers); err != nil {
+		return a, "", err
+	}
+	a.Approvers = []string{}
+	if err := json.Unmarshal([]byte(approvers), &a.Approvers); err != nil {
 		return a, "", err
 	}
 	a.Provider = model.AgentProvider(provider)
@@ -87,6 +91,9 @@ func boolInt(b bool) int {
 
 // PutAgent implements Agents.
 func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *map[string]string) (model.AgentConfig, bool, error) {
+	if a.Approvers == nil {
+		a.Approvers = []string{}
+	}
 	if a.SuggestedMessages == nil {
 		a.SuggestedMessages = []string{}
 	}
@@ -110,6 +117,7 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 		}
 	}
 	suggested, _ := json.Marshal(a.SuggestedMessages)
+	approvers, _ := json.Marshal(a.Approvers)
 	var out model.AgentConfig
 	created := false
 	err := s.write(ctx, "save agent", func(t *txn) error {
@@ -151,11 +159,11 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 		}
 		a.UpdatedAt = t.now
 		if created {
-			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef)
+			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef, string(approvers))
 		} else {
-			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12 WHERE agent_id = $1`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef)
+			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12, approvers = $13 WHERE agent_id = $1`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef, string(approvers))
 		}
 		if err != nil {
 			return err

@@ -118,23 +118,28 @@ AND pos < COALESCE(
 // Members implements Events: a group's members, or the two users of a one-to-one
 // conversation; none for an unknown conversation.
 func (s *sqlStore) Members(ctx context.Context, conversationID string) ([]string, error) {
-	out := []string{}
-	err := s.read(ctx, "read conversation members", func(t *txn) error {
-		if guid, ok := strings.CutPrefix(conversationID, "group_"); ok {
-			uids, err := memberUIDs(t, guid)
-			out = append(out, uids...)
-			return err
-		}
-		var a, b string
-		err := t.row(`SELECT party_a, party_b FROM chat_conversations WHERE id = $1 AND type = 'user'`, conversationID).Scan(&a, &b)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		out = append(out, a, b)
+	var out []string
+	err := s.read(ctx, "read conversation members", func(t *txn) (err error) {
+		out, err = s.membersIn(t, conversationID)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// membersIn lists the conversation's members inside t: a group's, or a one-to-one's two parties.
+func (s *sqlStore) membersIn(t *txn, conversationID string) ([]string, error) {
+	out := []string{}
+	if guid, ok := strings.CutPrefix(conversationID, "group_"); ok {
+		uids, err := memberUIDs(t, guid)
+		return append(out, uids...), err
+	}
+	var a, b string
+	err := t.row(`SELECT party_a, party_b FROM chat_conversations WHERE id = $1 AND type = 'user'`, conversationID).Scan(&a, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return out, nil
+	}
+	return append(out, a, b), err
 }

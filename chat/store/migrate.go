@@ -193,6 +193,31 @@ CREATE UNIQUE INDEX chat_messages_by_muid ON chat_messages (sender, muid) WHERE 
 	`
 ALTER TABLE chat_users ADD COLUMN online INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE chat_users ADD COLUMN last_active_us {{BIGINT}} NOT NULL DEFAULT 0;`,
+	// 9: tool call approvals: an agent's approvers, and each request an agent run stopped for
+	// (approvers and message_ids are JSON arrays; status pending, approved, declined, expired).
+	`
+ALTER TABLE chat_agents ADD COLUMN approvers TEXT NOT NULL DEFAULT '[]';
+CREATE TABLE chat_approvals (
+  id              TEXT PRIMARY KEY,
+  conversation_id TEXT NOT NULL,
+  agent_id        TEXT NOT NULL,
+  run_id          TEXT NOT NULL,
+  interrupt_id    TEXT NOT NULL,
+  tool_call_id    TEXT NOT NULL,
+  tool_name       TEXT NOT NULL,
+  arguments       TEXT NOT NULL,
+  requested_by    TEXT NOT NULL,
+  approvers       TEXT NOT NULL,
+  status          TEXT NOT NULL,
+  decided_by      TEXT NOT NULL DEFAULT '',
+  reason          TEXT NOT NULL DEFAULT '',
+  decided_us      {{BIGINT}} NOT NULL DEFAULT 0,
+  created_us      {{BIGINT}} NOT NULL,
+  expires_us      {{BIGINT}} NOT NULL,
+  message_ids     TEXT NOT NULL DEFAULT '[]',
+  UNIQUE (agent_id, interrupt_id)
+);
+CREATE INDEX chat_approvals_pending ON chat_approvals (status, expires_us);`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

@@ -28,6 +28,7 @@ type Store interface {
 	Moderation
 	Agents
 	AgentRuns
+	Approvals
 	// Ping checks the database is reachable.
 	Ping(ctx context.Context) error
 	// Kind is sqlite or postgres.
