@@ -70,6 +70,62 @@ func (a *API) actionResult(c echo.Context) error {
 	return c.JSON(http.StatusCreated, m)
 }
 
+var approvalIDPattern = regexp.MustCompile(`^approval_[0-9a-f]{24}$`)
+
+func pathApprovalID(c echo.Context) (string, error) {
+	id := c.Param("approvalId")
+	if !approvalIDPattern.MatchString(id) {
+		return "", errValidation("approvalId is not an approval request id")
+	}
+	return id, nil
+}
+
+// getApproval answers an approval request to its approvers, its requester and the members of
+// its conversation.
+func (a *API) getApproval(c echo.Context) error {
+	id, err := pathApprovalID(c)
+	if err != nil {
+		return err
+	}
+	ap, err := a.opts.Store.GetApproval(c.Request().Context(), uidOf(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ap)
+}
+
+type decisionRequest struct {
+	Approved *bool  `json:"approved"`
+	Reason   string `json:"reason"`
+}
+
+// decideApproval takes an approver's decision; the first one wins and the agent's run resumes.
+func (a *API) decideApproval(c echo.Context) error {
+	id, err := pathApprovalID(c)
+	if err != nil {
+		return err
+	}
+	var req decisionRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	if req.Approved == nil {
+		return errValidation("approved is required (true or false)")
+	}
+	if err := checkText("reason", req.Reason, 500, false); err != nil {
+		return err
+	}
+	b, err := a.bridge()
+	if err != nil {
+		return err
+	}
+	ap, err := b.Decide(c.Request().Context(), id, uidOf(c), *req.Approved, strings.TrimSpace(req.Reason))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ap)
+}
+
 func (a *API) bridge() (*bridge.Bridge, error) {
 	if a.opts.Bridge == nil {
 		return nil, model.Errorf(model.ErrAIDisabled, "AI features are off: this server runs no agent bridge")

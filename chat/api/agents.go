@@ -37,6 +37,7 @@ type agentRequest struct {
 	AgentRef            string             `json:"agentRef"`
 	Headers             *map[string]string `json:"headers"`
 	Enabled             *bool              `json:"enabled"`
+	Approvers           []string           `json:"approvers"`
 }
 
 func pathAgentID(c echo.Context) (string, error) {
@@ -62,7 +63,7 @@ func (a *API) putAgent(c echo.Context) error {
 	cfg := model.AgentConfig{
 		AgentID: id, Provider: model.AgentProvider(req.Provider), Name: req.Name, Icon: req.Icon, Greeting: req.Greeting,
 		IntroductoryMessage: req.IntroductoryMessage, SuggestedMessages: req.SuggestedMessages, DeploymentURL: req.DeploymentURL,
-		AgentRef: req.AgentRef,
+		AgentRef: req.AgentRef, Approvers: req.Approvers,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

@@ -235,6 +235,8 @@ func (a *API) Register(e *echo.Echo) {
 	g.POST("/agents/:agentId/test", a.testAgent, admin)
 	g.GET("/agents/:agentId/profile", a.agentProfile, user)
 	g.POST("/agent-runs/:runId/actions/:toolCallId", a.actionResult, user)
+	g.GET("/approvals/:approvalId", a.getApproval, user)
+	g.POST("/approvals/:approvalId/decision", a.decideApproval, user)
 	g.GET("/ai", a.aiStatus, user)
 	g.PUT("/ai/assistant", a.putAssistant, admin)
 	g.DELETE("/ai/assistant", a.deleteAssistant, admin)

@@ -28,9 +28,14 @@ type streamEvent struct {
 	Content         json.RawMessage `json:"content"`
 	Message         string          `json:"message"`
 	Code            string          `json:"code"`
-	Outcome         *struct {
-		PendingToolCallIDs []string `json:"pendingToolCallIds"`
-	} `json:"outcome"`
+	Outcome         *runOutcome     `json:"outcome"`
+}
+
+// runOutcome is RUN_FINISHED's outcome: frontend calls left pending, or interrupts.
+type runOutcome struct {
+	Type               string      `json:"type"`
+	PendingToolCallIDs []string    `json:"pendingToolCallIds"`
+	Interrupts         []interrupt `json:"interrupts"`
 }
 
 // maxLine bounds one SSE line (an event); maxOutput bounds what one call may accumulate.
@@ -55,13 +60,15 @@ type call struct {
 
 // output accumulates one call's stream.
 type output struct {
-	entries  []*entry
-	byMsg    map[string]*entry
-	byCall   map[string]*call
-	results  map[string]bool
-	pending  []string // from RUN_FINISHED's outcome
-	size     int
-	finished bool
+	entries []*entry
+	byMsg   map[string]*entry
+	byCall  map[string]*call
+	results map[string]bool
+	pending []string // from RUN_FINISHED's outcome
+	// interrupts are the tool calls the run stopped for (RUN_FINISHED outcome interrupt).
+	interrupts []interrupt
+	size       int
+	finished   bool
 	// finish is the RUN_FINISHED frame, held back until the output is stored and the
 	// conversation released: a client that sees the run end may send the next message at once.
 	finish []byte
@@ -142,6 +149,9 @@ func (o *output) apply(ev streamEvent) {
 		o.finished = true
 		if ev.Outcome != nil {
 			o.pending = ev.Outcome.PendingToolCallIDs
+			if ev.Outcome.Type == "interrupt" {
+				o.interrupts = ev.Outcome.Interrupts
+			}
 		}
 	}
 }

@@ -39,6 +39,7 @@ type Store interface {
 	Members(ctx context.Context, conversationID string) ([]string, error)
 	SendMessages(ctx context.Context, ms []model.Message) ([]model.Message, error)
 	store.AgentRuns
+	store.Approvals
 }
 
 // Publisher relays ephemeral frames to a conversation's sockets and wakes the event feed after
@@ -75,6 +76,7 @@ type Options struct {
 	History       int           // messages of the conversation sent to the agent (default 50, max 100)
 	MaxRuns       int           // concurrent runs of this process (default 256)
 	MaxSteps      int           // calls of one run (each frontend action round trip is one; default 10)
+	ApprovalSweep time.Duration // how often expired approval requests are closed (default 5 s)
 	// Metrics records runs and the messages they store; nil records nothing.
 	Metrics *metrics.Metrics
 }
@@ -97,6 +99,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxSteps <= 0 {
 		o.MaxSteps = 10
+	}
+	if o.ApprovalSweep <= 0 {
+		o.ApprovalSweep = 5 * time.Second
 	}
 	if o.Client == nil {
 		o.Client = Client(o.Egress)
@@ -129,8 +134,11 @@ func New(o Options) *Bridge {
 	}
 	o.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Bridge{o: o, log: o.Logger.WithName("agent-bridge"), slots: make(chan struct{}, o.MaxRuns),
+	b := &Bridge{o: o, log: o.Logger.WithName("agent-bridge"), slots: make(chan struct{}, o.MaxRuns),
 		ctx: ctx, cancel: cancel, waiters: map[string]chan struct{}{}}
+	b.wg.Add(1)
+	go b.expireApprovals()
+	return b
 }
 
 // Close cancels the runs in progress (each ends with a SERVICE_SHUTTING_DOWN error message)
@@ -159,6 +167,7 @@ type Plan struct {
 	once    sync.Once
 	parent  trace.SpanContext // the span of what started the run (the message's send)
 	traceID string            // the run's trace, stored with its answers (when sampled)
+	resume  *resumeEntry      // a decided approval the run's first call answers
 }
 
 // mention is how a group message addresses an agent: "@chef" or the SDK's "<@uid:chef>".

@@ -140,6 +140,8 @@ type chatEnv struct {
 	Bridge *bridge.Bridge
 	Logs   *logBuffer
 	tokens map[string]string
+	// shutdown stops the service as a restart would (the test's cleanup does it otherwise).
+	shutdown func()
 }
 
 func startChat(t *testing.T, bo bridge.Options) *chatEnv {
@@ -150,9 +152,15 @@ func startChat(t *testing.T, bo bridge.Options) *chatEnv {
 // startChatWith is startChat with the store wrapped (e.g. to slow a method down); nil keeps it.
 func startChatWith(t *testing.T, bo bridge.Options, wrap func(store.Store) store.Store) *chatEnv {
 	t.Helper()
+	return startChatAt(t, bo, filepath.Join(t.TempDir(), "chat.db"), wrap)
+}
+
+// startChatAt serves the chat database at path (a restarted service opens the same one).
+func startChatAt(t *testing.T, bo bridge.Options, path string, wrap func(store.Store) store.Store) *chatEnv {
+	t.Helper()
 	ctx := context.Background()
 	key := bytes.Repeat([]byte{7}, 32)
-	st, err := store.OpenWith(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"), store.Options{HeadersKey: key})
+	st, err := store.OpenWith(ctx, "file:"+path, store.Options{HeadersKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,18 +180,22 @@ func startChatWith(t *testing.T, bo bridge.Options, wrap func(store.Store) store
 	hubCtx, stop := context.WithCancel(context.Background())
 	hubDone := make(chan error, 1)
 	go func() { hubDone <- h.Run(hubCtx) }()
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := br.Close(cctx); err != nil {
-			t.Errorf("bridge did not stop: %v", err)
-		}
-		srv.Close()
-		stop()
-		<-hubDone
-		_ = st.Close()
-	})
-	return &chatEnv{t: t, URL: srv.URL, Store: st, Hub: h, Bridge: br, Logs: logs, tokens: map[string]string{}}
+	var once sync.Once
+	shutdown := func() {
+		once.Do(func() {
+			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := br.Close(cctx); err != nil {
+				t.Errorf("bridge did not stop: %v", err)
+			}
+			srv.Close()
+			stop()
+			<-hubDone
+			_ = st.Close()
+		})
+	}
+	t.Cleanup(shutdown)
+	return &chatEnv{t: t, URL: srv.URL, Store: st, Hub: h, Bridge: br, Logs: logs, tokens: map[string]string{}, shutdown: shutdown}
 }
 
 type response struct {

@@ -44,6 +44,7 @@ type runInput struct {
 	Tools          []aguiTool     `json:"tools"`
 	Context        []any          `json:"context"`
 	ForwardedProps map[string]any `json:"forwardedProps"`
+	Resume         []resumeEntry  `json:"resume,omitempty"`
 }
 
 // history reads the conversation's recent messages as the agent sees them.
@@ -63,6 +64,17 @@ func (b *Bridge) history(ctx context.Context, p *Plan) ([]model.Message, error) 
 // actions, failed runs and other agents' internals are left out.
 func toAGUI(agentID string, group bool, msgs []model.Message) []aguiMessage {
 	out := make([]aguiMessage, 0, len(msgs))
+	// A call without its result (one waiting for approval) is left out: a model must never be
+	// shown a call nobody answered.
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Category == model.CategoryAgentic && m.Type == model.TypeToolResult && m.DeletedAt == nil {
+			var d model.ToolResultData
+			if json.Unmarshal(m.Data, &d) == nil {
+				answered[d.ToolCallID] = true
+			}
+		}
+	}
 	for _, m := range msgs {
 		if m.DeletedAt != nil {
 			continue
@@ -90,6 +102,9 @@ func toAGUI(agentID string, group bool, msgs []model.Message) []aguiMessage {
 			_ = json.Unmarshal(m.Data, &d)
 			msg := aguiMessage{ID: id, Role: "assistant", Content: m.Text}
 			for _, tc := range d.ToolCalls {
+				if !answered[tc.ID] {
+					continue
+				}
 				c := aguiToolCall{ID: tc.ID, Type: "function"}
 				c.Function.Name, c.Function.Arguments = tc.Name, tc.Arguments
 				msg.ToolCalls = append(msg.ToolCalls, c)
@@ -111,8 +126,9 @@ func toAGUI(agentID string, group bool, msgs []model.Message) []aguiMessage {
 				}
 			}
 			out = append(out, msg)
-		case m.Category == model.CategoryAgentic && m.Type == model.TypeAgentError:
-			// A failed run is the platform's note to people, not part of the dialogue.
+		case m.Category == model.CategoryAgentic && (m.Type == model.TypeAgentError || m.Type == model.TypeApprovalRequest || m.Type == model.TypeApprovalDecision):
+			// A failed run and the approval notes are the platform's notes to people, not part
+			// of the dialogue (the agent hears a decision through the run it resumes).
 		case m.Category == model.CategoryAgentic && m.Text != "":
 			// Another agent's reply, in a group: what it said is context like a person's.
 			out = append(out, aguiMessage{ID: id, Role: "user", Name: m.Sender, Content: m.Sender + ": " + m.Text})

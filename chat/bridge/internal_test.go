@@ -92,9 +92,7 @@ func TestOutputApply(t *testing.T) {
 			streamEvent{Type: "TEXT_MESSAGE_CONTENT", MessageID: "b", Delta: "Try "},
 			streamEvent{Type: "TEXT_MESSAGE_CONTENT", MessageID: "b", Delta: "oil."},
 			streamEvent{Type: "TOOL_CALL_START", ToolCallID: "c2", ToolCallName: "show-card"}, // a frontend call, no result
-			streamEvent{Type: "RUN_FINISHED", Outcome: &struct {
-				PendingToolCallIDs []string `json:"pendingToolCallIds"`
-			}{PendingToolCallIDs: []string{"c2"}}},
+			streamEvent{Type: "RUN_FINISHED", Outcome: &runOutcome{PendingToolCallIDs: []string{"c2"}}},
 		)
 		want := `a:  [c1 suggest({"ingredient":"butter"})] | result(c1,suggest)={"substitute":"oil"} | b: Try oil. | tool-c2:  [c2 show-card()]`
 		if got := describe(o); got != want {
@@ -144,6 +142,11 @@ func TestToAGUI(t *testing.T) {
 		msg(11, "chef", model.CategoryAgentic, model.TypeAssistant, "", model.AssistantData{AgentID: "chef"}),
 		msg(12, "chef", model.CategoryMessage, model.TypeText, "Welcome!", nil),
 		msg(13, "alice", model.CategoryCustom, "location", "", map[string]int{"lat": 1}),
+		// A call waiting for approval has no result: neither it nor the approval notes are sent.
+		msg(14, "chef", model.CategoryAgentic, model.TypeAssistant, "", model.AssistantData{AgentID: "chef",
+			ToolCalls: []model.ToolCall{{ID: "c9", Name: "refund", Arguments: `{}`}}}),
+		msg(15, "chef", model.CategoryAgentic, model.TypeApprovalRequest, "Chef asks to run refund.", model.ApprovalData{}),
+		msg(16, "chef", model.CategoryAgentic, model.TypeApprovalDecision, "bob declined refund.", model.ApprovalData{}),
 	}
 	call := aguiToolCall{ID: "c1", Type: "function"}
 	call.Function.Name, call.Function.Arguments = "recipe", `{"ingredients":["eggs"]}`

@@ -29,10 +29,18 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 			in = append(in, mastraMessage{Role: m.Role, Content: m.Content})
 		}
 	}
-	if len(in) == 0 {
+	if len(in) == 0 && p.resume == nil {
 		return nil, fail(model.RunErrProtocol, "the conversation has no message it can send", nil)
 	}
 	body, _ := json.Marshal(map[string]any{"messages": in})
+	if p.resume != nil {
+		// A decided approval goes to Mastra's approve-tool-call or decline-tool-call, beside
+		// the generate URL, with the suspended run's id and the call.
+		var rerr *runError
+		if url, body, rerr = mastraDecision(url, p.resume); rerr != nil {
+			return nil, rerr
+		}
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	// generate answers only when done, so the idle limit bounds the whole call here.
@@ -62,6 +70,10 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 		return nil, fail(model.RunErrProtocol, "its answer is not JSON", nil)
 	}
 	out := newOutput()
+	out.interrupts = suspendedApprovals(raw)
+	if len(out.interrupts) > 0 && strings.HasPrefix(strings.TrimSpace(text), "{") {
+		text = "" // the whole answer echoed as JSON: nothing to say until someone decides
+	}
 	msgID := newID("msg")
 	out.apply(streamEvent{Type: "TEXT_MESSAGE_CONTENT", MessageID: msgID, Delta: text})
 	out.finished = true
@@ -72,6 +84,9 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 		{"type": "RUN_FINISHED", "threadId": p.run.ConversationID, "runId": p.run.RunID},
 	} {
 		ev["timestamp"] = now()
+		if text == "" && ev["type"] != "RUN_FINISHED" {
+			continue
+		}
 		if ev["type"] == "RUN_FINISHED" {
 			out.finish = rl.frame(model.MustJSON(ev)) // published once stored (see output.finish)
 			break
@@ -79,6 +94,48 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 		b.publish(p, rl.frame(model.MustJSON(ev)))
 	}
 	return out, nil
+}
+
+// mastraDecision is the request answering a suspended generate run: the interrupt id is the
+// run id and the tool call id, joined by '#'.
+func mastraDecision(generateURL string, r *resumeEntry) (string, []byte, *runError) {
+	base, ok := strings.CutSuffix(generateURL, "/generate")
+	run, toolCall, okID := strings.Cut(r.InterruptID, "#")
+	if !ok || !okID {
+		return "", nil, fail(model.RunErrProtocol, "its Deployment URL does not end in /generate, so the approval cannot be sent to it", nil)
+	}
+	route := "/decline-tool-call"
+	if approved, _ := r.Payload["approved"].(bool); approved {
+		route = "/approve-tool-call"
+	}
+	reason, _ := r.Payload["reason"].(string)
+	body, _ := json.Marshal(map[string]string{"runId": run, "toolCallId": toolCall, "reason": reason})
+	return base + route, body, nil
+}
+
+// suspendedApprovals reads a generate answer that stopped for approval (finishReason
+// "suspended" with pendingApprovals) as interrupts.
+func suspendedApprovals(raw []byte) []interrupt {
+	var res struct {
+		FinishReason     string `json:"finishReason"`
+		RunID            string `json:"runId"`
+		PendingApprovals []struct {
+			ToolCallID string          `json:"toolCallId"`
+			ToolName   string          `json:"toolName"`
+			Args       json.RawMessage `json:"args"`
+			ExpiresAt  string          `json:"expiresAt"`
+		} `json:"pendingApprovals"`
+	}
+	if json.Unmarshal(raw, &res) != nil || res.FinishReason != "suspended" || res.RunID == "" {
+		return nil
+	}
+	var out []interrupt
+	for _, a := range res.PendingApprovals {
+		in := interrupt{ID: res.RunID + "#" + a.ToolCallID, Reason: "tool_approval", ToolCallID: a.ToolCallID, ExpiresAt: a.ExpiresAt}
+		in.Metadata.ToolName, in.Metadata.Arguments = a.ToolName, a.Args
+		out = append(out, in)
+	}
+	return out
 }
 
 // generateText is the reply of a generate answer: its "text" field (Mastra's result), a

@@ -89,7 +89,10 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		} else {
 			in := runInput{ThreadID: p.run.ConversationID, RunID: callID, ParentRunID: parent, State: map[string]any{},
 				Messages: toAGUI(p.cfg.AgentID, p.group != "", msgs), Tools: toolsOf(list), Context: []any{}, ForwardedProps: map[string]any{}}
-			if len(in.Messages) == 0 {
+			if step == 0 && p.resume != nil {
+				in.Resume = []resumeEntry{*p.resume}
+			}
+			if len(in.Messages) == 0 && in.Resume == nil {
 				return fail(model.RunErrProtocol, "the conversation has no message it can send", nil)
 			}
 			out, rerr = b.callAGUI(ctx, p, url, headers, in, actions)
@@ -100,6 +103,14 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		}
 		if out.finish != nil {
 			b.publish(p, out.finish)
+		}
+		if len(out.interrupts) > 0 {
+			// The run stopped for approval: it is over for now (the conversation is free), and
+			// continues as a new run once someone decides.
+			if err := b.requestApprovals(ctx, p, out.interrupts, out.byCall); err != nil {
+				return b.storeFailure(ctx, "store the approval request", err)
+			}
+			return nil
 		}
 		if len(pending) == 0 {
 			return nil

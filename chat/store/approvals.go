@@ -30,6 +30,32 @@ type Approvals interface {
 	DecideApproval(ctx context.Context, id, uid string, status model.ApprovalStatus, reason string, decision model.Message) (model.Approval, error)
 	// ExpiredApprovals lists pending approvals whose expiry passed, oldest first.
 	ExpiredApprovals(ctx context.Context, now time.Time, limit int) ([]model.Approval, error)
+	// MembersWithScope lists the group's members holding one of scopes (none for an unknown
+	// group), for resolving approvers; it checks no viewer.
+	MembersWithScope(ctx context.Context, guid string, scopes ...model.Scope) ([]string, error)
+}
+
+// MembersWithScope implements Approvals.
+func (s *sqlStore) MembersWithScope(ctx context.Context, guid string, scopes ...model.Scope) ([]string, error) {
+	out := []string{}
+	err := s.read(ctx, "read group members", func(t *txn) error {
+		rows, err := t.query(`SELECT uid, scope FROM chat_members WHERE guid = $1 ORDER BY uid`, guid)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var uid, scope string
+			if err := rows.Scan(&uid, &scope); err != nil {
+				return err
+			}
+			if slices.Contains(scopes, model.Scope(scope)) {
+				out = append(out, uid)
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 const approvalColumns = `id, conversation_id, agent_id, run_id, interrupt_id, tool_call_id, tool_name, arguments, requested_by, approvers, status, decided_by, reason, decided_us, created_us, expires_us, message_ids`
