@@ -172,7 +172,9 @@ func TestApprovalDeclineExpiryAndRestart(t *testing.T) {
 		t.Fatalf("default approvers: %v", req.Approvers)
 	}
 	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "alice", map[string]any{"approved": false, "reason": "no olive oil at home"}), http.StatusOK)
-	answer := e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool { return m.Type == model.TypeAssistant && strings.Contains(m.Text, "declined") })
+	answer := e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
+		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "declined")
+	})
 	if !strings.Contains(answer.Text, "no olive oil at home") {
 		t.Errorf("the agent was not told the reason: %q", answer.Text)
 	}

@@ -32,15 +32,15 @@ type AgentConfig struct {
 	SuggestedMessages   []string      `json:"suggestedMessages"`
 	// DeploymentURL is where the service POSTs; AgentRef instead names an in-cluster Agent
 	// ("namespace/name") whose status gives the URL. Exactly one of them is set.
-	DeploymentURL string    `json:"deploymentUrl,omitempty"`
-	AgentRef      string    `json:"agentRef,omitempty"`
-	HasHeaders    bool      `json:"hasHeaders"`
-	Enabled       bool      `json:"enabled"`
+	DeploymentURL string `json:"deploymentUrl,omitempty"`
+	AgentRef      string `json:"agentRef,omitempty"`
+	HasHeaders    bool   `json:"hasHeaders"`
+	Enabled       bool   `json:"enabled"`
 	// Approvers decide the tool calls the agent stops for (uids, group:<guid>:admins,
 	// group:<guid>:moderators); empty means the user whose message started the run.
-	Approvers []string `json:"approvers"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	Approvers []string  `json:"approvers"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // FrontendAction is a client-side tool of an agent: the agent fills Parameters and the client
