@@ -15,6 +15,8 @@ export interface AgentConfig {
   agentRef?: string;
   hasHeaders: boolean;
   enabled: boolean;
+  /** Who approves the tool calls the agent stops for (uids, group:<guid>:admins|moderators). */
+  approvers?: string[];
 }
 
 /** PUT /agents/{id}: headers only when typed (absent keeps the stored ones). */
@@ -28,6 +30,7 @@ export interface AgentWrite {
   deploymentUrl: string;
   agentRef: string;
   enabled: boolean;
+  approvers: string[];
   headers?: Record<string, string>;
 }
 

@@ -51,6 +51,7 @@ const agent: AgentForm = {
   deploymentUrl: "http://127.0.0.1:4111/api/agents/chef/ag-ui",
   agentRef: "",
   headers: "",
+  approvers: "",
 };
 
 describe("validateAgent", () => {
@@ -70,6 +71,8 @@ describe("validateAgent", () => {
     expect(validateAgent({ ...agent, agentRef: "ns/name" })[0]?.message).toBe("set either deploymentUrl or agentRef, not both");
     expect(validateAgent({ ...agent, deploymentUrl: "https://u:p@x.example/" })[0]?.message).toMatch(/must not hold credentials/);
     expect(validateAgent({ ...agent, suggestedMessages: Array.from({ length: 11 }, (_, i) => `m${i}`).join("\n") })[0]?.field).toBe("suggestedMessages");
+    expect(validateAgent({ ...agent, approvers: "bob, group:ops:admins\ngroup:kitchen:moderators" })).toEqual([]);
+    expect(validateAgent({ ...agent, approvers: "bob group:ops:owners" })[0]?.message).toBe("approvers[1] must be a uid or group:<guid>:admins or group:<guid>:moderators");
   });
   it("headers: empty keeps the stored ones, an object replaces them", () => {
     expect(parseHeaders("")).toEqual({});

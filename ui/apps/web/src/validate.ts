@@ -36,6 +36,19 @@ export interface AgentForm {
   agentRef: string;
   /** A JSON object, or empty to keep the stored headers. */
   headers: string;
+  /** Approvers, separated by commas, spaces or lines. */
+  approvers: string;
+}
+
+export const maxApprovers = 20;
+const approverEntry = /^(?:[A-Za-z0-9_-]{1,100}|group:[A-Za-z0-9_-]{1,100}:(?:admins|moderators))$/;
+
+/** The approvers of the form: uids and group:<guid>:admins|moderators entries. */
+export function approverList(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }
 
 /** The suggested messages of the form (one per non-blank line). */
@@ -83,6 +96,11 @@ export function validateAgent(f: AgentForm): FieldError[] {
   const suggested = suggestedList(f.suggestedMessages);
   if (suggested.length > maxSuggestedMessages) add("suggestedMessages", `suggestedMessages holds more than ${maxSuggestedMessages} messages`);
   suggested.forEach((m, i) => add("suggestedMessages", checkField(`suggestedMessages[${i}]`, m, 500, true)));
+  const approvers = approverList(f.approvers);
+  if (approvers.length > maxApprovers) add("approvers", `approvers holds more than ${maxApprovers} entries`);
+  approvers.forEach((a, i) => {
+    if (!approverEntry.test(a)) add("approvers", `approvers[${i}] must be a uid or group:<guid>:admins or group:<guid>:moderators`);
+  });
   add("deploymentUrl", checkField("deploymentUrl", f.deploymentUrl, 2000, false));
   add("agentRef", checkField("agentRef", f.agentRef, 320, false));
   const url = f.deploymentUrl.trim();
@@ -199,6 +217,7 @@ export const fieldLabels: Readonly<Record<string, string>> = {
   deploymentUrl: "Deployment URL",
   agentRef: "In-cluster Agent",
   headers: "Headers",
+  approvers: "Approvers",
   displayName: "Display Name",
   executionText: "Execution Text",
   description: "Description",

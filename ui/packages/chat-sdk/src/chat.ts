@@ -60,6 +60,8 @@ export const getUnreadMessageCountForAllGroups: ChatClient["getUnreadMessageCoun
 
 export const getAgentProfile: ChatClient["getAgentProfile"] = (agentId) => client.getAgentProfile(agentId);
 export const sendActionResult: ChatClient["sendActionResult"] = (runId, toolCallId, result) => client.sendActionResult(runId, toolCallId, result);
+export const getApproval: ChatClient["getApproval"] = (id) => client.getApproval(id);
+export const decideApproval: ChatClient["decideApproval"] = (id, decision) => client.decideApproval(id, decision);
 export const isAIEnabled: ChatClient["isAIEnabled"] = () => client.isAIEnabled();
 export const getSmartReplies: ChatClient["getSmartReplies"] = (id, type) => client.getSmartReplies(id, type);
 export const getConversationStarter: ChatClient["getConversationStarter"] = (id, type) => client.getConversationStarter(id, type);
@@ -86,7 +88,7 @@ export type {
 } from "./listeners";
 export { Action } from "./models/action";
 export { AgenticMessage, type ToolCall, type ToolResult } from "./models/agentic";
-export type { ActionResult, AgentEvent, AgentProfile, AGUIEvent } from "./models/agent";
+export type { ActionResult, AgentEvent, AgentProfile, AGUIEvent, Approval, ApprovalDecision, ApprovalStatus } from "./models/agent";
 export { Conversation } from "./models/conversation";
 export { Group } from "./models/group";
 export { Attachment, BaseMessage, CustomMessage, MediaMessage, TextMessage, type ModerationStatus } from "./models/message";

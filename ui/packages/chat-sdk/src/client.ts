@@ -10,7 +10,7 @@ import type {
   GroupListenerCallbacks,
   MessageListenerCallbacks,
 } from "./listeners";
-import type { ActionResult, AgentProfile } from "./models/agent";
+import type { ActionResult, AgentProfile, Approval, ApprovalDecision } from "./models/agent";
 import type { Group } from "./models/group";
 import type { BaseMessage, CustomMessage, MediaMessage, TextMessage } from "./models/message";
 import type { MessageReceipt, TypingIndicator } from "./models/receipt";
@@ -187,6 +187,14 @@ export class ChatClient {
   }
   sendActionResult(runId: string, toolCallId: string, result: ActionResult): Promise<BaseMessage> {
     return run(() => agents.sendActionResult(this.s, runId, toolCallId, result));
+  }
+  /** The approval request with this id (approvers, requester and conversation members). */
+  getApproval(id: string): Promise<Approval> {
+    return run(() => agents.getApproval(this.s, id));
+  }
+  /** Approves or declines a tool call an agent stopped for (approvers only; the first decision wins). */
+  decideApproval(id: string, decision: ApprovalDecision): Promise<Approval> {
+    return run(() => agents.decideApproval(this.s, id, decision));
   }
   isAIEnabled(): Promise<boolean> {
     return run(() => agents.isAIEnabled(this.s));

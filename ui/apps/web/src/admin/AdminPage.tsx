@@ -4,10 +4,10 @@
 import "./admin.css";
 import { useCallback, useEffect, useId, useMemo, useState } from "react";
 import { adminApi, ApiError, type AgentConfig, type ConnectionTest, type FrontendAction, type Provider } from "../admin-api";
-import { fieldOfMessage, forPeople, parseHeaders, suggestedList, takenError, validateAction, validateAgent, type ActionForm, type AgentForm, type FieldError } from "../validate";
+import { approverList, fieldOfMessage, forPeople, parseHeaders, suggestedList, takenError, validateAction, validateAgent, type ActionForm, type AgentForm, type FieldError } from "../validate";
 import { Field } from "./fields";
 
-const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers"];
+const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers", "approvers"];
 const actionFields = ["name", "displayName", "executionText", "description", "parameters"];
 
 const noIds: readonly string[] = [];
@@ -112,6 +112,7 @@ function formOf(a: AgentConfig | undefined): AgentForm {
     deploymentUrl: a?.deploymentUrl ?? "",
     agentRef: a?.agentRef ?? "",
     headers: "",
+    approvers: (a?.approvers ?? []).join(", "),
   };
 }
 
@@ -174,6 +175,7 @@ function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
         suggestedMessages: suggestedList(form.suggestedMessages),
         deploymentUrl: form.deploymentUrl.trim(),
         agentRef: form.agentRef.trim(),
+        approvers: approverList(form.approvers),
         enabled,
         ...(headers ? { headers } : {}),
       });
@@ -281,6 +283,9 @@ function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
         <Field name="headers" label="Headers" value={form.headers} onChange={set("headers")} error={shown("headers")} multiline rows={2} mono
           placeholder='{"Authorization": "Bearer …"}'
           hint={agent?.hasHeaders ? "headers set: they are never shown; type a JSON object to replace them ({} clears them)." : "A JSON object of header names and values; write-only."} />
+        <Field name="approvers" label="Approvers" value={form.approvers} onChange={set("approvers")} error={shown("approvers")} mono
+          placeholder="bob, group:ops:admins"
+          hint="Who approves the tool calls that need approval: user ids, or group:<id>:admins / group:<id>:moderators. Empty: the person talking to the agent." />
         <div className="agentry-web__actions-row">
           <button type="submit" className="agentry-web__button" disabled={busy}>
             Save

@@ -45,3 +45,40 @@ export interface AgentEvent {
 
 /** The result of a frontend action: any JSON result, or an error sentence. */
 export type ActionResult = { result: unknown } | { error: string };
+
+/** Where an approval request is: waiting, or decided (expired requests count as declined). */
+export type ApprovalStatus = "pending" | "approved" | "declined" | "expired";
+
+/**
+ * A tool call an agent run stopped for, waiting for one of its approvers (the data of
+ * approval_request and approval_decision messages). Times are seconds since the epoch.
+ */
+export interface Approval {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly agentId: string;
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The call's arguments as JSON text. */
+  readonly arguments: string;
+  /** The user whose message started the run. */
+  readonly requestedBy: string;
+  /** Who may decide. */
+  readonly approvers: readonly string[];
+  readonly status: ApprovalStatus;
+  readonly decidedBy?: string;
+  readonly reason?: string;
+  readonly decidedAt?: number;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  /** The approval_request messages (the conversation's, and approvers' one-to-ones). */
+  readonly messageIds: readonly number[];
+}
+
+/** An approver's answer. */
+export interface ApprovalDecision {
+  readonly approved: boolean;
+  /** Told to the agent and stored with the decision (at most 500 characters). */
+  readonly reason?: string;
+}

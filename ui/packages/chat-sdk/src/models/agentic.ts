@@ -1,5 +1,7 @@
 import type { ReceiverType } from "../constants";
 import { isObject, type JSONObject, type JSONValue } from "../wire";
+import type { Approval } from "./agent";
+import { toApproval } from "./approval";
 import { BaseMessage } from "./message";
 
 /** One tool call of an assistant message. Frontend calls are actions the client executes. */
@@ -86,6 +88,11 @@ export class AgenticMessage extends BaseMessage {
     if (result !== undefined) r.result = result;
     if (error !== undefined) r.error = error;
     return r;
+  }
+  /** The approval of an approval_request or approval_decision message, as it is now. */
+  getApproval(): Approval | undefined {
+    if (this.type !== "approval_request" && this.type !== "approval_decision") return undefined;
+    return toApproval(this.data);
   }
   /** The failure code of an agent_error message (AGENT_UNREACHABLE, …). */
   getErrorCode(): string | undefined {

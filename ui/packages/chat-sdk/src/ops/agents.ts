@@ -1,8 +1,9 @@
 import type { ReceiverType } from "../constants";
-import type { ActionResult, AgentProfile } from "../models/agent";
+import type { ActionResult, AgentProfile, Approval, ApprovalDecision } from "../models/agent";
+import { toApproval } from "../models/approval";
 import type { BaseMessage } from "../models/message";
 import type { Session } from "../session";
-import type { WireMessage } from "../wire";
+import type { JSONObject, WireMessage } from "../wire";
 
 const enc = encodeURIComponent;
 
@@ -16,6 +17,20 @@ export async function sendActionResult(s: Session, runId: string, toolCallId: st
   const body = "error" in result ? { error: result.error } : { result: result.result };
   const w = await s.http.json<WireMessage>("POST", `/agent-runs/${enc(runId)}/actions/${enc(toolCallId)}`, { body });
   return s.message(w);
+}
+
+/** The approval request with this id (its approvers, requester and conversation members). */
+export async function getApproval(s: Session, id: string): Promise<Approval> {
+  const w = await s.http.json<JSONObject>("GET", `/approvals/${enc(id)}`);
+  return toApproval(w);
+}
+
+/** Approves or declines a tool call an agent stopped for; the first decision wins. */
+export async function decideApproval(s: Session, id: string, decision: ApprovalDecision): Promise<Approval> {
+  const body: JSONObject = { approved: decision.approved };
+  if (decision.reason) body["reason"] = decision.reason;
+  const w = await s.http.json<JSONObject>("POST", `/approvals/${enc(id)}/decision`, { body });
+  return toApproval(w);
 }
 
 export async function isAIEnabled(s: Session): Promise<boolean> {

@@ -2,6 +2,7 @@
 import type { Chat } from "@agentry/chat-sdk";
 import { useMemo } from "react";
 import type { ChatMessageListProps } from "../props";
+import { ApprovalCard } from "./ApprovalCard";
 import { displayNameOf, humanize, rememberDisplayName } from "./conversation";
 import { defaultTextFormatters, formatText } from "../bubble/formatters";
 
@@ -10,11 +11,23 @@ export interface AgenticContentProps {
   props: ChatMessageListProps;
   /** The tool calls show in the run's steps block instead. */
   hideToolCalls?: boolean;
+  /** The signed-in user's uid (approval requests offer their buttons to approvers). */
+  me?: string;
 }
 
 /** Assistant text (formatted) with its tool calls (execution text), tool results, run errors. */
-export function AgenticContent({ message, props, hideToolCalls }: AgenticContentProps) {
+export function AgenticContent({ message, props, hideToolCalls, me }: AgenticContentProps) {
   switch (message.getType()) {
+    case "approval_request":
+      return <ApprovalCard message={message} props={props} me={me ?? ""} />;
+    case "approval_decision": {
+      const a = message.getApproval();
+      return (
+        <p className="chat-agentic chat-agentic--decision" data-state={a?.status}>
+          <span className="chat-agentic__mark" aria-hidden="true">{a?.status === "approved" ? "✓" : "✗"}</span> {message.getText()}
+        </p>
+      );
+    }
     case "tool_result":
       return <ToolResultLine message={message} />;
     case "agent_error":

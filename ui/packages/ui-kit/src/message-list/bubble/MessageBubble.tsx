@@ -57,7 +57,7 @@ function content(p: MessageBubbleProps): ReactNode {
     );
   }
   if (p.template?.contentView) return p.template.contentView(m);
-  if (m instanceof Chat.AgenticMessage) return <AgenticContent message={m} props={p.listProps} hideToolCalls={!!p.toolCallsInSteps} />;
+  if (m instanceof Chat.AgenticMessage) return <AgenticContent message={m} props={p.listProps} hideToolCalls={!!p.toolCallsInSteps} me={p.me.getUid()} />;
   if (m instanceof Chat.TextMessage) return <TextContent message={m} text={m.getText()} formatters={p.formatters} />;
   if (m instanceof Chat.MediaMessage) return <MediaContent message={m} formatters={p.formatters} />;
   if (m instanceof Chat.CustomMessage) {

@@ -43,14 +43,14 @@ export function text(body: string, o: TextOptions = {}): Chat.TextMessage {
 
 export interface AgenticOptions {
   id?: number;
-  type?: "assistant" | "tool_result" | "agent_error";
+  type?: "assistant" | "tool_result" | "agent_error" | "approval_request" | "approval_decision";
   text?: string;
   runId?: string;
   agentMessageId?: string;
   executor?: string;
   awaiting?: string[];
   toolCalls?: { id: string; name: string; arguments: string; frontend?: boolean; displayName?: string; executionText?: string }[];
-  data?: Record<string, string | boolean>;
+  data?: Record<string, Chat.JSONValue>;
   conversationId?: string;
 }
 
