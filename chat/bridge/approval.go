@@ -223,6 +223,7 @@ func (b *Bridge) resume(a model.Approval) {
 			payload["reason"] = a.Reason
 		}
 		p.resume = &resumeEntry{InterruptID: a.InterruptID, Status: "resolved", Payload: payload}
+		p.resumed.toolCallID, p.resumed.toolName = a.ToolCallID, a.ToolName
 		p.run = model.AgentRun{ConversationID: a.ConversationID, RunID: newID("run"), AgentID: a.AgentID, StartedBy: a.RequestedBy}
 		deadline := time.Now().Add(b.o.RunTimeout)
 		for {

@@ -145,6 +145,10 @@ func TestApprovalRoutedToAnApproverOutsideTheGroup(t *testing.T) {
 		return m.Type == model.TypeAssistant && m.Text != "" && m.ID > note.ID
 	})
 	result := e.waitMessage("alice", "group:kitchen", 5*time.Second, func(m model.Message) bool { return m.Type == model.TypeToolResult })
+	var res model.ToolResultData
+	if err := json.Unmarshal(result.Data, &res); err != nil || res.Name != "suggest-substitute" || res.ToolCallID != req.ToolCallID {
+		t.Errorf("the resumed call's result names its call: %s", result.Data)
+	}
 	if decided.Status == model.ApprovalApproved {
 		if !strings.Contains(answer.Text, "olive oil") || !strings.Contains(string(result.Data), "olive oil") {
 			t.Errorf("approved: answer %q, result %s", answer.Text, result.Data)

@@ -168,6 +168,8 @@ type Plan struct {
 	parent  trace.SpanContext // the span of what started the run (the message's send)
 	traceID string            // the run's trace, stored with its answers (when sampled)
 	resume  *resumeEntry      // a decided approval the run's first call answers
+	// resumed names the held call's tool: its result comes in a run that did not make the call.
+	resumed struct{ toolCallID, toolName string }
 }
 
 // mention is how a group message addresses an agent: "@chef" or the SDK's "<@uid:chef>".

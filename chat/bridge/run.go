@@ -172,6 +172,9 @@ func (b *Bridge) persist(p *Plan, out *output, actions map[string]model.Frontend
 		if e.result != nil {
 			r := *e.result
 			r.RunID, r.AgentID = p.run.RunID, p.cfg.AgentID
+			if r.Name == "" && r.ToolCallID == p.resumed.toolCallID {
+				r.Name = p.resumed.toolName
+			}
 			m.Type, m.Data = model.TypeToolResult, model.MustJSON(r)
 			msgs = append(msgs, m)
 			continue

@@ -13,13 +13,13 @@ export interface WebApp {
   expectAccessible(page: Page, what: string): Promise<void>;
 }
 
-/** Starts agentry dev (offline model; env added) and Chromium for the calling describe block. */
-export function useWebApp(env: Record<string, string> = {}): WebApp {
+/** Starts agentry dev (offline model; env and arguments added) and Chromium for the calling describe block. */
+export function useWebApp(env: Record<string, string> = {}, args: string[] = []): WebApp {
   let dev: DevProcess;
   let browser: Browser;
   const pages: Page[] = [];
   beforeAll(async () => {
-    [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "", ...env } }), launchBrowser()]);
+    [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "", ...env }, args }), launchBrowser()]);
   });
   afterAll(async () => {
     await Promise.all(pages.map((p) => p.context().close().catch(() => {})));

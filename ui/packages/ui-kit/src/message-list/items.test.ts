@@ -70,6 +70,12 @@ describe("agent run steps", () => {
     ]);
   });
 
+  it("a run that stopped for approval has not ended without a reply", () => {
+    const held = agentic(8, "chef", "assistant", { runId: "r3", agentId: "chef", toolCalls: [call("h1", "refund")] });
+    const request = agentic(9, "chef", "approval_request", { id: "approval_x", toolName: "refund" }, "Chef asks to run refund.");
+    expect(shape(buildItems([held, request], { hideDateSeparator: true, hideGroupActionMessages: false }))).toEqual(["steps[Refund:called]", "9"]);
+  });
+
   it("marks a failed step", () => {
     const failed = agentic(8, "chef", "tool_result", { runId: "r2", agentId: "chef", toolCallId: "x", name: "get_weather", error: "timeout" });
     const items = buildItems([failed], { hideDateSeparator: true, hideGroupActionMessages: false });

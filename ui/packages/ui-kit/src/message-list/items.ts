@@ -42,7 +42,8 @@ export function buildItems(messages: readonly Chat.BaseMessage[], o: ItemOptions
     if (!steps) return;
     // Answered when the run's next message is the agent's text; the end of the list is
     // answered while the run goes on.
-    steps.noReply = next ? !isAnswer(next) : !o.agentRunning;
+    // A run that stopped for approval has not finished: its answer comes after the decision.
+    steps.noReply = next ? !isAnswer(next) && next.getType() !== "approval_request" : !o.agentRunning;
     const take = carried && carried.runId === stepsRun ? carried : undefined;
     if (take) take.item.toolCallsInSteps = true;
     steps.steps = stepsOf(steps.messages, take ? take.calls : []);

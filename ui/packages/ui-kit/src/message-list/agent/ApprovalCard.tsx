@@ -97,9 +97,10 @@ export function ApprovalCard({ message, props, me, now }: ApprovalCardProps) {
         <span className="chat-approval__icon" aria-hidden="true">
           {state === "approved" ? "✓" : state === "pending" ? "?" : "✗"}
         </span>
-        <h3 className="chat-approval__title" id={titleId}>
+        {/* Not a heading: a card in a message list has no place in the page's outline. */}
+        <p className="chat-approval__title" id={titleId}>
           {open ? "Approval needed" : "Approval request"}: {tool}
-        </h3>
+        </p>
       </header>
       <dl className="chat-approval__facts">
         <dt>Asked by</dt>
