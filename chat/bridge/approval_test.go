@@ -214,3 +214,21 @@ func TestApprovalDeclineExpiryAndRestart(t *testing.T) {
 		return m.Type == model.TypeAssistant && strings.Contains(m.Text, fmt.Sprint("Thanks"))
 	})
 }
+
+// TestApprovalThroughMastra: a Mastra-provider agent's suspended generate answer becomes an
+// approval request, and the decision goes to its approve-tool-call route.
+func TestApprovalThroughMastra(t *testing.T) {
+	rt := startRuntime(t, samplesDir(), map[string]string{"cautious.yaml": cautiousAgents}, nil, nil)
+	e := startChat(t, bridge.Options{})
+	e.putAgent(map[string]any{"agentId": "cautious", "provider": "mastra", "deploymentUrl": rt.URL + "/api/agents/cautious/generate"})
+	e.token("alice")
+	e.must(e.send("alice", "cautious", "What can I use instead of butter?"), http.StatusCreated)
+	req := approvalOf(t, e.waitMessage("alice", "cautious", 10*time.Second, isRequest))
+	if req.ToolName != "suggest-substitute" || !strings.Contains(req.Arguments, "butter") || !strings.Contains(req.InterruptID, "#") {
+		t.Fatalf("request: %+v", req)
+	}
+	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "alice", map[string]any{"approved": true}), http.StatusOK)
+	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
+		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "olive oil")
+	})
+}
