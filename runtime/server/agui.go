@@ -78,12 +78,8 @@ func (s *Server) agui(c echo.Context) error {
 			return echo.NewHTTPError(http.StatusForbidden, msgThreadForbidden)
 		}
 	}
-	out := s.newSSE(c)
-	out.start()
-	defer out.stop()
-	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
-	defer metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
-
+	out, done := s.openRun(c, e)
+	defer done()
 	if err := out.send(mapper.Started()); err != nil {
 		return nil
 	}
@@ -96,14 +92,7 @@ func (s *Server) agui(c echo.Context) error {
 		}
 		return nil
 	}
-	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools, Conversation: in.ThreadID}, sinkForMemory(ref != nil, func(ev agent.Event) error {
-		for _, a := range mapper.Map(ev) {
-			if err := out.send(a); err != nil {
-				return err
-			}
-		}
-		return nil
-	}))
+	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools, Conversation: in.ThreadID}, sinkForMemory(ref != nil, relay(out, mapper)))
 	if err != nil {
 		if shuttingDown() {
 			log.Info("run ended: the server is shutting down and the drain period is over")
@@ -178,11 +167,8 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgent
 	if e.Memory != nil && stored.Thread != "" {
 		ref = stored
 	}
-	out := s.newSSE(c)
-	out.start()
-	defer out.stop()
-	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
-	defer metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
+	out, done := s.openRun(c, e)
+	defer done()
 	if err := out.send(mapper.Started()); err != nil {
 		return nil
 	}
@@ -192,14 +178,7 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgent
 	}
 	ctx, shuttingDown, cancel := s.runContext(c)
 	defer cancel()
-	res, err := e.Agent.Resume(ctx, sus, sinkForMemory(ref != nil, func(ev agent.Event) error {
-		for _, a := range mapper.Map(ev) {
-			if err := out.send(a); err != nil {
-				return err
-			}
-		}
-		return nil
-	}))
+	res, err := e.Agent.Resume(ctx, sus, sinkForMemory(ref != nil, relay(out, mapper)))
 	if err != nil {
 		code := ""
 		if shuttingDown() {
@@ -215,6 +194,29 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgent
 	}
 	s.aguiEnd(ctx, out, mapper, e, ref, res, stored.Thread, stored.Resource, log)
 	return nil
+}
+
+// openRun starts a run's event stream (counted in the active streams until done).
+func (s *Server) openRun(c echo.Context, e *registry.Entry) (*sseStream, func()) {
+	out := s.newSSE(c)
+	out.start()
+	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
+	return out, func() {
+		metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
+		out.stop()
+	}
+}
+
+// relay sends a run's events to the stream as AG-UI events.
+func relay(out *sseStream, m *agui.Mapper) agent.Sink {
+	return func(ev agent.Event) error {
+		for _, a := range m.Map(ev) {
+			if err := out.send(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // resourceOf names the user a thread belongs to: forwardedProps.resourceId (or .userId), else
