@@ -144,6 +144,19 @@ spec:
 	if err := k8s.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "toolName and prefix belong to mcpServerRef entries") {
 		t.Errorf("toolName on a Tool entry: %v", err)
 	}
+	// approvalTimeout only with requireApproval, and within (0, 168h].
+	bad.Spec.Tools = []v1alpha1.AgentTool{{Key: "x", ToolRef: &v1alpha1.LocalObjectReference{Name: "t"}, ApprovalTimeout: &metav1.Duration{Duration: time.Minute}}}
+	if err := k8s.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "approvalTimeout needs requireApproval: true") {
+		t.Errorf("approvalTimeout without requireApproval: %v", err)
+	}
+	bad.Spec.Tools[0].RequireApproval, bad.Spec.Tools[0].ApprovalTimeout = true, &metav1.Duration{Duration: 200 * time.Hour}
+	if err := k8s.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "approvalTimeout must be more than 0s and at most 168h") {
+		t.Errorf("approvalTimeout of 200h: %v", err)
+	}
+	bad.Spec.Tools[0].ApprovalTimeout = &metav1.Duration{Duration: 30 * time.Minute}
+	if err := k8s.Create(ctx, bad); err != nil {
+		t.Errorf("a valid approval entry: %v", err)
+	}
 }
 
 // A server that needs a bearer token: Unauthorized without it, Discovered once the Secret
