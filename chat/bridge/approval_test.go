@@ -188,6 +188,9 @@ func TestApprovalDeclineExpiryAndRestart(t *testing.T) {
 	expired := e.waitMessage("alice", "hasty", 10*time.Second, func(m model.Message) bool {
 		return isRequest(m) && approvalOf(t, m).Status == model.ApprovalExpired
 	})
+	if d := approvalOf(t, expired); d.DecidedAt == nil || d.DecidedAt.Before(d.ExpiresAt) || d.DecidedBy != "" {
+		t.Errorf("expired before its time, or by someone: %+v", d)
+	}
 	e.waitMessage("alice", "hasty", 10*time.Second, func(m model.Message) bool {
 		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "in time")
 	})
@@ -228,6 +231,33 @@ func TestApprovalThroughMastra(t *testing.T) {
 		t.Fatalf("request: %+v", req)
 	}
 	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "alice", map[string]any{"approved": true}), http.StatusOK)
+	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
+		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "olive oil")
+	})
+}
+
+// TestApproversFromAGroup: group:<guid>:admins names the group's admins when the request is
+// made; its other members are not approvers.
+func TestApproversFromAGroup(t *testing.T) {
+	rt := startRuntime(t, samplesDir(), map[string]string{"cautious.yaml": cautiousAgents}, nil, nil)
+	e := startChat(t, bridge.Options{})
+	e.putAgent(map[string]any{"agentId": "cautious", "deploymentUrl": rt.URL + "/api/agents/cautious/ag-ui", "approvers": []string{"group:ops:admins"}})
+	e.token("alice")
+	e.token("erin")
+	// dave owns ops (an admin); erin is a participant.
+	e.token("dave")
+	e.must(e.do(http.MethodPost, "/groups", "dave", map[string]any{"guid": "ops", "name": "Ops", "type": "private", "members": []map[string]string{{"uid": "erin"}}}), http.StatusCreated)
+
+	e.must(e.send("alice", "cautious", "What can I use instead of butter?"), http.StatusCreated)
+	req := approvalOf(t, e.waitMessage("alice", "cautious", 10*time.Second, isRequest))
+	if strings.Join(req.Approvers, ",") != "dave" {
+		t.Fatalf("approvers: %v, want the group's admin", req.Approvers)
+	}
+	e.waitMessage("dave", "cautious", 5*time.Second, isRequest)
+	if r := e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "erin", map[string]any{"approved": true}); r.Status != http.StatusNotFound {
+		t.Errorf("a participant of the group deciding: %d %s", r.Status, r.Body)
+	}
+	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "dave", map[string]any{"approved": true}), http.StatusOK)
 	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
 		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "olive oil")
 	})

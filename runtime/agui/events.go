@@ -174,7 +174,7 @@ func (m *Mapper) Interrupted(held []agent.Held, schema func(tool string) map[str
 		ev.Outcome.Interrupts = append(ev.Outcome.Interrupts, Interrupt{
 			ID: h.InterruptID, Reason: agent.ReasonToolApproval, ToolCallID: h.ToolCall.ID,
 			Message:        fmt.Sprintf("Approve the call of %s?", h.ToolCall.Name),
-			ResponseSchema: schema(h.ToolCall.Name), ExpiresAt: h.ExpiresAt.UTC().Format(time.RFC3339),
+			ResponseSchema: schema(h.ToolCall.Name), ExpiresAt: h.ExpiresAt.UTC().Format(time.RFC3339Nano),
 			Metadata: map[string]any{"toolName": h.ToolCall.Name, "arguments": agent.RawArgs(h.ToolCall.Arguments)},
 		})
 	}
