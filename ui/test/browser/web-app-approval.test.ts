@@ -2,10 +2,10 @@
 // conversation: Alice asks the steward, Bob (the configured approver) gets the request in his
 // conversation with the steward (unread badge), approves it from the card with the keyboard,
 // and Alice's card says so live before the answer arrives.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { screenshot } from "./harness";
 import { main, send, useWebApp } from "./webapp";
 
@@ -29,6 +29,7 @@ spec:
 
 describe("web app: approving a tool call", () => {
   const app = useWebApp({}, ["--dir", manifest]);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test("the approver outside the conversation approves; the requester sees who did, then the answer", async () => {
     const dev = app.dev();
