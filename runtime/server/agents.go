@@ -20,6 +20,10 @@ type toolInfo struct {
 	Description  string          `json:"description"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// RequireApproval and ApprovalTimeout: a person decides each call (tool entries with
+	// requireApproval); the tool cannot be executed directly.
+	RequireApproval bool   `json:"requireApproval,omitempty"`
+	ApprovalTimeout string `json:"approvalTimeout,omitempty"`
 }
 
 // agentInfo is an agent as listed by GET /api/agents.
@@ -35,10 +39,14 @@ type agentInfo struct {
 	Platform        *v1alpha1.PlatformSpec          `json:"platform,omitempty"`
 }
 
-func describeTool(t *tools.Tool) toolInfo {
+func describeTool(a *agent.Agent, key string) toolInfo {
+	t := a.Tools[key]
 	info := toolInfo{ID: t.ID, Description: t.Description, InputSchema: t.Input.Raw}
 	if t.Output != nil {
 		info.OutputSchema = t.Output.Raw
+	}
+	if ap, ok := a.Approvals[key]; ok {
+		info.RequireApproval, info.ApprovalTimeout = true, ap.Timeout.String()
 	}
 	return info
 }
@@ -57,7 +65,7 @@ func describe(e *registry.Entry) agentInfo {
 		Platform:        e.Manifest.Spec.Platform,
 	}
 	for _, k := range a.ToolKeys {
-		info.Tools[k] = describeTool(a.Tools[k])
+		info.Tools[k] = describeTool(a, k)
 	}
 	for _, f := range a.FrontendActions {
 		info.FrontendActions[f.Name] = f
@@ -110,17 +118,23 @@ func (s *Server) tool(c echo.Context) (*tools.Tool, error) {
 }
 
 func (s *Server) getTool(c echo.Context) error {
-	t, err := s.tool(c)
-	if err != nil {
+	if _, err := s.tool(c); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, describeTool(t))
+	return c.JSON(http.StatusOK, describeTool(agentOf(c).Agent, c.Param("toolId")))
 }
+
+// msgNeedsApproval refuses the direct execution of a tool a person must approve: it would
+// bypass the approval.
+const msgNeedsApproval = "This tool needs a person's approval for each call; it runs only within an agent run"
 
 func (s *Server) executeTool(c echo.Context) error {
 	t, err := s.tool(c)
 	if err != nil {
 		return err
+	}
+	if _, held := agentOf(c).Agent.Approvals[c.Param("toolId")]; held {
+		return echo.NewHTTPError(http.StatusForbidden, msgNeedsApproval)
 	}
 	var body struct {
 		Data json.RawMessage `json:"data"`

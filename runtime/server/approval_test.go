@@ -105,6 +105,25 @@ func TestGenerateStopsForApprovalAndContinuesOnceApproved(t *testing.T) {
 	}
 }
 
+// A tool that needs approval is listed as such and cannot be executed directly.
+func TestApprovalToolsAreListedAndNotExecutableDirectly(t *testing.T) {
+	e := startEnv(t, substituteModel(), envOptions{manifests: cautiousAgent("15m", "")})
+	_, info := e.do("GET", "/api/agents/cautious", "")
+	tools, _ := info["tools"].(map[string]any)
+	held, _ := tools["suggest-substitute"].(map[string]any)
+	free, _ := tools["weather"].(map[string]any)
+	if held["requireApproval"] != true || held["approvalTimeout"] != "15m0s" || free["requireApproval"] != nil {
+		t.Fatalf("tools: %v", tools)
+	}
+	status, out := e.do("POST", "/api/agents/cautious/tools/suggest-substitute/execute", `{"data":{"ingredient":"butter"}}`)
+	if status != 403 || out["error"] != msgNeedsApproval {
+		t.Errorf("direct execution: %d %v", status, out)
+	}
+	if status, _ := e.do("POST", "/api/agents/cautious/tools/weather/execute", `{"data":{"location":"Oslo"}}`); status != 200 {
+		t.Errorf("a tool without approval: %d", status)
+	}
+}
+
 func TestDeclinedAndExpiredCallsDoNotExecute(t *testing.T) {
 	e := startEnv(t, substituteModel(), envOptions{manifests: cautiousAgent("1s", "")})
 	_, out := e.do("POST", "/api/agents/cautious/generate", `{"messages":"What can I use instead of butter milk?"}`)
