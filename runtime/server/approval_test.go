@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -258,5 +259,41 @@ func TestConcurrentDecisionsOneWins(t *testing.T) {
 	}
 	if n := len(e.model.Requests()); n != 2 {
 		t.Errorf("model requests: %d, want 2 (one continued run)", n)
+	}
+}
+
+// The stream route says which calls wait (tool-call-approval chunks) and ends with the runId
+// that approve-tool-call takes.
+func TestStreamStopsForApproval(t *testing.T) {
+	e := startEnv(t, substituteModel(), envOptions{manifests: cautiousAgent("10m", "")})
+	status, raw := e.raw("POST", "/api/agents/cautious/stream", `{"messages":"What can I use instead of butter?"}`)
+	if status != 200 || !strings.HasSuffix(string(raw), "data: [DONE]\n\n") {
+		t.Fatalf("stream: %d %s", status, raw)
+	}
+	var approval, finish map[string]any
+	for _, line := range strings.Split(string(raw), "\n") {
+		payload, ok := strings.CutPrefix(line, "data: ")
+		if !ok || payload == "[DONE]" {
+			continue
+		}
+		var chunk map[string]any
+		if err := json.Unmarshal([]byte(payload), &chunk); err != nil {
+			t.Fatal(err)
+		}
+		switch chunk["type"] {
+		case "tool-call-approval":
+			approval = chunk["payload"].(map[string]any)
+		case "finish":
+			finish = chunk["payload"].(map[string]any)
+		case "tool-result":
+			t.Fatalf("a held call has a result: %v", chunk)
+		}
+	}
+	if approval["toolCallId"] != "call_1" || approval["toolName"] != "suggest-substitute" || finish["finishReason"] != "suspended" || finish["runId"] == nil {
+		t.Fatalf("approval %v, finish %v", approval, finish)
+	}
+	status, out := e.do("POST", "/api/agents/cautious/approve-tool-call", fmt.Sprintf(`{"runId":%q,"toolCallId":"call_1"}`, finish["runId"]))
+	if status != 200 || !strings.Contains(fmt.Sprint(out["text"]), "olive oil") {
+		t.Errorf("approve: %d %v", status, out)
 	}
 }
