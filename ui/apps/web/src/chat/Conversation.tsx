@@ -2,6 +2,7 @@
 import { Chat } from "@agentry/chat-sdk";
 import { ChatMessageList } from "@agentry/ui-kit";
 import { useEffect, useRef, useState } from "react";
+import { useGroupMembers } from "./members";
 import { Composer, type Mentionable } from "./Composer";
 import { recipeTemplates, showRecipeCard } from "./RecipeCard";
 import { Avatar, presenceText } from "./Sidebar";
@@ -38,7 +39,7 @@ export interface ConversationProps {
 
 export function Conversation({ target, me, directory, onOpenThread, onBack, detailsOpen, onToggleDetails, goTo }: ConversationProps) {
   const goToMessageId = goTo ? String(goTo) : undefined;
-  const members = useMembers(target.kind === "group" ? target.group.getGuid() : undefined);
+  const { members } = useGroupMembers(target.kind === "group" ? target.group.getGuid() : undefined);
   // The directory's copy is the freshest (it reloads with presence every 20 s).
   const person = target.kind === "user" ? directory.find((u) => u.getUid() === target.user.getUid()) : undefined;
   const isAgent = target.kind === "user" && target.user.getKind() === "agent";
@@ -86,31 +87,6 @@ export function Conversation({ target, me, directory, onOpenThread, onBack, deta
         label={isAgent ? `Ask ${title}` : `Message ${title}`} mentionables={mentionables(target, me, directory, members)} />
     </div>
   );
-}
-
-/** A group's members, kept current by the group's live events (for mentions). */
-function useMembers(guid: string | undefined): readonly Chat.GroupMember[] | undefined {
-  const [members, setMembers] = useState<readonly Chat.GroupMember[]>();
-  useEffect(() => {
-    if (!guid) return;
-    let live = true;
-    const load = () =>
-      new Chat.GroupMembersRequestBuilder(guid).setLimit(100).build().fetchNext().then(
-        (m) => live && setMembers(m),
-        () => undefined,
-      );
-    void load();
-    const id = `agentry-web-members-${guid}`;
-    const reload = () => void load();
-    Chat.addGroupListener(id, new Chat.GroupListener({
-      onGroupMemberJoined: reload, onGroupMemberLeft: reload, onGroupMemberKicked: reload, onGroupMemberBanned: reload, onMemberAddedToGroup: reload,
-    }));
-    return () => {
-      live = false;
-      Chat.removeGroupListener(id);
-    };
-  }, [guid]);
-  return members;
 }
 
 /** Who can be mentioned here: a group's members, and the directory's agents (one not in the

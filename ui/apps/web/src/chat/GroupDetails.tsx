@@ -4,6 +4,9 @@
 import { Chat } from "@agentry/chat-sdk";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { errorText } from "../session";
+import { useGroupMembers } from "./members";
+
+const noMembers: readonly Chat.GroupMember[] = [];
 
 type Scope = Chat.GroupMemberScope;
 const rank: Record<Scope, number> = { participant: 0, moderator: 1, admin: 2 };
@@ -23,7 +26,8 @@ export interface GroupDetailsProps {
 
 export function GroupDetails({ group, me, directory, onClose, onLeft, onMembers }: GroupDetailsProps) {
   const guid = group.getGuid();
-  const [members, setMembers] = useState<Chat.GroupMember[]>([]);
+  const shared = useGroupMembers(guid);
+  const members = shared.members ?? noMembers;
   const [banned, setBanned] = useState<Chat.GroupMember[]>([]);
   const [error, setError] = useState("");
   const [status, setStatus] = useState("");
@@ -33,38 +37,33 @@ export function GroupDetails({ group, me, directory, onClose, onLeft, onMembers 
   const onMembersRef = useRef(onMembers);
   onMembersRef.current = onMembers;
 
-  const load = useCallback(async () => {
+  // The members come from the shared list (the conversation uses it too); the banned list is
+  // this panel's own.
+  const reloadMembers = shared.reload;
+  const loadBanned = useCallback(async () => {
     try {
-      const [m, b] = await Promise.all([
-        new Chat.GroupMembersRequestBuilder(guid).setLimit(100).build().fetchNext(),
-        new Chat.BannedMembersRequestBuilder(guid).setLimit(100).build().fetchNext().catch(() => [] as Chat.GroupMember[]),
-      ]);
-      setMembers(m);
-      setBanned(b);
-      onMembersRef.current?.(m);
+      setBanned(await new Chat.BannedMembersRequestBuilder(guid).setLimit(100).build().fetchNext().catch(() => [] as Chat.GroupMember[]));
     } catch (e) {
       setError(errorText(e));
     }
   }, [guid]);
+  const load = useCallback(async () => {
+    await Promise.all([reloadMembers(), loadBanned()]);
+  }, [reloadMembers, loadBanned]);
+  useEffect(() => {
+    if (shared.members) onMembersRef.current?.(shared.members);
+  }, [shared.members]);
 
   useEffect(() => {
-    void load();
-    const id = `agentry-web-group-details-${guid}`;
-    const reload = (_a: unknown, _u: unknown, ...rest: unknown[]) => {
-      const g = rest.find((x): x is Chat.Group => x instanceof Chat.Group);
-      if (!g || g.getGuid() === guid) void load();
+    void loadBanned();
+    const id = `agentry-web-group-banned-${guid}`;
+    const reload = (...args: unknown[]) => {
+      const g = args.find((x): x is Chat.Group => x instanceof Chat.Group);
+      if (!g || g.getGuid() === guid) void loadBanned();
     };
-    Chat.addGroupListener(id, new Chat.GroupListener({
-      onGroupMemberJoined: reload,
-      onGroupMemberLeft: reload,
-      onGroupMemberKicked: reload,
-      onGroupMemberBanned: reload,
-      onGroupMemberUnbanned: reload,
-      onMemberAddedToGroup: reload,
-      onGroupMemberScopeChanged: reload,
-    }));
+    Chat.addGroupListener(id, new Chat.GroupListener({ onGroupMemberBanned: reload, onGroupMemberUnbanned: reload }));
     return () => Chat.removeGroupListener(id);
-  }, [guid, load]);
+  }, [guid, loadBanned]);
   useEffect(() => closeRef.current?.focus(), []);
 
   const mine = members.find((m) => m.getUid() === me.getUid())?.getScope() ?? group.getScope() ?? "participant";
