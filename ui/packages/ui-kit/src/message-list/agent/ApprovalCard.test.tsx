@@ -4,7 +4,7 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentic } from "../testing/fixtures";
 import { AgenticContent } from "./AgenticContent";
-import { outcomeText } from "./ApprovalCard";
+import { expiryText, outcomeText } from "./ApprovalCard";
 
 vi.mock("@agentry/chat-sdk", async (importOriginal) => {
   const real = await importOriginal<typeof import("@agentry/chat-sdk")>();
@@ -40,6 +40,7 @@ describe("ApprovalCard", () => {
     expect(card.textContent).toContain("alice");
     expect(screen.getByLabelText("Arguments").textContent).toBe('{\n  "order": 42,\n  "amount": "19.90"\n}');
     expect(screen.getByRole("status").textContent).toBe("Waiting for bob, carol");
+    expect(card.querySelector("time")?.getAttribute("dateTime")).toBe(new Date((NOW + 3600) * 1000).toISOString());
     const approve = screen.getByRole("button", { name: "Approve" });
     approve.focus();
     await userEvent.keyboard("{Enter}");
@@ -81,6 +82,12 @@ describe("ApprovalCard", () => {
     rerender(<AgenticContent message={request({ expiresAt: iso(NOW - 1) })} props={{}} me="bob" />);
     expect(screen.getByRole("group").getAttribute("data-state")).toBe("expired");
     expect(screen.getByRole("button", { name: "Approve" }).hasAttribute("disabled")).toBe(true);
+  });
+
+  it("expiry: a time today, a date and time otherwise", () => {
+    const noon = new Date(2026, 10, 25, 12, 0).getTime() / 1000;
+    expect(expiryText(noon + 1800, noon)).toBe(new Date((noon + 1800) * 1000).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" }));
+    expect(expiryText(noon + 2 * 86400, noon)).toMatch(/27.*Nov|Nov.*27/);
   });
 
   it("outcome texts", () => {

@@ -24,6 +24,14 @@ export function prettyArguments(args: string): string {
   }
 }
 
+/** When a pending request expires, as people read it: a time today, else a date and time. */
+export function expiryText(expiresAt: number, nowSeconds: number): string {
+  const at = new Date(expiresAt * 1000);
+  const now = new Date(nowSeconds * 1000);
+  const time = at.toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
+  return at.toDateString() === now.toDateString() ? time : `${at.toLocaleDateString([], { day: "numeric", month: "short" })}, ${time}`;
+}
+
 /** What the card says of a request's state. */
 export function outcomeText(a: Chat.Approval, nowSeconds: number): string {
   switch (a.status) {
@@ -109,6 +117,14 @@ export function ApprovalCard({ message, props, me, now }: ApprovalCardProps) {
         <dd>
           <code>{a.toolName}</code>
         </dd>
+        {open && a.expiresAt > 0 ? (
+          <>
+            <dt>Expires</dt>
+            <dd>
+              <time dateTime={new Date(a.expiresAt * 1000).toISOString()}>{expiryText(a.expiresAt, nowSeconds)}</time>
+            </dd>
+          </>
+        ) : null}
       </dl>
       <pre className="chat-approval__args" aria-label="Arguments" tabIndex={0}>
         {prettyArguments(a.arguments)}
