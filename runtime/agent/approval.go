@@ -187,28 +187,19 @@ func (a *Agent) suspend(ls *loopState, msgID string, held, frontend []model.Tool
 // Resume continues a suspended run once every held call is decided: approved calls execute
 // (with their edited input), declined ones answer the model that a person said no, then the
 // loop goes on where it stopped.
-func (a *Agent) Resume(ctx context.Context, s *Suspension, sink Sink) (res *Result, err error) {
-	ctx, span := a.startRun(ctx, s.ConversationID)
-	defer func() {
-		endRun(span, res, err)
-		outcome := "ok"
-		if err != nil {
-			outcome = "error"
-		}
-		metrics.Runs.WithLabelValues(a.ID, outcome).Inc()
-	}()
+func (a *Agent) Resume(ctx context.Context, s *Suspension, sink Sink) (*Result, error) {
+	return a.observed(ctx, s.ConversationID, func(ctx context.Context) (*Result, error) { return a.resume(ctx, s, sink) })
+}
+
+func (a *Agent) resume(ctx context.Context, s *Suspension, sink Sink) (*Result, error) {
 	if len(s.Undecided()) > 0 {
 		return nil, fmt.Errorf("failed to resume run %q: %d tool calls are not decided yet", s.ID, len(s.Undecided()))
 	}
 	if sink == nil {
 		sink = func(Event) error { return nil }
 	}
-	msgs := make([]model.Message, 0, len(s.Conversation)+len(s.Held)+1)
-	if a.Instructions != "" {
-		msgs = append(msgs, model.Message{Role: "system", Content: a.Instructions})
-	}
-	msgs = append(msgs, s.Conversation...)
-	res = &Result{Text: s.Text, Usage: s.Usage, Steps: s.Steps, Messages: s.Added, FinishReason: "tool-calls"}
+	msgs := a.withInstructions(s.Conversation, len(s.Held))
+	res := &Result{Text: s.Text, Usage: s.Usage, Steps: s.Steps, Messages: s.Added, FinishReason: "tool-calls"}
 	var results []ToolResult
 	for _, h := range s.Held {
 		tc := h.ToolCall

@@ -139,8 +139,13 @@ func finishReason(openAI string) string {
 
 // Run executes the loop. Events go to sink as they happen; the complete result is returned.
 // When ctx is canceled (the client went away) the model request and running tools stop.
-func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (res *Result, err error) {
-	ctx, span := a.startRun(ctx, in.Conversation)
+func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
+	return a.observed(ctx, in.Conversation, func(ctx context.Context) (*Result, error) { return a.run(ctx, in, sink) })
+}
+
+// observed runs fn as one run of the agent: its invoke_agent span and agentry_runs_total.
+func (a *Agent) observed(ctx context.Context, conversation string, fn func(context.Context) (*Result, error)) (res *Result, err error) {
+	ctx, span := a.startRun(ctx, conversation)
 	defer func() {
 		endRun(span, res, err)
 		outcome := "ok"
@@ -152,7 +157,16 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (res *Result, err 
 		}
 		metrics.Runs.WithLabelValues(a.ID, outcome).Inc()
 	}()
-	return a.run(ctx, in, sink)
+	return fn(ctx)
+}
+
+// withInstructions is the conversation as the model sees it: the agent's instructions first.
+func (a *Agent) withInstructions(conversation []model.Message, room int) []model.Message {
+	msgs := make([]model.Message, 0, len(conversation)+room+1)
+	if a.Instructions != "" {
+		msgs = append(msgs, model.Message{Role: "system", Content: a.Instructions})
+	}
+	return append(msgs, conversation...)
 }
 
 func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
@@ -160,11 +174,7 @@ func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 	if in.MaxSteps > 0 && in.MaxSteps < maxSteps {
 		maxSteps = in.MaxSteps
 	}
-	msgs := make([]model.Message, 0, len(in.Messages)+1)
-	if a.Instructions != "" {
-		msgs = append(msgs, model.Message{Role: "system", Content: a.Instructions})
-	}
-	msgs = append(msgs, in.Messages...)
+	msgs := a.withInstructions(in.Messages, 0)
 	return a.loop(ctx, &loopState{msgs: msgs, res: &Result{}, clientTools: in.ClientTools, maxSteps: maxSteps, conversation: in.Conversation}, sink)
 }
 

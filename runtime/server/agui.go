@@ -94,25 +94,30 @@ func (s *Server) agui(c echo.Context) error {
 	}
 	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools, Conversation: in.ThreadID}, sinkForMemory(ref != nil, relay(out, mapper)))
 	if err != nil {
-		if shuttingDown() {
-			log.Info("run ended: the server is shutting down and the drain period is over")
-			for _, ev := range mapper.Failed(codeShuttingDown) {
-				_ = out.send(ev)
-			}
-			return nil
-		}
-		if ctx.Err() != nil || out.err != nil {
-			log.V(1).Info("client went away; run canceled")
-			return nil
-		}
-		log.Error(err, "run failed after the stream started")
-		for _, ev := range mapper.Failed("") {
-			_ = out.send(ev)
-		}
+		runFailed(ctx, out, mapper, shuttingDown(), err, log)
 		return nil
 	}
 	s.aguiEnd(ctx, out, mapper, e, ref, res, in.ThreadID, resourceOf(c, in.ForwardedProps), log)
 	return nil
+}
+
+// runFailed ends the stream of a run that failed after it started: the failure events (with
+// the shutdown code when the drain period is over), or nothing when the client went away.
+func runFailed(ctx context.Context, out *sseStream, m *agui.Mapper, shuttingDown bool, err error, log logr.Logger) {
+	code := ""
+	switch {
+	case shuttingDown:
+		log.Info("run ended: the server is shutting down and the drain period is over")
+		code = codeShuttingDown
+	case ctx.Err() != nil || out.err != nil:
+		log.V(1).Info("client went away; run canceled")
+		return
+	default:
+		log.Error(err, "run failed after the stream started")
+	}
+	for _, ev := range m.Failed(code) {
+		_ = out.send(ev)
+	}
 }
 
 // aguiEnd ends a run's stream: an interrupt outcome for a run stopped for approval (stored
@@ -180,16 +185,7 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgent
 	defer cancel()
 	res, err := e.Agent.Resume(ctx, sus, sinkForMemory(ref != nil, relay(out, mapper)))
 	if err != nil {
-		code := ""
-		if shuttingDown() {
-			code = codeShuttingDown
-		} else if ctx.Err() != nil || out.err != nil {
-			return nil
-		}
-		log.Error(err, "resumed run failed")
-		for _, ev := range mapper.Failed(code) {
-			_ = out.send(ev)
-		}
+		runFailed(ctx, out, mapper, shuttingDown(), err, log)
 		return nil
 	}
 	s.aguiEnd(ctx, out, mapper, e, ref, res, stored.Thread, stored.Resource, log)

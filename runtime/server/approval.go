@@ -36,6 +36,25 @@ func (s *Server) hold(ctx context.Context, e *registry.Entry, sus *agent.Suspens
 	return s.pendingStore(e).SavePending(ctx, e.Agent.ID, memory.PendingRun{ID: sus.ID, ThreadID: thread, ResourceID: resource, State: state, ExpiresAt: sus.ExpiresAt()})
 }
 
+// holdTurn keeps a generate or stream run that stopped for approval: the run, and the request's
+// new messages in the thread (the rest of the turn is stored when it ends: until then the call
+// has no result, which a model must never be shown). held is false when the run itself could
+// not be stored.
+func (s *Server) holdTurn(c echo.Context, e *registry.Entry, in *generateInput, sus *agent.Suspension) (held bool, err error) {
+	ctx := c.Request().Context()
+	thread, resource := "", c.Request().Header.Get(limitFor(e).userHeader)
+	if in.Memory != nil {
+		thread, resource = in.Memory.Thread, in.Memory.Resource
+	}
+	if err := s.hold(ctx, e, sus, thread, resource); err != nil {
+		return false, err
+	}
+	if in.Memory != nil {
+		return true, remember(ctx, e, in.Memory, in.Fresh)
+	}
+	return true, nil
+}
+
 // answer is one decision for a held call, named by its interrupt id or tool call id.
 type answer struct {
 	id       string
@@ -136,13 +155,24 @@ func decisionPayload(raw json.RawMessage) (agent.Decision, error) {
 	if p.Approved == nil {
 		return agent.Decision{}, errors.New("needs approved (true or false)")
 	}
-	if len(p.Input) > 0 && string(p.Input) != "null" && !strings.HasPrefix(strings.TrimSpace(string(p.Input)), "{") {
-		return agent.Decision{}, errors.New("input must be an object (the tool's arguments)")
+	input, err := editedInput(p.Input)
+	if err != nil {
+		return agent.Decision{}, err
 	}
-	if string(p.Input) == "null" {
-		p.Input = nil
+	return agent.Decision{Approved: *p.Approved, Reason: p.Reason, Input: input}, nil
+}
+
+// editedInput is an answer's edited arguments: none when absent or null, else an object (its
+// schema is checked by Decide).
+func editedInput(raw json.RawMessage) (json.RawMessage, error) {
+	t := strings.TrimSpace(string(raw))
+	if t == "" || t == "null" {
+		return nil, nil
 	}
-	return agent.Decision{Approved: *p.Approved, Reason: p.Reason, Input: p.Input}, nil
+	if !strings.HasPrefix(t, "{") {
+		return nil, errors.New("input must be an object (the tool's arguments)")
+	}
+	return raw, nil
 }
 
 // toolCallDecision is the body of Mastra's approve-tool-call and decline-tool-call.
@@ -172,11 +202,12 @@ func (s *Server) toolCallDecision(c echo.Context, approved bool) error {
 		return echo.NewHTTPError(http.StatusBadRequest, "runId and toolCallId are required")
 	}
 	d := agent.Decision{Approved: approved, Reason: req.Reason}
-	if approved && len(req.Input) > 0 && string(req.Input) != "null" {
-		if !strings.HasPrefix(strings.TrimSpace(string(req.Input)), "{") {
-			return echo.NewHTTPError(http.StatusBadRequest, "input must be an object (the tool's arguments)")
+	if approved {
+		input, err := editedInput(req.Input)
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 		}
-		d.Input = req.Input
+		d.Input = input
 	}
 	resource := req.ResourceID
 	if resource == "" {

@@ -248,21 +248,12 @@ func (s *Server) generate(c echo.Context) error {
 		return c.JSON(http.StatusInternalServerError, jsonError{Error: publicMessage(err)})
 	}
 	if res.Suspended != nil {
-		// The turn is stored once it ends: until then the call has no result, which a model
-		// must never be shown. The user's message is kept now.
-		thread, resource := "", c.Request().Header.Get(limitFor(e).userHeader)
-		fresh := in.Fresh
-		if in.Memory != nil {
-			thread, resource = in.Memory.Thread, in.Memory.Resource
-		}
-		if err := s.hold(ctx, e, res.Suspended, thread, resource); err != nil {
+		if held, err := s.holdTurn(c, e, in, res.Suspended); err != nil {
 			s.opts.Logger.Error(err, "generate could not store its pending approval", "agent", e.Agent.ID, "runId", runID)
-			return decisionError(err)
-		}
-		if in.Memory != nil {
-			if err := remember(ctx, e, in.Memory, fresh); err != nil {
-				return memoryFailure(err, http.StatusInternalServerError, "")
+			if !held {
+				return decisionError(err)
 			}
+			return memoryFailure(err, http.StatusInternalServerError, "")
 		}
 		return c.JSON(http.StatusOK, generateOut(res, res.Suspended.ID))
 	}

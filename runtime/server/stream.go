@@ -74,15 +74,7 @@ func (s *Server) stream(c echo.Context) error {
 	}
 	if res.Suspended != nil {
 		// As generate: the run waits for approve-tool-call / decline-tool-call with this runId.
-		thread, resource := "", c.Request().Header.Get(limitFor(e).userHeader)
-		if in.Memory != nil {
-			thread, resource = in.Memory.Thread, in.Memory.Resource
-		}
-		err := s.hold(ctx, e, res.Suspended, thread, resource)
-		if err == nil && in.Memory != nil {
-			err = remember(ctx, e, in.Memory, in.Fresh)
-		}
-		if err != nil {
+		if _, err := s.holdTurn(c, e, in, res.Suspended); err != nil {
 			s.opts.Logger.Error(err, "stream could not store its pending approval", "agent", e.Agent.ID, "runId", runID)
 			_ = chunk("error", map[string]any{"error": memoryErrorMessage(err)})
 			out.sendRaw("data: [DONE]\n\n")
