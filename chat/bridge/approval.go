@@ -160,7 +160,7 @@ func (b *Bridge) Decide(ctx context.Context, id, uid string, approved bool, reas
 // decisionMessage is the agent's note in the request's conversation.
 func (b *Bridge) decisionMessage(a model.Approval, text string) model.Message {
 	m := model.Message{Sender: a.AgentID, ReceiverType: model.ReceiverUser, ReceiverID: a.RequestedBy, Text: text}
-	if guid, ok := strings.CutPrefix(a.ConversationID, "group_"); ok {
+	if guid, ok := model.GroupOf(a.ConversationID); ok {
 		m.ReceiverType, m.ReceiverID = model.ReceiverGroup, guid
 	}
 	return m
@@ -212,7 +212,7 @@ func (b *Bridge) resume(a model.Approval) {
 			return
 		}
 		p := &Plan{b: b, cfg: cfg, sender: a.RequestedBy}
-		if guid, ok := strings.CutPrefix(a.ConversationID, "group_"); ok {
+		if guid, ok := model.GroupOf(a.ConversationID); ok {
 			p.group = guid
 		}
 		payload := map[string]any{"approved": a.Status == model.ApprovalApproved}

@@ -6,6 +6,7 @@ package model
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -102,6 +103,11 @@ func ConversationID(t ReceiverType, a, b string) string {
 		a, b = b, a
 	}
 	return "user_" + a + "_user_" + b
+}
+
+// GroupOf is the guid of a group conversation's id (ConversationID's inverse for groups).
+func GroupOf(conversationID string) (string, bool) {
+	return strings.CutPrefix(conversationID, "group_")
 }
 
 // Message categories and types, as the specification's SDK names them.

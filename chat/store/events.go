@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
@@ -132,7 +131,7 @@ func (s *sqlStore) Members(ctx context.Context, conversationID string) ([]string
 // membersIn lists the conversation's members inside t: a group's, or a one-to-one's two parties.
 func (s *sqlStore) membersIn(t *txn, conversationID string) ([]string, error) {
 	out := []string{}
-	if guid, ok := strings.CutPrefix(conversationID, "group_"); ok {
+	if guid, ok := model.GroupOf(conversationID); ok {
 		uids, err := memberUIDs(t, guid)
 		return append(out, uids...), err
 	}

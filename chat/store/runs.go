@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/agentry-dev/agentry/chat/model"
 )
@@ -162,7 +161,7 @@ func (s *sqlStore) SubmitActionResult(ctx context.Context, uid, runID, toolCallI
 		if byAgent {
 			m.Sender, m.ReceiverID = r.AgentID, r.StartedBy
 		}
-		if guid, ok := strings.CutPrefix(r.ConversationID, "group_"); ok {
+		if guid, ok := model.GroupOf(r.ConversationID); ok {
 			m.ReceiverType, m.ReceiverID = model.ReceiverGroup, guid
 		}
 		out, err = sendInTx(t, m)
