@@ -3,16 +3,16 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
+	"regexp"
+
+	"github.com/labstack/echo/v4"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
-	"net/http"
-	"regexp"
-
-	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"

@@ -6,12 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"go.opentelemetry.io/otel/propagation"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/agentry-dev/agentry/chat/model"
 )

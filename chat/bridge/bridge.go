@@ -14,13 +14,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"go.opentelemetry.io/otel/trace"
 	"net/http"
 	"regexp"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"

@@ -2,20 +2,20 @@
 package cli
 
 import (
-	"time"
-
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentry-dev/agentry/internal/telemetry"
 	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+
+	"github.com/agentry-dev/agentry/internal/telemetry"
 )
 
 // Version is set at build time with -ldflags "-X github.com/agentry-dev/agentry/internal/cli.Version=…".
