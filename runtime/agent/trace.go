@@ -76,7 +76,7 @@ func captureContent() bool { return telemetry.CaptureContent(os.Getenv) }
 // recordContent puts the request's messages and the answer on the chat span, as the GenAI
 // conventions' gen_ai.input.messages / gen_ai.output.messages, when the operator opted in.
 func recordContent(span trace.Span, msgs []model.Message, resp *model.Response) {
-	if !captureContent() || !span.IsRecording() {
+	if !span.IsRecording() || !captureContent() { // no environment read per model call when not tracing
 		return
 	}
 	type part struct {
