@@ -40,8 +40,7 @@ func (s *Server) hold(ctx context.Context, e *registry.Entry, sus *agent.Suspens
 // new messages in the thread (the rest of the turn is stored when it ends: until then the call
 // has no result, which a model must never be shown). held is false when the run itself could
 // not be stored.
-func (s *Server) holdTurn(c echo.Context, e *registry.Entry, in *generateInput, sus *agent.Suspension) (held bool, err error) {
-	ctx := c.Request().Context()
+func (s *Server) holdTurn(ctx context.Context, c echo.Context, e *registry.Entry, in *generateInput, sus *agent.Suspension) (held bool, err error) {
 	thread, resource := "", c.Request().Header.Get(limitFor(e).userHeader)
 	if in.Memory != nil {
 		thread, resource = in.Memory.Thread, in.Memory.Resource

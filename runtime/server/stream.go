@@ -74,7 +74,7 @@ func (s *Server) stream(c echo.Context) error {
 	}
 	if res.Suspended != nil {
 		// As generate: the run waits for approve-tool-call / decline-tool-call with this runId.
-		if _, err := s.holdTurn(c, e, in, res.Suspended); err != nil {
+		if _, err := s.holdTurn(ctx, c, e, in, res.Suspended); err != nil {
 			s.opts.Logger.Error(err, "stream could not store its pending approval", "agent", e.Agent.ID, "runId", runID)
 			_ = chunk("error", map[string]any{"error": memoryErrorMessage(err)})
 			out.sendRaw("data: [DONE]\n\n")
