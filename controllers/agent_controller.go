@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -27,7 +26,10 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/telemetry"
 )
+
+var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/controllers")
 
 // AgentReconciler turns each Agent into a runtime ConfigMap, Deployment, Service and
 // (optionally) Ingress, and reports in status what the user must know or do.
@@ -57,7 +59,7 @@ type AgentReconciler struct {
 // and the watches on Tools, FrontendActions and Secrets bring the Agent back when they change.
 func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, err error) {
 	// One span per reconcile (when the operator exports traces): which Agent, and whether it failed.
-	ctx, span := otel.Tracer("github.com/agentry-dev/agentry/controllers").Start(ctx, "reconcile Agent", trace.WithAttributes(
+	ctx, span := spans.Get().Start(ctx, "reconcile Agent", trace.WithAttributes(
 		attribute.String("k8s.namespace.name", req.Namespace), attribute.String("agentry.agent", req.Name)))
 	defer func() {
 		if err != nil {

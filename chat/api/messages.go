@@ -17,6 +17,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/telemetry"
 )
 
 // maxTextRunes bounds a message's text (the SDK's composer has no larger use).
@@ -353,4 +354,6 @@ func (a *API) searchMessages(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"items": msgs})
 }
 
-func tracer() trace.Tracer { return otel.Tracer("github.com/agentry-dev/agentry/chat/api") }
+var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/chat/api")
+
+func tracer() trace.Tracer { return spans.Get() }

@@ -9,13 +9,17 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agentry-dev/agentry/internal/telemetry"
 )
 
 // The bridge's run is an "invoke_agent <agent>" client span (the agent runs elsewhere), a child
 // of the message that started it; every call to the agent carries its W3C traceparent, so the
 // agent's own spans join the same trace. Names, ids and outcomes only: never message text,
 // header values or the agent's URL (it may carry a key).
-func tracer() trace.Tracer { return otel.Tracer("github.com/agentry-dev/agentry/chat/bridge") }
+var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/chat/bridge")
+
+func tracer() trace.Tracer { return spans.Get() }
 
 func (b *Bridge) startRun(p *Plan) (context.Context, trace.Span) {
 	ctx := trace.ContextWithSpanContext(b.ctx, p.parent)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
@@ -23,9 +22,10 @@ import (
 // argument or result text goes on them (users' data; the tool's arguments may hold secrets);
 // only names, ids, counts and outcomes.
 //
-// The tracer is looked up per span (not kept from package init): the global provider can be
-// replaced, and a kept tracer would go on using the first one installed.
-func tracer() trace.Tracer { return otel.Tracer("github.com/agentry-dev/agentry/runtime/agent") }
+// The tracer follows the global provider (telemetry.Tracer): it can be replaced.
+var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/runtime/agent")
+
+func tracer() trace.Tracer { return spans.Get() }
 
 // providerName is gen_ai.provider.name for the agent's provider.
 func providerName(p string) attribute.KeyValue {

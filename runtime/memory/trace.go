@@ -3,11 +3,12 @@ package memory
 import (
 	"context"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agentry-dev/agentry/internal/telemetry"
 )
 
 // Traced makes a store's reads and writes of a run spans ("memory recall", "memory save"):
@@ -16,7 +17,9 @@ func Traced(s Store) Store { return traced{s} }
 
 type traced struct{ Store }
 
-func tracer() trace.Tracer { return otel.Tracer("github.com/agentry-dev/agentry/runtime/memory") }
+var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/runtime/memory")
+
+func tracer() trace.Tracer { return spans.Get() }
 
 func (t traced) start(ctx context.Context, op, agentID, threadID string) (context.Context, trace.Span) {
 	return tracer().Start(ctx, "memory "+op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
