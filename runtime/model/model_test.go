@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -272,5 +274,38 @@ func TestAzureOpenAI(t *testing.T) {
 	}
 	if got[1].Header.Get("Authorization") != "Bearer entra-token" || got[1].Header.Get("api-key") != "" {
 		t.Errorf("token request headers: Authorization %q, api-key %q", got[1].Header.Get("Authorization"), got[1].Header.Get("api-key"))
+	}
+}
+
+// Concurrent calls to one model endpoint keep their connections: three waves of 16 streaming
+// calls open at most 16 (net/http's default of 2 idle per host opened one for nearly every call).
+func TestConcurrentCallsReuseConnections(t *testing.T) {
+	s := newServer(t, sse(okStream))
+	var opened atomic.Int32
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	c := NewOpenAI(Config{Model: "m", BaseURL: s.URL + "/v1", APIKey: "k"})
+	const n = 16
+	for wave := 0; wave < 3; wave++ {
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i := 0; i < n; i++ {
+			wg.Go(func() {
+				if _, err := c.Stream(context.Background(), Request{Messages: []Message{{Role: "user", Content: "u"}}}, &textHandler{}); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+	}
+	if got := opened.Load(); got > n {
+		t.Errorf("%d connections opened for %d calls in waves of %d, want at most %d", got, 3*n, n, n)
 	}
 }

@@ -42,11 +42,18 @@ const maxRetryDelay = 10 * time.Second
 // timeout applies on top).
 const responseHeaderTimeout = 10 * time.Minute
 
+// maxIdleConnsPerHost is how many connections to one model endpoint stay open between calls.
+// The pod's concurrent runs call the same provider: with net/http's default of 2, every call
+// beyond two opened a new connection (a TCP and a TLS handshake per model call) and closed it
+// after.
+const maxIdleConnsPerHost = 64
+
 // defaultHTTPClient is shared by every agent of the process (one connection pool).
 var defaultHTTPClient = sync.OnceValue(func() *http.Client {
 	if t, ok := http.DefaultTransport.(*http.Transport); ok {
 		t = t.Clone()
 		t.ResponseHeaderTimeout = responseHeaderTimeout
+		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
 		return &http.Client{Transport: t}
 	}
 	return &http.Client{Transport: http.DefaultTransport}

@@ -430,7 +430,10 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float
 // serveFloor is the floor: an echo handler that makes the same streaming model call and
 // returns its text, with nothing else (no validation, no loop, no events).
 func serveFloor(addr, modelURL string) {
-	client := openai.NewClient(option.WithBaseURL(modelURL), option.WithAPIKey("bench"), option.WithMaxRetries(0))
+	// The runtime's pool: connections to the model kept open for concurrent calls.
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	client := openai.NewClient(option.WithBaseURL(modelURL), option.WithAPIKey("bench"), option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: t}))
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.POST("/floor", func(c echo.Context) error {
