@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"sync/atomic"
 
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/tools"
@@ -56,6 +57,8 @@ type Agent struct {
 	MaxSteps        int
 	// Approvals are the server tools (by key) a person must approve before they execute.
 	Approvals map[string]Approval
+
+	starts atomic.Pointer[spanStarts] // built on the first span (trace.go)
 }
 
 // Tool returns the firing server tool with the given key.

@@ -38,35 +38,75 @@ func providerName(p string) attribute.KeyValue {
 	return semconv.GenAIProviderNameKey.String(p)
 }
 
-func (a *Agent) startRun(ctx context.Context, conversation string) (context.Context, trace.Span) {
-	attrs := []attribute.KeyValue{
+// spanStarts is what every run's and model call's span of one agent starts with: names and
+// attributes that depend only on the agent, built once instead of on every span.
+type spanStarts struct {
+	runName, chatName string
+	run, chat         []trace.SpanStartOption
+}
+
+func (a *Agent) spanStarts() *spanStarts {
+	if s := a.starts.Load(); s != nil {
+		return s
+	}
+	modelID := ""
+	if a.Model != nil {
+		modelID = a.Model.ModelID()
+	}
+	run := []attribute.KeyValue{
 		semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentID(a.ID), semconv.GenAIAgentName(a.Name), providerName(a.Provider),
 	}
 	if a.Model != nil {
-		attrs = append(attrs, semconv.GenAIRequestModel(a.Model.ModelID()))
+		run = append(run, semconv.GenAIRequestModel(modelID))
 	}
-	if conversation != "" {
-		attrs = append(attrs, semconv.GenAIConversationID(conversation))
+	s := &spanStarts{
+		runName:  "invoke_agent " + a.ID,
+		chatName: "chat " + modelID,
+		run:      []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(run...)},
+		chat: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+			semconv.GenAIOperationNameChat, providerName(a.Provider), semconv.GenAIRequestModel(modelID), semconv.GenAIRequestStream(true))},
 	}
-	return tracer().Start(ctx, "invoke_agent "+a.ID, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	a.starts.Store(s) // two first runs at once build equal values: either may stay
+	return s
+}
+
+func (a *Agent) startRun(ctx context.Context, conversation string) (context.Context, trace.Span) {
+	s := a.spanStarts()
+	if conversation == "" {
+		return tracer().Start(ctx, s.runName, s.run...)
+	}
+	return tracer().Start(ctx, s.runName, append(s.run[:len(s.run):len(s.run)], trace.WithAttributes(semconv.GenAIConversationID(conversation)))...)
+}
+
+// finishReasons holds gen_ai.response.finish_reasons for the usual answers, built once (a
+// string slice attribute is two allocations each time).
+var finishReasons = map[string]attribute.KeyValue{}
+
+func init() {
+	for _, r := range []string{"stop", "length", "tool_calls", "tool-calls", "content_filter", "content-filter", "other", "suspended"} {
+		finishReasons[r] = semconv.GenAIResponseFinishReasons(r)
+	}
+}
+
+func finishReasonAttr(r string) attribute.KeyValue {
+	if kv, ok := finishReasons[r]; ok {
+		return kv
+	}
+	return semconv.GenAIResponseFinishReasons(r)
 }
 
 func endRun(span trace.Span, res *Result, err error) {
 	if res != nil {
 		span.SetAttributes(semconv.GenAIUsageInputTokensKey.Int64(res.Usage.PromptTokens), semconv.GenAIUsageOutputTokensKey.Int64(res.Usage.CompletionTokens),
-			semconv.GenAIResponseFinishReasons(res.FinishReason), attribute.Int("agentry.run.steps", len(res.Steps)))
+			finishReasonAttr(res.FinishReason), attribute.Int("agentry.run.steps", len(res.Steps)))
 	}
 	failed(span, err)
 	span.End()
 }
 
 func (a *Agent) startChat(ctx context.Context) (context.Context, trace.Span) {
-	id := ""
-	if a.Model != nil {
-		id = a.Model.ModelID()
-	}
-	return tracer().Start(ctx, "chat "+id, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-		semconv.GenAIOperationNameChat, providerName(a.Provider), semconv.GenAIRequestModel(id), semconv.GenAIRequestStream(true)))
+	s := a.spanStarts()
+	return tracer().Start(ctx, s.chatName, s.chat...)
 }
 
 // captureContent says whether prompts and completions go on chat spans: only when an operator
@@ -101,7 +141,7 @@ func recordContent(span trace.Span, msgs []model.Message, resp *model.Response) 
 
 func endChat(span trace.Span, resp *model.Response, err error) {
 	if resp != nil {
-		span.SetAttributes(semconv.GenAIResponseFinishReasons(resp.FinishReason),
+		span.SetAttributes(finishReasonAttr(resp.FinishReason),
 			semconv.GenAIUsageInputTokensKey.Int64(resp.Usage.PromptTokens), semconv.GenAIUsageOutputTokensKey.Int64(resp.Usage.CompletionTokens))
 	}
 	failed(span, err)
