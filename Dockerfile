@@ -1,5 +1,5 @@
 # Two images from one build, both static, non-root, distroless:
-#   runtime  the agent pods: agentry built with -tags agentry_runtime, which serves the config
+#   runtime  the agent pods: agentry built with -tags agentry_runtime,grpcnotrace, which serves the config
 #            the operator renders (`agentry serve`) and links nothing else: about half the size
 #            and resident memory of the full binary (docs/runtime-footprint.md).
 #   agentry  (the default target) everything else: `agentry operator`, `agentry chat`, `agentry
@@ -27,7 +27,7 @@ ARG VERSION=dev
 ENV CGO_ENABLED=0 GOOS=linux
 RUN go build -trimpath -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=${VERSION}" \
     -o /out/agentry .
-RUN go build -trimpath -tags agentry_runtime -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=${VERSION}" \
+RUN go build -trimpath -tags agentry_runtime,grpcnotrace -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=${VERSION}" \
     -o /out/agentry-runtime .
 
 FROM gcr.io/distroless/static-debian12:nonroot AS runtime

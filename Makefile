@@ -42,6 +42,11 @@ IMAGE_REPOSITORY ?= ghcr.io/agentry-dev/agentry
 # Release builds, as the images carry them: no symbol table or DWARF, no local paths.
 RELEASE_FLAGS ?= -trimpath -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=$(VERSION)"
 
+# The agent pods' build: serve only (agentry_runtime), and gRPC without golang.org/x/net/trace
+# (grpcnotrace), which would turn the linker's dead-code elimination off (+9 MB). The Dockerfile
+# and internal/testutil.RuntimeBuildTags say the same; make test checks it stays off.
+RUNTIME_TAGS ?= agentry_runtime,grpcnotrace
+
 # The chat web app (ui/apps/web), built into ui/apps/web/embed/app, which bin/agentry embeds.
 # The lock may lack another platform's optional packages, which npm ci refuses: npm install then
 # installs the same locked versions (as hack/test.sh does).
@@ -58,7 +63,11 @@ build-agentry: web
 
 .PHONY: build-runtime
 build-runtime:
-	CGO_ENABLED=0 go build $(RELEASE_FLAGS) -tags agentry_runtime -o $(LOCALBIN)/agentry-runtime .
+	CGO_ENABLED=0 go build $(RELEASE_FLAGS) -tags $(RUNTIME_TAGS) -o $(LOCALBIN)/agentry-runtime .
+
+.PHONY: print-runtime-tags
+print-runtime-tags: ## Print the agent pods' build tags (hack/test.sh checks that build).
+	@echo $(RUNTIME_TAGS)
 
 .PHONY: dev
 dev: web ## Build the web app, then run every sample agent and the chat service on :4111 (scripted model unless OPENAI_API_KEY is set).

@@ -51,8 +51,20 @@ step "gofmt and go vet"
 unformatted="$(gofmt -l $(git ls-files '*.go'))"
 if [[ -n "$unformatted" ]]; then echo "not gofmt'ed:"; echo "$unformatted"; exit 1; fi
 go vet ./...
-# The runtime pods' build (-tags agentry_runtime) leaves out files ./... compiles: build it too.
-CGO_ENABLED=0 go build -tags agentry_runtime -o /dev/null .
+# The runtime pods' build (make build-runtime's tags) leaves out files ./... compiles: build it
+# too, and check that the linker's dead-code elimination is on for it: one reachable
+# reflect.Value.Method or MethodByName with a name known only at run time (text/template's, say,
+# through golang.org/x/net/trace) keeps every exported method of every type, +9 MB.
+runtime_tags="$(make --no-print-directory -s print-runtime-tags)"
+deps="$(mktemp)"
+CGO_ENABLED=0 go build -tags "$runtime_tags" -ldflags=-dumpdep -o /dev/null . >"$deps" 2>&1 || { tail -20 "$deps"; rm -f "$deps"; exit 1; }
+if grep -qF '<ReflectMethod>' "$deps"; then
+  echo "the runtime build (-tags $runtime_tags) reaches a reflect method call, so the linker keeps every method:"
+  grep -F '<ReflectMethod>' "$deps" | head -5
+  rm -f "$deps"
+  exit 1
+fi
+rm -f "$deps"
 
 step "go test"
 go test -count=1 ./...

@@ -80,8 +80,8 @@ func exporter(ctx context.Context) (sdktrace.SpanExporter, error) {
 	if protocol == "" {
 		protocol = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
 	}
-	// gRPC is not offered: its client would add about 6 MB to every agent pod's binary, and
-	// every collector takes OTLP over HTTP (port 4318).
+	// gRPC is not offered: every collector takes OTLP over HTTP (port 4318), and the gRPC
+	// exporter's client would grow every agent pod for nothing a collector needs.
 	switch strings.ToLower(strings.TrimSpace(protocol)) {
 	case "", "http/protobuf":
 		return otlptracehttp.New(ctx)

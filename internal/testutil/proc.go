@@ -23,13 +23,16 @@ func BuildBinary(moduleRoot string) (string, func(), error) {
 	return build(moduleRoot, "agentry")
 }
 
-// RuntimeBuildTag builds the runtime pods' agentry: serve and version only, for the config the
-// operator renders (the agentry-runtime image; docs/runtime-footprint.md).
-const RuntimeBuildTag = "agentry_runtime"
+// RuntimeBuildTags build the runtime pods' agentry: serve and version only, for the config the
+// operator renders (the agentry-runtime image; docs/runtime-footprint.md). grpcnotrace keeps
+// gRPC (linked by the OTLP exporter's protobuf package) from linking golang.org/x/net/trace,
+// whose html/template turns the linker's dead-code elimination off for the whole binary.
+// The Makefile's RUNTIME_TAGS and the Dockerfile say the same.
+const RuntimeBuildTags = "agentry_runtime,grpcnotrace"
 
-// BuildRuntimeBinary builds agentry with RuntimeBuildTag, as the runtime image does.
+// BuildRuntimeBinary builds agentry with RuntimeBuildTags, as the runtime image does.
 func BuildRuntimeBinary(moduleRoot string) (string, func(), error) {
-	return build(moduleRoot, "agentry-runtime", "-tags", RuntimeBuildTag)
+	return build(moduleRoot, "agentry-runtime", "-tags", RuntimeBuildTags)
 }
 
 func build(moduleRoot, name string, flags ...string) (string, func(), error) {

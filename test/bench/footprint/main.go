@@ -125,7 +125,7 @@ func (b *bench) run(baseline string) error {
 		if err := release(".", agentry, "."); err != nil {
 			return err
 		}
-		if err := release(".", runtimeBin, ".", testutil.RuntimeBuildTag); err != nil {
+		if err := release(".", runtimeBin, ".", testutil.RuntimeBuildTags); err != nil {
 			return err
 		}
 	}
@@ -174,7 +174,7 @@ func (b *bench) run(baseline string) error {
 	}
 	fmt.Printf("\nRuntime footprint: one runtime process serving the two sample agents (chef, weather), %d cores.\n", cpus)
 	fmt.Printf("Load: %d generate requests on %d connections for %d users, against the scripted model. RSS = VmRSS (anonymous + file-backed pages).\n", b.requests, b.concurrency, clients)
-	fmt.Printf("\nRuntime pod: the runtime build (-tags %s, the agentry-runtime image) serving the samples as the operator renders them, with the rendered Deployment's args and env\n\n", testutil.RuntimeBuildTag)
+	fmt.Printf("\nRuntime pod: the runtime build (-tags %s, the agentry-runtime image) serving the samples as the operator renders them, with the rendered Deployment's args and env\n\n", testutil.RuntimeBuildTags)
 	printTable(podBefore, pod, true, b.requests, b.starts)
 	fmt.Printf("\nOn a laptop: agentry serve on the hand-written samples (full CRD schema and CEL validation; the agentry binary)\n\n")
 	printTable(devBefore, dev, false, b.requests, b.starts)
@@ -187,7 +187,7 @@ func (b *bench) measureBefore(podArgs, podEnv, devArgs []string) (*measurement, 
 	if err := release(b.beforeSrc, agentry, "."); err != nil {
 		return nil, nil, err
 	}
-	if err := release(b.beforeSrc, runtimeBin, ".", testutil.RuntimeBuildTag); err != nil {
+	if err := release(b.beforeSrc, runtimeBin, ".", testutil.RuntimeBuildTags); err != nil {
 		return nil, nil, err
 	}
 	pod, err := b.measure(runtimeBin, podArgs, podEnv)
