@@ -381,7 +381,7 @@ func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) (r ToolResult) 
 		kind = t.Kind
 	}
 	ctx, span := startTool(ctx, tc, kind)
-	errType := "tool_error" // a tool that is not there
+	errType := "tool_not_found"
 	defer func() {
 		if r.IsError {
 			span.SetAttributes(semconv.ErrorTypeKey.String(errType))
@@ -406,7 +406,9 @@ func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) (r ToolResult) 
 		metrics.ToolCalls.WithLabelValues(a.ID, tc.Name, outcome).Inc()
 		logr.FromContextOrDiscard(ctx).V(1).Info("tool call failed", "agent", a.ID, "tool", tc.Name, "error", err.Error())
 		r.Result, r.IsError = errorResult(err.Error()), true
-		errType = errorType(err)
+		if errType = errorType(err); errType == "error" {
+			errType = "tool_error" // the tool ran and failed (its server's error, a bad output)
+		}
 		return r
 	}
 	metrics.ToolCalls.WithLabelValues(a.ID, tc.Name, "ok").Inc()

@@ -107,7 +107,7 @@ func TestRunSpans(t *testing.T) {
 	if a := attrs(echo); a["gen_ai.tool.call.id"] != "c1" || a["agentry.tool.kind"] != "cel" || echo.Status().Code == codes.Error {
 		t.Errorf("echo span %v %v", a, echo.Status())
 	}
-	if broken.Status().Code != codes.Error || attrs(broken)["error.type"] != "tool_error" {
+	if broken.Status().Code != codes.Error || attrs(broken)["error.type"] != "tool_not_found" {
 		t.Errorf("an unknown tool's span must be an error: %v %v", attrs(broken), broken.Status())
 	}
 	if attrs(card)["agentry.tool.kind"] != "frontend" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -493,5 +494,54 @@ func TestModelTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("a 300ms model timeout took %v", d)
+	}
+}
+
+// A run's tokens are counted per agent, model and kind, and the run by its outcome: the
+// counters move by exactly what the generate answer reports (they are process-wide, so the
+// test reads them before and after).
+func TestTokenAndRunMetrics(t *testing.T) {
+	e := startEnv(t, scriptedmodel.DevScript(), envOptions{})
+	counter := func(series string) float64 {
+		_, raw := e.raw("GET", "/metrics", "")
+		for _, line := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(line, series+" "); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+				return f
+			}
+		}
+		return 0
+	}
+	const (
+		prompt     = `agentry_model_tokens_total{agent="chef",kind="prompt",model="gpt-4o-mini"}`
+		completion = `agentry_model_tokens_total{agent="chef",kind="completion",model="gpt-4o-mini"}`
+		runsOK     = `agentry_runs_total{agent="chef",outcome="ok"}`
+		runsError  = `agentry_runs_total{agent="chef",outcome="error"}`
+	)
+	p0, c0, ok0, err0 := counter(prompt), counter(completion), counter(runsOK), counter(runsError)
+	status, out := e.do("POST", "/api/agents/chef/generate", userMessage("What can I use instead of butter?"))
+	if status != 200 {
+		t.Fatalf("generate: %d %v", status, out)
+	}
+	usage, _ := out["usage"].(map[string]any)
+	inTokens, _ := usage["promptTokens"].(float64)
+	outTokens, _ := usage["completionTokens"].(float64)
+	if inTokens <= 0 || outTokens <= 0 {
+		t.Fatalf("usage: %v", usage)
+	}
+	if d := counter(prompt) - p0; d != inTokens {
+		t.Errorf("prompt tokens counted %v, the answer reports %v", d, inTokens)
+	}
+	if d := counter(completion) - c0; d != outTokens {
+		t.Errorf("completion tokens counted %v, the answer reports %v", d, outTokens)
+	}
+	if d := counter(runsOK) - ok0; d != 1 {
+		t.Errorf("ok runs counted %v, want 1", d)
+	}
+	if d := counter(runsError) - err0; d != 0 {
+		t.Errorf("failed runs counted %v, want 0", d)
 	}
 }

@@ -106,6 +106,13 @@ test("plain text: headers, envelope, defaults and the message the client builds"
   const reply = result.newMessages.find((m) => m.role === "assistant");
   assert.equal(reply.content, 'Hello from the conformance model. You said "text again".');
   assert.ok(events.every((e) => e.type !== "TOOL_CALL_START"));
+  // The run's token usage on RUN_FINISHED, as the client's schema (TokenUsage) has it.
+  const [usage] = events.at(-1).usage ?? [];
+  assert.ok(usage, `RUN_FINISHED carries usage: ${JSON.stringify(events.at(-1))}`);
+  assert.ok(usage.inputTokens > 0 && usage.outputTokens > 0, `token counts: ${JSON.stringify(usage)}`);
+  assert.equal(usage.totalTokens, usage.inputTokens + usage.outputTokens);
+  assert.equal(usage.provider, "openai");
+  assert.equal(typeof usage.model, "string");
   assertNoWarnings();
 });
 
