@@ -155,6 +155,24 @@ func TestTraceFromChatMessageToModelCall(t *testing.T) {
 		t.Errorf("service %q", run.Service)
 	}
 	noSecrets(t, spans, apiKey, tok.AuthToken, question, "olive oil")
+
+	// A send from another system that traces: its traceparent is continued by the send span.
+	const callerTrace, callerSpan = "6bf92f3577b34da6a3ce929d0e0e4738", "00f067aa0ba902b9"
+	body, _ := json.Marshal(map[string]any{"receiver": "chef", "receiverType": "user", "text": "Hello, chef."})
+	req, _ := http.NewRequest(http.MethodPost, base+"/messages", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok.AuthToken)
+	req.Header.Set("traceparent", "00-"+callerTrace+"-"+callerSpan+"-01")
+	if status, raw, err := doCall(req); err != nil || status != http.StatusCreated {
+		t.Fatalf("send with traceparent: %d %v %s", status, err, raw)
+	}
+	spans = col.WaitSpans(t, 20*time.Second, func(spans []testutil.Span) bool {
+		_, ok := find(spans, func(s testutil.Span) bool { return s.TraceID == callerTrace && s.Name == "chat send_message" })
+		return ok
+	})
+	if send, _ := find(spans, func(s testutil.Span) bool { return s.TraceID == callerTrace && s.Name == "chat send_message" }); send.ParentSpanID != callerSpan {
+		t.Errorf("the send span does not continue the caller's span: %+v", send)
+	}
 }
 
 // noSecrets fails when any attribute of any span holds one of the values.
