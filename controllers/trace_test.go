@@ -1,27 +1,18 @@
 package controllers
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/agentry-dev/agentry/internal/testutil"
 )
 
 // With a tracer provider installed (agentry operator with OTEL_* set), every reconcile of an
 // Agent is a "reconcile Agent" span naming its namespace and name.
 func TestReconcileSpans(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	prev := otel.GetTracerProvider()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		otel.SetTracerProvider(prev)
-	})
+	rec := testutil.RecordSpans(t)
 
 	const ns = "t-trace"
 	create(t, ns, `apiVersion: agentry.dev/v1alpha1
@@ -36,10 +27,7 @@ spec:
 			if s.Name() != "reconcile Agent" {
 				continue
 			}
-			a := map[string]string{}
-			for _, kv := range s.Attributes() {
-				a[string(kv.Key)] = kv.Value.Emit()
-			}
+			a := testutil.SpanAttrs(s)
 			if a["agentry.agent"] != "traced" || a["k8s.namespace.name"] != ns {
 				continue
 			}

@@ -6,42 +6,19 @@ import (
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/agentry-dev/agentry/internal/testutil"
 	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
-
-// record installs a span recorder as the global tracer provider for the test.
-func record(t *testing.T) *tracetest.SpanRecorder {
-	t.Helper()
-	rec := tracetest.NewSpanRecorder()
-	prev := otel.GetTracerProvider()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		otel.SetTracerProvider(prev)
-	})
-	return rec
-}
-
-func attrs(s sdktrace.ReadOnlySpan) map[string]string {
-	out := map[string]string{}
-	for _, kv := range s.Attributes() {
-		out[string(kv.Key)] = kv.Value.Emit()
-	}
-	return out
-}
 
 // A run is one invoke_agent span holding a chat span per model call and an execute_tool span
 // per tool call (the frontend action's handoff included), with the GenAI attributes and
 // token counts, and nothing of the conversation's text or the tools' arguments.
 func TestRunSpans(t *testing.T) {
-	rec := record(t)
+	rec := testutil.RecordSpans(t)
 	client := &scriptedClient{steps: []model.Response{
 		{Text: "Let me check. ", ToolCalls: []model.ToolCall{
 			{ID: "c1", Name: "echo", Arguments: `{"say":"secret-word"}`},
@@ -73,7 +50,7 @@ func TestRunSpans(t *testing.T) {
 		if s != run && s.Parent().SpanID() != run.SpanContext().SpanID() {
 			t.Errorf("%s is not a child of the run", s.Name())
 		}
-		for k, v := range attrs(s) {
+		for k, v := range testutil.SpanAttrs(s) {
 			for _, secret := range []string{"secret-word", "my private question", "Let me check"} {
 				if strings.Contains(v, secret) {
 					t.Errorf("%s: attribute %s holds %q", s.Name(), k, secret)
@@ -81,7 +58,7 @@ func TestRunSpans(t *testing.T) {
 			}
 		}
 	}
-	ra := attrs(run)
+	ra := testutil.SpanAttrs(run)
 	for k, want := range map[string]string{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": "chef", "gen_ai.provider.name": "openai",
 		"gen_ai.request.model": "test", "gen_ai.conversation.id": "thread-1", "gen_ai.usage.input_tokens": "31", "gen_ai.usage.output_tokens": "10"} {
 		if ra[k] != want {
@@ -92,7 +69,7 @@ func TestRunSpans(t *testing.T) {
 	for _, s := range spans {
 		if s.Name() == "chat test" {
 			chats++
-			if a := attrs(s); a["gen_ai.operation.name"] != "chat" || a["gen_ai.response.finish_reasons"] != `["tool_calls"]` {
+			if a := testutil.SpanAttrs(s); a["gen_ai.operation.name"] != "chat" || a["gen_ai.response.finish_reasons"] != `["tool_calls"]` {
 				t.Errorf("chat span %v", a)
 			}
 		}
@@ -104,27 +81,27 @@ func TestRunSpans(t *testing.T) {
 	if echo == nil || broken == nil || card == nil {
 		t.Fatalf("tool spans missing in %q", names)
 	}
-	if a := attrs(echo); a["gen_ai.tool.call.id"] != "c1" || a["agentry.tool.kind"] != "cel" || echo.Status().Code == codes.Error {
+	if a := testutil.SpanAttrs(echo); a["gen_ai.tool.call.id"] != "c1" || a["agentry.tool.kind"] != "cel" || echo.Status().Code == codes.Error {
 		t.Errorf("echo span %v %v", a, echo.Status())
 	}
-	if broken.Status().Code != codes.Error || attrs(broken)["error.type"] != "tool_not_found" {
-		t.Errorf("an unknown tool's span must be an error: %v %v", attrs(broken), broken.Status())
+	if broken.Status().Code != codes.Error || testutil.SpanAttrs(broken)["error.type"] != "tool_not_found" {
+		t.Errorf("an unknown tool's span must be an error: %v %v", testutil.SpanAttrs(broken), broken.Status())
 	}
-	if attrs(card)["agentry.tool.kind"] != "frontend" {
-		t.Errorf("frontend span %v", attrs(card))
+	if testutil.SpanAttrs(card)["agentry.tool.kind"] != "frontend" {
+		t.Errorf("frontend span %v", testutil.SpanAttrs(card))
 	}
 }
 
 // A failed model call marks the chat and the run as errors.
 func TestFailedModelCallSpans(t *testing.T) {
-	rec := record(t)
+	rec := testutil.RecordSpans(t)
 	a := &Agent{ID: "chef", Model: &scriptedClient{}}
 	if _, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "hi"}}}, nil); err == nil {
 		t.Fatal("the run should fail")
 	}
 	var got []string
 	for _, s := range rec.Ended() {
-		got = append(got, fmt.Sprintf("%s:%s:%s", s.Name(), s.Status().Code, attrs(s)["error.type"]))
+		got = append(got, fmt.Sprintf("%s:%s:%s", s.Name(), s.Status().Code, testutil.SpanAttrs(s)["error.type"]))
 	}
 	if strings.Join(got, " ") != "chat test:Error:error invoke_agent chef:Error:error" {
 		t.Errorf("spans %q", got)
@@ -136,7 +113,7 @@ func TestContentIsRecordedOnlyWhenAskedFor(t *testing.T) {
 	for _, opt := range []string{"", "true"} {
 		t.Run("capture="+opt, func(t *testing.T) {
 			t.Setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", opt)
-			rec := record(t)
+			rec := testutil.RecordSpans(t)
 			a := &Agent{ID: "chef", Model: &scriptedClient{steps: []model.Response{{Text: "Use olive oil.", FinishReason: "stop"}}}}
 			if _, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "butter?"}}}, nil); err != nil {
 				t.Fatal(err)
@@ -144,7 +121,7 @@ func TestContentIsRecordedOnlyWhenAskedFor(t *testing.T) {
 			var chat map[string]string
 			for _, s := range rec.Ended() {
 				if s.Name() == "chat test" {
-					chat = attrs(s)
+					chat = testutil.SpanAttrs(s)
 				}
 			}
 			in, out := chat["gen_ai.input.messages"], chat["gen_ai.output.messages"]

@@ -10,10 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-
 	"github.com/agentry-dev/agentry/internal/testutil"
 	"github.com/agentry-dev/agentry/runtime/model"
 )
@@ -263,11 +259,7 @@ func TestOpenRejectsAndRedacts(t *testing.T) {
 
 // A traced store's save and recall are spans naming the backend and thread, never the text.
 func TestTracedStoreSpans(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	defer otel.SetTracerProvider(prev)
+	rec := testutil.RecordSpans(t)
 	s := Traced(NewInMemory())
 	ctx := context.Background()
 	if err := s.Save(ctx, "chef", "thread-1", "alice", []Message{{ID: "m1", Role: "user", Content: "a private question"}}); err != nil {

@@ -1,19 +1,17 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/testutil"
 	"github.com/agentry-dev/agentry/internal/testutil/mcptest"
 )
 
@@ -21,14 +19,7 @@ import (
 // run: an HTTP tool and an MCP server's tools (gen_ai.tool.type "extension", the kind in
 // agentry.tool.kind), a failing MCP tool as an error span; no argument or result text on any.
 func TestToolSpansOfHTTPAndMCPTools(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	prev := otel.GetTracerProvider()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		otel.SetTracerProvider(prev)
-	})
+	rec := testutil.RecordSpans(t)
 
 	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in map[string]string
@@ -82,7 +73,7 @@ func TestToolSpansOfHTTPAndMCPTools(t *testing.T) {
 			t.Errorf("no span %q", name)
 			continue
 		}
-		a := attrs(s)
+		a := testutil.SpanAttrs(s)
 		if a["gen_ai.operation.name"] != "execute_tool" || a["gen_ai.tool.type"] != "extension" || a["agentry.tool.kind"] != want.kind {
 			t.Errorf("%s: %v", name, a)
 		}
@@ -93,12 +84,4 @@ func TestToolSpansOfHTTPAndMCPTools(t *testing.T) {
 			t.Errorf("%s is not a child of %s", name, want.run)
 		}
 	}
-}
-
-func attrs(s sdktrace.ReadOnlySpan) map[string]string {
-	out := map[string]string{}
-	for _, kv := range s.Attributes() {
-		out[string(kv.Key)] = kv.Value.Emit()
-	}
-	return out
 }
