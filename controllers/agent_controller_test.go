@@ -129,10 +129,7 @@ spec:
 	}
 
 	// Fixing the key makes it fire.
-	a.Spec.Tools[0].Key = "weather"
-	if err := k8s.Update(ctx, a); err != nil {
-		t.Fatal(err)
-	}
+	updateAgent(t, ns, "mixup", func(a *v1alpha1.Agent) { a.Spec.Tools[0].Key = "weather" })
 	waitCondition(t, ns, "mixup", v1alpha1.ConditionToolsResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	eventually(t, "the tool in the rendered config", func() error {
 		reg, _, _ := renderedRegistry(t, ns, "mixup")
@@ -300,10 +297,7 @@ spec:
 		t.Errorf("ingress: %s", toYAML(t, ing.Spec))
 	}
 
-	a.Spec.Endpoint.Ingress.TLSSecretName = ""
-	if err := k8s.Update(ctx, a); err != nil {
-		t.Fatal(err)
-	}
+	updateAgent(t, ns, "public", func(a *v1alpha1.Agent) { a.Spec.Endpoint.Ingress.TLSSecretName = "" })
 	a = waitCondition(t, ns, "public", v1alpha1.ConditionExposed, metav1.ConditionFalse, v1alpha1.ReasonHTTPSRequired)
 	if a.Status.DeploymentURL != "http://chat.example.com/api/agents/public-agent/generate" {
 		t.Errorf("the URL is still shown: %q", a.Status.DeploymentURL)
@@ -316,11 +310,10 @@ spec:
 		return nil
 	})
 
-	a.Spec.Endpoint.Ingress = nil
-	a.Spec.Endpoint.PublicURL = "https://edge.example.net/agents"
-	if err := k8s.Update(ctx, a); err != nil {
-		t.Fatal(err)
-	}
+	updateAgent(t, ns, "public", func(a *v1alpha1.Agent) {
+		a.Spec.Endpoint.Ingress = nil
+		a.Spec.Endpoint.PublicURL = "https://edge.example.net/agents"
+	})
 	a = waitCondition(t, ns, "public", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonPublicURLSet)
 	if a.Status.DeploymentURL != "https://edge.example.net/agents/api/agents/public-agent/generate" {
 		t.Errorf("publicURL: %q", a.Status.DeploymentURL)
