@@ -225,14 +225,9 @@ func TestToolAndSecretChangesRollThePods(t *testing.T) {
 
 	chefBefore := waitCondition(t, ns, "chef", v1alpha1.ConditionModelSecretResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	chefDep := deployment(t, ns, "chef")
-	var tool v1alpha1.Tool
-	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: "weather"}, &tool); err != nil {
-		t.Fatal(err)
-	}
-	tool.Spec.Description = "Estimates the temperature, now with a better description."
-	if err := k8s.Update(ctx, &tool); err != nil {
-		t.Fatal(err)
-	}
+	modify(t, &v1alpha1.Tool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "weather"}}, false, func(tool *v1alpha1.Tool) {
+		tool.Spec.Description = "Estimates the temperature, now with a better description."
+	})
 	var second string
 	eventually(t, "a Tool edit to change the pod template", func() error {
 		if second = hashOf(); second == first {
@@ -362,11 +357,9 @@ spec:
 		t.Errorf("Ready before availability: %+v", c)
 	}
 	// No kubelet runs in envtest: play the Deployment controller and report one replica.
-	dep := deployment(t, ns, "live")
-	dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 2}
-	if err := k8s.Status().Update(ctx, dep); err != nil {
-		t.Fatal(err)
-	}
+	modify(t, deployment(t, ns, "live"), true, func(dep *appsv1.Deployment) {
+		dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 2}
+	})
 	a = waitCondition(t, ns, "live", v1alpha1.ConditionReady, metav1.ConditionTrue, v1alpha1.ReasonReady)
 	if c := condition(a, v1alpha1.ConditionAvailable); c.Message != "1/2 replicas available" || a.Status.ReadyReplicas != 1 {
 		t.Errorf("available: %+v ready %d", c, a.Status.ReadyReplicas)
@@ -384,12 +377,10 @@ metadata: {name: owned}
 spec:
   model: {name: m}`)
 	waitCondition(t, ns, "owned", v1alpha1.ConditionToolsResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
-	dep := deployment(t, ns, "owned")
 	// Someone edits the Deployment; the operator puts its spec back.
-	dep.Spec.Template.Spec.Containers[0].Image = "evil:latest"
-	if err := k8s.Update(ctx, dep); err != nil {
-		t.Fatal(err)
-	}
+	modify(t, deployment(t, ns, "owned"), false, func(dep *appsv1.Deployment) {
+		dep.Spec.Template.Spec.Containers[0].Image = "evil:latest"
+	})
 	eventually(t, "the Deployment to be restored", func() error {
 		d := deployment(t, ns, "owned")
 		if img := d.Spec.Template.Spec.Containers[0].Image; img != renderCfg.RuntimeImage {

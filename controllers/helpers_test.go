@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -164,4 +165,23 @@ func toYAML(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(bytes.TrimSpace(b))
+}
+
+// modify applies change to the object's current version and writes it (its status when
+// status is set), again when the operator wrote the object between the read and the write.
+func modify[T client.Object](t *testing.T, obj T, status bool, change func(T)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		change(obj)
+		if status {
+			return k8s.Status().Update(ctx, obj)
+		}
+		return k8s.Update(ctx, obj)
+	})
+	if err != nil {
+		t.Fatalf("update %T %s: %v", obj, obj.GetName(), err)
+	}
 }
