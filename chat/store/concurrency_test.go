@@ -177,13 +177,20 @@ func TestWakeSurvivesPostgresRestart(t *testing.T) {
 func TestPollingAfterSeesEveryMessage(t *testing.T) {
 	each(t, func(t *testing.T, s Store) {
 		uids := writers(t, s, 16)
+		// Poll from the group's newest message (the action message of its last join): After
+		// 0 is no cursor, which ListMessages answers with the newest page, so a first poll
+		// that comes after more than 100 sends (a starved reader) would skip the oldest.
+		start := must[[]model.Message](t)(s.ListMessages(ctx, "w0", MessageQuery{GUID: "g", Limit: 1}))
+		if len(start) != 1 {
+			t.Fatalf("group g has %d messages before the sends, want its join messages", len(start))
+		}
 		const per = 12
 		wait := sendConcurrently(s, uids, per)
 		done := make(chan struct{})
 		var errs []error
 		go func() { errs = wait(); close(done) }()
 		seen := map[int64]bool{}
-		var last int64
+		last := start[0].ID
 		poll := func() {
 			for {
 				page, err := s.ListMessages(ctx, "w0", MessageQuery{GUID: "g", After: last, Limit: 100, Categories: []string{model.CategoryMessage}})
