@@ -38,7 +38,9 @@ describe("ChatMessageList virtualized", () => {
       // Let the window follow the scroll (a frame or two) before recording the position.
       await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50)))));
       const before = await firstVisible(page);
-      await expect.poll(async () => (await firstVisible(page)).id === before.id && (await page.locator(`${LIST}[aria-busy]`).count()) === 0).toBe(true);
+      // The older page's load may take a while on a busy machine (the poll's default is 1 s); a
+      // position that jumped never comes back, so a longer wait does not hide one.
+      await expect.poll(async () => (await firstVisible(page)).id === before.id && (await page.locator(`${LIST}[aria-busy]`).count()) === 0, { timeout: 10_000 }).toBe(true);
       const after = await firstVisible(page);
       expect(Math.abs(after.offset - before.offset), `round ${round}`).toBeLessThanOrEqual(2);
       const c = await domCounts(page);
