@@ -35,8 +35,11 @@ describe("ChatMessageList virtualized", () => {
     // Page back: each older page is prepended while the first visible message stays put.
     for (let round = 0; round < 40 && !(await texts(page)).includes("m 1"); round++) {
       await page.evaluate((sel) => { document.querySelector<HTMLElement>(sel)!.scrollTop = 120; }, LIST);
-      // Let the window follow the scroll (a frame or two) before recording the position.
-      await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50)))));
+      // Let the window follow the scroll before recording the position: it renders the bubbles
+      // in view as a transition (virtual.ts), in slices that yield to the browser, so on a slow
+      // machine the top spacer may fill the view for some frames. Wait until a message covers
+      // the view's top edge.
+      await expect.poll(async () => (await firstVisible(page)).offset <= 0.5, { timeout: 10_000 }).toBe(true);
       const before = await firstVisible(page);
       // The older page's load may take a while on a busy machine (the poll's default is 1 s); a
       // position that jumped never comes back, so a longer wait does not hide one.
