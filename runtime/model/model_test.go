@@ -278,7 +278,9 @@ func TestAzureOpenAI(t *testing.T) {
 }
 
 // Concurrent calls to one model endpoint keep their connections: three waves of 16 streaming
-// calls open at most 16 (net/http's default of 2 idle per host opened one for nearly every call).
+// calls open about 16 (net/http's default of 2 idle per host opened 16 + 14 + 14 = 44). The
+// transport puts a connection back in its pool just after the body's end, so a call of the
+// next wave may still dial now and then: the bound has room for that, not for the old pool.
 func TestConcurrentCallsReuseConnections(t *testing.T) {
 	s := newServer(t, sse(okStream))
 	var opened atomic.Int32
@@ -305,7 +307,7 @@ func TestConcurrentCallsReuseConnections(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := opened.Load(); got > n {
-		t.Errorf("%d connections opened for %d calls in waves of %d, want at most %d", got, 3*n, n, n)
+	if got, most := opened.Load(), int32(n+n/2); got > most {
+		t.Errorf("%d connections opened for %d calls in waves of %d, want at most %d", got, 3*n, n, most)
 	}
 }
