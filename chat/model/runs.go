@@ -36,7 +36,8 @@ type AssistantData struct {
 	ToolCalls       []ToolCall `json:"toolCalls,omitempty"`
 	AwaitingActions []string   `json:"awaitingActions,omitempty"`
 	Executor        string     `json:"executor,omitempty"`
-	// TraceID is the W3C trace the run was part of, when the chat service exports traces.
+	// TraceID is the W3C trace the run was part of, when that trace is sampled: the chat
+	// service's own, or a caller's traceparent it passed on.
 	TraceID string `json:"traceId,omitempty"`
 }
 

@@ -143,19 +143,18 @@ func (a *Agent) Run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 	return a.observed(ctx, in.Conversation, func(ctx context.Context) (*Result, error) { return a.run(ctx, in, sink) })
 }
 
-// observed runs fn as one run of the agent: its invoke_agent span and agentry_runs_total.
+// observed runs fn as one run of the agent: its invoke_agent span and agentry_runs_total, or
+// the run begun on ctx by BeginRun (observe.go), which EndRun then closes.
 func (a *Agent) observed(ctx context.Context, conversation string, fn func(context.Context) (*Result, error)) (res *Result, err error) {
+	if o := observing(ctx); o.join(a, conversation) {
+		res, err = fn(ctx)
+		o.res, o.err, o.outcome = res, err, runOutcome(ctx, err)
+		return res, err
+	}
 	ctx, span := a.startRun(ctx, conversation)
 	defer func() {
 		endRun(span, res, err)
-		outcome := "ok"
-		if err != nil {
-			outcome = "error"
-			if ctx.Err() != nil {
-				outcome = "canceled"
-			}
-		}
-		metrics.Runs.WithLabelValues(a.ID, outcome).Inc()
+		metrics.Runs.WithLabelValues(a.ID, runOutcome(ctx, err)).Inc()
 	}()
 	return fn(ctx)
 }

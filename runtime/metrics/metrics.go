@@ -50,7 +50,7 @@ var (
 	}, []string{"agent", "outcome"})
 
 	// ToolCalls counts tool executions by agent, tool and outcome (ok, invalid_input, error,
-	// frontend). The tool label is a configured tool's or FrontendAction's name, or "client"
+	// frontend, held, declined). The tool label is a configured tool's or FrontendAction's name, or "client"
 	// (a request's own tools) or "unknown" (a name the model made up): names that come from
 	// outside never become label values, so a client cannot create series.
 	ToolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{

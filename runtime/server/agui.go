@@ -73,7 +73,7 @@ func (s *Server) agui(c echo.Context) error {
 	var storeErr error
 	if e.Memory != nil {
 		ref = &memoryRef{Thread: in.ThreadID, Resource: resourceOf(c, in.ForwardedProps)}
-		if storeErr = remember(c.Request().Context(), e, ref, msgs); errors.Is(storeErr, memory.ErrThreadOwnedByOther) {
+		if storeErr = remember(beginRun(c, e, in.ThreadID), e, ref, msgs); errors.Is(storeErr, memory.ErrThreadOwnedByOther) {
 			log.Info("run refused: the thread belongs to another resource")
 			return echo.NewHTTPError(http.StatusForbidden, msgThreadForbidden)
 		}
@@ -159,7 +159,7 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgent
 		in.RunID = agent.NewID("run")
 	}
 	resource := resourceOf(c, in.ForwardedProps)
-	sus, stored, err := s.decide(c.Request().Context(), e, run, resource, answers)
+	sus, stored, err := s.decide(s.beginResume(c, e), e, run, resource, answers)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,11 @@ func (s *Server) hold(ctx context.Context, e *registry.Entry, sus *agent.Suspens
 	if err != nil {
 		return fmt.Errorf("failed to encode pending run %q: %w", sus.ID, err)
 	}
-	return s.pendingStore(e).SavePending(ctx, e.Agent.ID, memory.PendingRun{ID: sus.ID, ThreadID: thread, ResourceID: resource, State: state, ExpiresAt: sus.ExpiresAt()})
+	if err := s.pendingStore(e).SavePending(ctx, e.Agent.ID, memory.PendingRun{ID: sus.ID, ThreadID: thread, ResourceID: resource, State: state, ExpiresAt: sus.ExpiresAt()}); err != nil {
+		agent.FailRun(ctx, memoryErrorType(err))
+		return err
+	}
+	return nil
 }
 
 // holdTurn keeps a generate or stream run that stopped for approval: the run, and the request's
@@ -212,7 +216,7 @@ func (s *Server) toolCallDecision(c echo.Context, approved bool) error {
 	if resource == "" {
 		resource = c.Request().Header.Get(limitFor(e).userHeader)
 	}
-	sus, ref, err := s.decide(c.Request().Context(), e, req.RunID, resource, []answer{{id: req.ToolCallID, decision: d}})
+	sus, ref, err := s.decide(s.beginResume(c, e), e, req.RunID, resource, []answer{{id: req.ToolCallID, decision: d}})
 	if err != nil {
 		return err
 	}

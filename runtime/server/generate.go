@@ -219,7 +219,7 @@ func (s *Server) parseGenerate(c echo.Context) (*generateInput, error) {
 		in.RunID = agent.NewID("run")
 	}
 	if ref != nil {
-		if in.Fresh, err = s.withMemory(c.Request().Context(), agentOf(c), ref, &in.Input); err != nil {
+		if in.Fresh, err = s.withMemory(beginRun(c, agentOf(c), ref.Thread), agentOf(c), ref, &in.Input); err != nil {
 			return nil, err
 		}
 	}

@@ -87,6 +87,7 @@ func (s *Server) withMemory(ctx context.Context, e *registry.Entry, ref *memoryR
 	}
 	history, err := e.Memory.Recall(ctx, e.Agent.ID, ref.Thread, ref.Resource, e.LastMessages)
 	if err != nil {
+		agent.FailRun(ctx, memoryErrorType(err))
 		if !errors.Is(err, memory.ErrThreadOwnedByOther) {
 			s.opts.Logger.Error(err, "failed to recall conversation memory", "agent", e.Agent.ID, "threadId", ref.Thread)
 		}
@@ -121,6 +122,7 @@ func remember(ctx context.Context, e *registry.Entry, ref *memoryRef, msgs ...[]
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
 	if err := e.Memory.Save(ctx, e.Agent.ID, ref.Thread, ref.Resource, out); err != nil {
+		agent.FailRun(ctx, memoryErrorType(err))
 		return fmt.Errorf("failed to save conversation memory of thread %q: %w", ref.Thread, err)
 	}
 	return nil

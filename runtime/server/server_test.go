@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -502,19 +501,7 @@ func TestModelTimeout(t *testing.T) {
 // test reads them before and after).
 func TestTokenAndRunMetrics(t *testing.T) {
 	e := startEnv(t, scriptedmodel.DevScript(), envOptions{})
-	counter := func(series string) float64 {
-		_, raw := e.raw("GET", "/metrics", "")
-		for _, line := range strings.Split(string(raw), "\n") {
-			if v, ok := strings.CutPrefix(line, series+" "); ok {
-				f, err := strconv.ParseFloat(v, 64)
-				if err != nil {
-					t.Fatalf("%s: %v", line, err)
-				}
-				return f
-			}
-		}
-		return 0
-	}
+	counter := func(series string) float64 { return e.counter(t, series) }
 	const (
 		prompt     = `agentry_model_tokens_total{agent="chef",kind="prompt",model="gpt-4o-mini"}`
 		completion = `agentry_model_tokens_total{agent="chef",kind="completion",model="gpt-4o-mini"}`

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,5 +84,76 @@ func TestToolSpansOfHTTPAndMCPTools(t *testing.T) {
 		if run := spans[want.run]; run == nil || s.Parent().SpanID() != run.SpanContext().SpanID() {
 			t.Errorf("%s is not a child of %s", name, want.run)
 		}
+	}
+}
+
+// An agent with memory recalls and stores its thread around the run: that work is inside the
+// run's span, so a direct call without a traceparent is one trace (not one for the recall, one
+// for the run and one for the store), counted once in agentry_runs_total. A call refused by the
+// store is an error span named by its cause, and no run.
+func TestMemoryWorkIsInsideTheRunSpan(t *testing.T) {
+	rec := testutil.RecordSpans(t)
+	dbURL := "file:" + filepath.Join(t.TempDir(), "memory.db")
+	e := startEnv(t, scriptedmodel.DevScript(), envOptions{manifests: memoryAgent(dbURL)})
+	const runsOK, runsError = `agentry_runs_total{agent="rememberer",outcome="ok"}`, `agentry_runs_total{agent="rememberer",outcome="error"}`
+
+	for _, call := range []struct{ route, body string }{
+		{"generate", `{"messages":"What is the weather in Oslo?","memory":{"thread":"g","resource":"alice"}}`},
+		{"stream", `{"messages":"What is the weather in Oslo?","memory":{"thread":"s","resource":"alice"}}`},
+		{"ag-ui", `{"threadId":"a","messages":[{"id":"u1","role":"user","content":"What is the weather in Oslo?"}],"forwardedProps":{"resourceId":"alice"}}`},
+	} {
+		rec.Reset()
+		e.model.Reset()
+		ok0 := e.counter(t, runsOK)
+		if status, raw := e.raw("POST", "/api/agents/rememberer/"+call.route, call.body); status != 200 {
+			t.Fatalf("%s: %d %s", call.route, status, raw)
+		}
+		if d := e.counter(t, runsOK) - ok0; d != 1 {
+			t.Errorf("%s: ok runs counted %v, want 1", call.route, d)
+		}
+		var run sdktrace.ReadOnlySpan
+		names := map[string]int{}
+		for _, s := range rec.Ended() {
+			names[s.Name()]++
+			if s.Name() == "invoke_agent rememberer" {
+				run = s
+			}
+		}
+		if run == nil || names["invoke_agent rememberer"] != 1 || run.Parent().IsValid() {
+			t.Fatalf("%s: want one root run span, got %v", call.route, names)
+		}
+		if a := testutil.SpanAttrs(run); a["gen_ai.conversation.id"] == "" || run.Status().Code == codes.Error {
+			t.Errorf("%s: run span %v %v", call.route, a, run.Status())
+		}
+		for _, s := range rec.Ended() {
+			if s.SpanContext().TraceID() != run.SpanContext().TraceID() {
+				t.Errorf("%s: span %q is in another trace", call.route, s.Name())
+			}
+			if strings.HasPrefix(s.Name(), "memory ") && s.Parent().SpanID() != run.SpanContext().SpanID() {
+				t.Errorf("%s: %q is not a child of the run", call.route, s.Name())
+			}
+		}
+		if names["chat m"] < 1 || names["memory save"] < 1 || (call.route != "ag-ui" && names["memory recall"] != 1) {
+			t.Errorf("%s: spans %v", call.route, names)
+		}
+	}
+
+	// Another resource's thread: refused before any run.
+	rec.Reset()
+	ok0, err0 := e.counter(t, runsOK), e.counter(t, runsError)
+	if status, raw := e.raw("POST", "/api/agents/rememberer/generate", `{"messages":"hi","memory":{"thread":"g","resource":"mallory"}}`); status != 403 {
+		t.Fatalf("generate on another resource's thread: %d %s", status, raw)
+	}
+	var refused sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		if s.Name() == "invoke_agent rememberer" {
+			refused = s
+		}
+	}
+	if refused == nil || refused.Status().Code != codes.Error || testutil.SpanAttrs(refused)["error.type"] != "thread_forbidden" {
+		t.Errorf("refused call's run span: %v", refused)
+	}
+	if e.counter(t, runsOK) != ok0 || e.counter(t, runsError) != err0 {
+		t.Errorf("a refused call was counted as a run")
 	}
 }
