@@ -286,7 +286,7 @@ spec:
 	ing := child(t, ns, "public", &networkingv1.Ingress{})
 	rule := ing.Spec.Rules[0]
 	path := rule.HTTP.Paths[0]
-	if rule.Host != "chat.example.com" || len(rule.HTTP.Paths) != 3 || path.Path != "/api/agents/public-agent/ag-ui" || *path.PathType != networkingv1.PathTypeExact ||
+	if rule.Host != "chat.example.com" || len(rule.HTTP.Paths) != len(render.PlatformPaths) || path.Path != "/api/agents/public-agent/ag-ui" || *path.PathType != networkingv1.PathTypeExact ||
 		path.Backend.Service.Name != render.ChildName("public") || *ing.Spec.IngressClassName != "traefik" ||
 		ing.Spec.TLS[0].SecretName != "chat-tls" || ing.Annotations["cert-manager.io/cluster-issuer"] != "letsencrypt" {
 		t.Errorf("ingress: %s", toYAML(t, ing.Spec))
@@ -493,8 +493,9 @@ spec:
 	}
 	eventually(t, "a file: store with 3 replicas to be refused", func() error {
 		a = getAgent(t, ns, "remembers")
-		if a.Status.Storage != "sqlite" || !strings.Contains(condition(a, v1alpha1.ConditionReady).Message, "use a postgres:// store") {
-			return fmt.Errorf("storage %q, ready %s", a.Status.Storage, condition(a, v1alpha1.ConditionReady).Message)
+		ready := condition(a, v1alpha1.ConditionReady)
+		if a.Status.Storage != "sqlite" || ready.Reason != v1alpha1.ReasonMemoryNotShared || !strings.Contains(ready.Message, "use a postgres:// store") {
+			return fmt.Errorf("storage %q, ready %s %s", a.Status.Storage, ready.Reason, ready.Message)
 		}
 		return nil
 	})

@@ -186,7 +186,7 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent,
 			others = append(others, problem{v1alpha1.ReasonSecretKeyMissing, fmt.Sprintf("memory Secret %q has no key %q", m.URLSecretRef.Name, m.URLSecretRef.Key)})
 		case strings.HasPrefix(url, "file:") && a.Spec.Runtime != nil && a.Spec.Runtime.Replicas != nil && *a.Spec.Runtime.Replicas > 1:
 			// The CEL rule cannot see a URL kept in a Secret; say it here.
-			others = append(others, problem{v1alpha1.ReasonSecretKeyMissing, fmt.Sprintf("memory Secret %q holds a file: store, which lives on one pod's disk; use a postgres:// store to run more than one replica", m.URLSecretRef.Name)})
+			others = append(others, problem{v1alpha1.ReasonMemoryNotShared, fmt.Sprintf("memory Secret %q holds a file: store, which lives on one pod's disk; use a postgres:// store to run more than one replica", m.URLSecretRef.Name)})
 		}
 	}
 	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil {

@@ -278,7 +278,8 @@ type EndpointSpec struct {
 	// +optional
 	Auth *EndpointAuth `json:"auth,omitempty"`
 
-	// ingress asks the operator to create an Ingress routing /api/agents/{agentId}.
+	// ingress asks the operator to create an Ingress routing the platform routes of
+	// /api/agents/{agentId} (ag-ui, generate, stream, approve-tool-call, decline-tool-call).
 	// +optional
 	Ingress *IngressSpec `json:"ingress,omitempty"`
 
@@ -410,7 +411,8 @@ type PlatformSpec struct {
 
 // RuntimeSpec tunes the runtime pods.
 type RuntimeSpec struct {
-	// replicas is the number of runtime pods (default 1).
+	// replicas is the number of runtime pods. Unset: the operator leaves the Deployment's count
+	// alone (1 when it is created; an HPA or kubectl scale may change it).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Replicas *int32 `json:"replicas,omitempty"`
@@ -450,7 +452,8 @@ type AgentEndpoints struct {
 	// +optional
 	AGUI string `json:"agui,omitempty"`
 
-	// internal is the in-cluster base URL of the agent, e.g. http://chef.default.svc:4111/api/agents/chef.
+	// internal is the in-cluster base URL of the agent, e.g.
+	// http://agentry-chef.default.svc.cluster.local:4111/api/agents/chef.
 	// +optional
 	Internal string `json:"internal,omitempty"`
 }

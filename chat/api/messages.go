@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -110,7 +111,7 @@ func (r *messageRequest) validate() error {
 		if !customType.MatchString(r.Type) {
 			return errValidation("a custom message needs a type of 1 to 64 letters, digits, '_', '.' or '-'")
 		}
-		if len(r.Data) == 0 {
+		if t := bytes.TrimSpace(r.Data); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 			return errValidation("a custom message needs data")
 		}
 		if err := checkObject("data", r.Data); err != nil {

@@ -52,6 +52,7 @@ func TestValidation(t *testing.T) {
 		{"client action message", "POST", "/messages", tok, map[string]any{"receiver": "u2", "receiverType": "user", "category": "action", "text": "hi"}, 400, "ERR_VALIDATION"},
 		{"media type on JSON route", "POST", "/messages", tok, map[string]any{"receiver": "u2", "receiverType": "user", "type": "image", "text": "hi"}, 400, "ERR_VALIDATION"},
 		{"custom without data", "POST", "/messages", tok, map[string]any{"receiver": "u2", "receiverType": "user", "category": "custom", "type": "poll"}, 400, "ERR_VALIDATION"},
+		{"custom with null data", "POST", "/messages", tok, map[string]any{"receiver": "u2", "receiverType": "user", "category": "custom", "type": "poll", "data": nil}, 400, "ERR_VALIDATION"},
 		{"custom data not an object", "POST", "/messages", tok, map[string]any{"receiver": "u2", "receiverType": "user", "category": "custom", "type": "poll", "data": []int{1}}, 400, "ERR_VALIDATION"},
 		{"metadata not an object", "POST", "/messages", tok, map[string]any{"receiver": "u2", "receiverType": "user", "text": "hi", "metadata": "x"}, 400, "ERR_VALIDATION"},
 		{"negative parent", "POST", "/messages", tok, map[string]any{"receiver": "u2", "receiverType": "user", "text": "hi", "parentId": -1}, 400, "ERR_VALIDATION"},

@@ -121,8 +121,9 @@ const TerminationGracePeriodSeconds = 35
 const PreStopSeconds = 5
 
 // PlatformPaths are the only routes of an Agent the Ingress publishes: what a chat platform
-// calls. GET /api/agents/{id} (the instructions) and tools/{id}/execute stay in the cluster.
-var PlatformPaths = []string{"ag-ui", "generate", "stream"}
+// calls, including a Mastra client's answers to held tool calls. GET /api/agents/{id} (the
+// instructions), tools/{id}/execute and the memory routes stay in the cluster.
+var PlatformPaths = []string{"ag-ui", "generate", "stream", "approve-tool-call", "decline-tool-call"}
 
 func (c Config) clusterDomain() string {
 	if c.ClusterDomain == "" {

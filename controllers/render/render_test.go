@@ -166,8 +166,8 @@ func TestExposedAgentWithSecrets(t *testing.T) {
 	}
 	ing := IngressFor(r.Agent, cfg)
 	golden(t, "concierge-ingress", ing)
-	// Only the platform endpoints are published, as exact paths: not GET /api/agents/{id}
-	// (the instructions) and not tools/{id}/execute.
+	// Only the platform endpoints (and a Mastra client's approval answers) are published, as
+	// exact paths: not GET /api/agents/{id} (the instructions) and not tools/{id}/execute.
 	var paths []string
 	for _, p := range ing.Spec.Rules[0].HTTP.Paths {
 		if *p.PathType != networkingv1.PathTypeExact {
@@ -175,7 +175,8 @@ func TestExposedAgentWithSecrets(t *testing.T) {
 		}
 		paths = append(paths, p.Path)
 	}
-	if got := strings.Join(paths, " "); got != "/api/agents/concierge-v1/ag-ui /api/agents/concierge-v1/generate /api/agents/concierge-v1/stream" {
+	if got := strings.Join(paths, " "); got != "/api/agents/concierge-v1/ag-ui /api/agents/concierge-v1/generate /api/agents/concierge-v1/stream "+
+		"/api/agents/concierge-v1/approve-tool-call /api/agents/concierge-v1/decline-tool-call" {
 		t.Errorf("ingress paths: %s", got)
 	}
 	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != 3 {

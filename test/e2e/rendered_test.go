@@ -55,7 +55,8 @@ func podTemplateHash(t *testing.T, c *cluster, agent string) string {
 	return dep.Spec.Template.Annotations["agentry.dev/config-hash"]
 }
 
-// ingressPathsOf maps each route the Agent's Ingress publishes (ag-ui, generate, stream) to
+// ingressPathsOf maps each route the Agent's Ingress publishes (ag-ui, generate, stream and the
+// approval answers) to
 // its path, and checks that nothing else is published and every path is exact.
 func ingressPathsOf(t *testing.T, c *cluster, agent string) map[string]string {
 	t.Helper()
@@ -71,7 +72,7 @@ func ingressPathsOf(t *testing.T, c *cluster, agent string) map[string]string {
 		}
 		routes[p.Path[strings.LastIndex(p.Path, "/")+1:]] = p.Path
 	}
-	if len(routes) != 3 || routes["ag-ui"] == "" || routes["generate"] == "" || routes["stream"] == "" {
+	if len(routes) != 5 || routes["ag-ui"] == "" || routes["generate"] == "" || routes["stream"] == "" || routes["approve-tool-call"] == "" || routes["decline-tool-call"] == "" {
 		t.Fatalf("the Ingress must publish the platform routes only: %v", routes)
 	}
 	return routes
