@@ -271,6 +271,12 @@ func (a *API) sendMedia(c echo.Context) error {
 			return errValidation("parentId must be a message id")
 		}
 	}
+	var quotedID int64
+	if v := f["quotedMessageId"]; v != "" {
+		if quotedID, err = strconv.ParseInt(v, 10, 64); err != nil || quotedID < 0 {
+			return errValidation("quotedMessageId must be a message id")
+		}
+	}
 	if err := checkText("text", f["text"], maxTextRunes, false); err != nil {
 		return err
 	}
@@ -324,7 +330,7 @@ func (a *API) sendMedia(c echo.Context) error {
 	att := &model.Attachment{URL: Prefix + "/media/" + id, Name: cleanName(u.name), MimeType: served, Size: u.size}
 	m, err := a.opts.Store.SendMessage(c.Request().Context(), model.Message{
 		Sender: uidOf(c), ReceiverID: receiver, ReceiverType: rtype, Category: model.CategoryMessage, Type: msgType,
-		Text: f["text"], Attachment: att, Metadata: metadata, ParentID: parentID, MUID: f["muid"],
+		Text: f["text"], Attachment: att, Metadata: metadata, ParentID: parentID, QuotedMessageID: quotedID, MUID: f["muid"],
 	})
 	if err != nil {
 		_ = os.Remove(final)

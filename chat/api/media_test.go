@@ -105,13 +105,25 @@ func TestMedia(t *testing.T) {
 	e.expect(e.upload(carol, "image/png", "dot.png", pngBytes, toGroup), 403, "ERR_NOT_A_MEMBER")
 	e.expect(e.upload(alice, "image/png", "dot.png", pngBytes, map[string]string{"receiver": "g", "receiverType": "room"}), 400, "ERR_VALIDATION")
 
+	// A quote reply with a file: the quoted message comes with it, as for text.
+	r = e.upload(bob, "application/pdf", "reply.pdf", []byte("%PDF-1.4\n"), map[string]string{"receiver": "g", "receiverType": "group", "quotedMessageId": jsonID(m.ID)})
+	e.expect(r, http.StatusCreated, "")
+	var q model.Message
+	r.decode(t, &q)
+	if q.QuotedMessageID != m.ID || q.QuotedMessage == nil || q.QuotedMessage.ID != m.ID {
+		t.Fatalf("media quote reply: %s", r.body)
+	}
+	e.expect(e.upload(bob, "application/pdf", "reply.pdf", []byte("%PDF-1.4\n"), map[string]string{"receiver": "g", "receiverType": "group", "quotedMessageId": "x"}), 400, "ERR_VALIDATION")
+	e.expect(e.upload(bob, "application/pdf", "reply.pdf", []byte("%PDF-1.4\n"), map[string]string{"receiver": "g", "receiverType": "group", "quotedMessageId": "999999"}), 404, "ERR_MESSAGE_NOT_FOUND")
+
 	// Deleting the message takes its media with it.
 	e.expect(e.do(http.MethodDelete, "/messages/"+jsonID(m.ID), alice, nil), 200, "")
 	e.expect(e.do(http.MethodGet, path, bob, nil), http.StatusNotFound, "ERR_NOT_FOUND")
 
-	// Refused uploads leave nothing behind: two files, two metadata files.
+	// Refused uploads leave nothing behind: three files (the pdf and the quote reply; the
+	// image went with its message), three metadata files.
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 4 {
+	if len(entries) != 6 {
 		var names []string
 		for _, d := range entries {
 			names = append(names, d.Name())

@@ -83,6 +83,23 @@ describe("Http and network failures", () => {
     expect(bodies).toEqual(['{"text":"hi","muid":"m1"}', '{"text":"hi","muid":"m1"}']);
   });
 
+  test("an idempotent request is sent again after a proxy's 502-504; any other fails at once", async () => {
+    vi.useFakeTimers();
+    let n = 0;
+    const statuses = [502, 504];
+    const http = new Http("http://chat.test/chat/v1", async () => {
+      const status = statuses[n++];
+      return status ? new Response("<html>bad gateway</html>", { status }) : ok();
+    }, () => "tok");
+    const p = http.json<{ uid: string }>("POST", "/messages", { body: { text: "hi", muid: "m2" }, retryNetwork: true });
+    await vi.advanceTimersByTimeAsync(2000);
+    await expect(p).resolves.toEqual({ uid: "alice" });
+    expect(n).toBe(3);
+    n = 0;
+    const err = await http.json("POST", "/groups", { body: {} }).catch((e: unknown) => e);
+    expect([(err as ChatException).code, (err as ChatException).details?.["status"], n]).toEqual(["ERR_NETWORK", 502, 1]);
+  });
+
   test("any other request fails at once with ERR_NETWORK; an idempotent one after two more tries", async () => {
     let n = 0;
     const http = new Http("http://chat.test/chat/v1", async () => {

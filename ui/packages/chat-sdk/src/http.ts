@@ -147,14 +147,17 @@ export class Http {
 
   /**
    * Sends a request and reads its JSON answer; a failure is a ChatException. An idempotent
-   * request (retryNetwork) whose connection failed or whose answer was cut is sent again.
+   * request (retryNetwork) whose connection failed, whose answer was cut or that a proxy
+   * answered 502-504 is sent again.
    */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.requestOnce<T>(method, path, opts);
       } catch (err) {
-        const network = err instanceof ChatException && err.code === SDK_ERROR.NETWORK && err.details?.["status"] === undefined;
+        // No answer, a cut answer, or a proxy's 502-504 (the service was not reached, or its
+        // answer lost): an idempotent request is safe to send again.
+        const network = err instanceof ChatException && err.code === SDK_ERROR.NETWORK;
         if (!opts.retryNetwork || !network || attempt >= NETWORK_RETRIES) throw err;
         await new Promise((r) => setTimeout(r, NETWORK_WAIT_MS[attempt] ?? 1500));
       }

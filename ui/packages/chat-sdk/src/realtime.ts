@@ -22,6 +22,8 @@ export interface RealtimeOptions {
   listeners: Listeners;
   backoff?: BackoffOptions;
   typingTimeoutMs?: number;
+  /** The service refused the session's token (close 4001): the session is over. */
+  refused?(): void;
 }
 
 export class Realtime {
@@ -31,6 +33,9 @@ export class Realtime {
   private readonly socket: Socket;
   private received = 0;
   private active = true;
+  /** Connection listeners were told onDisconnected since the last onConnected: stop() does not
+   * tell them twice (after a 4001, a 4009 or disconnect()). */
+  private toldDown = false;
   /** The listeners, silent once this session stopped. */
   private readonly l: Emitters;
   private readonly onOnline = (): void => this.socket.wake();
@@ -49,7 +54,10 @@ export class Realtime {
       hooks: {
         frame: (f) => this.frame(f),
         status: (s) => this.onStatus(s),
-        error: (e) => this.queue.push(() => this.l.connection.emit("onConnectionError", e)),
+        error: (e) => {
+          if (e.code === "ERR_AUTH_TOKEN_INVALID") o.refused?.();
+          this.queue.push(() => this.l.connection.emit("onConnectionError", e));
+        },
       },
     };
     if (o.backoff) socketOpts.backoff = o.backoff;
@@ -73,7 +81,8 @@ export class Realtime {
     this.queue.clear();
     this.dispatcher.clear();
     this.socket.stop();
-    this.o.listeners.connection.emit("onDisconnected");
+    if (!this.toldDown) this.o.listeners.connection.emit("onDisconnected");
+    this.toldDown = true;
   }
 
   /** Closes the socket but keeps the position: start() resumes after the last event. */
@@ -95,7 +104,11 @@ export class Realtime {
     const l = this.l.connection;
     // "connected" is told when the ready frame is handled, in order with the events.
     if (s === "connecting") this.queue.push(() => l.emit("inConnecting"));
-    if (s === "disconnected") this.queue.push(() => l.emit("onDisconnected"));
+    if (s === "disconnected")
+      this.queue.push(() => {
+        if (this.active) this.toldDown = true; // a stopped session's listeners hear nothing here
+        l.emit("onDisconnected");
+      });
   }
 
   private frame(f: ServerFrame): void {
@@ -104,11 +117,15 @@ export class Realtime {
     switch (f.type) {
       case "ready":
         if (this.filter.lastPos === undefined) this.filter.lastPos = f.pos;
-        this.queue.push(() => l.connection.emit("onConnected"));
+        this.queue.push(() => {
+          this.toldDown = false;
+          l.connection.emit("onConnected");
+        });
         return;
       case "reset":
         this.filter.reset(f.pos);
-        this.queue.push(() =>
+        this.queue.push(() => {
+          this.toldDown = false;
           l.connection.forEach((c) => {
             try {
               if (c.onReset) c.onReset();
@@ -116,8 +133,8 @@ export class Realtime {
             } catch (err) {
               console.error("chat-sdk: connection listener failed", err);
             }
-          }),
-        );
+          });
+        });
         return;
       case "event": {
         if (!f.event || !this.filter.accept(f.event)) return;

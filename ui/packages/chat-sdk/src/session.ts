@@ -135,7 +135,17 @@ export class Session {
       };
       if (this.settings?.reconnect) opts.backoff = this.settings.reconnect;
       if (this.settings?.typingTimeoutMs !== undefined) opts.typingTimeoutMs = this.settings.typingTimeoutMs;
-      this.realtime = new Realtime(opts);
+      // A refused token is a session that has ended: calls answer ERR_NOT_LOGGED_IN and login
+      // (even as the same user) logs in afresh instead of returning the dead session.
+      const rt = new Realtime({
+        ...opts,
+        refused: () => {
+          if (this.realtime !== rt) return;
+          this.token = undefined;
+          this.user = undefined;
+        },
+      });
+      this.realtime = rt;
     }
     this.realtime.start();
   }

@@ -130,7 +130,7 @@ describe("ChatException", () => {
     await expect(c.login("x", "y")).rejects.toMatchObject({ code: "ERR_NETWORK" });
   });
 
-  test("revoked tokens: the socket is closed with 4001, onConnectionError and onDisconnected, no reconnect", async () => {
+  test("revoked tokens: the socket is closed with 4001, onConnectionError and onDisconnected, no reconnect; login starts afresh", async () => {
     const s = await h.client("revoked", { token: true });
     const sockets = TrackedWebSocket.all.length;
     await h.proc.call("DELETE", "/users/revoked/auth_tokens");
@@ -140,6 +140,18 @@ describe("ChatException", () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(TrackedWebSocket.all.length).toBe(sockets);
     expect(s.c.getConnectionStatus()).toBe("disconnected");
-    await expect(s.c.getUser("revoked")).rejects.toMatchObject({ code: "ERR_AUTH_TOKEN_INVALID" });
+    // The session is over: nothing is sent with the dead token.
+    expect(await s.c.getLoggedinUser()).toBeNull();
+    await expect(s.c.getUser("revoked")).rejects.toMatchObject({ code: "ERR_NOT_LOGGED_IN" });
+
+    // Logging in again as the same user gets a new token and a new socket (it used to return
+    // the dead session), and listeners hear of the end once.
+    const connectedBefore = s.rec.named("onConnected").length;
+    const user = await s.c.login("revoked", h.proc.authKey);
+    expect(user.getUid()).toBe("revoked");
+    await s.rec.until((x) => x.name === "onConnected" && s.rec.named("onConnected").length > connectedBefore);
+    expect(TrackedWebSocket.all.length).toBe(sockets + 1);
+    expect((await s.c.getUser("revoked")).getUid()).toBe("revoked");
+    expect(s.rec.named("onDisconnected")).toHaveLength(1);
   });
 });

@@ -59,6 +59,11 @@ describe("one-to-one", () => {
     expect(a?.getUrl().startsWith(`${h.proc.base}/chat/v1/media/`)).toBe(true);
     const blob = await bob.c.fetchMedia(a?.getUrl() ?? "");
     expect(new Uint8Array(await blob.arrayBuffer())).toEqual(PNG);
+    // A quote reply with a file.
+    const quoting = new MediaMessage("alice", new File([PNG], "again.png", { type: "image/png" }), "image", "user");
+    quoting.setQuotedMessageId(sent.getId());
+    const sentQuote = await bob.c.sendMediaMessage(quoting);
+    expect([sentQuote.getQuotedMessageId(), sentQuote.getQuotedMessage()?.getId()]).toEqual([sent.getId(), sent.getId()]);
 
     await new Promise((res) => setTimeout(res, 200));
     const ids = bob.rec.named("onTextMessageReceived").map((e) => (e.args[0] as BaseMessage).getId());

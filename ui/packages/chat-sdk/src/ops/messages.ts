@@ -65,6 +65,7 @@ export async function sendMediaMessage(s: Session, m: MediaMessage): Promise<Med
   form.append("type", m.getType());
   if (m.getCaption()) form.append("text", m.getCaption());
   if (m.getParentMessageId()) form.append("parentId", String(m.getParentMessageId()));
+  if (m.getQuotedMessageId()) form.append("quotedMessageId", String(m.getQuotedMessageId()));
   const meta = m.getMetadata();
   if (meta) form.append("metadata", JSON.stringify(meta));
   form.append("muid", muidOf(m));

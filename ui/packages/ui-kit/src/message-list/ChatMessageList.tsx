@@ -135,20 +135,31 @@ export function ChatMessageList(props: ChatMessageListProps) {
 
   // Messages that arrive while the reader is up the list are not rendered (not in the window),
   // so the log does not announce them: this region does.
-  const [announcement, setAnnouncement] = useState("");
+  // A second "New message from Bob" must change the region's text to be read again: the count
+  // alternates a trailing no-break space.
+  const [announcement, setAnnouncement] = useState({ text: "", n: 0 });
+  const announce = (m: Chat.BaseMessage): void => {
+    if (m.getCategory() === "action") return;
+    const text = `New message from ${m.getSender()?.getName() ?? "someone"}`;
+    setAnnouncement((a) => ({ text, n: a.n + 1 }));
+  };
   hooks.current = {
     appended(m, mine) {
       const p = propsRef.current;
       if (mine || p.scrollToBottomOnNewMessages) keeper.stickNext();
       else if (!keeper.isAtBottom()) {
         setNewCount((n) => n + 1);
-        if (m.getCategory() !== "action") setAnnouncement(`New message from ${m.getSender()?.getName() ?? "someone"}`);
+        announce(m);
       }
       if (!mine && m.getCategory() !== "action" && p.disableSoundForMessages === false) playSound(p.customSoundForMessages);
     },
+    // Far up (the newest pages were let go): not loaded at all, so counted and announced here.
     missed(m, mine) {
       if (mine) modelRef.current.reload("latest"); // the reader's own message: show the present
-      else setNewCount((n) => n + 1);
+      else {
+        setNewCount((n) => n + 1);
+        announce(m);
+      }
       if (!mine && propsRef.current.disableSoundForMessages === false) playSound(propsRef.current.customSoundForMessages);
     },
   };
@@ -367,7 +378,7 @@ export function ChatMessageList(props: ChatMessageListProps) {
       {props.headerView ? <div className="chat-message-list__header">{props.headerView}</div> : null}
       <div className="chat-message-list__body">{body}</div>
       <div className="chat-message-list__announcer" role="status">
-        {announcement}
+        {announcement.text === "" ? "" : announcement.text + (announcement.n % 2 === 0 ? "\u00a0" : "")}
       </div>
       <div className="chat-message-list__typing" role="status">
         {typing ? <span className="chat-message-list__typing-text">{typing}</span> : null}
