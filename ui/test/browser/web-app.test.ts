@@ -284,6 +284,19 @@ describe("web app on agentry dev", () => {
     expect(socketFrames.get(alice)).toContain('{"type":"agents.changed","agentId":"weather"}');
     expect(await alice.evaluate(() => (window as unknown as { __focus: number }).__focus)).toBe(0);
 
+    // The agent list has its own on/off switch per agent: it followed the panel's, and turning
+    // Weather back on there saves it and moves the panel's switch too.
+    const nav = admin.getByRole("navigation", { name: "Agents" });
+    const listed = nav.getByRole("switch", { name: "Weather enabled" });
+    await expect.poll(() => listed.isChecked()).toBe(false);
+    await listed.click();
+    await expect.poll(() => enabled.isChecked()).toBe(true);
+    await expect
+      .poll(async () => (await dev.call<{ items: { agentId: string; enabled: boolean }[] }>("GET", "/agents")).items.find((a) => a.agentId === "weather")?.enabled)
+      .toBe(true);
+    await aliceAgents.getByRole("button", { name: /Weather/i }).waitFor({ timeout: 8_000 });
+    await screenshot(admin, "web/admin-list-switch");
+
     // A new agent whose id is a person's uid: the server's error shows at the Agent ID field.
     await admin.getByRole("button", { name: "New agent" }).click();
     await main.getByRole("heading", { name: "New agent" }).waitFor();
@@ -336,7 +349,7 @@ describe("web app on agentry dev", () => {
     await form.getByLabel("Display Name").fill("Show city");
     await form.getByLabel("Name", { exact: true }).fill("show-city");
     await form.getByLabel("Description").fill("Shows a city on a map.");
-    const params = form.getByLabel("Parameters (JSON Schema)");
+    const params = form.getByLabel("Parameters", { exact: true });
 
     // The name of an existing action is refused (the PUT would replace it).
     await form.getByLabel("Name", { exact: true }).fill("show-recipe-card");

@@ -45,6 +45,27 @@ export function AdminPage() {
     void reload();
   }, [reload]);
 
+  // The list's switches: one request per agent at a time, the list shows the answer.
+  const [toggling, setToggling] = useState<ReadonlySet<string>>(new Set());
+  const toggleListed = async (a: AgentConfig, on: boolean) => {
+    setToggling((t) => new Set(t).add(a.agentId));
+    setAgents((list) => list.map((x) => (x.agentId === a.agentId ? { ...x, enabled: on } : x)));
+    try {
+      const saved = await adminApi.setEnabled(a.agentId, on);
+      setAgents((list) => list.map((x) => (x.agentId === a.agentId ? saved : x)));
+      setError("");
+    } catch (e) {
+      setAgents((list) => list.map((x) => (x.agentId === a.agentId ? { ...x, enabled: !on } : x)));
+      setError(`${a.name || a.agentId} was not ${on ? "enabled" : "disabled"}: ${sayError(e)}`);
+    } finally {
+      setToggling((t) => {
+        const n = new Set(t);
+        n.delete(a.agentId);
+        return n;
+      });
+    }
+  };
+
   const current = agents.find((a) => a.agentId === selected);
   const agentIds = useMemo(() => agents.map((a) => a.agentId), [agents]);
   return (
@@ -58,18 +79,22 @@ export function AdminPage() {
         </div>
         <ul className="agentry-web__list">
           {agents.map((a) => (
-            <li key={a.agentId}>
+            <li key={a.agentId} className="agentry-web__admin-agent">
               <button type="button" className="agentry-web__list-item" aria-current={a.agentId === selected ? "true" : undefined}
                 onClick={() => setSelected(a.agentId)} data-agent={a.agentId}>
                 <span className="agentry-web__avatar" aria-hidden="true">{a.icon && !/^(https?:|data:|\/)/.test(a.icon) ? a.icon : (a.name || a.agentId).slice(0, 1).toUpperCase()}</span>
                 <span className="agentry-web__list-text">
                   <span className="agentry-web__list-title">{a.name || a.agentId}</span>
                   <span className="agentry-web__list-sub">
-                    {a.agentId} · {a.provider}
+                    {a.agentId} · {a.provider} · <span className={`agentry-web__status-word agentry-web__status-word--${a.enabled ? "on" : "off"}`}>{a.enabled ? "Enabled" : "Disabled"}</span>
                   </span>
                 </span>
-                <span className={`agentry-web__status agentry-web__status--${a.enabled ? "on" : "off"}`}>{a.enabled ? "Enabled" : "Disabled"}</span>
               </button>
+              {/* The on/off switch of the agent list, beside the row (a control inside the row's
+                  button would be a button in a button). */}
+              <input type="checkbox" role="switch" className="agentry-web__switch agentry-web__admin-agent-switch" checked={a.enabled}
+                disabled={toggling.has(a.agentId)} aria-label={`${a.name || a.agentId} enabled`} data-agent-switch={a.agentId}
+                onChange={(e) => void toggleListed(a, e.target.checked)} />
             </li>
           ))}
         </ul>
@@ -473,8 +498,8 @@ function ActionEditor({ agentId, action, takenNames = noIds, onSaved, onDeleted 
           hint={isNew ? "The tool name the agent calls: letters, digits, _ or -." : undefined} />
       </div>
       <Field name="description" label="Description" value={form.description} onChange={set("description")} error={shown("description")} multiline rows={2} required />
-      <Field name="parameters" label="Parameters (JSON Schema)" value={form.parameters} onChange={set("parameters")} error={shown("parameters")}
-        multiline rows={9} mono required hint="An object schema: type, properties (each with type and description), required." />
+      <Field name="parameters" label="Parameters" value={form.parameters} onChange={set("parameters")} error={shown("parameters")}
+        multiline rows={9} mono required hint="A JSON Schema of the inputs, which the agent fills: type object, properties (each with type and description), required." />
       <div className="agentry-web__actions-row">
         <button type="submit" className="agentry-web__button" disabled={busy}>
           Save action
