@@ -147,6 +147,7 @@ func (l *memLog) Members(_ context.Context, conv string) ([]string, error) {
 func (l *memLog) Wake() <-chan struct{}                   { return l.wake }
 func (l *memLog) Broadcast(context.Context, []byte) error { return nil }
 func (l *memLog) Broadcasts() <-chan []byte               { return nil }
+func (l *memLog) BroadcastsDropped() uint64               { return 0 }
 
 // expected lists, per conversation, the events uid may see with pos in (after, ∞).
 func (l *memLog) expected(uid string, after int64) []model.Event {

@@ -144,8 +144,9 @@ type Stats struct {
 	Evicted   uint64 // sockets closed because their user opened more than MaxSocketsPerUser
 	Typing    uint64 // typing frames queued
 	Published uint64 // ephemeral frames (agent run events) queued
-	// BroadcastDropped counts ephemeral frames not sent to the other replicas (queue full,
-	// too large, or the store failed).
+	// BroadcastDropped counts ephemeral frames not relayed between replicas: not sent (queue
+	// full, too large, or the store failed) or, arriving from another replica, let go because
+	// this one's receiving buffer was full.
 	BroadcastDropped uint64
 	Pruned           uint64 // events this replica deleted as older than Retention
 }
@@ -239,7 +240,7 @@ func (h *Hub) Stats() Stats {
 		Evicted:          h.evicted.Load(),
 		Typing:           h.typing.Load(),
 		Published:        h.published.Load(),
-		BroadcastDropped: h.broadcastDropped.Load(),
+		BroadcastDropped: h.broadcastDropped.Load() + h.o.Events.BroadcastsDropped(),
 		Pruned:           h.pruned.Load(),
 	}
 }

@@ -132,7 +132,7 @@ var (
 	descSlow     = prometheus.NewDesc("agentry_chat_slow_consumers_closed_total", "Sockets closed with 4008 because their send queue filled.", nil, nil)
 	descEvicted  = prometheus.NewDesc("agentry_chat_sockets_evicted_total", "Sockets closed with 4009 because their user opened more than the per-user limit.", nil, nil)
 	descDropped  = prometheus.NewDesc("agentry_chat_broadcast_dropped_total",
-		"Ephemeral frames (typing, agent events) not relayed to the other replicas: queue full, too large, or the store failed.", nil, nil)
+		"Ephemeral frames (typing, agent events) not relayed between replicas: not sent (queue full, too large, or the store failed) or let go on arrival (receiving buffer full).", nil, nil)
 )
 
 type hubCollector struct{ stats func() hub.Stats }

@@ -115,6 +115,64 @@ func TestWakeAcrossReplicas(t *testing.T) {
 	}
 }
 
+// TestBroadcastsDroppedOnArrivalAreCounted: a replica whose reader fell behind lets other
+// replicas' ephemeral frames go once its buffer is full, and counts each one it let go.
+func TestBroadcastsDroppedOnArrivalAreCounted(t *testing.T) {
+	url := postgresURL(t)
+	a := must[Store](t)(Open(ctx, url))
+	defer a.Close()
+	b := must[Store](t)(Open(ctx, url))
+	defer b.Close()
+	buffered := cap(b.Broadcasts())
+	// B's listener LISTENs some time after Open: wait until a probe gets through, then empty
+	// its buffer. A probe still on its way may land later: at most probes-1 strays.
+	probes := 0
+	for got := false; !got; {
+		probes++
+		if err := a.Broadcast(ctx, []byte(`{"probe":true}`)); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-b.Broadcasts():
+			got = true
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	for len(b.Broadcasts()) > 0 {
+		<-b.Broadcasts()
+	}
+	const sent = 1100
+	for i := range sent {
+		if err := a.Broadcast(ctx, []byte(fmt.Sprintf(`{"n":%d}`, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// B reads nothing: all but the buffer's worth are let go, and counted.
+	want := uint64(sent - buffered)
+	deadline := time.Now().Add(10 * time.Second)
+	for b.BroadcastsDropped() < want && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // any later arrival would be counted too
+	if got := b.BroadcastsDropped(); got < want || got > want+uint64(probes-1) {
+		t.Fatalf("B counted %d dropped, want %d (%d sent, %d buffered, %d probes)", got, want, sent, buffered, probes)
+	}
+	if got := len(b.Broadcasts()); got != buffered {
+		t.Errorf("B holds %d, want a full buffer of %d", got, buffered)
+	}
+	first := <-b.Broadcasts()
+	for string(first) == `{"probe":true}` {
+		first = <-b.Broadcasts()
+	}
+	if string(first) != `{"n":0}` {
+		t.Errorf("B's first frame is %s: the buffer keeps the oldest", first)
+	}
+	if sq := open(t, "sqlite"); sq.BroadcastsDropped() != 0 {
+		t.Error("SQLite counts drops")
+	}
+}
+
 // TestWakeSurvivesPostgresRestart: the listener reconnects after the server restarts, and
 // writes fail with ErrUnavailable while it is down.
 func TestWakeSurvivesPostgresRestart(t *testing.T) {

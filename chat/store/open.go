@@ -169,6 +169,14 @@ func (s *sqlStore) Broadcast(ctx context.Context, payload []byte) error {
 	return nil
 }
 
+// BroadcastsDropped implements Events.
+func (s *sqlStore) BroadcastsDropped() uint64 {
+	if s.listener == nil {
+		return 0
+	}
+	return s.listener.dropped.Load()
+}
+
 // Broadcasts implements Events.
 func (s *sqlStore) Broadcasts() <-chan []byte {
 	if s.bcast == nil {

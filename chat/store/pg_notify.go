@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +13,9 @@ import (
 type listener struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	// dropped counts other replicas' ephemeral frames let go because the receiving buffer was
+	// full (the hub reads it into agentry_chat_broadcast_dropped_total).
+	dropped atomic.Uint64
 }
 
 // Backoff of reconnection after the connection fails (PostgreSQL restarting, network).
@@ -27,7 +31,7 @@ func startListener(cfg *pgx.ConnConfig, wake chan struct{}, broadcasts chan []by
 		defer close(l.done)
 		backoff := listenBackoffMin
 		for ctx.Err() == nil {
-			if err := listen(ctx, cfg, wake, broadcasts, func() { backoff = listenBackoffMin }); err != nil && ctx.Err() == nil {
+			if err := listen(ctx, cfg, wake, broadcasts, &l.dropped, func() { backoff = listenBackoffMin }); err != nil && ctx.Err() == nil {
 				// Notifications sent while disconnected are lost: wake the reader so its poll
 				// catches up now rather than at the next tick.
 				signal(wake)
@@ -43,7 +47,7 @@ func startListener(cfg *pgx.ConnConfig, wake chan struct{}, broadcasts chan []by
 }
 
 // listen runs one connection until it fails or ctx ends.
-func listen(ctx context.Context, cfg *pgx.ConnConfig, wake chan struct{}, broadcasts chan []byte, connected func()) error {
+func listen(ctx context.Context, cfg *pgx.ConnConfig, wake chan struct{}, broadcasts chan []byte, dropped *atomic.Uint64, connected func()) error {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
@@ -68,10 +72,12 @@ func listen(ctx context.Context, cfg *pgx.ConnConfig, wake chan struct{}, broadc
 			signal(wake)
 			continue
 		}
-		// Ephemeral frames are best effort: a full buffer drops, never blocks the wake-ups.
+		// Ephemeral frames are best effort: a full buffer drops (counted), never blocks the
+		// wake-ups.
 		select {
 		case broadcasts <- []byte(n.Payload):
 		default:
+			dropped.Add(1)
 		}
 	}
 }

@@ -245,6 +245,9 @@ type Events interface {
 	Broadcast(ctx context.Context, payload []byte) error
 	// Broadcasts receives the payloads of Broadcast; nil for SQLite.
 	Broadcasts() <-chan []byte
+	// BroadcastsDropped counts the payloads of other replicas let go because Broadcasts was
+	// full (its reader fell behind); 0 for SQLite.
+	BroadcastsDropped() uint64
 }
 
 // MaxBroadcast bounds one Broadcast payload (PostgreSQL's NOTIFY takes under 8000 bytes).
