@@ -19,17 +19,19 @@ import (
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
 
-// invalidRequest answers 400 {"error":"Invalid request","detail":…}: the error is the
-// specification's exact text, the detail says what to fix.
+// invalidRequest answers 400 {"error":"Invalid request"}, the specification's exact body;
+// what to fix goes to the runtime's log (a client reading the body as specified sees nothing
+// else).
 func invalidRequest(c echo.Context, err error) error {
-	body := map[string]string{"error": agui.ErrInvalidRequest.Error()}
+	detail := ""
 	var ie *agui.InputError
 	if errors.As(err, &ie) {
-		body["detail"] = ie.Detail
+		detail = ie.Detail
 	} else if err != nil {
-		body["detail"] = err.Error()
+		detail = err.Error()
 	}
-	return c.JSON(http.StatusBadRequest, body)
+	logr.FromContextOrDiscard(c.Request().Context()).Info("AG-UI request refused: Invalid request", "agent", c.Param("agentId"), "detail", detail)
+	return c.JSON(http.StatusBadRequest, map[string]string{"error": agui.ErrInvalidRequest.Error()})
 }
 
 // agui serves POST /api/agents/{agentId}/ag-ui: AG-UI RunAgentInput in, AG-UI events out.
