@@ -59,12 +59,11 @@ func (s *Server) agui(c echo.Context) error {
 	if in.RunID == "" {
 		in.RunID = fmt.Sprintf("run_%d", time.Now().UnixMilli())
 	}
+	// Without a threadId the run is thread_1, as specified, and is not remembered: a default
+	// thread in memory would be shared by every client that names none.
+	remembered := e.Memory != nil && in.ThreadID != ""
 	if in.ThreadID == "" {
 		in.ThreadID = "thread_1"
-		if e.Memory != nil {
-			// A shared default would put every client without a threadId in one thread.
-			in.ThreadID = agent.NewID("thread")
-		}
 	}
 	log := s.opts.Logger.WithValues("agent", e.Agent.ID, "runId", in.RunID, "threadId", in.ThreadID)
 	mapper := &agui.Mapper{ThreadID: in.ThreadID, RunID: in.RunID}
@@ -73,7 +72,7 @@ func (s *Server) agui(c echo.Context) error {
 	// resend the whole history every run.
 	var ref *memoryRef
 	var storeErr error
-	if e.Memory != nil {
+	if remembered {
 		ref = &memoryRef{Thread: in.ThreadID, Resource: resourceOf(c, in.ForwardedProps)}
 		if storeErr = remember(beginRun(c, e, in.ThreadID), e, ref, msgs); errors.Is(storeErr, memory.ErrThreadOwnedByOther) {
 			log.Info("run refused: the thread belongs to another resource")
@@ -99,7 +98,12 @@ func (s *Server) agui(c echo.Context) error {
 		runFailed(ctx, out, mapper, shuttingDown(), err, log)
 		return nil
 	}
-	s.aguiEnd(ctx, out, mapper, e, ref, res, in.ThreadID, resourceOf(c, in.ForwardedProps), log)
+	// A run that is not remembered is held with no thread: its resume is not remembered either.
+	heldThread := ""
+	if ref != nil {
+		heldThread = ref.Thread
+	}
+	s.aguiEnd(ctx, out, mapper, e, ref, res, heldThread, resourceOf(c, in.ForwardedProps), log)
 	return nil
 }
 
@@ -167,6 +171,9 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgent
 	}
 	if in.ThreadID == "" {
 		in.ThreadID = stored.Thread
+	}
+	if in.ThreadID == "" {
+		in.ThreadID = "thread_1" // the stopped run named none either
 	}
 	log := s.opts.Logger.WithValues("agent", e.Agent.ID, "runId", in.RunID, "threadId", in.ThreadID, "resumes", run)
 	mapper := &agui.Mapper{ThreadID: in.ThreadID, RunID: in.RunID}

@@ -271,17 +271,16 @@ func TestThreadsBelongToTheirResource(t *testing.T) {
 		t.Errorf("alice over AG-UI: %d %s", status, body)
 	}
 
-	// Without a threadId each run gets a thread of its own, not one shared by every such client.
-	var started []string
+	// Without a threadId a run is thread_1, as specified, and is not remembered: two clients
+	// naming no thread neither share one nor refuse each other.
 	for _, who := range []string{"nia", "omar"} {
 		events := aguiRun(t, e.base, "rememberer", `{"messages":[{"id":"n1","role":"user","content":"hi"}],"forwardedProps":{"resourceId":"`+who+`"}}`)
-		if events[len(events)-1]["type"] != "RUN_FINISHED" {
+		if events[len(events)-1]["type"] != "RUN_FINISHED" || events[0]["threadId"] != "thread_1" {
 			t.Errorf("%s without a threadId: %v", who, events)
 		}
-		started = append(started, fmt.Sprint(events[0]["threadId"]))
-	}
-	if started[0] == started[1] || started[0] == "thread_1" {
-		t.Errorf("threads of runs without a threadId: %v", started)
+		if _, list := e.do("GET", "/api/memory/threads?agentId=rememberer&resourceId="+who, ""); list["total"] != 0.0 {
+			t.Errorf("%s's run without a threadId was remembered: %v", who, list)
+		}
 	}
 	status, raw := e.raw("GET", "/api/memory/threads/T/messages?agentId=rememberer&resourceId=mallory", "")
 	forbidden("mallory reading", status, http.Header{"Content-Type": {"application/json"}}, raw)
