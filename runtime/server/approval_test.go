@@ -203,6 +203,28 @@ func TestApprovalOverAGUI(t *testing.T) {
 	}
 }
 
+// An agent with memory, a run that names no thread: it stops for approval and resumes as
+// thread_1 on the wire, and neither part is remembered.
+func TestApprovalWithoutThreadIsNotRemembered(t *testing.T) {
+	db := "file:" + filepath.Join(t.TempDir(), "memory.db")
+	e := startEnv(t, substituteModel(), envOptions{manifests: cautiousAgent("10m", db)})
+	events := aguiRun(t, e.base, "cautious", `{"messages":[{"id":"u1","role":"user","content":"What can I use instead of butter?"}],"forwardedProps":{"resourceId":"ann"}}`)
+	last := events[len(events)-1]
+	outcome, _ := last["outcome"].(map[string]any)
+	interrupts, _ := outcome["interrupts"].([]any)
+	if events[0]["threadId"] != "thread_1" || outcome["type"] != "interrupt" || len(interrupts) != 1 {
+		t.Fatalf("events: %v", events)
+	}
+	id := interrupts[0].(map[string]any)["id"].(string)
+	events = aguiRun(t, e.base, "cautious", fmt.Sprintf(`{"messages":[],"forwardedProps":{"resourceId":"ann"},"resume":[{"interruptId":%q,"status":"resolved","payload":{"approved":true}}]}`, id))
+	if last := events[len(events)-1]; events[0]["threadId"] != "thread_1" || last["type"] != "RUN_FINISHED" || last["outcome"].(map[string]any)["type"] != "success" {
+		t.Fatalf("resumed: %v", events)
+	}
+	if _, list := e.do("GET", "/api/memory/threads?agentId=cautious&resourceId=ann", ""); list["total"] != 0.0 {
+		t.Errorf("remembered: %v", list)
+	}
+}
+
 // The run stops on one replica and is approved on another: both share PostgreSQL memory.
 func TestApprovalResumesOnAnotherReplica(t *testing.T) {
 	pg := testutil.StartPostgres(t)
