@@ -1,3 +1,4 @@
+import { toException } from "../exception";
 import type { WirePage } from "../wire";
 
 /** A request over cursor pages: fetchNext() answers the next page, [] at the end. Calls are
@@ -19,7 +20,10 @@ export abstract class CursorRequest<T, W> {
       else this.cursor = page.next;
       return this.map(items);
     };
-    const p = this.chain.then(run, run);
+    // Whatever fails reaches the caller as a ChatException, as every other call of the SDK does.
+    const p = this.chain.then(run, run).catch((err: unknown) => {
+      throw toException(err);
+    });
     this.chain = p.catch(() => undefined);
     return p;
   }

@@ -1,5 +1,5 @@
 import type { ChatClient } from "../client";
-import { ChatException, SDK_ERROR } from "../exception";
+import { ChatException, SDK_ERROR, toException } from "../exception";
 import type { BaseMessage } from "../models/message";
 import { sessionOf } from "../registry";
 import type { Session } from "../session";
@@ -146,8 +146,12 @@ export class MessagesRequest {
     });
   }
 
+  /** Runs one fetch after the previous one; whatever fails reaches the caller as a
+   * ChatException, as every other call of the SDK does. */
   private serial<T>(run: () => Promise<T>): Promise<T> {
-    const p = this.chain.then(run, run);
+    const p = this.chain.then(run, run).catch((err: unknown) => {
+      throw toException(err);
+    });
     this.chain = p.catch(() => undefined);
     return p;
   }

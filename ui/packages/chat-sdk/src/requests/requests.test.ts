@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ChatClient } from "../client";
+import { ChatException } from "../exception";
 import { directoryRoutes, fakeFetch, loginRoute, route, wireMessage, type Call } from "../testing/fakes";
 import { GroupsRequestBuilder } from "./groups";
 import { MessagesRequestBuilder } from "./messages";
@@ -127,6 +128,27 @@ describe("GroupsRequest", () => {
       null,
     ]);
     expect(groupCalls[1]?.url.searchParams.get("cursor")).toBe("30");
+  });
+});
+
+describe("a request's failures", () => {
+  test("whatever goes wrong reaches the caller as a ChatException, and the next call still runs", async () => {
+    let broken = true;
+    const { c } = await client(
+      route("GET", "/groups", () => (broken ? { items: [null] } : { items: [{ guid: "g1", name: "G1", type: "public", membersCount: 1 }] })),
+      route("GET", "/users/alice/messages", () => ({ items: [null] })),
+    );
+    const groups = new GroupsRequestBuilder().build(c);
+    const err = await groups.fetchNext().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ChatException);
+    expect((err as ChatException).code).toBe("ERR_INTERNAL");
+    broken = false;
+    const again = new GroupsRequestBuilder().build(c);
+    expect((await again.fetchNext()).map((g) => g.getGuid())).toEqual(["g1"]);
+    const messages = new MessagesRequestBuilder().setUID("alice").build(c);
+    const merr = await messages.fetchPrevious().catch((e: unknown) => e);
+    expect(merr).toBeInstanceOf(ChatException);
+    expect((merr as ChatException).code).toBe("ERR_INTERNAL");
   });
 });
 
