@@ -1,12 +1,12 @@
-import { toException } from "../exception";
 import type { WirePage } from "../wire";
+import { Serial } from "./serial";
 
 /** A request over cursor pages: fetchNext() answers the next page, [] at the end. Calls are
  * serialised, so two fetchNext() in flight never ask for the same page. */
 export abstract class CursorRequest<T, W> {
   private cursor: string | undefined;
   private done = false;
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly serial = new Serial();
 
   protected abstract load(cursor: string | undefined): Promise<WirePage<W>>;
   protected abstract map(items: readonly W[]): Promise<T[]>;
@@ -20,12 +20,7 @@ export abstract class CursorRequest<T, W> {
       else this.cursor = page.next;
       return this.map(items);
     };
-    // Whatever fails reaches the caller as a ChatException, as every other call of the SDK does.
-    const p = this.chain.then(run, run).catch((err: unknown) => {
-      throw toException(err);
-    });
-    this.chain = p.catch(() => undefined);
-    return p;
+    return this.serial.run(run);
   }
 
   /** Whether a page is left to fetch. */

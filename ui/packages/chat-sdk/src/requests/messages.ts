@@ -1,9 +1,10 @@
 import type { ChatClient } from "../client";
-import { ChatException, SDK_ERROR, toException } from "../exception";
+import { ChatException, SDK_ERROR } from "../exception";
 import type { BaseMessage } from "../models/message";
 import { sessionOf } from "../registry";
 import type { Session } from "../session";
 import type { WireMessage } from "../wire";
+import { Serial } from "./serial";
 
 const enc = encodeURIComponent;
 
@@ -89,7 +90,7 @@ export class MessagesRequest {
   private oldest: number | undefined;
   private newest: number | undefined;
   private reachedStart = false;
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly fetches = new Serial();
 
   constructor(
     b: MessagesRequestBuilder,
@@ -104,7 +105,7 @@ export class MessagesRequest {
 
   /** The page before the oldest message fetched so far (the newest page first); [] at the start. */
   fetchPrevious(): Promise<BaseMessage[]> {
-    return this.serial(async () => {
+    return this.fetches.run(async () => {
       for (let i = 0; i < 20 && !this.reachedStart; i++) {
         const before = this.oldest ?? (this.b.messageId ? this.b.messageId + 1 : undefined);
         const raw = await this.page(before === undefined ? {} : { before });
@@ -120,7 +121,7 @@ export class MessagesRequest {
   /** The page after the newest message fetched so far (the newest page when nothing was
    * fetched and there is no anchor); [] when there is nothing newer yet. */
   fetchNext(): Promise<BaseMessage[]> {
-    return this.serial(async () => {
+    return this.fetches.run(async () => {
       this.conversationOnly("fetchNext");
       for (let i = 0; i < 20; i++) {
         const after = this.newest ?? (this.b.messageId || undefined);
@@ -137,23 +138,13 @@ export class MessagesRequest {
   /** The page around the anchor (setMessageId): half older, half from the anchor on. Later
    * fetchPrevious / fetchNext continue from its ends. */
   fetchAround(): Promise<BaseMessage[]> {
-    return this.serial(async () => {
+    return this.fetches.run(async () => {
       this.conversationOnly("fetchAround");
       if (!this.b.messageId) throw new ChatException(SDK_ERROR.VALIDATION, "fetchAround needs setMessageId");
       const raw = await this.page({ around: this.b.messageId });
       this.track(raw);
       return this.s.messages(this.keep(raw));
     });
-  }
-
-  /** Runs one fetch after the previous one; whatever fails reaches the caller as a
-   * ChatException, as every other call of the SDK does. */
-  private serial<T>(run: () => Promise<T>): Promise<T> {
-    const p = this.chain.then(run, run).catch((err: unknown) => {
-      throw toException(err);
-    });
-    this.chain = p.catch(() => undefined);
-    return p;
   }
 
   private conversationOnly(what: string): void {
