@@ -54,10 +54,8 @@ export class Realtime {
       hooks: {
         frame: (f) => this.frame(f),
         status: (s) => this.onStatus(s),
-        error: (e) => {
-          if (e.code === "ERR_AUTH_TOKEN_INVALID") o.refused?.();
-          this.queue.push(() => this.l.connection.emit("onConnectionError", e));
-        },
+        error: (e) => this.queue.push(() => this.l.connection.emit("onConnectionError", e)),
+        refused: () => o.refused?.(),
       },
     };
     if (o.backoff) socketOpts.backoff = o.backoff;

@@ -32,6 +32,8 @@ export interface SocketHooks {
   frame(f: ServerFrame): void;
   status(s: ConnectionStatus): void;
   error(e: ChatException): void;
+  /** The service refused the token (close 4001): the socket stopped for good. */
+  refused(): void;
 }
 
 export interface SocketOptions {
@@ -212,6 +214,7 @@ export class Socket {
     if (!this.running) return;
     if (code === 4001) {
       this.running = false;
+      this.o.hooks.refused();
       this.o.hooks.error(new ChatException("ERR_AUTH_TOKEN_INVALID", `the chat service refused the session: ${reason || "unauthorized"}`, { closeCode: code }));
       this.setStatus("disconnected");
       return;
