@@ -5,7 +5,7 @@
 #   agentry  (the default target) everything else: `agentry operator`, `agentry chat`, `agentry
 #            serve` and `agentry dev` for hand-written manifests.
 # `make images` builds the same two images without a container engine (hack/images,
-# internal/imagebuild): that is the build `make test` runs on a real kubelet. This file is for
+# hack/images/imagebuild): that is the build `make test` runs on a real kubelet. This file is for
 # those who build with Docker or Podman (not run in CI here: no engine, no base image pulls):
 #   docker build --build-arg VERSION=0.1.0 -t ghcr.io/agentry-dev/agentry:0.1.0 .
 #   docker build --build-arg VERSION=0.1.0 --target runtime -t ghcr.io/agentry-dev/agentry-runtime:0.1.0 .
@@ -25,9 +25,9 @@ COPY . .
 COPY --from=web /src/ui/apps/web/embed/app ui/apps/web/embed/app
 ARG VERSION=dev
 ENV CGO_ENABLED=0 GOOS=linux
-RUN go build -trimpath -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=${VERSION}" \
+RUN go build -trimpath -ldflags "-s -w -X github.com/agentry-dev/agentry/cmd.Version=${VERSION}" \
     -o /out/agentry .
-RUN go build -trimpath -tags agentry_runtime,grpcnotrace -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=${VERSION}" \
+RUN go build -trimpath -tags agentry_runtime,grpcnotrace -ldflags "-s -w -X github.com/agentry-dev/agentry/cmd.Version=${VERSION}" \
     -o /out/agentry-runtime .
 
 FROM gcr.io/distroless/static-debian12:nonroot AS runtime

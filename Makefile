@@ -40,11 +40,11 @@ VERSION ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' chart
 IMAGE_REPOSITORY ?= ghcr.io/agentry-dev/agentry
 
 # Release builds, as the images carry them: no symbol table or DWARF, no local paths.
-RELEASE_FLAGS ?= -trimpath -ldflags "-s -w -X github.com/agentry-dev/agentry/internal/cli.Version=$(VERSION)"
+RELEASE_FLAGS ?= -trimpath -ldflags "-s -w -X github.com/agentry-dev/agentry/cmd.Version=$(VERSION)"
 
 # The agent pods' build: serve only (agentry_runtime), and gRPC without golang.org/x/net/trace
 # (grpcnotrace), which would turn the linker's dead-code elimination off (+9 MB). The Dockerfile
-# and internal/testutil.RuntimeBuildTags say the same; make test checks it stays off.
+# and internal/devkit/testutil.RuntimeBuildTags say the same; make test checks it stays off.
 RUNTIME_TAGS ?= agentry_runtime,grpcnotrace
 
 # The chat web app (ui/apps/web), built into ui/apps/web/embed/app, which bin/agentry embeds.
@@ -97,7 +97,7 @@ verify-generated: generate manifests
 	@test -z "$$(git status --porcelain -- api config charts/agentry/crds charts/agentry/files)" || { git status --porcelain -- api config charts/agentry/crds charts/agentry/files; echo "untracked generated files: run 'make generate manifests' and commit"; exit 1; }
 
 # Fuzz targets as package:FuzzName; make test runs their seed corpora, make fuzz searches for more.
-FUZZ_TARGETS := ./runtime/agui:FuzzConvertRunAgentInput ./runtime/server:FuzzParseGenerate ./internal/manifest:FuzzDecode
+FUZZ_TARGETS := ./runtime/agui:FuzzConvertRunAgentInput ./runtime/server:FuzzParseGenerate ./internal/protocol/manifest:FuzzDecode
 FUZZTIME ?= 30s
 # Minimising each new input may take 60s by default, which would eat a short run.
 FUZZMINIMIZETIME ?= 5s

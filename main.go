@@ -5,9 +5,9 @@ package main
 import (
 	"os"
 
-	"github.com/agentry-dev/agentry/internal/cli"
+	"github.com/agentry-dev/agentry/cmd"
 )
 
 func main() {
-	os.Exit(cli.Execute())
+	os.Exit(cmd.Execute())
 }

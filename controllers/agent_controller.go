@@ -26,7 +26,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
-	"github.com/agentry-dev/agentry/internal/telemetry"
+	"github.com/agentry-dev/agentry/internal/platform/telemetry"
 )
 
 var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/controllers")

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/mcpclient"
+	"github.com/agentry-dev/agentry/internal/protocol/mcpclient"
 )
 
 // resolveMCP binds the Agent's mcpServerRef entries to the tools their MCPServers discovered,

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 const azureAgent = `apiVersion: agentry.dev/v1alpha1
@@ -47,12 +47,12 @@ func TestAzureOpenAISettings(t *testing.T) {
 	})
 	found := false
 	for _, e := range dep.Spec.Template.Spec.Containers[0].Env {
-		if e.Name == model.AzureTokenEnv {
+		if e.Name == llm.AzureTokenEnv {
 			found = e.Value == "" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name == "entra" && e.ValueFrom.SecretKeyRef.Key == "token"
 		}
 	}
 	if !found {
-		t.Errorf("the pod does not get %s from the Secret: %+v", model.AzureTokenEnv, dep.Spec.Template.Spec.Containers[0].Env)
+		t.Errorf("the pod does not get %s from the Secret: %+v", llm.AzureTokenEnv, dep.Spec.Template.Spec.Containers[0].Env)
 	}
 
 	for name, doc := range map[string]string{

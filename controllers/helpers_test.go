@@ -20,7 +20,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
-	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
 

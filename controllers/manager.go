@@ -25,7 +25,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
-	"github.com/agentry-dev/agentry/internal/egress"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 )
 
 // Options configure the operator.

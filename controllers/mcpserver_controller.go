@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/mcpclient"
+	"github.com/agentry-dev/agentry/internal/protocol/mcpclient"
 )
 
 // DefaultMCPDiscoveryInterval is how often a server's tools are listed again.

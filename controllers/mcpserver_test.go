@@ -19,9 +19,9 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
-	mdecode "github.com/agentry-dev/agentry/internal/manifest/decode"
-	"github.com/agentry-dev/agentry/internal/testutil"
-	"github.com/agentry-dev/agentry/internal/testutil/mcptest"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil/mcptest"
+	mdecode "github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/codes"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // With a tracer provider installed (agentry operator with OTEL_* set), every reconcile of an

@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // The suite runs a real kube-apiserver and etcd (envtest) with the Agent CRD, and no operator:

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/agentry-dev/agentry/internal/egress"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"

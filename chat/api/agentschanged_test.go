@@ -18,7 +18,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/hub"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 const chefChanged = `{"type":"agents.changed","agentId":"chef"}`

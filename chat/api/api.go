@@ -20,8 +20,8 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/store"
-	"github.com/agentry-dev/agentry/internal/egress"
-	"github.com/agentry-dev/agentry/internal/httpserve"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
+	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 )
 
 // Prefix is where every route of the API lives.
@@ -77,7 +77,7 @@ type Options struct {
 	// Bridge runs agents for messages sent to them; nil: messages to agents are only stored.
 	Bridge *bridge.Bridge
 	// AgentEgress is what the connection test may reach at an admin's Deployment URL: the
-	// bridge's policy (internal/egress; the zero Policy allows only public addresses).
+	// bridge's policy (internal/platform/egress; the zero Policy allows only public addresses).
 	AgentEgress egress.Policy
 	// AgentTestTimeout bounds an agent's connection test (default DefaultAgentTestTimeout).
 	AgentTestTimeout time.Duration

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentry-dev/agentry/chat/store"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // stores opens each real store the suite runs on: SQLite in a temporary file, and a real

@@ -233,12 +233,12 @@ func newMediaID() (string, error) {
 // sendMedia stores an uploaded file and sends the media message that points at it. The file is
 // in place before the message commits, and removed again if the message is refused.
 // IsUpload says whether r is a media upload: its body streams to disk under the server's
-// longer upload timeout instead of being read up front (internal/httpserve).
+// longer upload timeout instead of being read up front (internal/platform/httpserve).
 func IsUpload(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, Prefix+"/messages/media")
 }
 
-// RequestTimeout answers a request whose body did not arrive in time (internal/httpserve) in
+// RequestTimeout answers a request whose body did not arrive in time (internal/platform/httpserve) in
 // the API's error shape: 408 ERR_REQUEST_TIMEOUT.
 func RequestTimeout(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")

@@ -18,7 +18,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
-	"github.com/agentry-dev/agentry/internal/telemetry"
+	"github.com/agentry-dev/agentry/internal/platform/telemetry"
 )
 
 // maxTextRunes bounds a message's text (the SDK's composer has no larger use).

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
-	"github.com/agentry-dev/agentry/internal/httpserve"
+	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 )
 
 // timedJoin measures how long the store's password check takes inside JoinGroup's transaction.

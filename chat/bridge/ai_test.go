@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 )
 
 const assistantManifest = `apiVersion: agentry.dev/v1alpha1

@@ -25,7 +25,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
-	"github.com/agentry-dev/agentry/internal/egress"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 )
 
 // Store is what the bridge needs of the chat store.
@@ -60,7 +60,7 @@ type Options struct {
 	Publisher Publisher
 	Resolver  Resolver // nil: agentRef configurations fail with AGENT_NOT_READY
 	Logger    logr.Logger
-	// Egress is what admin-configured Deployment URLs may reach (see internal/egress): the
+	// Egress is what admin-configured Deployment URLs may reach (see internal/platform/egress): the
 	// zero Policy allows only public addresses. Calls to in-cluster Agents (agentRef), whose
 	// URLs the operator writes, may reach internal addresses too, never metadata ones.
 	Egress egress.Policy

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
-	"github.com/agentry-dev/agentry/internal/egress"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 )
 
 // TestDeploymentURLsCannotReachInternalAddresses: with no allowed networks (agentry chat's

@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentry-dev/agentry/chat/model"
-	"github.com/agentry-dev/agentry/internal/egress"
-	"github.com/agentry-dev/agentry/internal/netfail"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
+	"github.com/agentry-dev/agentry/internal/platform/netfail"
 )
 
 // runError is a failed call: Code is a model.RunErr… code, Reason says why for people (no

@@ -10,7 +10,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/agentry-dev/agentry/internal/telemetry"
+	"github.com/agentry-dev/agentry/internal/platform/telemetry"
 )
 
 // The bridge's run is an "invoke_agent <agent>" client span (the agent runs elsewhere), a child

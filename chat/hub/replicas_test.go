@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestReplicasOnPostgres: two hubs, each with its own store connection to one PostgreSQL, as

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agentry-dev/agentry/internal/sqldb"
+	"github.com/agentry-dev/agentry/internal/platform/sqldb"
 )
 
 // migrations are applied in order, each once; append, never edit a released one. Times are

@@ -11,7 +11,7 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
 
 	"github.com/agentry-dev/agentry/chat/model"
-	"github.com/agentry-dev/agentry/internal/sqldb"
+	"github.com/agentry-dev/agentry/internal/platform/sqldb"
 )
 
 // Open opens the store a URL names: file:PATH (SQLite) or postgres://… (PostgreSQL), and

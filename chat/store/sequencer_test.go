@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
-	"github.com/agentry-dev/agentry/internal/sqldb"
+	"github.com/agentry-dev/agentry/internal/platform/sqldb"
 )
 
 // TestSequencerAcrossReplicas: 8 writers on two stores over one PostgreSQL, to one group and

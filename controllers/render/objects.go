@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/memlimit"
-	"github.com/agentry-dev/agentry/runtime/model"
 )
 
 // document is an object as the runtime reads it: identity and spec, nothing the cluster added.
@@ -133,12 +133,12 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 
 	env := []corev1.EnvVar{}
 	if ref := a.Spec.Model.APIKeySecretRef; ref != nil {
-		env = append(env, corev1.EnvVar{Name: model.APIKeyEnv, ValueFrom: &corev1.EnvVarSource{
+		env = append(env, corev1.EnvVar{Name: llm.APIKeyEnv, ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key},
 		}})
 	}
 	if az := a.Spec.Model.Azure; az != nil && az.TokenSecretRef != nil {
-		env = append(env, corev1.EnvVar{Name: model.AzureTokenEnv, ValueFrom: &corev1.EnvVarSource{
+		env = append(env, corev1.EnvVar{Name: llm.AzureTokenEnv, ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: az.TokenSecretRef.Name}, Key: az.TokenSecretRef.Key},
 		}})
 	}

@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 
-	"github.com/agentry-dev/agentry/internal/manifest"
-	"github.com/agentry-dev/agentry/internal/manifest/decode"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 )
 
 // The runtime pods decode the rendered config without the CRDs' schemas (PrevalidatedEnv):

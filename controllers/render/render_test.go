@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -1,5 +1,5 @@
 // Command images builds Agentry's two container images from binaries built by `make build`, with
-// no container engine (internal/imagebuild), into one docker-archive tarball:
+// no container engine (hack/images/imagebuild), into one docker-archive tarball:
 //
 //	go run ./hack/images --tag 0.1.0 --out bin/images/agentry-images.tar
 //
@@ -19,7 +19,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/agentry-dev/agentry/internal/imagebuild"
+	"github.com/agentry-dev/agentry/hack/images/imagebuild"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"sync/atomic"
 
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -46,7 +46,7 @@ type Agent struct {
 	Name         string
 	Instructions string
 	Provider     string
-	Model        model.Client
+	Model        llm.Client
 	// Tools are the server tools that fire, by key (which equals the tool's id).
 	Tools map[string]*tools.Tool
 	// ToolKeys is the order tools are offered in.

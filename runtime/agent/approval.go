@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/metrics"
-	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -28,10 +28,10 @@ const FinishSuspended = "suspended"
 // Held is a tool call waiting for a person's decision.
 type Held struct {
 	// InterruptID answers it over AG-UI: the suspension's id, a dot and the call's index.
-	InterruptID string         `json:"interruptId"`
-	ToolCall    model.ToolCall `json:"toolCall"`
-	ExpiresAt   time.Time      `json:"expiresAt"`
-	Decision    *Decision      `json:"decision,omitempty"`
+	InterruptID string       `json:"interruptId"`
+	ToolCall    llm.ToolCall `json:"toolCall"`
+	ExpiresAt   time.Time    `json:"expiresAt"`
+	Decision    *Decision    `json:"decision,omitempty"`
 }
 
 // Decision is a person's answer to a held call.
@@ -54,17 +54,17 @@ type Suspension struct {
 	MessageID string `json:"messageId"`
 	// Conversation is what the model saw, without the system message, plus the step's
 	// assistant message and the results of the step's tools that did not wait.
-	Conversation []model.Message    `json:"conversation"`
-	Added        []model.Message    `json:"added"`
+	Conversation []llm.Message      `json:"conversation"`
+	Added        []llm.Message      `json:"added"`
 	Steps        []Step             `json:"steps"`
 	Text         string             `json:"text"`
-	Usage        model.Usage        `json:"usage"`
+	Usage        llm.Usage          `json:"usage"`
 	MaxSteps     int                `json:"maxSteps"`
 	ClientTools  []tools.Definition `json:"clientTools,omitempty"`
 	// Frontend are the step's calls for the client, handed over once the held ones are done.
-	Frontend       []model.ToolCall `json:"frontend,omitempty"`
-	Held           []Held           `json:"held"`
-	ConversationID string           `json:"conversationId,omitempty"`
+	Frontend       []llm.ToolCall `json:"frontend,omitempty"`
+	Held           []Held         `json:"held"`
+	ConversationID string         `json:"conversationId,omitempty"`
 }
 
 // ExpiresAt is when the last held call stops being answerable.
@@ -164,7 +164,7 @@ func (a *Agent) needsApproval(name string) bool {
 }
 
 // suspend ends a run at held calls: the state goes on the result for the caller to store.
-func (a *Agent) suspend(ls *loopState, msgID string, held, frontend []model.ToolCall) {
+func (a *Agent) suspend(ls *loopState, msgID string, held, frontend []llm.ToolCall) {
 	res := ls.res
 	now := time.Now().UTC()
 	s := &Suspension{
@@ -217,7 +217,7 @@ func (a *Agent) resume(ctx context.Context, s *Suspension, sink Sink) (*Result, 
 			return nil, err
 		}
 		results = append(results, r)
-		m := model.Message{ID: ToolMessageID(s.MessageID, tc.ID), Role: "tool", Content: string(r.Result), ToolCallID: tc.ID}
+		m := llm.Message{ID: ToolMessageID(s.MessageID, tc.ID), Role: "tool", Content: string(r.Result), ToolCallID: tc.ID}
 		msgs = append(msgs, m)
 		res.Messages = append(res.Messages, m)
 	}

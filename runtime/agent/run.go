@@ -12,8 +12,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/metrics"
-	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -42,7 +42,7 @@ type Event struct {
 	// Delta is a text or arguments fragment.
 	Delta string
 	// ToolCall identifies the call (ID, Name; Arguments complete on ToolCallEnd and ToolResult).
-	ToolCall model.ToolCall
+	ToolCall llm.ToolCall
 	// Frontend marks calls the client executes.
 	Frontend bool
 	// Result is the tool's JSON output (on error: {"error": "..."}).
@@ -50,7 +50,7 @@ type Event struct {
 	IsError bool
 	// FinishReason and Usage are set on EventStepFinished.
 	FinishReason string
-	Usage        model.Usage
+	Usage        llm.Usage
 }
 
 // Sink receives the events of a run. Returning an error aborts the run.
@@ -58,7 +58,7 @@ type Sink func(Event) error
 
 // Input is one request to the agent.
 type Input struct {
-	Messages []model.Message
+	Messages []llm.Message
 	// ClientTools are tools the client executes (AG-UI frontend tools), in addition to the
 	// agent's FrontendActions.
 	ClientTools []tools.Definition
@@ -79,11 +79,11 @@ type ToolResult struct {
 
 // Step is one model step of a run.
 type Step struct {
-	Text         string           `json:"text"`
-	ToolCalls    []model.ToolCall `json:"toolCalls"`
-	ToolResults  []ToolResult     `json:"toolResults"`
-	FinishReason string           `json:"finishReason"`
-	Usage        model.Usage      `json:"usage"`
+	Text         string         `json:"text"`
+	ToolCalls    []llm.ToolCall `json:"toolCalls"`
+	ToolResults  []ToolResult   `json:"toolResults"`
+	FinishReason string         `json:"finishReason"`
+	Usage        llm.Usage      `json:"usage"`
 }
 
 // Result is the outcome of a run.
@@ -93,20 +93,20 @@ type Result struct {
 	// FinishReason: stop, length, content-filter, tool-calls (frontend tools are pending or
 	// the step limit was reached with tool calls), or other.
 	FinishReason string
-	Usage        model.Usage
+	Usage        llm.Usage
 	Steps        []Step
 	// PendingToolCalls are frontend calls the client must execute and answer.
-	PendingToolCalls []model.ToolCall
+	PendingToolCalls []llm.ToolCall
 	// Messages are the messages the run added to the conversation (assistant and tool).
-	Messages []model.Message
+	Messages []llm.Message
 	// Suspended is set when the run stopped at tool calls that wait for approval (FinishReason
 	// "suspended"): the state to store and continue with Resume once they are decided.
 	Suspended *Suspension
 }
 
 // ToolCalls are every tool call of the run, in order.
-func (r *Result) ToolCalls() []model.ToolCall {
-	out := []model.ToolCall{}
+func (r *Result) ToolCalls() []llm.ToolCall {
+	out := []llm.ToolCall{}
 	for _, s := range r.Steps {
 		out = append(out, s.ToolCalls...)
 	}
@@ -160,10 +160,10 @@ func (a *Agent) observed(ctx context.Context, conversation string, fn func(conte
 }
 
 // withInstructions is the conversation as the model sees it: the agent's instructions first.
-func (a *Agent) withInstructions(conversation []model.Message, room int) []model.Message {
-	msgs := make([]model.Message, 0, len(conversation)+room+1)
+func (a *Agent) withInstructions(conversation []llm.Message, room int) []llm.Message {
+	msgs := make([]llm.Message, 0, len(conversation)+room+1)
 	if a.Instructions != "" {
-		msgs = append(msgs, model.Message{Role: "system", Content: a.Instructions})
+		msgs = append(msgs, llm.Message{Role: "system", Content: a.Instructions})
 	}
 	return append(msgs, conversation...)
 }
@@ -180,7 +180,7 @@ func (a *Agent) run(ctx context.Context, in Input, sink Sink) (*Result, error) {
 // loopState is where a run is: the conversation the model sees, what the run has produced and
 // the last finished step (0 before the first). A run stopped for approval continues from it.
 type loopState struct {
-	msgs         []model.Message
+	msgs         []llm.Message
 	res          *Result
 	clientTools  []tools.Definition
 	maxSteps     int
@@ -203,7 +203,7 @@ func (a *Agent) loop(ctx context.Context, ls *loopState, sink Sink) (*Result, er
 		h := &streamHandler{sink: sink, step: step, msgID: msgID, frontend: frontend}
 		started := time.Now()
 		chatCtx, chat := a.startChat(ctx)
-		resp, err := a.Model.Stream(chatCtx, model.Request{Messages: ls.msgs, Tools: defs}, h)
+		resp, err := a.Model.Stream(chatCtx, llm.Request{Messages: ls.msgs, Tools: defs}, h)
 		recordContent(chat, ls.msgs, resp)
 		endChat(chat, resp, err)
 		metrics.ModelDuration.WithLabelValues(a.ID).Observe(time.Since(started).Seconds())
@@ -224,14 +224,14 @@ func (a *Agent) loop(ctx context.Context, ls *loopState, sink Sink) (*Result, er
 		log.V(1).Info("model step finished", "step", step, "finishReason", resp.FinishReason, "toolCalls", len(resp.ToolCalls))
 
 		st := Step{Text: resp.Text, ToolCalls: nonNil(resp.ToolCalls), ToolResults: []ToolResult{}, FinishReason: finishReason(resp.FinishReason), Usage: resp.Usage}
-		assistant := model.Message{ID: msgID, Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls}
+		assistant := llm.Message{ID: msgID, Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls}
 		ls.msgs = append(ls.msgs, assistant)
 		res.Messages = append(res.Messages, assistant)
 		res.Usage.Add(resp.Usage)
 		res.Text = resp.Text
 		res.FinishReason = st.FinishReason
 
-		var pending, server, held []model.ToolCall
+		var pending, server, held []llm.ToolCall
 		for _, tc := range resp.ToolCalls {
 			switch {
 			case frontend[tc.Name]:
@@ -253,7 +253,7 @@ func (a *Agent) loop(ctx context.Context, ls *loopState, sink Sink) (*Result, er
 			}
 			st.ToolResults = results
 			for _, r := range results {
-				m := model.Message{ID: ToolMessageID(msgID, r.ToolCallID), Role: "tool", Content: string(r.Result), ToolCallID: r.ToolCallID}
+				m := llm.Message{ID: ToolMessageID(msgID, r.ToolCallID), Role: "tool", Content: string(r.Result), ToolCallID: r.ToolCallID}
 				ls.msgs = append(ls.msgs, m)
 				res.Messages = append(res.Messages, m)
 			}
@@ -329,9 +329,9 @@ func (a *Agent) offeredTools(client []tools.Definition) ([]tools.Definition, map
 	return defs, frontend
 }
 
-func nonNil(calls []model.ToolCall) []model.ToolCall {
+func nonNil(calls []llm.ToolCall) []llm.ToolCall {
 	if calls == nil {
-		return []model.ToolCall{}
+		return []llm.ToolCall{}
 	}
 	return calls
 }
@@ -344,7 +344,7 @@ func errorResult(msg string) json.RawMessage {
 
 // runTools executes the step's server tool calls concurrently. Results are reported as they
 // complete and returned in call order.
-func (a *Agent) runTools(ctx context.Context, calls []model.ToolCall, step int, msgID string, sink Sink) ([]ToolResult, error) {
+func (a *Agent) runTools(ctx context.Context, calls []llm.ToolCall, step int, msgID string, sink Sink) ([]ToolResult, error) {
 	type done struct {
 		i int
 		r ToolResult
@@ -374,7 +374,7 @@ func (a *Agent) runTools(ctx context.Context, calls []model.ToolCall, step int, 
 	return results, nil
 }
 
-func (a *Agent) callTool(ctx context.Context, tc model.ToolCall) (r ToolResult) {
+func (a *Agent) callTool(ctx context.Context, tc llm.ToolCall) (r ToolResult) {
 	kind := "unknown"
 	if t, ok := a.Tools[tc.Name]; ok {
 		kind = t.Kind

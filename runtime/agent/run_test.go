@@ -12,21 +12,21 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
-// scriptedClient replays model.Responses through the StreamHandler the way a streaming model
+// scriptedClient replays llm.Responses through the StreamHandler the way a streaming model
 // would: text in fragments, then each tool call's start and argument fragments.
 type scriptedClient struct {
-	steps []model.Response
+	steps []llm.Response
 	calls int
-	seen  []model.Request
+	seen  []llm.Request
 }
 
 func (c *scriptedClient) ModelID() string { return "test" }
 
-func (c *scriptedClient) Stream(ctx context.Context, req model.Request, h model.StreamHandler) (*model.Response, error) {
+func (c *scriptedClient) Stream(ctx context.Context, req llm.Request, h llm.StreamHandler) (*llm.Response, error) {
 	c.seen = append(c.seen, req)
 	if c.calls >= len(c.steps) {
 		return nil, errors.New("no more scripted steps")
@@ -87,8 +87,8 @@ func eventNames(events []Event) string {
 }
 
 func TestRunEventOrderWithServerAndFrontendTools(t *testing.T) {
-	client := &scriptedClient{steps: []model.Response{
-		{Text: "Let me check. ", ToolCalls: []model.ToolCall{
+	client := &scriptedClient{steps: []llm.Response{
+		{Text: "Let me check. ", ToolCalls: []llm.ToolCall{
 			{ID: "c1", Name: "echo", Arguments: `{"say":"hi"}`},
 			{ID: "c2", Name: "show-card", Arguments: `{"title":"x"}`},
 		}, FinishReason: "tool_calls"},
@@ -96,7 +96,7 @@ func TestRunEventOrderWithServerAndFrontendTools(t *testing.T) {
 	a := &Agent{ID: "a", Model: client, Tools: map[string]*tools.Tool{"echo": echoTool(t)}, ToolKeys: []string{"echo"}, Instructions: "be nice",
 		FrontendActions: []FrontendAction{{Name: "show-card", Description: "shows a card"}}}
 	var events []Event
-	res, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "hello"}}},
+	res, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "hello"}}},
 		func(e Event) error { events = append(events, e); return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -135,10 +135,10 @@ func TestRunEventOrderWithServerAndFrontendTools(t *testing.T) {
 }
 
 func TestClientToolsMergeButServerToolsWin(t *testing.T) {
-	client := &scriptedClient{steps: []model.Response{{Text: "ok", FinishReason: "stop"}}}
+	client := &scriptedClient{steps: []llm.Response{{Text: "ok", FinishReason: "stop"}}}
 	a := &Agent{ID: "a", Model: client, Tools: map[string]*tools.Tool{"echo": echoTool(t)}, ToolKeys: []string{"echo"}}
 	_, err := a.Run(context.Background(), Input{
-		Messages:    []model.Message{{Role: "user", Content: "x"}},
+		Messages:    []llm.Message{{Role: "user", Content: "x"}},
 		ClientTools: []tools.Definition{{Name: "echo", Description: "imposter"}, {Name: "confetti", Description: "party"}},
 	}, nil)
 	if err != nil {
@@ -154,10 +154,10 @@ func TestClientToolsMergeButServerToolsWin(t *testing.T) {
 }
 
 func TestSinkErrorAbortsTheRun(t *testing.T) {
-	client := &scriptedClient{steps: []model.Response{{Text: "one two three", FinishReason: "stop"}}}
+	client := &scriptedClient{steps: []llm.Response{{Text: "one two three", FinishReason: "stop"}}}
 	a := &Agent{ID: "a", Model: client}
 	n := 0
-	_, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "x"}}}, func(e Event) error {
+	_, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "x"}}}, func(e Event) error {
 		n++
 		if e.Type == EventTextDelta {
 			return fmt.Errorf("client went away")
@@ -170,12 +170,12 @@ func TestSinkErrorAbortsTheRun(t *testing.T) {
 }
 
 func TestUnknownToolIsAnErrorResult(t *testing.T) {
-	client := &scriptedClient{steps: []model.Response{
-		{ToolCalls: []model.ToolCall{{ID: "c1", Name: "made-up", Arguments: `{}`}}, FinishReason: "tool_calls"},
+	client := &scriptedClient{steps: []llm.Response{
+		{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "made-up", Arguments: `{}`}}, FinishReason: "tool_calls"},
 		{Text: "sorry", FinishReason: "stop"},
 	}}
 	a := &Agent{ID: "a", Model: client}
-	res, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "x"}}}, nil)
+	res, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

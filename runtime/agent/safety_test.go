@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/metrics"
-	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -43,24 +43,24 @@ func series(c prometheus.Collector) map[string]float64 {
 
 func TestClientToolNamesDoNotCreateMetricSeries(t *testing.T) {
 	const n = 1000
-	var calls []model.ToolCall
+	var calls []llm.ToolCall
 	var clientTools []tools.Definition
-	var madeUp []model.ToolCall
+	var madeUp []llm.ToolCall
 	for i := range n {
 		name := fmt.Sprintf("client-tool-%d", i)
 		clientTools = append(clientTools, tools.Definition{Name: name, Description: "d"})
-		calls = append(calls, model.ToolCall{ID: fmt.Sprintf("c%d", i), Name: name, Arguments: `{}`})
-		madeUp = append(madeUp, model.ToolCall{ID: fmt.Sprintf("u%d", i), Name: fmt.Sprintf("made-up-%d", i), Arguments: `{}`})
+		calls = append(calls, llm.ToolCall{ID: fmt.Sprintf("c%d", i), Name: name, Arguments: `{}`})
+		madeUp = append(madeUp, llm.ToolCall{ID: fmt.Sprintf("u%d", i), Name: fmt.Sprintf("made-up-%d", i), Arguments: `{}`})
 	}
-	calls = append(calls, model.ToolCall{ID: "fa", Name: "show-card", Arguments: `{}`})
-	client := &scriptedClient{steps: []model.Response{
+	calls = append(calls, llm.ToolCall{ID: "fa", Name: "show-card", Arguments: `{}`})
+	client := &scriptedClient{steps: []llm.Response{
 		{ToolCalls: madeUp, FinishReason: "tool_calls"},
 		{ToolCalls: calls, FinishReason: "tool_calls"},
 	}}
 	a := &Agent{ID: "labels", Model: client, FrontendActions: []FrontendAction{{Name: "show-card", Description: "card"}}}
 
 	before := len(series(metrics.ToolCalls))
-	res, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "x"}}, ClientTools: clientTools}, nil)
+	res, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "x"}}, ClientTools: clientTools}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +104,8 @@ func TestHTTPToolFailuresReachTheModelAsCategories(t *testing.T) {
 		}
 		return tool
 	}
-	client := &scriptedClient{steps: []model.Response{
-		{ToolCalls: []model.ToolCall{
+	client := &scriptedClient{steps: []llm.Response{
+		{ToolCalls: []llm.ToolCall{
 			{ID: "c1", Name: "broken", Arguments: `{}`},
 			{ID: "c2", Name: "redirect", Arguments: `{}`},
 			{ID: "c3", Name: "metadata", Arguments: `{}`},
@@ -117,7 +117,7 @@ func TestHTTPToolFailuresReachTheModelAsCategories(t *testing.T) {
 		"redirect": httpTool("redirect", srv.URL+"/redirect"),
 		"metadata": httpTool("metadata", "http://169.254.169.254/latest/meta-data/"),
 	}}
-	res, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "x"}}}, nil)
+	res, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

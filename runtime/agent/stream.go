@@ -1,7 +1,7 @@
 package agent
 
 import (
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 // streamHandler turns model stream callbacks into run events, keeping the text message and
@@ -15,7 +15,7 @@ type streamHandler struct {
 
 	textOpen bool
 	open     int // index of the open tool call, -1 when none
-	calls    map[int]model.ToolCall
+	calls    map[int]llm.ToolCall
 	ended    map[int]bool
 	order    []int
 }
@@ -53,12 +53,12 @@ func (h *streamHandler) OnToolCallStart(index int, id, name string) error {
 		return err
 	}
 	if h.calls == nil {
-		h.calls, h.ended, h.open = map[int]model.ToolCall{}, map[int]bool{}, -1
+		h.calls, h.ended, h.open = map[int]llm.ToolCall{}, map[int]bool{}, -1
 	}
 	if err := h.endCall(); err != nil {
 		return err
 	}
-	h.calls[index] = model.ToolCall{ID: id, Name: name}
+	h.calls[index] = llm.ToolCall{ID: id, Name: name}
 	h.order = append(h.order, index)
 	h.open = index
 	return h.emit(Event{Type: EventToolCallStart, ToolCall: h.calls[index], Frontend: h.frontend[name]})

@@ -12,8 +12,8 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/agentry-dev/agentry/internal/telemetry"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/internal/platform/telemetry"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -115,7 +115,7 @@ func captureContent() bool { return telemetry.CaptureContent(os.Getenv) }
 
 // recordContent puts the request's messages and the answer on the chat span, as the GenAI
 // conventions' gen_ai.input.messages / gen_ai.output.messages, when the operator opted in.
-func recordContent(span trace.Span, msgs []model.Message, resp *model.Response) {
+func recordContent(span trace.Span, msgs []llm.Message, resp *llm.Response) {
 	if !span.IsRecording() || !captureContent() { // no environment read per model call when not tracing
 		return
 	}
@@ -139,7 +139,7 @@ func recordContent(span trace.Span, msgs []model.Message, resp *model.Response) 
 	}
 }
 
-func endChat(span trace.Span, resp *model.Response, err error) {
+func endChat(span trace.Span, resp *llm.Response, err error) {
 	if resp != nil {
 		span.SetAttributes(finishReasonAttr(resp.FinishReason),
 			semconv.GenAIUsageInputTokensKey.Int64(resp.Usage.PromptTokens), semconv.GenAIUsageOutputTokensKey.Int64(resp.Usage.CompletionTokens))
@@ -149,7 +149,7 @@ func endChat(span trace.Span, resp *model.Response, err error) {
 }
 
 // startTool starts an execute_tool span; kind is the tool's kind (cel, http, mcp, frontend).
-func startTool(ctx context.Context, tc model.ToolCall, kind string) (context.Context, trace.Span) {
+func startTool(ctx context.Context, tc llm.ToolCall, kind string) (context.Context, trace.Span) {
 	return tracer().Start(ctx, "execute_tool "+tc.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
 		semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(tc.Name), semconv.GenAIToolCallID(tc.ID),
 		semconv.GenAIToolType(toolType(kind)), attribute.String("agentry.tool.kind", kind)))
@@ -179,7 +179,7 @@ func failed(span trace.Span, err error) {
 // errorType names a failure's kind for error.type: a short, fixed vocabulary.
 func errorType(err error) string {
 	var ie *tools.InputError
-	var me *model.Error
+	var me *llm.Error
 	switch {
 	case errors.Is(err, context.Canceled):
 		return "canceled"

@@ -12,14 +12,14 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 // idModel only names a model: the benchmark starts and ends spans, it calls nothing.
 type idModel struct{}
 
 func (idModel) ModelID() string { return "gpt-4o-mini" }
-func (idModel) Stream(context.Context, model.Request, model.StreamHandler) (*model.Response, error) {
+func (idModel) Stream(context.Context, llm.Request, llm.StreamHandler) (*llm.Response, error) {
 	return nil, errors.New("not called")
 }
 
@@ -38,7 +38,7 @@ func BenchmarkRunSpans(b *testing.B) {
 	defer func() { _ = tp.Shutdown(context.Background()) }()
 	a := &Agent{ID: "bench", Name: "Bench", Provider: "openai", Model: idModel{}}
 	res := &Result{FinishReason: "stop"}
-	resp := &model.Response{FinishReason: "stop"}
+	resp := &llm.Response{FinishReason: "stop"}
 	b.ReportAllocs()
 	for b.Loop() {
 		ctx, run := a.startRun(context.Background(), "thread-1")

@@ -9,8 +9,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -19,17 +19,17 @@ import (
 // token counts, and nothing of the conversation's text or the tools' arguments.
 func TestRunSpans(t *testing.T) {
 	rec := testutil.RecordSpans(t)
-	client := &scriptedClient{steps: []model.Response{
-		{Text: "Let me check. ", ToolCalls: []model.ToolCall{
+	client := &scriptedClient{steps: []llm.Response{
+		{Text: "Let me check. ", ToolCalls: []llm.ToolCall{
 			{ID: "c1", Name: "echo", Arguments: `{"say":"secret-word"}`},
 			{ID: "c2", Name: "broken", Arguments: `{}`},
-		}, FinishReason: "tool_calls", Usage: model.Usage{PromptTokens: 11, CompletionTokens: 7, TotalTokens: 18}},
-		{Text: "Done.", ToolCalls: []model.ToolCall{{ID: "c3", Name: "show-card", Arguments: `{"title":"x"}`}}, FinishReason: "tool_calls",
-			Usage: model.Usage{PromptTokens: 20, CompletionTokens: 3, TotalTokens: 23}},
+		}, FinishReason: "tool_calls", Usage: llm.Usage{PromptTokens: 11, CompletionTokens: 7, TotalTokens: 18}},
+		{Text: "Done.", ToolCalls: []llm.ToolCall{{ID: "c3", Name: "show-card", Arguments: `{"title":"x"}`}}, FinishReason: "tool_calls",
+			Usage: llm.Usage{PromptTokens: 20, CompletionTokens: 3, TotalTokens: 23}},
 	}}
 	a := &Agent{ID: "chef", Name: "Chef", Provider: "openai", Model: client, Tools: map[string]*tools.Tool{"echo": echoTool(t)}, ToolKeys: []string{"echo"},
 		FrontendActions: []FrontendAction{{Name: "show-card", Description: "shows a card"}}}
-	if _, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "my private question"}}, Conversation: "thread-1"}, nil); err != nil {
+	if _, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "my private question"}}, Conversation: "thread-1"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	spans := rec.Ended()
@@ -96,7 +96,7 @@ func TestRunSpans(t *testing.T) {
 func TestFailedModelCallSpans(t *testing.T) {
 	rec := testutil.RecordSpans(t)
 	a := &Agent{ID: "chef", Model: &scriptedClient{}}
-	if _, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "hi"}}}, nil); err == nil {
+	if _, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "hi"}}}, nil); err == nil {
 		t.Fatal("the run should fail")
 	}
 	var got []string
@@ -114,8 +114,8 @@ func TestContentIsRecordedOnlyWhenAskedFor(t *testing.T) {
 		t.Run("capture="+opt, func(t *testing.T) {
 			t.Setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", opt)
 			rec := testutil.RecordSpans(t)
-			a := &Agent{ID: "chef", Model: &scriptedClient{steps: []model.Response{{Text: "Use olive oil.", FinishReason: "stop"}}}}
-			if _, err := a.Run(context.Background(), Input{Messages: []model.Message{{Role: "user", Content: "butter?"}}}, nil); err != nil {
+			a := &Agent{ID: "chef", Model: &scriptedClient{steps: []llm.Response{{Text: "Use olive oil.", FinishReason: "stop"}}}}
+			if _, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "butter?"}}}, nil); err != nil {
 				t.Fatal(err)
 			}
 			var chat map[string]string

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentry-dev/agentry/runtime/agent"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -69,7 +69,7 @@ type wireMessage struct {
 // artefacts, not conversation, and are skipped. A result that is empty or not an array is an
 // InputError. Tool calls the client left unanswered get an error result, because models reject
 // a conversation where a tool call has no result.
-func ConvertMessages(raw json.RawMessage) ([]model.Message, error) {
+func ConvertMessages(raw json.RawMessage) ([]llm.Message, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, invalid("messages is required")
 	}
@@ -77,7 +77,7 @@ func ConvertMessages(raw json.RawMessage) ([]model.Message, error) {
 	if err := json.Unmarshal(raw, &list); err != nil {
 		return nil, invalid("messages must be an array")
 	}
-	out := make([]model.Message, 0, len(list))
+	out := make([]llm.Message, 0, len(list))
 	for i, item := range list {
 		var m wireMessage
 		if err := json.Unmarshal(item, &m); err != nil {
@@ -89,18 +89,18 @@ func ConvertMessages(raw json.RawMessage) ([]model.Message, error) {
 			if err != nil {
 				return nil, invalid("messages[%d].content %s", i, err)
 			}
-			out = append(out, model.Message{ID: m.ID, Role: m.Role, Content: text})
+			out = append(out, llm.Message{ID: m.ID, Role: m.Role, Content: text})
 		case "assistant":
 			text, err := contentText(m.Content, false)
 			if err != nil && len(m.Content) > 0 && string(m.Content) != "null" {
 				return nil, invalid("messages[%d].content %s", i, err)
 			}
-			msg := model.Message{ID: m.ID, Role: "assistant", Content: text}
+			msg := llm.Message{ID: m.ID, Role: "assistant", Content: text}
 			for j, tc := range m.ToolCalls {
 				if tc.ID == "" || tc.Function.Name == "" {
 					return nil, invalid("messages[%d].toolCalls[%d] needs an id and function.name", i, j)
 				}
-				msg.ToolCalls = append(msg.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 			}
 			if msg.Content == "" && len(msg.ToolCalls) == 0 {
 				continue // an empty assistant turn carries nothing for the model
@@ -118,7 +118,7 @@ func ConvertMessages(raw json.RawMessage) ([]model.Message, error) {
 				b, _ := json.Marshal(map[string]string{"error": m.Error})
 				text = string(b)
 			}
-			out = append(out, model.Message{ID: m.ID, Role: "tool", Content: text, ToolCallID: m.ToolCallID})
+			out = append(out, llm.Message{ID: m.ID, Role: "tool", Content: text, ToolCallID: m.ToolCallID})
 		case "activity", "reasoning":
 			continue
 		case "":

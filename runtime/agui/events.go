@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/runtime/agent"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 // AG-UI event types the endpoint sends.
@@ -153,7 +153,7 @@ func stepName(n int) string { return fmt.Sprintf("step-%d", n) }
 
 // Finished is the last event of a successful run. Frontend tool calls left for the client are
 // named in the outcome, so the UI knows what to execute.
-func (m *Mapper) Finished(pending []model.ToolCall, usage model.Usage, provider, modelID string) Event {
+func (m *Mapper) Finished(pending []llm.ToolCall, usage llm.Usage, provider, modelID string) Event {
 	ev := m.event(RunFinished)
 	ev.Outcome = &Outcome{Type: "success"}
 	for _, tc := range pending {
@@ -167,7 +167,7 @@ func (m *Mapper) Finished(pending []model.ToolCall, usage model.Usage, provider,
 
 // Interrupted is the last event of a run that stopped for approval: one interrupt per tool
 // call still waiting, answered by a later run's resume entries.
-func (m *Mapper) Interrupted(held []agent.Held, schema func(tool string) map[string]any, usage model.Usage, provider, modelID string) Event {
+func (m *Mapper) Interrupted(held []agent.Held, schema func(tool string) map[string]any, usage llm.Usage, provider, modelID string) Event {
 	ev := m.event(RunFinished)
 	ev.Outcome = &Outcome{Type: "interrupt"}
 	for _, h := range held {

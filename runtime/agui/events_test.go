@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentry-dev/agentry/runtime/agent"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 func TestMapperEnvelopeAndOmittedFields(t *testing.T) {
@@ -16,8 +16,8 @@ func TestMapperEnvelopeAndOmittedFields(t *testing.T) {
 	all = append(all, m.Map(agent.Event{Type: agent.EventTextStart, MessageID: "m1"})...)
 	all = append(all, m.Map(agent.Event{Type: agent.EventTextDelta, MessageID: "m1", Delta: ""})...) // dropped
 	all = append(all, m.Map(agent.Event{Type: agent.EventTextDelta, MessageID: "m1", Delta: "hi"})...)
-	all = append(all, m.Map(agent.Event{Type: agent.EventToolResult, ToolCall: model.ToolCall{ID: "c1"}, Result: json.RawMessage(`{}`)})...)
-	all = append(all, m.Finished([]model.ToolCall{{ID: "c9"}}, model.Usage{}, "openai", "m"))
+	all = append(all, m.Map(agent.Event{Type: agent.EventToolResult, ToolCall: llm.ToolCall{ID: "c1"}, Result: json.RawMessage(`{}`)})...)
+	all = append(all, m.Finished([]llm.ToolCall{{ID: "c9"}}, llm.Usage{}, "openai", "m"))
 	all = append(all, m.Failed("")...)
 	if len(all) != 7 {
 		t.Fatalf("%d events", len(all))

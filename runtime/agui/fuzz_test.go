@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -89,7 +89,7 @@ func checkInputError(t *testing.T, err error) {
 
 // checkConversation states what the model needs: a non-empty conversation that does not start
 // with a tool result, known roles, and every tool call answered before the next turn.
-func checkConversation(t *testing.T, msgs []model.Message) {
+func checkConversation(t *testing.T, msgs []llm.Message) {
 	t.Helper()
 	if len(msgs) == 0 {
 		t.Fatal("accepted an empty conversation")
@@ -127,7 +127,7 @@ func checkConversation(t *testing.T, msgs []model.Message) {
 }
 
 // wireMessages writes model messages back as AG-UI messages.
-func wireMessages(t *testing.T, msgs []model.Message) json.RawMessage {
+func wireMessages(t *testing.T, msgs []llm.Message) json.RawMessage {
 	t.Helper()
 	type fn struct {
 		Name      string `json:"name"`

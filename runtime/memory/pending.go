@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/sqldb"
+	"github.com/agentry-dev/agentry/internal/platform/sqldb"
 )
 
 // PendingRun is a run stopped for a person's approval: what it needs to continue, stored so any

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/sqldb"
+	"github.com/agentry-dev/agentry/internal/platform/sqldb"
 )
 
 // dialect holds what differs between SQLite and PostgreSQL.

@@ -11,22 +11,22 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentry-dev/agentry/internal/sqldb"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/internal/platform/sqldb"
+	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 // Message is a stored conversation message. ID is unique within the agent's thread: saving a
 // message whose ID is already stored changes nothing, so clients that resend the whole
 // history create no duplicates.
 type Message struct {
-	ID         string           `json:"id"`
-	ThreadID   string           `json:"threadId"`
-	ResourceID string           `json:"resourceId,omitempty"`
-	Role       string           `json:"role"`
-	Content    string           `json:"content"`
-	ToolCalls  []model.ToolCall `json:"toolCalls,omitempty"`
-	ToolCallID string           `json:"toolCallId,omitempty"`
-	CreatedAt  time.Time        `json:"createdAt"`
+	ID         string         `json:"id"`
+	ThreadID   string         `json:"threadId"`
+	ResourceID string         `json:"resourceId,omitempty"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []llm.ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string         `json:"toolCallId,omitempty"`
+	CreatedAt  time.Time      `json:"createdAt"`
 }
 
 // Thread is a conversation.
@@ -155,15 +155,15 @@ func shorten(s string, n int) string {
 }
 
 // FromModel turns a conversation message into a stored one.
-func FromModel(m model.Message) Message {
+func FromModel(m llm.Message) Message {
 	return Message{ID: m.ID, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
 }
 
 // ToModel turns stored messages into conversation messages.
-func ToModel(msgs []Message) []model.Message {
-	out := make([]model.Message, 0, len(msgs))
+func ToModel(msgs []Message) []llm.Message {
+	out := make([]llm.Message, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, model.Message{ID: m.ID, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID})
+		out = append(out, llm.Message{ID: m.ID, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID})
 	}
 	return out
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 var ctx = context.Background()
@@ -90,7 +90,7 @@ func TestStoreBehaviour(t *testing.T) {
 				}
 				err := s.Save(ctx, "chef", "t1", "alice", []Message{
 					msg("u1", "user", "What can I use instead of butter?"),
-					{ID: "a1", Role: "assistant", ToolCalls: []model.ToolCall{{ID: "c1", Name: "suggest-substitute", Arguments: `{"ingredient":"butter"}`}}},
+					{ID: "a1", Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "suggest-substitute", Arguments: `{"ingredient":"butter"}`}}},
 					{ID: "t1", Role: "tool", ToolCallID: "c1", Content: `{"substitute":"oil"}`},
 					msg("a2", "assistant", "Use oil."),
 				})

@@ -8,7 +8,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/agentry-dev/agentry/internal/telemetry"
+	"github.com/agentry-dev/agentry/internal/platform/telemetry"
 )
 
 // Traced makes a store's reads and writes of a run spans ("memory recall", "memory save"):

@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/manifest/decode"
-	"github.com/agentry-dev/agentry/internal/mcpclient"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
+	"github.com/agentry-dev/agentry/internal/protocol/mcpclient"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )

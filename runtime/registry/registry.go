@@ -14,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/manifest/decode"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/memory"
-	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
@@ -233,17 +233,17 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 	if err != nil {
 		return nil, nil, err
 	}
-	a.Model = model.NewOpenAI(cfg)
+	a.Model = llm.NewOpenAI(cfg)
 	return a, warnings, nil
 }
 
-func modelConfig(m *v1alpha1.Agent, opts Options) (model.Config, error) {
+func modelConfig(m *v1alpha1.Agent, opts Options) (llm.Config, error) {
 	spec := m.Spec.Model
-	cfg := model.Config{
+	cfg := llm.Config{
 		Model:      spec.Name,
 		BaseURL:    spec.BaseURL,
-		Timeout:    model.DefaultTimeout,
-		MaxRetries: model.DefaultMaxRetries,
+		Timeout:    llm.DefaultTimeout,
+		MaxRetries: llm.DefaultMaxRetries,
 		HTTPClient: opts.HTTPClient,
 	}
 	if cfg.BaseURL == "" {
@@ -276,7 +276,7 @@ func modelConfig(m *v1alpha1.Agent, opts Options) (model.Config, error) {
 		v := int64(*spec.MaxTokens)
 		cfg.MaxTokens = &v
 	}
-	cfg.APIKey = opts.Getenv(model.APIKeyEnv)
+	cfg.APIKey = opts.Getenv(llm.APIKeyEnv)
 	if ref := spec.APIKeySecretRef; ref != nil {
 		cfg.KeyRequired = true
 		cfg.KeySource = fmt.Sprintf("spec.model.apiKeySecretRef names key %q of Secret %q", ref.Key, ref.Name)
@@ -288,12 +288,12 @@ func modelConfig(m *v1alpha1.Agent, opts Options) (model.Config, error) {
 	}
 	if spec.Provider == v1alpha1.ModelProviderAzureOpenAI && spec.Azure != nil {
 		az := spec.Azure
-		cfg.Azure = &model.AzureConfig{Endpoint: az.Endpoint, Deployment: az.Deployment, APIVersion: az.APIVersion}
+		cfg.Azure = &llm.AzureConfig{Endpoint: az.Endpoint, Deployment: az.Deployment, APIVersion: az.APIVersion}
 		if cfg.Azure.Deployment == "" {
 			cfg.Azure.Deployment = spec.Name
 		}
 		if ref := az.TokenSecretRef; ref != nil {
-			cfg.Azure.Token = opts.Getenv(model.AzureTokenEnv)
+			cfg.Azure.Token = opts.Getenv(llm.AzureTokenEnv)
 			if cfg.Azure.Token == "" && opts.Secrets != nil {
 				if data, err := opts.Secrets.Secret(ref.Name); err == nil {
 					cfg.Azure.Token = data[ref.Key]
@@ -309,7 +309,7 @@ func modelConfig(m *v1alpha1.Agent, opts Options) (model.Config, error) {
 		cfg.BaseURL, cfg.APIKey, cfg.KeyRequired, cfg.Azure = o.BaseURL, o.APIKey, false, nil
 	}
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = model.DefaultBaseURL
+		cfg.BaseURL = llm.DefaultBaseURL
 	}
 	return cfg, nil
 }

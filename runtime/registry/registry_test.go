@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
@@ -28,7 +28,7 @@ func TestAzureModelConfig(t *testing.T) {
 	if cfg, _ := modelConfig(agent(tokenRef, nil), opts); cfg.Azure.Token != "from-secret" || cfg.Azure.Deployment != "d" || cfg.KeyRequired {
 		t.Errorf("token from the Secret: %+v", cfg.Azure)
 	}
-	env[model.AzureTokenEnv] = "from-env"
+	env[llm.AzureTokenEnv] = "from-env"
 	if cfg, _ := modelConfig(agent(tokenRef, nil), opts); cfg.Azure.Token != "from-env" {
 		t.Errorf("token from the environment: %+v", cfg.Azure)
 	}

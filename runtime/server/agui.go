@@ -13,9 +13,9 @@ import (
 
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/agui"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/metrics"
-	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
 
@@ -187,7 +187,7 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgent
 		return nil
 	}
 	if open := sus.Undecided(); len(open) > 0 {
-		_ = out.send(mapper.Interrupted(open, e.Agent.ResponseSchema, model.Usage{}, e.Agent.Provider, e.Agent.Model.ModelID()))
+		_ = out.send(mapper.Interrupted(open, e.Agent.ResponseSchema, llm.Usage{}, e.Agent.Provider, e.Agent.Model.ModelID()))
 		return nil
 	}
 	ctx, shuttingDown, cancel := s.runContext(c)

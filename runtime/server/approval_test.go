@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // cautiousAgent offers suggest-substitute only with a person's approval; memory is optional.

@@ -3,7 +3,7 @@ package server
 import (
 	"errors"
 
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 // Messages of failures whose cause is internal: the cause goes to the log, the caller gets
@@ -19,11 +19,11 @@ const (
 // wrong (status, provider message, hint) when there is one, never hosts, addresses or
 // transport errors.
 func publicMessage(err error) string {
-	var me *model.Error
+	var me *llm.Error
 	if errors.As(err, &me) && me.Public != "" {
 		return me.Public
 	}
-	if errors.Is(err, model.ErrMissingAPIKey) {
+	if errors.Is(err, llm.ErrMissingAPIKey) {
 		return err.Error() // names the variable and the Secret to set, nothing else
 	}
 	return genericAgentError

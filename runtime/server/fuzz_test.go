@@ -13,8 +13,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/memory"
-	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
 
@@ -96,7 +96,7 @@ func FuzzParseGenerate(f *testing.F) {
 	})
 }
 
-func wireGenerateMessages(t *testing.T, msgs []model.Message) json.RawMessage {
+func wireGenerateMessages(t *testing.T, msgs []llm.Message) json.RawMessage {
 	t.Helper()
 	type msg struct {
 		Role    string `json:"role"`

@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/runtime/agent"
-	"github.com/agentry-dev/agentry/runtime/model"
+	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 // genericAgentError is the message of a 500 whose failure has none.
@@ -58,7 +58,7 @@ func decodeBody(c echo.Context, v any) error {
 
 // parseMessages accepts what Mastra's generate accepts: a string, a list of strings, or a list
 // of {role, content} where content is a string or a list of text parts.
-func parseMessages(raw json.RawMessage) ([]model.Message, error) {
+func parseMessages(raw json.RawMessage) ([]llm.Message, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, errors.New("messages is required")
 	}
@@ -67,7 +67,7 @@ func parseMessages(raw json.RawMessage) ([]model.Message, error) {
 		if strings.TrimSpace(single) == "" {
 			return nil, errors.New("messages must not be empty")
 		}
-		return []model.Message{{Role: "user", Content: single}}, nil
+		return []llm.Message{{Role: "user", Content: single}}, nil
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
@@ -76,10 +76,10 @@ func parseMessages(raw json.RawMessage) ([]model.Message, error) {
 	if len(list) == 0 {
 		return nil, errors.New("messages must not be empty")
 	}
-	out := make([]model.Message, 0, len(list))
+	out := make([]llm.Message, 0, len(list))
 	for i, item := range list {
 		if json.Unmarshal(item, &single) == nil {
-			out = append(out, model.Message{Role: "user", Content: single})
+			out = append(out, llm.Message{Role: "user", Content: single})
 			continue
 		}
 		var m struct {
@@ -100,7 +100,7 @@ func parseMessages(raw json.RawMessage) ([]model.Message, error) {
 		if err != nil {
 			return nil, fmt.Errorf("messages[%d].content %s", i, err)
 		}
-		out = append(out, model.Message{Role: m.Role, Content: text})
+		out = append(out, llm.Message{Role: m.Role, Content: text})
 	}
 	return out, nil
 }
@@ -153,13 +153,13 @@ type stepOut struct {
 	ToolCalls    []toolCallOut   `json:"toolCalls"`
 	ToolResults  []toolResultOut `json:"toolResults"`
 	FinishReason string          `json:"finishReason"`
-	Usage        model.Usage     `json:"usage"`
+	Usage        llm.Usage       `json:"usage"`
 }
 
 type generateResponse struct {
 	Text         string          `json:"text"`
 	FinishReason string          `json:"finishReason"`
-	Usage        model.Usage     `json:"usage"`
+	Usage        llm.Usage       `json:"usage"`
 	ToolCalls    []toolCallOut   `json:"toolCalls"`
 	ToolResults  []toolResultOut `json:"toolResults"`
 	Steps        []stepOut       `json:"steps"`
@@ -169,7 +169,7 @@ type generateResponse struct {
 	PendingApprovals []approvalOut `json:"pendingApprovals,omitempty"`
 }
 
-func callsOut(calls []model.ToolCall) []toolCallOut {
+func callsOut(calls []llm.ToolCall) []toolCallOut {
 	out := make([]toolCallOut, 0, len(calls))
 	for _, c := range calls {
 		out = append(out, toolCallOut{Type: "tool-call", ToolCallID: c.ID, ToolName: c.Name, Args: argsJSON(c.Arguments)})
@@ -193,7 +193,7 @@ type generateInput struct {
 	RunID  string
 	Memory *memoryRef
 	// Fresh are the request's messages as they will be stored (with ids).
-	Fresh []model.Message
+	Fresh []llm.Message
 }
 
 // parseGenerate reads the body shared by generate and stream; errors are 400s, and the memory

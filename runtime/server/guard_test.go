@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 

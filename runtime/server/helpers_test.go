@@ -16,8 +16,8 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
 
-	"github.com/agentry-dev/agentry/internal/manifest"
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )

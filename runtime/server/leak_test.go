@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 )
 
 const leakAgents = `

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
-	"github.com/agentry-dev/agentry/internal/testutil/mcptest"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil/mcptest"
 )
 
 // mcpAgent is an agent using every tool of one MCP server and one tool of another, by name.

@@ -13,8 +13,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/memory"
-	"github.com/agentry-dev/agentry/runtime/model"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
 
@@ -81,7 +81,7 @@ func memoryErrorMessage(err error) string {
 // withMemory prepends the thread's recalled messages to the request's and gives the new
 // messages ids for storing. It answers 400 for an agent without memory, 403 for a thread of
 // another resource, 500 when the store fails.
-func (s *Server) withMemory(ctx context.Context, e *registry.Entry, ref *memoryRef, in *agent.Input) ([]model.Message, error) {
+func (s *Server) withMemory(ctx context.Context, e *registry.Entry, ref *memoryRef, in *agent.Input) ([]llm.Message, error) {
 	if e.Memory == nil {
 		return nil, echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("agent %s has no memory configured (spec.memory)", e.Agent.ID))
 	}
@@ -93,7 +93,7 @@ func (s *Server) withMemory(ctx context.Context, e *registry.Entry, ref *memoryR
 		}
 		return nil, memoryFailure(err, http.StatusInternalServerError, "failed to recall conversation memory: ")
 	}
-	fresh := make([]model.Message, 0, len(in.Messages))
+	fresh := make([]llm.Message, 0, len(in.Messages))
 	for _, m := range in.Messages {
 		if m.ID == "" {
 			m.ID = agent.NewID("msg")
@@ -106,7 +106,7 @@ func (s *Server) withMemory(ctx context.Context, e *registry.Entry, ref *memoryR
 
 // remember stores a turn: the new request messages and what the run added. It runs on a
 // context detached from the request's (see persistTimeout).
-func remember(ctx context.Context, e *registry.Entry, ref *memoryRef, msgs ...[]model.Message) error {
+func remember(ctx context.Context, e *registry.Entry, ref *memoryRef, msgs ...[]llm.Message) error {
 	var out []memory.Message
 	for _, list := range msgs {
 		for _, m := range list {

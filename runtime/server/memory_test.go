@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func memoryAgent(url string) string {

@@ -19,7 +19,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 
-	"github.com/agentry-dev/agentry/internal/httpserve"
+	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"

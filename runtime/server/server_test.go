@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 )
 
 func TestListAndGetAgents(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-logr/logr/testr"
 
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 )
 
 // sseLines posts an AG-UI run and returns a channel of the stream's raw lines.

@@ -11,9 +11,9 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
-	"github.com/agentry-dev/agentry/internal/testutil"
-	"github.com/agentry-dev/agentry/internal/testutil/mcptest"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil/mcptest"
 )
 
 // Tool calls of every kind that runs outside the process are execute_tool spans under the

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/egress"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 )
 
 // AllowLinkLocalEnv, set to "true", lets HTTP tools reach link-local and cloud metadata

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/mcpclient"
+	"github.com/agentry-dev/agentry/internal/protocol/mcpclient"
 )
 
 // maxMCPResult bounds what one MCP tool call may return to the model.

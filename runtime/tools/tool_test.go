@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/manifest"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/agentry-dev/agentry/internal/imagebuild"
+	"github.com/agentry-dev/agentry/hack/images/imagebuild"
 )
 
 // nodeImages builds the node's own images into one archive: the pod sandbox (pause, built from

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // mcpManifests is an Agent using the MCP reference server's tools: every tool over streamable

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 

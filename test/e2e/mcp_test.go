@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/samplemcp"
+	"github.com/agentry-dev/agentry/internal/devkit/samplemcp"
 )
 
 // mcpEndToEnd: an MCPServer applied with kubectl (the kitchen sample server, with a headers

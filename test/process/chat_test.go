@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // The chat service as it is deployed: `agentry chat` processes on one PostgreSQL (or one on a

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/samplemcp"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/samplemcp"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 type chatMessage struct {

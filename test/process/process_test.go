@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 var (

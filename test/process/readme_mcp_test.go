@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry-dev/agentry/internal/samplemcp"
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/samplemcp"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 )
 
 // The README's MCP manifest, as printed, works: served with the kitchen sample server (on a

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/agentry-dev/agentry/controllers/render"
-	"github.com/agentry-dev/agentry/internal/manifest"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 )
 
 // renderSamples writes every sample Agent's config as the operator renders it into the Agent's

@@ -27,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 type config struct {

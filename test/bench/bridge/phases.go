@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // env is what the phases share: the agent's URLs, the chat service and the users' sockets.

@@ -23,7 +23,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 const apiKey = "chat-bench-api-key-0123456789abcdef"

@@ -34,8 +34,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/agentry-dev/agentry/controllers/render"
-	"github.com/agentry-dev/agentry/internal/manifest"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/memlimit"
 )
 

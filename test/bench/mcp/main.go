@@ -21,9 +21,9 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/agentry-dev/agentry/internal/manifest"
-	"github.com/agentry-dev/agentry/internal/samplemcp"
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/samplemcp"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/server"
 )

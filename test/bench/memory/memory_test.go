@@ -18,9 +18,9 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/agentry-dev/agentry/internal/manifest"
-	"github.com/agentry-dev/agentry/internal/scriptedmodel"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	mem "github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/server"

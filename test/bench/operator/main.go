@@ -33,7 +33,7 @@ import (
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers"
 	"github.com/agentry-dev/agentry/controllers/render"
-	"github.com/agentry-dev/agentry/internal/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func main() {

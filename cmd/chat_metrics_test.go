@@ -1,0 +1,189 @@
+//go:build !agentry_runtime
+
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/go-logr/logr"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestChatMetricsListener: agentry chat serves /metrics, /healthz and /readyz on its own
+// listener (not on the public port); the series move once a socket connects and a message is
+// sent; every REST answer carries a request id, echoing a safe incoming one.
+func TestChatMetricsListener(t *testing.T) {
+	addr, maddr := freeAddr(t), freeAddr(t)
+	dir := t.TempDir()
+	const key = "0123456789abcdef-key"
+	o := &chatOptions{addr: addr, metricsAddr: maddr, storage: "file:" + filepath.Join(dir, "chat.db"), replicas: 1,
+		mediaDir: filepath.Join(dir, "media"), maxMediaBytes: 1 << 20, web: true}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runChat(ctx, logr.Discard(), o, key) }()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("runChat: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("runChat did not stop")
+		}
+	}()
+
+	call := func(method, url, body string, hdr ...string) (*http.Response, string) {
+		t.Helper()
+		return httpCall(t, method, url, strings.NewReader(body), append([]string{"Content-Type", "application/json"}, hdr...)...)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get("http://" + maddr + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the metrics listener did not come up: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if res, _ := call("GET", "http://"+maddr+"/healthz", ""); res.StatusCode != http.StatusOK {
+		t.Fatalf("healthz on the metrics listener: %d", res.StatusCode)
+	}
+	// Not on the public port.
+	if res, _ := call("GET", "http://"+addr+"/metrics", ""); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("/metrics on the public port: %d", res.StatusCode)
+	}
+
+	api := "http://" + addr + "/chat/v1"
+	for _, uid := range []string{"alice", "bob"} {
+		if res, body := call("POST", api+"/users", `{"uid":"`+uid+`","name":"`+uid+`"}`, "apikey", key); res.StatusCode != http.StatusCreated {
+			t.Fatalf("create %s: %d %s", uid, res.StatusCode, body)
+		}
+	}
+	token := func(uid string) string {
+		res, body := call("POST", api+"/users/"+uid+"/auth_tokens", "", "apikey", key)
+		if res.StatusCode != http.StatusCreated {
+			t.Fatalf("token: %d %s", res.StatusCode, body)
+		}
+		var tok struct{ AuthToken string }
+		_ = json.Unmarshal([]byte(body), &tok)
+		return tok.AuthToken
+	}
+	alice, bob := token("alice"), token("bob")
+
+	// Request ids: generated, or a safe incoming one echoed; an unsafe one is replaced.
+	res, _ := call("GET", api+"/me", "", "Authorization", "Bearer "+alice)
+	if id := res.Header.Get("X-Request-Id"); len(id) < 16 {
+		t.Fatalf("no request id: %q", id)
+	}
+	if res, _ := call("GET", api+"/me", "", "Authorization", "Bearer "+alice, "X-Request-Id", "lb-7f3a.42"); res.Header.Get("X-Request-Id") != "lb-7f3a.42" {
+		t.Fatalf("safe request id not echoed: %q", res.Header.Get("X-Request-Id"))
+	}
+	if res, _ := call("GET", api+"/me", "", "Authorization", "Bearer "+alice, "X-Request-Id", "evil\"id with spaces"); strings.Contains(res.Header.Get("X-Request-Id"), "evil") {
+		t.Fatalf("unsafe request id echoed: %q", res.Header.Get("X-Request-Id"))
+	}
+
+	// Bob's socket gets Alice's message.
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer wcancel()
+	conn, _, err := websocket.Dial(wctx, "ws://"+addr+"/chat/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	if err := conn.Write(wctx, websocket.MessageText, []byte(`{"type":"auth","token":"`+bob+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, data, err := conn.Read(wctx); err != nil || !strings.Contains(string(data), `"ready"`) {
+		t.Fatalf("ready: %s %v", data, err)
+	}
+	if res, body := call("POST", api+"/messages", `{"receiver":"bob","receiverType":"user","category":"message","type":"text","text":"hi"}`, "Authorization", "Bearer "+alice); res.StatusCode != http.StatusCreated {
+		t.Fatalf("send: %d %s", res.StatusCode, body)
+	}
+	if _, data, err := conn.Read(wctx); err != nil || !strings.Contains(string(data), `"message.created"`) {
+		t.Fatalf("event: %s %v", data, err)
+	}
+
+	// The writer counts a frame once its write returned, which may be just after the read.
+	var metrics string
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, metrics = call("GET", "http://"+maddr+"/metrics", "")
+		if strings.Contains(metrics, `agentry_chat_frames_sent_total{kind="event"} 1`) || time.Now().After(end) {
+			break
+		}
+	}
+	for _, want := range []string{
+		"agentry_chat_sockets 1",
+		`agentry_chat_frames_sent_total{kind="event"} 1`,
+		`agentry_chat_messages_stored_total{source="user"} 1`,
+		"agentry_chat_slow_consumers_closed_total 0",
+		`agentry_chat_http_requests_total{code="201",method="POST",route="/chat/v1/messages"} 1`,
+		`agentry_chat_http_request_duration_seconds_count{method="GET",route="/chat/v1/me"} 3`,
+		"go_goroutines",
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	if strings.Contains(metrics, alice) || strings.Contains(metrics, "/chat/v1/users/alice") {
+		t.Error("metrics hold a token or a raw path")
+	}
+	if t.Failed() {
+		t.Logf("metrics:\n%s", metrics)
+	}
+}
+
+// TestChatMetricsAddrTaken: a taken default metrics address only warns (several local
+// processes); a given one is fatal.
+func TestChatMetricsAddrTaken(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	o := &chatOptions{addr: freeAddr(t), metricsAddr: busy.Addr().String(), metricsAddrSet: true, storage: "file:" + filepath.Join(dir, "chat.db"),
+		replicas: 1, mediaDir: filepath.Join(dir, "media"), maxMediaBytes: 1 << 20}
+	if err := runChat(context.Background(), logr.Discard(), o, "0123456789abcdef-key"); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Fatalf("a given, taken metrics address: %v", err)
+	}
+	o.metricsAddrSet = false
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runChat(ctx, logr.Discard(), o, "0123456789abcdef-key") }()
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get("http://" + o.addr + "/chat/v1/healthz"); err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the chat service did not start beside a taken default metrics address")
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
