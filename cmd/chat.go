@@ -31,9 +31,9 @@ import (
 	"github.com/agentry-dev/agentry/chat/hub"
 	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/platform/cidr"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
-	"github.com/agentry-dev/agentry/runtime/server"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
@@ -74,7 +74,7 @@ type chatOptions struct {
 	maxConnsPerIP int
 	// trustedProxies may name the client in X-Forwarded-For (failed sign-in throttling).
 	trustedProxies []string
-	proxies        []*net.IPNet
+	proxies        []netip.Prefix
 	bridge         bridgeFlags
 	// resolver resolves in-cluster Agent references (nil outside a cluster).
 	resolver bridge.Resolver
@@ -263,7 +263,7 @@ func (o *chatOptions) resolve(getenv func(string) string) (_ string, err error) 
 	if o.egress, err = agentEgress(o.agentAllowNetworks, getenv); err != nil {
 		return "", err
 	}
-	if o.proxies, err = server.ParseCIDRs(o.trustedProxies); err != nil {
+	if o.proxies, err = cidr.Parse(o.trustedProxies); err != nil {
 		return "", fmt.Errorf("invalid --trusted-proxies: %w", err)
 	}
 	if key == "" && o.authKey == "" {
@@ -275,7 +275,7 @@ func (o *chatOptions) resolve(getenv func(string) string) (_ string, err error) 
 // agentEgress is what admin-configured agent URLs may reach: public addresses, plus the allowed
 // internal networks; never the cluster's API server (the Service address the pod was given).
 func agentEgress(allow []string, getenv func(string) string) (egress.Policy, error) {
-	nets, err := egress.ParsePrefixes(allow)
+	nets, err := cidr.Parse(allow)
 	if err != nil {
 		return egress.Policy{}, fmt.Errorf("invalid --agent-allow-networks: %w", err)
 	}
@@ -380,7 +380,7 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	var msrv *http.Server
 	if mln != nil {
 		log.Info("serving chat metrics and probes", "addr", mln.Addr().String(), "paths", "/metrics /healthz /readyz")
-		msrv = &http.Server{Handler: metricsHandler(reg, st), ReadHeaderTimeout: 10 * time.Second}
+		msrv = &http.Server{Handler: metricsHandler(reg, st, log), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			if err := msrv.Serve(mln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- fmt.Errorf("metrics listener: %w", err)
@@ -419,24 +419,17 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 
 // metricsHandler serves the private listener: Prometheus metrics, liveness and readiness
 // (the store answers a ping).
-func metricsHandler(reg *prometheus.Registry, st store.Store) http.Handler {
+func metricsHandler(reg *prometheus.Registry, st store.Store, log logr.Logger) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"status":"ok"}`))
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-		defer cancel()
+	mux.HandleFunc("GET /healthz", httpserve.Healthz)
+	mux.Handle("GET /readyz", httpserve.Readyz(func(ctx context.Context) []httpserve.Unavailable {
 		if err := st.Ping(ctx); err != nil {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte(`{"status":"unavailable","storage":"down"}`))
-			return
+			log.Error(err, "readiness: chat storage is unavailable", "storage", st.Kind())
+			return []httpserve.Unavailable{{Dependency: "storage", Kind: st.Kind()}}
 		}
-		_, _ = w.Write([]byte(`{"status":"ok"}`))
-	})
+		return nil
+	}, nil))
 	return mux
 }
 

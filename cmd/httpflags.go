@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentry-dev/agentry/internal/platform/cidr"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 	"github.com/agentry-dev/agentry/runtime/server"
 )
@@ -46,7 +47,7 @@ func connsPerIP(n int) int {
 }
 
 func (f *httpFlags) options() (server.Options, error) {
-	proxies, err := server.ParseCIDRs(f.trustedProxies)
+	proxies, err := cidr.Parse(f.trustedProxies)
 	if err != nil {
 		return server.Options{}, fmt.Errorf("invalid --trusted-proxies: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentry-dev/agentry/controllers"
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/platform/cidr"
 )
 
 // DefaultImage is the published runtime image of this version: agentry built with
@@ -128,10 +129,8 @@ func splitList(s string) []string {
 // of reaching every runtime pod.
 func parseCIDRs(s string) ([]string, error) {
 	list := splitList(s)
-	for _, c := range list {
-		if _, err := netip.ParsePrefix(c); err != nil {
-			return nil, fmt.Errorf("failed to parse --runtime-trusted-proxies entry %q as a CIDR (e.g. 10.0.0.0/8): %w", c, err)
-		}
+	if _, err := cidr.Parse(list); err != nil {
+		return nil, fmt.Errorf("invalid --runtime-trusted-proxies (CIDRs or addresses, e.g. 10.0.0.0/8): %w", err)
 	}
 	return list, nil
 }

@@ -7,14 +7,13 @@ package api
 
 import (
 	_ "embed"
-	"net"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/agentry-dev/agentry/chat/bridge"
@@ -22,6 +21,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
+	"github.com/agentry-dev/agentry/internal/platform/ratelimit"
 )
 
 // Prefix is where every route of the API lives.
@@ -85,7 +85,7 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// TrustedProxies are the networks whose X-Forwarded-For names the client (for the
 	// per-address throttle of failed credentials); default loopback only.
-	TrustedProxies []*net.IPNet
+	TrustedProxies []netip.Prefix
 	// RateLimit is each signed-in user's sustained budget in requests per second on this
 	// replica, RateBurst how many may come at once (default DefaultRateBurst); 0 (the zero
 	// Options) does not limit. The REST API key is never limited.
@@ -95,16 +95,17 @@ type Options struct {
 
 // API serves the chat routes.
 type API struct {
-	opts    Options
-	media   *mediaStore
-	limiter *keyedLimiter // nil: no limit
+	opts  Options
+	media *mediaStore
+	// limits holds the users' request budgets (userRate; zero: none) and the throttles of
+	// failed credentials per client address and of failed group passwords per user and group.
+	limits   *ratelimit.Limiter
+	userRate ratelimit.Rate
 	// probe and probeCluster are the connection test's clients: for admin URLs, and for
 	// in-cluster Agents (agentRef), which may be internal.
 	probe, probeCluster *http.Client
-	// authFailures throttles wrong credentials per client address, passwordFailures wrong
-	// group passwords per user and group; passwordChecks bounds concurrent bcrypt checks.
-	authFailures, passwordFailures *keyedLimiter
-	passwordChecks                 chan struct{}
+	// passwordChecks bounds concurrent bcrypt checks.
+	passwordChecks chan struct{}
 }
 
 // New checks the options and logs the warnings an operator must see at start-up.
@@ -126,10 +127,8 @@ func New(opts Options) *API {
 	}
 	cluster := opts.AgentEgress
 	cluster.AllowInternal = true
-	return &API{opts: opts, media: newMediaStore(opts.MediaDir), limiter: newKeyedLimiter(opts.RateLimit, opts.RateBurst),
+	return &API{opts: opts, media: newMediaStore(opts.MediaDir), limits: ratelimit.New(0), userRate: ratelimit.PerSecond(opts.RateLimit, opts.RateBurst),
 		probe: bridge.Client(opts.AgentEgress), probeCluster: bridge.Client(cluster),
-		authFailures:     newFailureLimiter(authFailureEvery, authFailureBurst),
-		passwordFailures: newFailureLimiter(passwordFailureEvery, passwordFailureBurst),
 		// bcrypt takes tens of milliseconds of CPU: at most half the cores check passwords, so
 		// a flood of wrong ones cannot take the CPU from everyone else.
 		passwordChecks: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
@@ -145,26 +144,28 @@ func Mount(e *echo.Echo, opts Options) *API {
 // Handler serves the API alone, as agentry chat does; mounts add other routes (the web app)
 // after the API's, on the same error handler.
 func (a *API) Handler(mounts ...func(*echo.Echo)) http.Handler {
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.IPExtractor = httpserve.ClientIP(a.opts.TrustedProxies)
-	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-		a.log(c).Error(err, "panic while serving a request", "route", c.Path())
-		return err
-	}}))
+	e := httpserve.NewEcho(httpserve.EchoOptions{Logger: a.opts.Logger, TrustedProxies: a.opts.TrustedProxies,
+		// Outside /chat/v1, answer in the API's error shape too.
+		ErrorHandler: func(err error, c echo.Context) { a.writeError(c, err) }})
 	a.Register(e)
 	for _, m := range mounts {
 		m(e)
 	}
-	// Outside /chat/v1, answer in the API's error shape too.
-	e.HTTPErrorHandler = func(err error, c echo.Context) { a.writeError(c, err) }
 	return e
 }
 
 // Register adds every route under /chat/v1 to e. Errors are answered inside the group, so
 // mounting on another server's echo leaves its error handler alone.
 func (a *API) Register(e *echo.Echo) {
-	g := e.Group(Prefix, a.observe, a.errors, a.cors(), rejectNUL)
+	observe := httpserve.Observe(httpserve.Observer{Logger: a.opts.Logger, Message: "chat request", Routes: []string{Prefix}, Record: a.record})
+	// Clients authenticate with a bearer token in a header (never a cookie), so a foreign page
+	// gains nothing it could not do with its own token; the list still keeps unknown pages from
+	// using a user's browser as a client. Server routes (apikey) are not for browsers: the
+	// header is not allowed cross-origin.
+	cors := httpserve.CORS(httpserve.CORSPolicy{Origins: func(echo.Context) []string { return a.opts.CORSOrigins },
+		AllowMethods: "GET, POST, PUT, DELETE", AllowHeaders: "Authorization, Content-Type", ExposeHeaders: "X-Agent-Run, Retry-After",
+		Refuse: func(c echo.Context) error { return c.NoContent(http.StatusForbidden) }})
+	g := e.Group(Prefix, observe, a.errors, cors, rejectNUL)
 	user, server, admin := a.requireUser, a.requireAPIKey, a.requireAdmin
 	// Pre-flight requests of every route: the CORS middleware answers them.
 	g.OPTIONS("/*", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })

@@ -4,17 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 )
 
 const (
@@ -55,26 +54,9 @@ func newToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// equal compares secrets in constant time; an empty configured secret never matches, so an
-// unset key cannot be satisfied by an absent header.
-func equal(got, want string) bool {
-	if want == "" {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
-}
-
 func uidOf(c echo.Context) string {
 	uid, _ := c.Get(ctxUID).(string)
 	return uid
-}
-
-func bearer(r *http.Request) string {
-	h := r.Header.Get(echo.HeaderAuthorization)
-	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
-	}
-	return ""
 }
 
 // requireUser authenticates a client by its bearer token.
@@ -82,7 +64,7 @@ func (a *API) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	auth := Authenticator(a.opts.Store)
 	next = a.rateLimit(next)
 	return func(c echo.Context) error {
-		tok := bearer(c.Request())
+		tok := httpserve.BearerToken(c.Request())
 		if tok == "" {
 			return model.Errorf(model.ErrUnauthenticated, "send Authorization: Bearer <auth token>")
 		}
@@ -123,7 +105,7 @@ func (a *API) apiKey(c echo.Context) (ok bool, err error) {
 	if err := a.authThrottled(c); err != nil {
 		return false, err
 	}
-	if equal(got, a.opts.APIKey) {
+	if httpserve.SecretEqual(got, a.opts.APIKey) {
 		return true, nil
 	}
 	a.authFailed(c)
@@ -153,7 +135,7 @@ func (a *API) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			return next(c)
 		}
-		tok := bearer(c.Request())
+		tok := httpserve.BearerToken(c.Request())
 		if tok == "" {
 			return model.Errorf(model.ErrAPIKeyInvalid, "this route needs the REST API key in the apikey header, or an admin's auth token")
 		}
@@ -181,7 +163,7 @@ func (a *API) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 
 // hasAPIKey says whether the request carries the REST API key.
 func (a *API) hasAPIKey(c echo.Context) bool {
-	return equal(c.Request().Header.Get(headerAPIKey), a.opts.APIKey)
+	return httpserve.SecretEqual(c.Request().Header.Get(headerAPIKey), a.opts.APIKey)
 }
 
 // requireAPIKeyOrAuthKey lets development clients create users with the Auth Key (the SDK's
@@ -198,7 +180,7 @@ func (a *API) requireAPIKeyOrAuthKey(next echo.HandlerFunc) echo.HandlerFunc {
 			if err := a.authThrottled(c); err != nil {
 				return err
 			}
-			if equal(key, a.opts.AuthKey) {
+			if httpserve.SecretEqual(key, a.opts.AuthKey) {
 				return next(c)
 			}
 			a.authFailed(c)
@@ -246,8 +228,8 @@ func (a *API) login(c echo.Context) error {
 		return err
 	}
 	// Compare both before answering, so timing says nothing about which one was wrong.
-	keyOK := equal(req.AuthKey, a.opts.AuthKey)
-	appOK := a.opts.AppID == "" || subtle.ConstantTimeCompare([]byte(req.AppID), []byte(a.opts.AppID)) == 1
+	keyOK := httpserve.SecretEqual(req.AuthKey, a.opts.AuthKey)
+	appOK := a.opts.AppID == "" || httpserve.SecretEqual(req.AppID, a.opts.AppID)
 	if !keyOK || !appOK {
 		a.authFailed(c)
 		return model.Errorf(model.ErrUnauthenticated, "wrong App ID or Auth Key")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
@@ -315,8 +314,8 @@ func (a *API) checkGroupPassword(c echo.Context, guid, password string) (string,
 	if err != nil || hash == "" || password == "" {
 		return "", err
 	}
-	key := uidOf(c) + "\x00" + guid
-	if err := throttled(c, a.passwordFailures, key, "wrong passwords for this group"); err != nil {
+	key := passwordKey(uidOf(c), guid)
+	if err := a.throttled(c, key, passwordFailures, "wrong passwords for this group"); err != nil {
 		return "", err
 	}
 	select {
@@ -327,7 +326,7 @@ func (a *API) checkGroupPassword(c echo.Context, guid, password string) (string,
 	ok := bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 	<-a.passwordChecks
 	if !ok {
-		a.passwordFailures.spend(key, time.Now())
+		a.limits.Spend(key, passwordFailures)
 		return "", model.Errorf(model.ErrWrongGroupPassword, "wrong password for group %q", guid)
 	}
 	return hash, nil

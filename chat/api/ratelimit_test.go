@@ -4,46 +4,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
 )
-
-func TestUserLimiter(t *testing.T) {
-	if newKeyedLimiter(0, 10) != nil {
-		t.Fatal("a zero rate must mean no limiter")
-	}
-	l := newKeyedLimiter(2, 3) // 2/s, 3 at once
-	now := time.Unix(1_800_000_000, 0)
-	for i := range 3 {
-		if ok, _ := l.allow("a", now); !ok {
-			t.Fatalf("request %d of the burst refused", i+1)
-		}
-	}
-	ok, wait := l.allow("a", now)
-	if ok || wait != 500*time.Millisecond {
-		t.Fatalf("past the burst: ok=%v wait=%v, want refused for 500ms", ok, wait)
-	}
-	if ok, _ := l.allow("b", now); !ok {
-		t.Fatal("another user shares the first one's bucket")
-	}
-	// A refused request takes no token: after the wait exactly one more is allowed.
-	if ok, _ := l.allow("a", now.Add(500*time.Millisecond)); !ok {
-		t.Fatal("refused after waiting as told")
-	}
-	if ok, _ := l.allow("a", now.Add(500*time.Millisecond)); ok {
-		t.Fatal("allowed twice after one refill")
-	}
-	// Buckets idle long enough to be full again are swept, at most once a minute.
-	later := now.Add(2 * time.Minute)
-	l.allow("c", later)
-	l.mu.Lock()
-	n := len(l.buckets)
-	l.mu.Unlock()
-	if n != 1 {
-		t.Fatalf("%d buckets after the sweep, want only c's", n)
-	}
-}
 
 // TestRateLimitOverHTTP: a user past their budget gets 429 ERR_RATE_LIMITED with Retry-After
 // and loses nothing (the refused request did nothing); other users and the REST API key are

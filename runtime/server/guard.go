@@ -1,9 +1,7 @@
 package server
 
 import (
-	"crypto/subtle"
 	"fmt"
-	"math"
 	"net/http"
 	"sort"
 	"strings"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry-dev/agentry/internal/platform/httpserve"
+	"github.com/agentry-dev/agentry/internal/platform/ratelimit"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
@@ -46,7 +46,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		lim := limitFor(e)
-		if err := s.limits.allow(c, e.Agent.ID+"\x00ip\x00"+c.RealIP(), lim.perMinute, lim.burst); err != nil {
+		if err := s.allow(c, e.Agent.ID+"\x00ip\x00"+c.RealIP(), lim.ip); err != nil {
 			return err
 		}
 		ok, err := s.auth.check(c.Request(), e)
@@ -59,7 +59,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		// Only now is the user header worth anything: before auth, anyone could rotate it.
 		if user := c.Request().Header.Get(lim.userHeader); user != "" {
-			if err := s.limits.allow(c, e.Agent.ID+"\x00user\x00"+user, lim.userPerMinute, lim.userBurst); err != nil {
+			if err := s.allow(c, e.Agent.ID+"\x00user\x00"+user, lim.user); err != nil {
 				return err
 			}
 		}
@@ -136,56 +136,52 @@ func (a *authChecker) check(r *http.Request, e *registry.Entry) (bool, error) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	ok := 1
+	ok := true
 	for _, k := range names {
 		// Compare every header even after a mismatch, so timing says nothing about which failed.
-		ok &= subtle.ConstantTimeCompare([]byte(r.Header.Get(k)), []byte(want[k]))
+		if !httpserve.SecretEqual(r.Header.Get(k), want[k]) {
+			ok = false
+		}
 	}
-	return ok == 1, nil
+	return ok, nil
 }
 
 // agentLimits are an agent's effective rate limits.
 type agentLimits struct {
-	perMinute, burst         int
-	userPerMinute, userBurst int
-	userHeader               string
+	ip, user   ratelimit.Rate
+	userHeader string
 }
 
 func limitFor(e *registry.Entry) agentLimits {
-	l := agentLimits{DefaultRequestsPerMinute, DefaultBurst, DefaultUserRequestsPerMinute, DefaultUserBurst, DefaultUserHeader}
+	perMinute, burst, userPerMinute, userBurst, userHeader := DefaultRequestsPerMinute, DefaultBurst, DefaultUserRequestsPerMinute, DefaultUserBurst, DefaultUserHeader
 	if ep := e.Manifest.Spec.Endpoint; ep != nil && ep.RateLimit != nil {
 		rl := ep.RateLimit
 		if rl.RequestsPerMinute != nil {
-			l.perMinute = int(*rl.RequestsPerMinute)
-			l.burst = max(1, l.perMinute/6)
+			perMinute = int(*rl.RequestsPerMinute)
+			burst = max(1, perMinute/6)
 		}
 		if rl.Burst > 0 {
-			l.burst = int(rl.Burst)
+			burst = int(rl.Burst)
 		}
 		if rl.UserRequestsPerMinute != nil {
-			l.userPerMinute = int(*rl.UserRequestsPerMinute)
-			l.userBurst = max(1, l.userPerMinute/4)
+			userPerMinute = int(*rl.UserRequestsPerMinute)
+			userBurst = max(1, userPerMinute/4)
 		}
 		if rl.UserBurst > 0 {
-			l.userBurst = int(rl.UserBurst)
+			userBurst = int(rl.UserBurst)
 		}
 		if rl.UserHeader != "" {
-			l.userHeader = rl.UserHeader
+			userHeader = rl.UserHeader
 		}
 	}
-	return l
+	return agentLimits{ip: ratelimit.PerMinute(perMinute, burst), user: ratelimit.PerMinute(userPerMinute, userBurst), userHeader: userHeader}
 }
 
-// rateLimiters answers 429 with Retry-After once a key's budget is spent.
-type rateLimiters struct {
-	table *rateTable
-}
-
-func (l *rateLimiters) allow(c echo.Context, key string, perMinute, burst int) error {
-	wait := l.table.take(key, perMinute, burst)
-	if wait <= 0 {
-		return nil
+// allow answers 429 with Retry-After once key's budget is spent.
+func (s *Server) allow(c echo.Context, key string, r ratelimit.Rate) error {
+	if wait := s.limits.Take(key, r); wait > 0 {
+		ratelimit.SetRetryAfter(c.Response().Header(), wait)
+		return echo.NewHTTPError(http.StatusTooManyRequests, "Too many requests")
 	}
-	c.Response().Header().Set("Retry-After", fmt.Sprint(int(math.Ceil(wait.Seconds()))))
-	return echo.NewHTTPError(http.StatusTooManyRequests, "Too many requests")
+	return nil
 }

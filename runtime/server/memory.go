@@ -251,13 +251,3 @@ func agentIDFromQuery(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
-
-// storesReady pings every memory store, for /readyz.
-func (s *Server) storesReady(ctx context.Context) error {
-	for _, st := range s.opts.Registry.Stores() {
-		if err := st.Ping(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}

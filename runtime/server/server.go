@@ -8,18 +8,18 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
+	"github.com/agentry-dev/agentry/internal/platform/ratelimit"
 	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"
@@ -51,8 +51,8 @@ type Options struct {
 	// refused.
 	CORSOrigins []string
 	// TrustedProxies are the networks whose X-Forwarded-For is believed. Default: loopback only.
-	TrustedProxies []*net.IPNet
-	// RateLimitKeys bounds the rate limiter's table (default DefaultRateLimitKeys).
+	TrustedProxies []netip.Prefix
+	// RateLimitKeys bounds the rate limiter's table (default ratelimit.DefaultMaxKeys).
 	RateLimitKeys int
 	// DrainTimeout is how long streams may finish on their own at shutdown (default
 	// DefaultDrainTimeout).
@@ -73,7 +73,7 @@ type Server struct {
 	opts   Options
 	echo   *echo.Echo
 	auth   *authChecker
-	limits *rateLimiters
+	limits *ratelimit.Limiter
 	// draining is canceled when the drain period after a shutdown signal is over: the runs
 	// still streaming then are ended with RUN_ERROR.
 	draining   context.Context
@@ -93,22 +93,17 @@ func New(opts Options) *Server {
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = DefaultKeepAlive
 	}
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = errorHandler(opts.Logger)
-	e.IPExtractor = httpserve.ClientIP(opts.TrustedProxies)
-	s := &Server{opts: opts, echo: e, auth: &authChecker{secrets: opts.Secrets}, limits: &rateLimiters{table: newRateTable(opts.RateLimitKeys)}, localPending: memory.NewInMemory()}
+	s := &Server{opts: opts, auth: &authChecker{secrets: opts.Secrets}, limits: ratelimit.New(opts.RateLimitKeys), localPending: memory.NewInMemory()}
 	s.draining, s.stopStream = context.WithCancel(context.Background())
+	e := httpserve.NewEcho(httpserve.EchoOptions{Logger: opts.Logger, TrustedProxies: opts.TrustedProxies, ErrorHandler: errorHandler(opts.Logger)})
+	s.echo = e
+	e.Use(httpserve.Observe(httpserve.Observer{Logger: opts.Logger, Message: "request", Routes: []string{"/api/", "/metrics", "/healthz", "/readyz"}, Record: s.record}))
+	e.Use(s.requestContext)
+	e.Use(httpserve.CORS(httpserve.CORSPolicy{Origins: s.corsOrigins, RefuseOthers: true, AllowMethods: "GET, POST, OPTIONS", ExposeHeaders: "Retry-After",
+		Refuse: func(echo.Context) error { return echo.NewHTTPError(http.StatusForbidden, "Origin not allowed") }}))
 
-	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisablePrintStack: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-		opts.Logger.Error(err, "panic while serving a request", "path", c.Path())
-		return err
-	}}))
-	e.Use(s.observe)
-	e.Use(s.cors)
-
-	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
-	e.GET("/readyz", s.readyz)
+	e.GET("/healthz", echo.WrapHandler(http.HandlerFunc(httpserve.Healthz)))
+	e.GET("/readyz", echo.WrapHandler(httpserve.Readyz(s.unavailable, func() map[string]any { return map[string]any{"agents": len(s.opts.Registry.IDs())} })))
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})))
 
 	api := e.Group("/api")
@@ -129,44 +124,10 @@ func New(opts Options) *Server {
 	return s
 }
 
-// ParseCIDRs parses a list of CIDRs (or single addresses) such as --trusted-proxies takes.
-func ParseCIDRs(list []string) ([]*net.IPNet, error) {
-	var out []*net.IPNet
-	for _, raw := range list {
-		raw = strings.TrimSpace(raw)
-		if raw == "" {
-			continue
-		}
-		if !strings.Contains(raw, "/") {
-			ip := net.ParseIP(raw)
-			if ip == nil {
-				return nil, fmt.Errorf("failed to parse trusted proxy %q: not an IP address or CIDR", raw)
-			}
-			bits := 128
-			if ip.To4() != nil {
-				ip, bits = ip.To4(), 32
-			}
-			out = append(out, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
-			continue
-		}
-		_, n, err := net.ParseCIDR(raw)
-		if err != nil {
-			return nil, fmt.Errorf("failed to parse trusted proxy %q: %w", raw, err)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-// readyz answers 503 naming the dependencies that are down, never their error text (it may
-// hold hosts and addresses); the errors go to the log.
-func (s *Server) readyz(c echo.Context) error {
-	type down struct {
-		Dependency string   `json:"dependency"`
-		Kind       string   `json:"kind"`
-		Agents     []string `json:"agents"`
-	}
-	var failing []down
+// unavailable pings each memory store once, naming the agents that use the ones that are
+// down; the errors go to the log.
+func (s *Server) unavailable(ctx context.Context) []httpserve.Unavailable {
+	var failing []httpserve.Unavailable
 	byStore := map[memory.Store]int{}
 	for _, id := range s.opts.Registry.IDs() {
 		e, _ := s.opts.Registry.Get(id)
@@ -179,18 +140,15 @@ func (s *Server) readyz(c echo.Context) error {
 			}
 			continue
 		}
-		if err := e.Memory.Ping(c.Request().Context()); err != nil {
+		if err := e.Memory.Ping(ctx); err != nil {
 			s.opts.Logger.Error(err, "readiness: conversation memory is unavailable", "agent", id, "storage", e.Memory.Kind())
 			byStore[e.Memory] = len(failing)
-			failing = append(failing, down{Dependency: "memory", Kind: e.Memory.Kind(), Agents: []string{id}})
+			failing = append(failing, httpserve.Unavailable{Dependency: "memory", Kind: e.Memory.Kind(), Agents: []string{id}})
 			continue
 		}
 		byStore[e.Memory] = -1
 	}
-	if len(failing) > 0 {
-		return c.JSON(http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "unavailable": failing})
-	}
-	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "agents": len(s.opts.Registry.IDs())})
+	return failing
 }
 
 // Handler exposes the server as an http.Handler (for tests and embedding).
@@ -294,34 +252,25 @@ func errorHandler(log logr.Logger) echo.HTTPErrorHandler {
 	}
 }
 
-// observe records metrics and a debug log line per request.
-func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
+// requestContext puts the logger in the request's context (tools and the agent loop log
+// through it, causes kept off the wire) and continues a caller's W3C traceparent, so the run's
+// spans are part of its trace.
+func (s *Server) requestContext(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		start := time.Now()
-		// Tools and the agent loop log through the request's context (causes kept off the wire);
-		// a caller's W3C traceparent makes the run's spans part of its trace.
 		ctx := otel.GetTextMapPropagator().Extract(c.Request().Context(), propagation.HeaderCarrier(c.Request().Header))
-		c.SetRequest(c.Request().WithContext(logr.NewContext(ctx, s.opts.Logger)))
-		err := next(c)
-		if err != nil {
-			c.Error(err)
-		}
-		route := c.Path()
-		if route == "" || !strings.HasPrefix(route, "/api") {
-			if route != "/metrics" && route != "/healthz" && route != "/readyz" {
-				route = "other"
-			}
-		}
-		agentID := c.Param("agentId")
-		if _, ok := s.opts.Registry.Get(agentID); !ok {
-			agentID = ""
-		}
-		code := c.Response().Status
-		metrics.HTTPRequests.WithLabelValues(agentID, route, strconv.Itoa(code)).Inc()
-		metrics.HTTPDuration.WithLabelValues(agentID, route).Observe(time.Since(start).Seconds())
-		s.opts.Logger.V(1).Info("request", "method", c.Request().Method, "path", c.Request().URL.Path, "status", code, "duration", time.Since(start).String())
-		return nil
+		c.SetRequest(c.Request().WithContext(logr.NewContext(ctx, httpserve.Log(c, s.opts.Logger))))
+		return next(c)
 	}
+}
+
+// record counts a request under its agent (only a known one: ids are client input).
+func (s *Server) record(c echo.Context, route string, status int, d time.Duration) {
+	agentID := c.Param("agentId")
+	if _, ok := s.opts.Registry.Get(agentID); !ok {
+		agentID = ""
+	}
+	metrics.HTTPRequests.WithLabelValues(agentID, route, strconv.Itoa(status)).Inc()
+	metrics.HTTPDuration.WithLabelValues(agentID, route).Observe(d.Seconds())
 }
 
 // postOnly answers every method but POST with 405 {"error":"Method not allowed"}, as the

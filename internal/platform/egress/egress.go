@@ -208,28 +208,3 @@ func Refused(err error) (*RefusedError, bool) {
 	ok := errors.As(err, &re)
 	return re, ok
 }
-
-// ParsePrefixes parses CIDRs or single addresses ("127.0.0.0/8", "::1", "10.96.0.0/12").
-func ParsePrefixes(list []string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, raw := range list {
-		raw = strings.TrimSpace(raw)
-		if raw == "" {
-			continue
-		}
-		if !strings.Contains(raw, "/") {
-			a, err := netip.ParseAddr(raw)
-			if err != nil {
-				return nil, fmt.Errorf("failed to parse network %q: not an IP address or CIDR", raw)
-			}
-			out = append(out, netip.PrefixFrom(a, a.BitLen()))
-			continue
-		}
-		p, err := netip.ParsePrefix(raw)
-		if err != nil {
-			return nil, fmt.Errorf("failed to parse network %q: %w", raw, err)
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
-}

@@ -1,6 +1,9 @@
-// Package httpserve holds what every Agentry HTTP server needs against slow or greedy
-// clients: header, body and idle timeouts, and a cap on connections per client address. The
-// runtime (agentry serve), the chat service (agentry chat) and agentry dev use it.
+// Package httpserve is the HTTP layer the runtime (agentry serve), the chat service (agentry
+// chat) and agentry dev share: the echo setup (echo.go), the request log and request ids
+// (observe.go), the CORS policy (cors.go), liveness and readiness (probes.go), credentials
+// compared in constant time (secret.go), and here what every server needs against slow or
+// greedy clients: header, body and idle timeouts, and a cap on connections per client address.
+// Rate limits live beside it in internal/platform/ratelimit.
 package httpserve
 
 import (
@@ -13,8 +16,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/labstack/echo/v4"
 )
 
 // Defaults. A body (the largest is a media upload) must arrive within its timeout: a client
@@ -202,16 +203,4 @@ type countedConn struct {
 func (c *countedConn) Close() error {
 	c.once.Do(c.release)
 	return c.Conn.Close()
-}
-
-// ClientIP is the echo IPExtractor of Agentry's servers: the connection's address, or the
-// X-Forwarded-For entry a trusted proxy (loopback always, and these networks) added. A
-// header from anyone else is ignored, so a client cannot choose the address its rate limits
-// and throttles are counted under.
-func ClientIP(trusted []*net.IPNet) echo.IPExtractor {
-	opts := []echo.TrustOption{echo.TrustLoopback(true), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, n := range trusted {
-		opts = append(opts, echo.TrustIPRange(n))
-	}
-	return echo.ExtractIPFromXFFHeader(opts...)
 }
