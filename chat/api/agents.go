@@ -1,17 +1,10 @@
 package api
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -271,16 +264,6 @@ func (a *API) deleteAction(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// connectionTest is the report of POST /agents/{agentId}/test: the specification's checks
-// when nothing works (reachable, 2xx, text/event-stream, events arrive).
-type connectionTest struct {
-	OK          bool     `json:"ok"`
-	Status      int      `json:"status"`
-	ContentType string   `json:"contentType"`
-	FirstEvents []string `json:"firstEvents"`
-	Error       string   `json:"error,omitempty"`
-}
-
 func (a *API) testAgent(c echo.Context) error {
 	id, err := pathAgentID(c)
 	if err != nil {
@@ -303,118 +286,17 @@ func (a *API) testAgent(c echo.Context) error {
 	defer cancel()
 	if cfg.AgentRef != "" {
 		if a.opts.Bridge == nil {
-			return c.JSON(http.StatusOK, connectionTest{FirstEvents: []string{}, Error: "agentRef cannot be resolved: this server runs no agent bridge"})
+			return c.JSON(http.StatusOK, bridge.ConnectionTest{FirstEvents: []string{}, Error: "agentRef cannot be resolved: this server runs no agent bridge"})
 		}
 		if cfg.DeploymentURL, err = a.opts.Bridge.URL(tctx, cfg); err != nil {
-			return c.JSON(http.StatusOK, connectionTest{FirstEvents: []string{}, Error: err.Error()})
+			return c.JSON(http.StatusOK, bridge.ConnectionTest{FirstEvents: []string{}, Error: err.Error()})
 		}
 	}
 	client := a.probe
 	if cfg.AgentRef != "" {
 		client = a.probeCluster // the operator's in-cluster endpoint, not an admin's URL
 	}
-	return c.JSON(http.StatusOK, probeAgent(tctx, client, cfg, headers))
-}
-
-// probeAgent posts a one-line conversation to the agent and reports what came back. Errors
-// never carry the headers.
-func probeAgent(ctx context.Context, client *http.Client, cfg model.AgentConfig, headers map[string]string) connectionTest {
-	out := connectionTest{FirstEvents: []string{}}
-	msg := "Hello! This is a connection test from the Agentry chat service."
-	var body any
-	want := "text/event-stream"
-	if cfg.Provider == model.ProviderMastra {
-		body = map[string]any{"messages": []map[string]string{{"role": "user", "content": msg}}}
-		want = "application/json"
-	} else {
-		now := time.Now().UnixMilli()
-		body = map[string]any{
-			"threadId": fmt.Sprintf("connection-test-%d", now), "runId": fmt.Sprintf("run_%d", now),
-			"messages": []map[string]string{{"id": fmt.Sprintf("msg_%d", now), "role": "user", "content": msg}},
-			"tools":    []any{}, "context": []any{}, "state": map[string]any{}, "forwardedProps": map[string]any{},
-		}
-	}
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.DeploymentURL, bytes.NewReader(b))
-	if err != nil {
-		out.Error = "invalid deployment URL"
-		return out
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", want)
-	res, err := client.Do(req)
-	if err != nil {
-		out.Error = "request failed: " + transportError(ctx, err)
-		return out
-	}
-	defer res.Body.Close()
-	out.Status, out.ContentType = res.StatusCode, res.Header.Get("Content-Type")
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		out.Error = fmt.Sprintf("the agent answered %s", res.Status)
-		if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
-			out.Error += ": check the agent's headers"
-		}
-		return out
-	}
-	if !strings.HasPrefix(strings.ToLower(out.ContentType), want) {
-		out.Error = fmt.Sprintf("the agent answered content type %q, want %s", out.ContentType, want)
-		return out
-	}
-	if cfg.Provider == model.ProviderMastra {
-		var v any
-		if err := json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&v); err != nil {
-			out.Error = "the agent's answer is not JSON"
-			return out
-		}
-		out.OK = true
-		return out
-	}
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for len(out.FirstEvents) < 5 && sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "data:") {
-			continue
-		}
-		var ev struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(line, "data:"))), &ev); err != nil || ev.Type == "" {
-			out.Error = "an event is not JSON with a type"
-			return out
-		}
-		out.FirstEvents = append(out.FirstEvents, ev.Type)
-		if ev.Type == "RUN_ERROR" || ev.Type == "error" {
-			out.Error = "the agent reported an error event"
-			return out
-		}
-	}
-	if err := sc.Err(); err != nil && len(out.FirstEvents) < 5 {
-		out.Error = "the stream broke: " + transportError(ctx, err)
-		return out
-	}
-	if len(out.FirstEvents) == 0 {
-		out.Error = "the stream ended without events"
-		return out
-	}
-	out.OK = true
-	return out
-}
-
-// transportError names a failure's category only: the test's answer must not turn the server
-// into a port scanner (no address, port or dial error text).
-func transportError(ctx context.Context, err error) string {
-	if ctx.Err() != nil {
-		return "timed out"
-	}
-	var tlsErr *tls.CertificateVerificationError
-	if errors.As(err, &tlsErr) || strings.Contains(err.Error(), "tls:") || errors.Is(err, http.ErrSchemeMismatch) {
-		return "the TLS handshake failed"
-	}
-	return bridge.DescribeDialError(err)
+	return c.JSON(http.StatusOK, bridge.Probe(tctx, client, cfg, headers))
 }
 
 // saved answers a create-or-replace: 201 when it created, 200 when it replaced.

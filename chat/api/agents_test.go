@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
 )
@@ -220,7 +221,7 @@ func TestAgentConnectionTest(t *testing.T) {
 	st := keyedStores()["sqlite"](t)
 	e := &recorder{env: newEnv(t, st, Options{Development: true, AgentTestTimeout: 2 * time.Second})}
 	agent := sseAgent(t)
-	probe := func(provider, path string, headers map[string]string) connectionTest {
+	probe := func(provider, path string, headers map[string]string) bridge.ConnectionTest {
 		t.Helper()
 		body := chefBody(agent.URL + path)
 		body["provider"] = provider
@@ -230,7 +231,7 @@ func TestAgentConnectionTest(t *testing.T) {
 		}
 		r := e.do("POST", "/agents/chef/test", keyAuth, nil)
 		e.expect(r, http.StatusOK, "")
-		var out connectionTest
+		var out bridge.ConnectionTest
 		r.decode(t, &out)
 		return out
 	}
@@ -293,7 +294,7 @@ func TestConnectionTestRefusesInternalAddresses(t *testing.T) {
 		}
 		r := e.do("POST", "/agents/chef/test", keyAuth, nil)
 		e.expect(r, http.StatusOK, "")
-		var out connectionTest
+		var out bridge.ConnectionTest
 		r.decode(t, &out)
 		if out.OK || !strings.Contains(out.Error, "address is not allowed") {
 			t.Errorf("%s: %+v, want a refusal", url, out)

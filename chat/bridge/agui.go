@@ -1,10 +1,10 @@
 package bridge
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -15,29 +15,9 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
+	"github.com/agentry-dev/agentry/internal/protocol/sse"
 )
-
-// streamEvent holds the AG-UI event fields the bridge acts on; the event itself is relayed
-// as it came, so fields the bridge does not know still reach clients.
-type streamEvent struct {
-	Type            string          `json:"type"`
-	MessageID       string          `json:"messageId"`
-	Delta           string          `json:"delta"`
-	ToolCallID      string          `json:"toolCallId"`
-	ToolCallName    string          `json:"toolCallName"`
-	ParentMessageID string          `json:"parentMessageId"`
-	Content         json.RawMessage `json:"content"`
-	Message         string          `json:"message"`
-	Code            string          `json:"code"`
-	Outcome         *runOutcome     `json:"outcome"`
-}
-
-// runOutcome is RUN_FINISHED's outcome: frontend calls left pending, or interrupts.
-type runOutcome struct {
-	Type               string      `json:"type"`
-	PendingToolCallIDs []string    `json:"pendingToolCallIds"`
-	Interrupts         []interrupt `json:"interrupts"`
-}
 
 // maxLine bounds one SSE line (an event); maxOutput bounds what one call may accumulate.
 const (
@@ -67,7 +47,7 @@ type output struct {
 	results map[string]bool
 	pending []string // from RUN_FINISHED's outcome
 	// interrupts are the tool calls the run stopped for (RUN_FINISHED outcome interrupt).
-	interrupts []interrupt
+	interrupts []agui.Interrupt
 	size       int
 	finished   bool
 	// finish is the RUN_FINISHED frame, held back until the output is stored and the
@@ -114,16 +94,16 @@ func (o *output) startCall(id, name, parent string) *call {
 
 // apply folds one event into the output (the *_CHUNK forms included). It returns false for
 // an event that ends the call.
-func (o *output) apply(ev streamEvent) {
+func (o *output) apply(ev *agui.Event) {
 	o.size += len(ev.Delta) + len(ev.Content)
 	switch ev.Type {
-	case "TEXT_MESSAGE_START":
+	case agui.TextMessageStart:
 		o.message(ev.MessageID)
-	case "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK":
+	case agui.TextMessageContent, agui.TextMessageChunk:
 		o.message(ev.MessageID).text.WriteString(ev.Delta)
-	case "TOOL_CALL_START":
+	case agui.ToolCallStart:
 		o.startCall(ev.ToolCallID, ev.ToolCallName, ev.ParentMessageID)
-	case "TOOL_CALL_CHUNK":
+	case agui.ToolCallChunk:
 		id := ev.ToolCallID
 		if id == "" && len(o.entries) > 0 {
 			if e := o.entries[len(o.entries)-1]; len(e.calls) > 0 {
@@ -131,11 +111,11 @@ func (o *output) apply(ev streamEvent) {
 			}
 		}
 		o.startCall(id, ev.ToolCallName, ev.ParentMessageID).args.WriteString(ev.Delta)
-	case "TOOL_CALL_ARGS":
+	case agui.ToolCallArgs:
 		if c := o.byCall[ev.ToolCallID]; c != nil {
 			c.args.WriteString(ev.Delta)
 		}
-	case "TOOL_CALL_RESULT":
+	case agui.ToolCallResult:
 		var content string
 		if json.Unmarshal(ev.Content, &content) != nil {
 			content = string(ev.Content)
@@ -146,11 +126,11 @@ func (o *output) apply(ev streamEvent) {
 		}
 		o.results[ev.ToolCallID] = true
 		o.entries = append(o.entries, &entry{result: &model.ToolResultData{ToolCallID: ev.ToolCallID, Name: name, Result: content}})
-	case "RUN_FINISHED":
+	case agui.RunFinished:
 		o.finished = true
 		if ev.Outcome != nil {
 			o.pending = ev.Outcome.PendingToolCallIDs
-			if ev.Outcome.Type == "interrupt" {
+			if ev.Outcome.Type == agui.OutcomeInterrupt {
 				o.interrupts = ev.Outcome.Interrupts
 			}
 		}
@@ -158,7 +138,7 @@ func (o *output) apply(ev streamEvent) {
 }
 
 // callAGUI posts in to the agent and relays its stream until RUN_FINISHED.
-func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[string]string, in runInput, actions map[string]model.FrontendAction) (*output, *runError) {
+func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[string]string, in agui.RunAgentInput, actions map[string]model.FrontendAction) (*output, *runError) {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return nil, fail(model.RunErrProtocol, "the conversation could not be encoded", err)
@@ -173,47 +153,34 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 		return nil, rerr
 	}
 	defer res.Body.Close()
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
+	if !hasMediaType(res, "text/event-stream") {
 		return nil, fail(model.RunErrContentType, fmt.Sprintf("it answered %s instead of an event stream (text/event-stream); check the Deployment URL", contentTypeOf(res)), nil)
 	}
 
 	out := newOutput()
-	sc := bufio.NewScanner(&idleReader{r: res.Body, timer: idle, d: b.o.IdleTimeout})
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	var data bytes.Buffer
+	events := sse.NewReader(&idleReader{r: res.Body, timer: idle, d: b.o.IdleTimeout}, maxLine)
 	relay := newRelay(p)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) > 0 {
-			if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-				if data.Len() > 0 {
-					data.WriteByte('\n')
-				}
-				data.Write(bytes.TrimPrefix(v, []byte(" ")))
-			}
-			continue // comments (keep-alives), event: and id: fields
+	for {
+		raw, err := events.Next()
+		if err != nil {
+			return out, b.streamEnded(ctx, err)
 		}
-		if data.Len() == 0 {
-			continue
-		}
-		raw := bytes.Clone(data.Bytes())
-		data.Reset()
-		var ev streamEvent
+		var ev agui.Event
 		if err := json.Unmarshal(raw, &ev); err != nil || ev.Type == "" {
 			return out, fail(model.RunErrProtocol, "it sent an event that is not AG-UI (JSON with a type)", err)
 		}
-		if ev.Type == "RUN_ERROR" || ev.Type == "error" {
+		if ev.Type == agui.RunError || ev.Type == agui.ErrorType {
 			msg := strings.TrimSpace(ev.Message)
 			if msg == "" {
 				msg = "no message"
 			}
 			return out, fail(model.RunErrAgent, "it reported an error: "+clip(msg, 300), nil)
 		}
-		out.apply(ev)
+		out.apply(&ev)
 		if out.size > maxOutput {
 			return out, fail(model.RunErrProtocol, fmt.Sprintf("its answer is larger than %d MiB", maxOutput>>20), nil)
 		}
-		if ev.Type == "TOOL_CALL_START" || ev.Type == "TOOL_CALL_CHUNK" {
+		if ev.Type == agui.ToolCallStart || ev.Type == agui.ToolCallChunk {
 			if a, ok := actions[ev.ToolCallName]; ok {
 				raw = withAction(raw, a)
 			}
@@ -224,30 +191,27 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 		}
 		b.publish(p, relay.frame(raw))
 	}
-	if err := sc.Err(); err != nil {
-		if err == bufio.ErrTooLong {
-			return out, fail(model.RunErrProtocol, fmt.Sprintf("it sent an event larger than %d MiB", maxLine>>20), err)
-		}
-		return out, b.transportFailure(ctx, err)
+}
+
+// streamEnded explains why a stream stopped before RUN_FINISHED.
+func (b *Bridge) streamEnded(ctx context.Context, err error) *runError {
+	switch {
+	case errors.Is(err, sse.ErrTooLong):
+		return fail(model.RunErrProtocol, fmt.Sprintf("it sent an event larger than %d MiB", maxLine>>20), err)
+	case !sse.IsEOF(err):
+		return b.transportFailure(ctx, err)
+	case ctx.Err() != nil:
+		return b.transportFailure(ctx, ctx.Err())
 	}
-	if ctx.Err() != nil {
-		return out, b.transportFailure(ctx, ctx.Err())
-	}
-	return out, fail(model.RunErrProtocol, "its stream ended before the run finished (no RUN_FINISHED)", nil)
+	return fail(model.RunErrProtocol, "its stream ended before the run finished (no RUN_FINISHED)", nil)
 }
 
 // post sends the request and checks the status.
 func (b *Bridge) post(ctx context.Context, p *Plan, url string, headers map[string]string, body []byte, accept string) (*http.Response, *runError) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := newRequest(ctx, url, headers, body, accept)
 	if err != nil {
 		return nil, fail(model.RunErrUnreachable, "its Deployment URL is not valid", err)
 	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", accept)
-	inject(ctx, propagation.HeaderCarrier(req.Header))
 	client := b.o.Client
 	if p.cfg.AgentRef != "" {
 		client = b.o.ClusterClient // the operator's in-cluster endpoint, not an admin's URL
@@ -262,6 +226,28 @@ func (b *Bridge) post(ctx context.Context, p *Plan, url string, headers map[stri
 		return nil, statusFailure(res)
 	}
 	return res, nil
+}
+
+// newRequest is a call of an agent: the JSON body with the agent's headers and the trace
+// context, asking for accept.
+func newRequest(ctx context.Context, url string, headers map[string]string, body []byte, accept string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	inject(ctx, propagation.HeaderCarrier(req.Header))
+	return req, nil
+}
+
+// hasMediaType says whether the answer's content type is mt (parameters such as charset aside).
+func hasMediaType(res *http.Response, mt string) bool {
+	got, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	return got == mt
 }
 
 func contentTypeOf(res *http.Response) string {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
 
 // SettingAssistant names the agent that answers the AI features (smart replies, conversation
@@ -43,7 +45,7 @@ func (b *Bridge) Ask(ctx context.Context, prompt string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p := &Plan{b: b, cfg: cfg, quiet: true, run: model.AgentRun{ConversationID: newID("ai"), RunID: newID("run"), AgentID: cfg.AgentID}}
+	p := &Plan{b: b, cfg: cfg, quiet: true, run: model.AgentRun{ConversationID: ids.New("ai"), RunID: ids.New("run"), AgentID: cfg.AgentID}}
 	url, rerr := b.endpoint(ctx, cfg)
 	var out *output
 	if rerr == nil {
@@ -51,9 +53,7 @@ func (b *Bridge) Ask(ctx context.Context, prompt string) (string, error) {
 		if cfg.Provider == model.ProviderMastra {
 			out, rerr = b.callMastra(ctx, p, url, headers, msgs)
 		} else {
-			in := runInput{ThreadID: p.run.ConversationID, RunID: p.run.RunID, State: map[string]any{}, Messages: toAGUI(cfg.AgentID, false, msgs),
-				Tools: []aguiTool{}, Context: []any{}, ForwardedProps: map[string]any{}}
-			out, rerr = b.callAGUI(ctx, p, url, headers, in, nil)
+			out, rerr = b.callAGUI(ctx, p, url, headers, runInput(p.run.ConversationID, p.run.RunID, toAGUI(cfg.AgentID, false, msgs), []agui.Tool{}), nil)
 		}
 	}
 	if rerr != nil {

@@ -2,33 +2,31 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
 
-// interrupt is an AG-UI interrupt of RUN_FINISHED (a tool approval), or a Mastra suspended
-// run's pending approval turned into one.
-type interrupt struct {
-	ID         string `json:"id"`
-	Reason     string `json:"reason"`
-	ToolCallID string `json:"toolCallId"`
-	ExpiresAt  string `json:"expiresAt"`
-	Metadata   struct {
-		ToolName  string          `json:"toolName"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"metadata"`
+// decision answers a held tool call: an AG-UI resume entry of the next run, or Mastra's
+// approve-tool-call / decline-tool-call.
+type decision struct {
+	interruptID string
+	approved    bool
+	reason      string
 }
 
-// resumeEntry answers an interrupt in the next run's RunAgentInput.resume.
-type resumeEntry struct {
-	InterruptID string         `json:"interruptId"`
-	Status      string         `json:"status"`
-	Payload     map[string]any `json:"payload,omitempty"`
+// entry is the decision as RunAgentInput.resume carries it.
+func (d *decision) entry() agui.ResumeEntry {
+	payload := map[string]any{"approved": d.approved}
+	if d.reason != "" {
+		payload["reason"] = d.reason
+	}
+	return agui.ResumeEntry{InterruptID: d.interruptID, Status: agui.ResumeResolved, Payload: agui.Raw(payload)}
 }
 
 // defaultApprovalWait is the expiry of an interrupt that names none.
@@ -37,7 +35,7 @@ const defaultApprovalWait = time.Hour
 // requestApprovals turns a run's interrupts into approval requests: one message in the
 // conversation, and one in the one-to-one with the agent of each approver who is not a member
 // of it, all stored with the request in one transaction.
-func (b *Bridge) requestApprovals(ctx context.Context, p *Plan, interrupts []interrupt, calls map[string]*call) error {
+func (b *Bridge) requestApprovals(ctx context.Context, p *Plan, interrupts []agui.Interrupt, calls map[string]*call) error {
 	approvers, err := b.approvers(ctx, p)
 	if err != nil {
 		return err
@@ -51,10 +49,10 @@ func (b *Bridge) requestApprovals(ctx context.Context, p *Plan, interrupts []int
 		name = p.cfg.AgentID
 	}
 	for _, in := range interrupts {
-		if in.Reason != "tool_approval" {
+		if in.Reason != agui.ReasonToolApproval {
 			continue
 		}
-		a := model.Approval{ID: newID("approval"), ConversationID: p.run.ConversationID, AgentID: p.cfg.AgentID, RunID: p.run.RunID,
+		a := model.Approval{ID: ids.New("approval"), ConversationID: p.run.ConversationID, AgentID: p.cfg.AgentID, RunID: p.run.RunID,
 			InterruptID: in.ID, ToolCallID: in.ToolCallID, ToolName: in.Metadata.ToolName, Arguments: string(in.Metadata.Arguments),
 			RequestedBy: p.sender, Approvers: approvers, ExpiresAt: time.Now().Add(defaultApprovalWait)}
 		if t, err := time.Parse(time.RFC3339, in.ExpiresAt); err == nil {
@@ -215,16 +213,12 @@ func (b *Bridge) resume(a model.Approval) {
 		if guid, ok := model.GroupOf(a.ConversationID); ok {
 			p.group = guid
 		}
-		payload := map[string]any{"approved": a.Status == model.ApprovalApproved}
-		switch {
-		case a.Status == model.ApprovalExpired:
-			payload["reason"] = "nobody approved it in time"
-		case a.Reason != "":
-			payload["reason"] = a.Reason
+		p.resume = &decision{interruptID: a.InterruptID, approved: a.Status == model.ApprovalApproved, reason: a.Reason}
+		if a.Status == model.ApprovalExpired {
+			p.resume.reason = "nobody approved it in time"
 		}
-		p.resume = &resumeEntry{InterruptID: a.InterruptID, Status: "resolved", Payload: payload}
 		p.resumed.toolCallID, p.resumed.toolName = a.ToolCallID, a.ToolName
-		p.run = model.AgentRun{ConversationID: a.ConversationID, RunID: newID("run"), AgentID: a.AgentID, StartedBy: a.RequestedBy}
+		p.run = model.AgentRun{ConversationID: a.ConversationID, RunID: ids.New("run"), AgentID: a.AgentID, StartedBy: a.RequestedBy}
 		deadline := time.Now().Add(b.o.RunTimeout)
 		for {
 			select {

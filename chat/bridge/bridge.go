@@ -11,8 +11,6 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"regexp"
@@ -26,6 +24,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 )
 
 // Store is what the bridge needs of the chat store.
@@ -167,7 +166,7 @@ type Plan struct {
 	once    sync.Once
 	parent  trace.SpanContext // the span of what started the run (the message's send)
 	traceID string            // the run's trace, stored with its answers (when sampled)
-	resume  *resumeEntry      // a decided approval the run's first call answers
+	resume  *decision         // a decided approval the run's first call answers
 	// resumed names the held call's tool: its result comes in a run that did not make the call.
 	resumed struct{ toolCallID, toolName string }
 }
@@ -229,7 +228,7 @@ func (b *Bridge) Prepare(ctx context.Context, msg Message) (*Plan, error) {
 		return nil, model.Errorf(model.ErrAgentBusy, "too many agent runs are in progress; try again shortly")
 	}
 	p.cfg = cfg
-	p.run.RunID, p.run.AgentID, p.run.StartedBy = newID("run"), cfg.AgentID, sender
+	p.run.RunID, p.run.AgentID, p.run.StartedBy = ids.New("run"), cfg.AgentID, sender
 	p.run.ExpiresAt = time.Now().Add(b.o.RunTimeout + 30*time.Second)
 	if err := b.o.Store.BeginAgentRun(ctx, p.run); err != nil {
 		<-b.slots
@@ -325,12 +324,6 @@ func (b *Bridge) publish(p *Plan, frame []byte) {
 	if !p.quiet {
 		b.o.Publisher.Publish(p.run.ConversationID, frame)
 	}
-}
-
-func newID(prefix string) string {
-	buf := make([]byte, 12)
-	_, _ = rand.Read(buf)
-	return prefix + "_" + hex.EncodeToString(buf)
 }
 
 // Client is the bridge's HTTP client for a policy: it never follows redirects (the agent's

@@ -7,44 +7,14 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
 
-// aguiMessage is an AG-UI message of RunAgentInput.
-type aguiMessage struct {
-	ID         string         `json:"id"`
-	Role       string         `json:"role"`
-	Content    string         `json:"content,omitempty"`
-	Name       string         `json:"name,omitempty"`
-	ToolCalls  []aguiToolCall `json:"toolCalls,omitempty"`
-	ToolCallID string         `json:"toolCallId,omitempty"`
-	Error      string         `json:"error,omitempty"`
-}
-
-type aguiToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-type aguiTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-type runInput struct {
-	ThreadID       string         `json:"threadId"`
-	RunID          string         `json:"runId"`
-	ParentRunID    string         `json:"parentRunId,omitempty"`
-	State          map[string]any `json:"state"`
-	Messages       []aguiMessage  `json:"messages"`
-	Tools          []aguiTool     `json:"tools"`
-	Context        []any          `json:"context"`
-	ForwardedProps map[string]any `json:"forwardedProps"`
-	Resume         []resumeEntry  `json:"resume,omitempty"`
+// runInput is the RunAgentInput of one call: the conversation, the frontend actions as tools,
+// and the empty state, context and forwarded props AG-UI servers expect to find.
+func runInput(threadID, runID string, msgs []agui.Message, tools []agui.Tool) agui.RunAgentInput {
+	return agui.RunAgentInput{ThreadID: threadID, RunID: runID, State: json.RawMessage("{}"), Messages: agui.Raw(msgs),
+		Tools: agui.Raw(tools), Context: json.RawMessage("[]"), ForwardedProps: json.RawMessage("{}")}
 }
 
 // history reads the conversation's recent messages as the agent sees them.
@@ -62,8 +32,8 @@ func (b *Bridge) history(ctx context.Context, p *Plan) ([]model.Message, error) 
 // by uid in a group, so the agent can tell speakers apart), this agent's replies as assistant
 // messages with their tool calls, tool results as tool messages. Deleted messages, membership
 // actions, failed runs and other agents' internals are left out.
-func toAGUI(agentID string, group bool, msgs []model.Message) []aguiMessage {
-	out := make([]aguiMessage, 0, len(msgs))
+func toAGUI(agentID string, group bool, msgs []model.Message) []agui.Message {
+	out := make([]agui.Message, 0, len(msgs))
 	// A call without its result (one waiting for approval) is left out: a model must never be
 	// shown a call nobody answered.
 	answered := map[string]bool{}
@@ -82,7 +52,7 @@ func toAGUI(agentID string, group bool, msgs []model.Message) []aguiMessage {
 		id := fmt.Sprintf("chat-%d", m.ID)
 		switch {
 		case m.Category == model.CategoryMessage && m.Sender == agentID:
-			out = append(out, aguiMessage{ID: id, Role: "assistant", Content: m.Text})
+			out = append(out, agui.Message{ID: id, Role: "assistant", Content: agui.Text(m.Text)})
 		case m.Category == model.CategoryMessage:
 			text := m.Text
 			if m.Type != model.TypeText {
@@ -92,24 +62,21 @@ func toAGUI(agentID string, group bool, msgs []model.Message) []aguiMessage {
 				}
 				text = "[" + name + "]"
 			}
-			msg := aguiMessage{ID: id, Role: "user", Content: text}
+			msg := agui.Message{ID: id, Role: "user", Content: agui.Text(text)}
 			if group {
-				msg.Name, msg.Content = m.Sender, m.Sender+": "+text
+				msg.Name, msg.Content = m.Sender, agui.Text(m.Sender+": "+text)
 			}
 			out = append(out, msg)
 		case m.Category == model.CategoryAgentic && m.Type == model.TypeAssistant && m.Sender == agentID:
 			var d model.AssistantData
 			_ = json.Unmarshal(m.Data, &d)
-			msg := aguiMessage{ID: id, Role: "assistant", Content: m.Text}
+			msg := agui.Message{ID: id, Role: "assistant", Content: agui.Text(m.Text)}
 			for _, tc := range d.ToolCalls {
-				if !answered[tc.ID] {
-					continue
+				if answered[tc.ID] {
+					msg.ToolCalls = append(msg.ToolCalls, agui.ToolCall{ID: tc.ID, Type: "function", Function: agui.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
 				}
-				c := aguiToolCall{ID: tc.ID, Type: "function"}
-				c.Function.Name, c.Function.Arguments = tc.Name, tc.Arguments
-				msg.ToolCalls = append(msg.ToolCalls, c)
 			}
-			if msg.Content == "" && len(msg.ToolCalls) == 0 {
+			if len(msg.Content) == 0 && len(msg.ToolCalls) == 0 {
 				continue
 			}
 			out = append(out, msg)
@@ -118,11 +85,11 @@ func toAGUI(agentID string, group bool, msgs []model.Message) []aguiMessage {
 			if json.Unmarshal(m.Data, &d) != nil || d.AgentID != agentID {
 				continue
 			}
-			msg := aguiMessage{ID: id, Role: "tool", ToolCallID: d.ToolCallID, Content: d.Result}
+			msg := agui.Message{ID: id, Role: "tool", ToolCallID: d.ToolCallID, Content: agui.Text(d.Result)}
 			if d.Error != "" {
 				msg.Error = d.Error
-				if msg.Content == "" {
-					msg.Content = string(model.MustJSON(map[string]string{"error": d.Error}))
+				if d.Result == "" {
+					msg.Content = agui.Text(string(model.MustJSON(map[string]string{"error": d.Error})))
 				}
 			}
 			out = append(out, msg)
@@ -131,16 +98,16 @@ func toAGUI(agentID string, group bool, msgs []model.Message) []aguiMessage {
 			// of the dialogue (the agent hears a decision through the run it resumes).
 		case m.Category == model.CategoryAgentic && m.Text != "":
 			// Another agent's reply, in a group: what it said is context like a person's.
-			out = append(out, aguiMessage{ID: id, Role: "user", Name: m.Sender, Content: m.Sender + ": " + m.Text})
+			out = append(out, agui.Message{ID: id, Role: "user", Name: m.Sender, Content: agui.Text(m.Sender + ": " + m.Text)})
 		}
 	}
 	return out
 }
 
-func toolsOf(actions []model.FrontendAction) []aguiTool {
-	out := make([]aguiTool, 0, len(actions))
+func toolsOf(actions []model.FrontendAction) []agui.Tool {
+	out := make([]agui.Tool, 0, len(actions))
 	for _, a := range actions {
-		out = append(out, aguiTool{Name: a.Name, Description: a.Description, Parameters: a.Parameters})
+		out = append(out, agui.Tool{Name: a.Name, Description: a.Description, Parameters: a.Parameters})
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
 
 func TestMention(t *testing.T) {
@@ -33,10 +34,10 @@ func TestMention(t *testing.T) {
 	}
 }
 
-func applyAll(evs ...streamEvent) *output {
+func applyAll(evs ...agui.Event) *output {
 	o := newOutput()
 	for _, ev := range evs {
-		o.apply(ev)
+		o.apply(&ev)
 	}
 	return o
 }
@@ -61,14 +62,14 @@ func describe(o *output) string {
 func TestOutputApply(t *testing.T) {
 	t.Run("chunks", func(t *testing.T) {
 		o := applyAll(
-			streamEvent{Type: "TEXT_MESSAGE_CHUNK", MessageID: "m1", Delta: "Let me "},
-			streamEvent{Type: "TEXT_MESSAGE_CHUNK", Delta: "look."}, // continues m1
-			streamEvent{Type: "TOOL_CALL_CHUNK", ToolCallID: "c1", ToolCallName: "show-card", ParentMessageID: "m1", Delta: `{"title":`},
-			streamEvent{Type: "TOOL_CALL_CHUNK", Delta: `"Omelette"`}, // continues c1
-			streamEvent{Type: "TOOL_CALL_CHUNK", ToolCallID: "c1", Delta: `}`},
-			streamEvent{Type: "TOOL_CALL_CHUNK", ToolCallID: "c2", ToolCallName: "timer", ParentMessageID: "m1", Delta: `{"min":5}`},
-			streamEvent{Type: "TOOL_CALL_CHUNK", ToolCallID: "c3", ToolCallName: "lonely", Delta: `{}`}, // no parent: its own message
-			streamEvent{Type: "RUN_FINISHED"},
+			agui.Event{Type: "TEXT_MESSAGE_CHUNK", MessageID: "m1", Delta: "Let me "},
+			agui.Event{Type: "TEXT_MESSAGE_CHUNK", Delta: "look."}, // continues m1
+			agui.Event{Type: "TOOL_CALL_CHUNK", ToolCallID: "c1", ToolCallName: "show-card", ParentMessageID: "m1", Delta: `{"title":`},
+			agui.Event{Type: "TOOL_CALL_CHUNK", Delta: `"Omelette"`}, // continues c1
+			agui.Event{Type: "TOOL_CALL_CHUNK", ToolCallID: "c1", Delta: `}`},
+			agui.Event{Type: "TOOL_CALL_CHUNK", ToolCallID: "c2", ToolCallName: "timer", ParentMessageID: "m1", Delta: `{"min":5}`},
+			agui.Event{Type: "TOOL_CALL_CHUNK", ToolCallID: "c3", ToolCallName: "lonely", Delta: `{}`}, // no parent: its own message
+			agui.Event{Type: "RUN_FINISHED"},
 		)
 		want := `m1: Let me look. [c1 show-card({"title":"Omelette"})] [c2 timer({"min":5})] | tool-c3:  [c3 lonely({})]`
 		if got := describe(o); got != want {
@@ -81,18 +82,18 @@ func TestOutputApply(t *testing.T) {
 	t.Run("events", func(t *testing.T) {
 		content, _ := json.Marshal(`{"substitute":"oil"}`)
 		o := applyAll(
-			streamEvent{Type: "TEXT_MESSAGE_START", MessageID: "a"},
-			streamEvent{Type: "TOOL_CALL_START", ToolCallID: "c1", ToolCallName: "suggest", ParentMessageID: "a"},
-			streamEvent{Type: "TOOL_CALL_ARGS", ToolCallID: "c1", Delta: `{"ingredient":`},
-			streamEvent{Type: "TOOL_CALL_ARGS", ToolCallID: "c1", Delta: `"butter"}`},
-			streamEvent{Type: "TOOL_CALL_ARGS", ToolCallID: "unknown", Delta: `ignored`},
-			streamEvent{Type: "TOOL_CALL_END", ToolCallID: "c1"},
-			streamEvent{Type: "TOOL_CALL_RESULT", ToolCallID: "c1", Content: content},
-			streamEvent{Type: "TEXT_MESSAGE_START", MessageID: "b"},
-			streamEvent{Type: "TEXT_MESSAGE_CONTENT", MessageID: "b", Delta: "Try "},
-			streamEvent{Type: "TEXT_MESSAGE_CONTENT", MessageID: "b", Delta: "oil."},
-			streamEvent{Type: "TOOL_CALL_START", ToolCallID: "c2", ToolCallName: "show-card"}, // a frontend call, no result
-			streamEvent{Type: "RUN_FINISHED", Outcome: &runOutcome{PendingToolCallIDs: []string{"c2"}}},
+			agui.Event{Type: "TEXT_MESSAGE_START", MessageID: "a"},
+			agui.Event{Type: "TOOL_CALL_START", ToolCallID: "c1", ToolCallName: "suggest", ParentMessageID: "a"},
+			agui.Event{Type: "TOOL_CALL_ARGS", ToolCallID: "c1", Delta: `{"ingredient":`},
+			agui.Event{Type: "TOOL_CALL_ARGS", ToolCallID: "c1", Delta: `"butter"}`},
+			agui.Event{Type: "TOOL_CALL_ARGS", ToolCallID: "unknown", Delta: `ignored`},
+			agui.Event{Type: "TOOL_CALL_END", ToolCallID: "c1"},
+			agui.Event{Type: "TOOL_CALL_RESULT", ToolCallID: "c1", Content: content},
+			agui.Event{Type: "TEXT_MESSAGE_START", MessageID: "b"},
+			agui.Event{Type: "TEXT_MESSAGE_CONTENT", MessageID: "b", Delta: "Try "},
+			agui.Event{Type: "TEXT_MESSAGE_CONTENT", MessageID: "b", Delta: "oil."},
+			agui.Event{Type: "TOOL_CALL_START", ToolCallID: "c2", ToolCallName: "show-card"}, // a frontend call, no result
+			agui.Event{Type: "RUN_FINISHED", Outcome: &agui.Outcome{PendingToolCallIDs: []string{"c2"}}},
 		)
 		want := `a:  [c1 suggest({"ingredient":"butter"})] | result(c1,suggest)={"substitute":"oil"} | b: Try oil. | tool-c2:  [c2 show-card()]`
 		if got := describe(o); got != want {
@@ -106,8 +107,8 @@ func TestOutputApply(t *testing.T) {
 		}
 	})
 	t.Run("size", func(t *testing.T) {
-		o := applyAll(streamEvent{Type: "TEXT_MESSAGE_CONTENT", MessageID: "m", Delta: strings.Repeat("x", 10)},
-			streamEvent{Type: "TOOL_CALL_RESULT", ToolCallID: "c", Content: json.RawMessage(`"12345"`)})
+		o := applyAll(agui.Event{Type: "TEXT_MESSAGE_CONTENT", MessageID: "m", Delta: strings.Repeat("x", 10)},
+			agui.Event{Type: "TOOL_CALL_RESULT", ToolCallID: "c", Content: json.RawMessage(`"12345"`)})
 		if o.size != 10+7 {
 			t.Errorf("size %d, want 17", o.size)
 		}
@@ -148,25 +149,24 @@ func TestToAGUI(t *testing.T) {
 		msg(15, "chef", model.CategoryAgentic, model.TypeApprovalRequest, "Chef asks to run refund.", model.ApprovalData{}),
 		msg(16, "chef", model.CategoryAgentic, model.TypeApprovalDecision, "bob declined refund.", model.ApprovalData{}),
 	}
-	call := aguiToolCall{ID: "c1", Type: "function"}
-	call.Function.Name, call.Function.Arguments = "recipe", `{"ingredients":["eggs"]}`
-	tail := []aguiMessage{
-		{ID: "chat-5", Role: "assistant", Content: "Let me look.", ToolCalls: []aguiToolCall{call}},
-		{ID: "chat-6", Role: "tool", ToolCallID: "c1", Content: `{"title":"Omelette"}`},
-		{ID: "chat-7", Role: "tool", ToolCallID: "c2", Content: `{"error":"not run in time"}`, Error: "not run in time"},
-		{ID: "chat-10", Role: "user", Name: "sous", Content: "sous: Use oil."},
-		{ID: "chat-12", Role: "assistant", Content: "Welcome!"},
+	call := agui.ToolCall{ID: "c1", Type: "function", Function: agui.FunctionCall{Name: "recipe", Arguments: `{"ingredients":["eggs"]}`}}
+	tail := []agui.Message{
+		{ID: "chat-5", Role: "assistant", Content: agui.Text("Let me look."), ToolCalls: []agui.ToolCall{call}},
+		{ID: "chat-6", Role: "tool", ToolCallID: "c1", Content: agui.Text(`{"title":"Omelette"}`)},
+		{ID: "chat-7", Role: "tool", ToolCallID: "c2", Content: agui.Text(`{"error":"not run in time"}`), Error: "not run in time"},
+		{ID: "chat-10", Role: "user", Name: "sous", Content: agui.Text("sous: Use oil.")},
+		{ID: "chat-12", Role: "assistant", Content: agui.Text("Welcome!")},
 	}
-	oneToOne := append([]aguiMessage{
-		{ID: "chat-1", Role: "user", Content: "I have eggs."},
-		{ID: "chat-4", Role: "user", Content: "[image: cake.png]"},
+	oneToOne := append([]agui.Message{
+		{ID: "chat-1", Role: "user", Content: agui.Text("I have eggs.")},
+		{ID: "chat-4", Role: "user", Content: agui.Text("[image: cake.png]")},
 	}, tail...)
 	if got := toAGUI("chef", false, msgs); !reflect.DeepEqual(got, oneToOne) {
 		t.Errorf("one-to-one:\n got %s\nwant %s", model.MustJSON(got), model.MustJSON(oneToOne))
 	}
-	group := append([]aguiMessage{
-		{ID: "chat-1", Role: "user", Name: "alice", Content: "alice: I have eggs."},
-		{ID: "chat-4", Role: "user", Name: "bob", Content: "bob: [image: cake.png]"},
+	group := append([]agui.Message{
+		{ID: "chat-1", Role: "user", Name: "alice", Content: agui.Text("alice: I have eggs.")},
+		{ID: "chat-4", Role: "user", Name: "bob", Content: agui.Text("bob: [image: cake.png]")},
 	}, tail...)
 	if got := toAGUI("chef", true, msgs); !reflect.DeepEqual(got, group) {
 		t.Errorf("group:\n got %s\nwant %s", model.MustJSON(got), model.MustJSON(group))

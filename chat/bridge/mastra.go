@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"mime"
 	"strings"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
 
 // mastraMessage is the specification's generate input: role and content only.
@@ -25,8 +26,9 @@ type mastraMessage struct {
 func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers map[string]string, msgs []model.Message) (*output, *runError) {
 	var in []mastraMessage
 	for _, m := range toAGUI(p.cfg.AgentID, p.group != "", msgs) {
-		if (m.Role == "user" || m.Role == "assistant") && m.Content != "" {
-			in = append(in, mastraMessage{Role: m.Role, Content: m.Content})
+		var text string
+		if (m.Role == "user" || m.Role == "assistant") && json.Unmarshal(m.Content, &text) == nil && text != "" {
+			in = append(in, mastraMessage{Role: m.Role, Content: text})
 		}
 	}
 	if len(in) == 0 && p.resume == nil {
@@ -48,14 +50,14 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 	defer idle.Stop()
 	rl := newRelay(p)
 	now := func() int64 { return time.Now().UnixMilli() }
-	b.publish(p, rl.frame(model.MustJSON(map[string]any{"type": "RUN_STARTED", "threadId": p.run.ConversationID, "runId": p.run.RunID, "timestamp": now()})))
+	b.publish(p, rl.frame(model.MustJSON(agui.Event{Type: agui.RunStarted, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()})))
 
 	res, rerr := b.post(ctx, p, url, headers, body, "application/json")
 	if rerr != nil {
 		return nil, rerr
 	}
 	defer res.Body.Close()
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "application/json" {
+	if !hasMediaType(res, "application/json") {
 		return nil, fail(model.RunErrContentType, fmt.Sprintf("it answered %s instead of JSON (application/json); check the Deployment URL", contentTypeOf(res)), nil)
 	}
 	raw, err := io.ReadAll(io.LimitReader(res.Body, maxOutput+1))
@@ -74,48 +76,43 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 	if len(out.interrupts) > 0 && strings.HasPrefix(strings.TrimSpace(text), "{") {
 		text = "" // the whole answer echoed as JSON: nothing to say until someone decides
 	}
-	msgID := newID("msg")
-	out.apply(streamEvent{Type: "TEXT_MESSAGE_CONTENT", MessageID: msgID, Delta: text})
+	msgID := ids.New("msg")
+	out.apply(&agui.Event{Type: agui.TextMessageContent, MessageID: msgID, Delta: text})
 	out.finished = true
-	for _, ev := range []map[string]any{
-		{"type": "TEXT_MESSAGE_START", "messageId": msgID, "role": "assistant"},
-		{"type": "TEXT_MESSAGE_CONTENT", "messageId": msgID, "delta": text},
-		{"type": "TEXT_MESSAGE_END", "messageId": msgID},
-		{"type": "RUN_FINISHED", "threadId": p.run.ConversationID, "runId": p.run.RunID},
-	} {
-		ev["timestamp"] = now()
-		if text == "" && ev["type"] != "RUN_FINISHED" {
-			continue
+	if text != "" {
+		for _, ev := range []agui.Event{
+			{Type: agui.TextMessageStart, MessageID: msgID, Role: "assistant"},
+			{Type: agui.TextMessageContent, MessageID: msgID, Delta: text},
+			{Type: agui.TextMessageEnd, MessageID: msgID},
+		} {
+			ev.Timestamp = now()
+			b.publish(p, rl.frame(model.MustJSON(ev)))
 		}
-		if ev["type"] == "RUN_FINISHED" {
-			out.finish = rl.frame(model.MustJSON(ev)) // published once stored (see output.finish)
-			break
-		}
-		b.publish(p, rl.frame(model.MustJSON(ev)))
 	}
+	// Published once stored (see output.finish).
+	out.finish = rl.frame(model.MustJSON(agui.Event{Type: agui.RunFinished, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()}))
 	return out, nil
 }
 
 // mastraDecision is the request answering a suspended generate run: the interrupt id is the
 // run id and the tool call id, joined by '#'.
-func mastraDecision(generateURL string, r *resumeEntry) (string, []byte, *runError) {
+func mastraDecision(generateURL string, d *decision) (string, []byte, *runError) {
 	base, ok := strings.CutSuffix(generateURL, "/generate")
-	run, toolCall, okID := strings.Cut(r.InterruptID, "#")
+	run, toolCall, okID := strings.Cut(d.interruptID, "#")
 	if !ok || !okID {
 		return "", nil, fail(model.RunErrProtocol, "its Deployment URL does not end in /generate, so the approval cannot be sent to it", nil)
 	}
 	route := "/decline-tool-call"
-	if approved, _ := r.Payload["approved"].(bool); approved {
+	if d.approved {
 		route = "/approve-tool-call"
 	}
-	reason, _ := r.Payload["reason"].(string)
-	body, _ := json.Marshal(map[string]string{"runId": run, "toolCallId": toolCall, "reason": reason})
+	body, _ := json.Marshal(map[string]string{"runId": run, "toolCallId": toolCall, "reason": d.reason})
 	return base + route, body, nil
 }
 
 // suspendedApprovals reads a generate answer that stopped for approval (finishReason
 // "suspended" with pendingApprovals) as interrupts.
-func suspendedApprovals(raw []byte) []interrupt {
+func suspendedApprovals(raw []byte) []agui.Interrupt {
 	var res struct {
 		FinishReason     string `json:"finishReason"`
 		RunID            string `json:"runId"`
@@ -129,11 +126,10 @@ func suspendedApprovals(raw []byte) []interrupt {
 	if json.Unmarshal(raw, &res) != nil || res.FinishReason != "suspended" || res.RunID == "" {
 		return nil
 	}
-	var out []interrupt
+	var out []agui.Interrupt
 	for _, a := range res.PendingApprovals {
-		in := interrupt{ID: res.RunID + "#" + a.ToolCallID, Reason: "tool_approval", ToolCallID: a.ToolCallID, ExpiresAt: a.ExpiresAt}
-		in.Metadata.ToolName, in.Metadata.Arguments = a.ToolName, a.Args
-		out = append(out, in)
+		out = append(out, agui.Interrupt{ID: res.RunID + "#" + a.ToolCallID, Reason: agui.ReasonToolApproval, ToolCallID: a.ToolCallID, ExpiresAt: a.ExpiresAt,
+			Metadata: agui.InterruptMetadata{ToolName: a.ToolName, Arguments: a.Args}})
 	}
 	return out
 }

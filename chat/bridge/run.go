@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
 
 // execute runs p to its end: calls the agent, persists each call's output, pauses for
@@ -81,18 +83,19 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		}
 		callID := p.run.RunID
 		if step > 0 {
-			callID = newID("run")
+			callID = ids.New("run")
 		}
 		var out *output
 		if p.cfg.Provider == model.ProviderMastra {
 			out, rerr = b.callMastra(ctx, p, url, headers, msgs)
 		} else {
-			in := runInput{ThreadID: p.run.ConversationID, RunID: callID, ParentRunID: parent, State: map[string]any{},
-				Messages: toAGUI(p.cfg.AgentID, p.group != "", msgs), Tools: toolsOf(list), Context: []any{}, ForwardedProps: map[string]any{}}
+			conversation := toAGUI(p.cfg.AgentID, p.group != "", msgs)
+			in := runInput(p.run.ConversationID, callID, conversation, toolsOf(list))
+			in.ParentRunID = parent
 			if step == 0 && p.resume != nil {
-				in.Resume = []resumeEntry{*p.resume}
+				in.Resume = []agui.ResumeEntry{p.resume.entry()}
 			}
-			if len(in.Messages) == 0 && in.Resume == nil {
+			if len(conversation) == 0 && in.Resume == nil {
 				return fail(model.RunErrProtocol, "the conversation has no message it can send", nil)
 			}
 			out, rerr = b.callAGUI(ctx, p, url, headers, in, actions)
@@ -282,7 +285,7 @@ func (b *Bridge) failRun(p *Plan, e *runError) {
 		name = p.cfg.AgentID
 	}
 	text := fmt.Sprintf("%s could not answer: %s.", name, e.Reason)
-	ev := map[string]any{"type": "RUN_ERROR", "message": text, "code": e.Code, "timestamp": time.Now().UnixMilli()}
+	ev := agui.Event{Type: agui.RunError, Message: text, Code: e.Code, Timestamp: time.Now().UnixMilli()}
 	// Told once the conversation is released, like RUN_FINISHED (see output.finish).
 	defer b.publish(p, newRelay(p).frame(model.MustJSON(ev)))
 	receiverType, receiver := model.ReceiverUser, p.sender

@@ -1,6 +1,7 @@
 // Package agui adapts the agent loop to the AG-UI protocol (version 1.0) that chat platforms
 // speak: platform messages to model messages, platform tools to model tools, and run events to
-// AG-UI events (one run event yields zero or more AG-UI events).
+// AG-UI events (one run event yields zero or more AG-UI events). The wire format itself is
+// internal/protocol/agui, imported here as wire.
 package agui
 
 import (
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	wire "github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
@@ -18,27 +20,6 @@ import (
 // ErrInvalidRequest is the 400 body's message for input the endpoint cannot run.
 var ErrInvalidRequest = errors.New("Invalid request")
 
-// RunAgentInput is the body of a run request.
-type RunAgentInput struct {
-	ThreadID       string          `json:"threadId"`
-	RunID          string          `json:"runId"`
-	ParentRunID    string          `json:"parentRunId,omitempty"`
-	State          json.RawMessage `json:"state,omitempty"`
-	Messages       json.RawMessage `json:"messages"`
-	Tools          json.RawMessage `json:"tools,omitempty"`
-	Context        json.RawMessage `json:"context,omitempty"`
-	ForwardedProps json.RawMessage `json:"forwardedProps,omitempty"`
-	// Resume answers the interrupts that ended an earlier run of the thread.
-	Resume []ResumeEntry `json:"resume,omitempty"`
-}
-
-// ResumeEntry answers one interrupt: status resolved with a payload, or cancelled.
-type ResumeEntry struct {
-	InterruptID string          `json:"interruptId"`
-	Status      string          `json:"status"`
-	Payload     json.RawMessage `json:"payload,omitempty"`
-}
-
 // InputError says why a request cannot run; it is answered with 400 {"error":"Invalid request"}.
 type InputError struct{ Detail string }
 
@@ -46,22 +27,6 @@ func (e *InputError) Error() string { return ErrInvalidRequest.Error() + ": " + 
 
 func invalid(format string, args ...any) error {
 	return &InputError{Detail: fmt.Sprintf(format, args...)}
-}
-
-type wireMessage struct {
-	ID         string          `json:"id"`
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	ToolCallID string          `json:"toolCallId"`
-	Error      string          `json:"error"`
-	ToolCalls  []struct {
-		ID       string `json:"id"`
-		Type     string `json:"type"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"toolCalls"`
 }
 
 // ConvertMessages turns AG-UI messages into model messages. User, assistant (with tool calls),
@@ -79,7 +44,7 @@ func ConvertMessages(raw json.RawMessage) ([]llm.Message, error) {
 	}
 	out := make([]llm.Message, 0, len(list))
 	for i, item := range list {
-		var m wireMessage
+		var m wire.Message
 		if err := json.Unmarshal(item, &m); err != nil {
 			return nil, invalid("messages[%d] is not a message object", i)
 		}
@@ -184,11 +149,7 @@ func ConvertTools(raw json.RawMessage) ([]tools.Definition, error) {
 	}
 	out := make([]tools.Definition, 0, len(list))
 	for i, item := range list {
-		var t struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-		}
+		var t wire.Tool
 		if err := json.Unmarshal(item, &t); err != nil {
 			return nil, invalid("tools[%d] is not a tool object", i)
 		}

@@ -5,13 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	wire "github.com/agentry-dev/agentry/internal/protocol/agui"
+	"github.com/agentry-dev/agentry/internal/protocol/sse"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
 func TestMapperEnvelopeAndOmittedFields(t *testing.T) {
 	m := &Mapper{ThreadID: "t1", RunID: "r1", Now: func() int64 { return 1700000000123 }}
-	var all []Event
+	var all []wire.Event
 	all = append(all, m.Started())
 	all = append(all, m.Map(agent.Event{Type: agent.EventTextStart, MessageID: "m1"})...)
 	all = append(all, m.Map(agent.Event{Type: agent.EventTextDelta, MessageID: "m1", Delta: ""})...) // dropped
@@ -23,7 +25,7 @@ func TestMapperEnvelopeAndOmittedFields(t *testing.T) {
 		t.Fatalf("%d events", len(all))
 	}
 	for _, ev := range all {
-		frame, err := Encode(ev)
+		frame, err := sse.AppendEvent(nil, ev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,13 +37,14 @@ func TestMapperEnvelopeAndOmittedFields(t *testing.T) {
 			t.Errorf("envelope: %s", s)
 		}
 	}
-	if all[3].Content == nil || *all[3].Content != "{}" {
+	var content string
+	if json.Unmarshal(all[3].Content, &content) != nil || content != "{}" {
 		t.Errorf("tool result content: %+v", all[3])
 	}
 	if all[4].Outcome.PendingToolCallIDs[0] != "c9" || all[4].Usage != nil {
 		t.Errorf("finished: %+v", all[4])
 	}
-	if all[5].Type != "error" || all[5].Message != ProcessingFailed || all[6].Type != RunError || all[6].Message != ProcessingFailed {
+	if all[5].Type != "error" || all[5].Message != ProcessingFailed || all[6].Type != wire.RunError || all[6].Message != ProcessingFailed {
 		t.Errorf("failed: %+v %+v", all[5], all[6])
 	}
 }

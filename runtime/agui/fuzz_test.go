@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	wire "github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
@@ -35,7 +36,7 @@ func FuzzConvertRunAgentInput(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var in RunAgentInput
+		var in wire.RunAgentInput
 		if json.Unmarshal(body, &in) != nil {
 			return
 		}

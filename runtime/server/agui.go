@@ -11,6 +11,8 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
 
+	wire "github.com/agentry-dev/agentry/internal/protocol/agui"
+	"github.com/agentry-dev/agentry/internal/protocol/sse"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/agui"
 	"github.com/agentry-dev/agentry/runtime/llm"
@@ -37,7 +39,7 @@ func invalidRequest(c echo.Context, err error) error {
 // agui serves POST /api/agents/{agentId}/ag-ui: AG-UI RunAgentInput in, AG-UI events out.
 func (s *Server) agui(c echo.Context) error {
 	e := agentOf(c)
-	var in agui.RunAgentInput
+	var in wire.RunAgentInput
 	if err := decodeBody(c, &in); err != nil {
 		var he *echo.HTTPError
 		if errors.As(err, &he) && he.Code == http.StatusBadRequest {
@@ -81,7 +83,7 @@ func (s *Server) agui(c echo.Context) error {
 	}
 	out, done := s.openRun(c, e)
 	defer done()
-	if err := out.send(mapper.Started()); err != nil {
+	if err := out.Send(mapper.Started()); err != nil {
 		return nil
 	}
 	ctx, shuttingDown, cancel := s.runContext(c)
@@ -89,7 +91,7 @@ func (s *Server) agui(c echo.Context) error {
 	if storeErr != nil {
 		log.Error(storeErr, "run stopped: conversation memory unavailable")
 		for _, ev := range mapper.Failed(agui.CodeStorageUnavailable) {
-			_ = out.send(ev)
+			_ = out.Send(ev)
 		}
 		return nil
 	}
@@ -109,54 +111,54 @@ func (s *Server) agui(c echo.Context) error {
 
 // runFailed ends the stream of a run that failed after it started: the failure events (with
 // the shutdown code when the drain period is over), or nothing when the client went away.
-func runFailed(ctx context.Context, out *sseStream, m *agui.Mapper, shuttingDown bool, err error, log logr.Logger) {
+func runFailed(ctx context.Context, out *sse.Writer, m *agui.Mapper, shuttingDown bool, err error, log logr.Logger) {
 	code := ""
 	switch {
 	case shuttingDown:
 		log.Info("run ended: the server is shutting down and the drain period is over")
 		code = codeShuttingDown
-	case ctx.Err() != nil || out.err != nil:
+	case ctx.Err() != nil || out.Failed():
 		log.V(1).Info("client went away; run canceled")
 		return
 	default:
 		log.Error(err, "run failed after the stream started")
 	}
 	for _, ev := range m.Failed(code) {
-		_ = out.send(ev)
+		_ = out.Send(ev)
 	}
 }
 
 // aguiEnd ends a run's stream: an interrupt outcome for a run stopped for approval (stored
 // first, so the answer can reach any replica), else the turn stored and RUN_FINISHED.
-func (s *Server) aguiEnd(ctx context.Context, out *sseStream, m *agui.Mapper, e *registry.Entry, ref *memoryRef, res *agent.Result, thread, resource string, log logr.Logger) {
+func (s *Server) aguiEnd(ctx context.Context, out *sse.Writer, m *agui.Mapper, e *registry.Entry, ref *memoryRef, res *agent.Result, thread, resource string, log logr.Logger) {
 	if res.Suspended != nil {
 		if err := s.hold(ctx, e, res.Suspended, thread, resource); err != nil {
 			log.Error(err, "run stopped: its pending approval could not be stored")
 			for _, ev := range m.Failed(agui.CodeStorageUnavailable) {
-				_ = out.send(ev)
+				_ = out.Send(ev)
 			}
 			return
 		}
-		_ = out.send(m.Interrupted(res.Suspended.Undecided(), e.Agent.ResponseSchema, res.Usage, e.Agent.Provider, e.Agent.Model.ModelID()))
+		_ = out.Send(m.Interrupted(res.Suspended.Undecided(), e.Agent.ResponseSchema, res.Usage, e.Agent.Provider, e.Agent.Model.ModelID()))
 		return
 	}
 	if ref != nil {
 		if err := remember(ctx, e, ref, res.Messages); err != nil {
 			log.Error(err, "run stopped: conversation memory unavailable")
 			for _, ev := range m.Failed(agui.CodeStorageUnavailable) {
-				_ = out.send(ev)
+				_ = out.Send(ev)
 			}
 			return
 		}
 	}
-	_ = out.send(m.Finished(res.PendingToolCalls, res.Usage, e.Agent.Provider, e.Agent.Model.ModelID()))
+	_ = out.Send(m.Finished(res.PendingToolCalls, res.Usage, e.Agent.Provider, e.Agent.Model.ModelID()))
 }
 
 // aguiResume continues a run that stopped for approval: RunAgentInput.resume answers its
 // interrupts (messages are not read: the stopped run's conversation is stored with it). An
 // unknown or already answered interrupt is a 404 or 409 before the stream starts; answers that
 // leave some interrupts open end with those interrupts again.
-func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgentInput) error {
+func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *wire.RunAgentInput) error {
 	run, answers, err := resumeAnswers(in.Resume)
 	if err != nil {
 		return invalidRequest(c, err)
@@ -183,11 +185,11 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgent
 	}
 	out, done := s.openRun(c, e)
 	defer done()
-	if err := out.send(mapper.Started()); err != nil {
+	if err := out.Send(mapper.Started()); err != nil {
 		return nil
 	}
 	if open := sus.Undecided(); len(open) > 0 {
-		_ = out.send(mapper.Interrupted(open, e.Agent.ResponseSchema, llm.Usage{}, e.Agent.Provider, e.Agent.Model.ModelID()))
+		_ = out.Send(mapper.Interrupted(open, e.Agent.ResponseSchema, llm.Usage{}, e.Agent.Provider, e.Agent.Model.ModelID()))
 		return nil
 	}
 	ctx, shuttingDown, cancel := s.runContext(c)
@@ -201,22 +203,27 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *agui.RunAgent
 	return nil
 }
 
+// openStream starts the response's event stream: events queued by Send are written in
+// batches, keep-alive comments fill long silences; Close must follow.
+func (s *Server) openStream(c echo.Context) *sse.Writer {
+	return sse.Start(c.Request().Context(), c.Response(), s.opts.KeepAlive)
+}
+
 // openRun starts a run's event stream (counted in the active streams until done).
-func (s *Server) openRun(c echo.Context, e *registry.Entry) (*sseStream, func()) {
-	out := s.newSSE(c)
-	out.start()
+func (s *Server) openRun(c echo.Context, e *registry.Entry) (*sse.Writer, func()) {
+	out := s.openStream(c)
 	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
 	return out, func() {
 		metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
-		out.stop()
+		out.Close()
 	}
 }
 
 // relay sends a run's events to the stream as AG-UI events.
-func relay(out *sseStream, m *agui.Mapper) agent.Sink {
+func relay(out *sse.Writer, m *agui.Mapper) agent.Sink {
 	return func(ev agent.Event) error {
 		for _, a := range m.Map(ev) {
-			if err := out.send(a); err != nil {
+			if err := out.Send(a); err != nil {
 				return err
 			}
 		}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	wire "github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/runtime/agent"
-	"github.com/agentry-dev/agentry/runtime/agui"
 	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
@@ -118,7 +118,7 @@ func decisionError(err error) *echo.HTTPError {
 
 // resumeAnswers reads AG-UI resume entries: every one must answer an interrupt of the same
 // stopped run (returned), resolved with {approved, reason?, input?} or cancelled (a decline).
-func resumeAnswers(entries []agui.ResumeEntry) (string, []answer, error) {
+func resumeAnswers(entries []wire.ResumeEntry) (string, []answer, error) {
 	var run string
 	var out []answer
 	for i, r := range entries {
@@ -131,9 +131,9 @@ func resumeAnswers(entries []agui.ResumeEntry) (string, []answer, error) {
 		}
 		run = id
 		switch r.Status {
-		case "cancelled":
+		case wire.ResumeCancelled:
 			out = append(out, answer{id: r.InterruptID, decision: agent.Decision{Reason: "cancelled"}})
-		case "resolved":
+		case wire.ResumeResolved:
 			d, err := decisionPayload(r.Payload)
 			if err != nil {
 				return "", nil, fmt.Errorf("resume[%d].payload %s", i, err)

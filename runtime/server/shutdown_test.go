@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/protocol/sse"
 )
 
 // sseLines posts an AG-UI run and returns a channel of the stream's raw lines.
@@ -74,7 +75,7 @@ func TestSSEKeepAliveWhileTheModelIsSilent(t *testing.T) {
 	for comments < 2 {
 		select {
 		case l := <-lines:
-			if l == strings.TrimSuffix(keepAliveFrame, "\n\n") {
+			if l == strings.TrimSuffix(sse.KeepAliveFrame, "\n\n") {
 				comments++
 			}
 		case <-deadline:

@@ -26,13 +26,12 @@ func (s *Server) stream(c echo.Context) error {
 		return err
 	}
 	runID := in.RunID
-	out := s.newSSE(c)
-	out.start()
-	defer out.stop()
+	out := s.openStream(c)
+	defer out.Close()
 	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
 	defer metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
 	chunk := func(typ string, payload any) error {
-		return out.send(streamChunk{Type: typ, RunID: runID, From: "AGENT", Payload: payload})
+		return out.Send(streamChunk{Type: typ, RunID: runID, From: "AGENT", Payload: payload})
 	}
 	if err := chunk("start", map[string]any{}); err != nil {
 		return nil
@@ -61,15 +60,15 @@ func (s *Server) stream(c echo.Context) error {
 	if err != nil {
 		if shuttingDown() {
 			_ = chunk("error", map[string]any{"error": msgShuttingDown})
-			out.sendRaw("data: [DONE]\n\n")
+			out.SendData("[DONE]")
 			return nil
 		}
-		if ctx.Err() != nil || out.err != nil {
+		if ctx.Err() != nil || out.Failed() {
 			return nil
 		}
 		s.opts.Logger.Error(err, "stream run failed", "agent", e.Agent.ID, "runId", runID)
 		_ = chunk("error", map[string]any{"error": publicMessage(err)})
-		out.sendRaw("data: [DONE]\n\n")
+		out.SendData("[DONE]")
 		return nil
 	}
 	if res.Suspended != nil {
@@ -77,25 +76,25 @@ func (s *Server) stream(c echo.Context) error {
 		if _, err := s.holdTurn(ctx, c, e, in, res.Suspended); err != nil {
 			s.opts.Logger.Error(err, "stream could not store its pending approval", "agent", e.Agent.ID, "runId", runID)
 			_ = chunk("error", map[string]any{"error": memoryErrorMessage(err)})
-			out.sendRaw("data: [DONE]\n\n")
+			out.SendData("[DONE]")
 			return nil
 		}
 		for _, a := range approvalsOut(res.Suspended.Undecided()) {
 			_ = chunk("tool-call-approval", a)
 		}
 		_ = chunk("finish", map[string]any{"finishReason": res.FinishReason, "usage": res.Usage, "text": res.Text, "runId": res.Suspended.ID})
-		out.sendRaw("data: [DONE]\n\n")
+		out.SendData("[DONE]")
 		return nil
 	}
 	if in.Memory != nil {
 		if err := remember(ctx, e, in.Memory, in.Fresh, res.Messages); err != nil {
 			s.opts.Logger.Error(err, "stream could not store its turn", "agent", e.Agent.ID, "runId", runID)
 			_ = chunk("error", map[string]any{"error": memoryErrorMessage(err)})
-			out.sendRaw("data: [DONE]\n\n")
+			out.SendData("[DONE]")
 			return nil
 		}
 	}
 	_ = chunk("finish", map[string]any{"finishReason": res.FinishReason, "usage": res.Usage, "text": res.Text})
-	out.sendRaw("data: [DONE]\n\n")
+	out.SendData("[DONE]")
 	return nil
 }
