@@ -2,8 +2,6 @@ package api
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +19,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 )
 
 // formOverhead is what a media upload may carry besides the file: fields and part headers.
@@ -222,14 +221,6 @@ func cleanName(n string) string {
 	return n
 }
 
-func newMediaID() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("failed to read random bytes for a media id: %w", err)
-	}
-	return hex.EncodeToString(b), nil
-}
-
 // sendMedia stores an uploaded file and sends the media message that points at it. The file is
 // in place before the message commits, and removed again if the message is refused.
 // IsUpload says whether r is a media upload: its body streams to disk under the server's
@@ -315,10 +306,7 @@ func (a *API) sendMedia(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	id, err := newMediaID()
-	if err != nil {
-		return err
-	}
+	id := ids.Hex(16)
 	if err := u.file.Close(); err != nil {
 		return fmt.Errorf("failed to write uploaded media %q: %w", u.file.Name(), err)
 	}

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
 	"regexp"
 
@@ -10,6 +8,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 )
 
 func (a *API) getRules(c echo.Context) error {
@@ -58,9 +57,7 @@ func (a *API) putRules(c echo.Context) error {
 			return errValidation("rule %d: action must be pending or disapproved", i)
 		}
 		if r.ID == "" {
-			b := make([]byte, 8)
-			_, _ = rand.Read(b)
-			r.ID = hex.EncodeToString(b)
+			r.ID = ids.Hex(8)
 		} else if err := checkID("id", r.ID); err != nil {
 			return err
 		}
