@@ -101,22 +101,86 @@ func getAgent(t *testing.T, ns, name string) *v1alpha1.Agent {
 }
 
 // waitCondition waits until the Agent's condition has the status and reason, for the current
-// generation, and returns the Agent.
-func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionStatus, reason string) *v1alpha1.Agent {
+// generation, and a message that holds each of contains; it returns the Agent.
+func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionStatus, reason string, contains ...string) *v1alpha1.Agent {
 	t.Helper()
 	var a *v1alpha1.Agent
-	eventually(t, fmt.Sprintf("%s/%s %s=%s (%s)", ns, name, typ, status, reason), func() error {
+	eventually(t, fmt.Sprintf("%s/%s %s=%s (%s) %q", ns, name, typ, status, reason, contains), func() error {
 		a = getAgent(t, ns, name)
 		c := meta.FindStatusCondition(a.Status.Conditions, typ)
 		if c == nil {
 			return fmt.Errorf("no %s condition yet", typ)
 		}
-		if c.Status != status || c.Reason != reason || c.ObservedGeneration != a.Generation || a.Status.ObservedGeneration != a.Generation {
+		if c.Status != status || c.Reason != reason || c.ObservedGeneration != a.Generation || a.Status.ObservedGeneration != a.Generation || !containsAll(c.Message, contains) {
 			return fmt.Errorf("%s is %s/%s (gen %d/%d): %s", typ, c.Status, c.Reason, c.ObservedGeneration, a.Generation, c.Message)
 		}
 		return nil
 	})
 	return a
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// waitRolled waits until the Agent's status describes its generation and its Deployment's pod
+// template carries the config hash the status reports, and returns both. Wait for the
+// conditions that say which config that is first: a Secret or Tool the operator has not seen yet
+// changes the hash, and the Deployment, again.
+func waitRolled(t *testing.T, ns, name string) (*v1alpha1.Agent, *appsv1.Deployment) {
+	t.Helper()
+	var a *v1alpha1.Agent
+	var d *appsv1.Deployment
+	eventually(t, fmt.Sprintf("the Deployment of %s/%s to carry the status's config hash", ns, name), func() error {
+		a, d = getAgent(t, ns, name), deployment(t, ns, name)
+		if h := d.Spec.Template.Annotations[render.AnnotationConfigHash]; a.Status.ObservedGeneration != a.Generation || h != a.Status.ConfigHash {
+			return fmt.Errorf("deployment hash %q, status %q (gen %d/%d)", h, a.Status.ConfigHash, a.Status.ObservedGeneration, a.Generation)
+		}
+		return nil
+	})
+	return a, d
+}
+
+// updateAgent applies change to the current Agent, again when the operator's status patch got
+// there first.
+func updateAgent(t *testing.T, ns, name string, change func(*v1alpha1.Agent)) {
+	t.Helper()
+	if err := tryUpdateAgent(ns, name, change); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tryUpdateAgent is updateAgent for a change the API server may refuse: it returns why.
+func tryUpdateAgent(ns, name string, change func(*v1alpha1.Agent)) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var a v1alpha1.Agent
+		if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &a); err != nil {
+			return err
+		}
+		change(&a)
+		return k8s.Update(ctx, &a)
+	})
+}
+
+// agentEvents are the events about the named object in ns, as "reason: message".
+func agentEvents(t *testing.T, ns, name string) []string {
+	t.Helper()
+	var list corev1.EventList
+	if err := k8s.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == name {
+			out = append(out, e.Reason+": "+e.Message)
+		}
+	}
+	return out
 }
 
 func condition(a *v1alpha1.Agent, typ string) metav1.Condition {

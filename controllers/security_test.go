@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -58,30 +57,48 @@ spec:
 		t.Errorf("Ready: %+v", c)
 	}
 	consistently(t, "no Ingress for an unauthenticated agent", time.Second, ingressGone(t, ns, "open"))
+	t.Run("allowUnauthenticated publishes it, and taking it back removes it", func(t *testing.T) { allowUnauthenticated(t, ns) })
+	t.Run("an auth Secret the runtime would refuse", func(t *testing.T) { refusedAuthSecret(t, ns) })
+	t.Run("publicURL is public too", func(t *testing.T) {
+		create(t, ns, `apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: elsewhere}
+spec:
+  model: {name: m}
+  endpoint: {publicURL: "https://edge.example.net"}`)
+		a := waitCondition(t, ns, "elsewhere", v1alpha1.ConditionExposed, metav1.ConditionFalse, v1alpha1.ReasonAuthRequired)
+		if a.Status.DeploymentURL != "" {
+			t.Errorf("url %q", a.Status.DeploymentURL)
+		}
+	})
+}
 
-	// Saying so publishes it.
+// allowUnauthenticated: saying so publishes the Agent "open"; taking the permission back
+// removes the Ingress and the URL.
+func allowUnauthenticated(t *testing.T, ns string) {
 	updateAgent(t, ns, "open", func(a *v1alpha1.Agent) { a.Spec.Endpoint.AllowUnauthenticated = true })
-	a = waitCondition(t, ns, "open", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonIngressReady)
+	a := waitCondition(t, ns, "open", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonIngressReady)
 	if a.Status.DeploymentURL != "https://chat.example.com/api/agents/open/ag-ui" {
 		t.Errorf("url %q", a.Status.DeploymentURL)
 	}
 	child(t, ns, "open", &networkingv1.Ingress{})
-
-	// Taking the permission back removes the Ingress and the URL.
 	updateAgent(t, ns, "open", func(a *v1alpha1.Agent) { a.Spec.Endpoint.AllowUnauthenticated = false })
 	a = waitCondition(t, ns, "open", v1alpha1.ConditionExposed, metav1.ConditionFalse, v1alpha1.ReasonAuthRequired)
 	if a.Status.DeploymentURL != "" {
 		t.Errorf("url %q", a.Status.DeploymentURL)
 	}
 	eventually(t, "the Ingress to be deleted", ingressGone(t, ns, "open"))
+}
 
-	// Auth from a Secret with an empty value: exposed, but not Ready, naming Secret and key.
+// refusedAuthSecret: auth from a Secret with an empty value leaves the Agent "open" exposed but
+// not Ready, naming Secret and key; a Secret without keys is refused too. No event holds a value.
+func refusedAuthSecret(t *testing.T, ns string) {
 	const value = "Bearer platform-SECRET-value"
 	s := secret(t, ns, "platform-auth", map[string]string{"Authorization": value, "X-Tenant": ""})
 	updateAgent(t, ns, "open", func(a *v1alpha1.Agent) {
 		a.Spec.Endpoint.Auth = &v1alpha1.EndpointAuth{HeadersSecretRef: v1alpha1.LocalObjectReference{Name: "platform-auth"}}
 	})
-	a = waitCondition(t, ns, "open", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAuthSecretInvalid)
+	a := waitCondition(t, ns, "open", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAuthSecretInvalid)
 	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `auth headers Secret "platform-auth" has an empty value for key "X-Tenant"`) {
 		t.Errorf("ready: %s", msg)
 	}
@@ -104,18 +121,6 @@ spec:
 		if strings.Contains(ev, value) {
 			t.Errorf("an event holds the header value: %s", ev)
 		}
-	}
-
-	// publicURL is public too.
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: elsewhere}
-spec:
-  model: {name: m}
-  endpoint: {publicURL: "https://edge.example.net"}`)
-	a = waitCondition(t, ns, "elsewhere", v1alpha1.ConditionExposed, metav1.ConditionFalse, v1alpha1.ReasonAuthRequired)
-	if a.Status.DeploymentURL != "" {
-		t.Errorf("url %q", a.Status.DeploymentURL)
 	}
 }
 
@@ -204,20 +209,6 @@ spec:
 	}
 	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: dep.Name}, &corev1.Service{}); !apierrors.IsNotFound(err) {
 		t.Errorf("no Service may select someone else's pods: %v", err)
-	}
-}
-
-// updateAgent applies change to the current Agent, retrying when the operator's status
-// patch got there first.
-func updateAgent(t *testing.T, ns, name string, change func(*v1alpha1.Agent)) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		a := getAgent(t, ns, name)
-		change(a)
-		return k8s.Update(ctx, a)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

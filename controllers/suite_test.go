@@ -113,7 +113,7 @@ func startManagerWith(ctx context.Context, cfg *rest.Config, opts Options) (func
 // eventually retries check until it returns nil or the time is up.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	testutil.Eventually(t, what, 20*time.Second, 50*time.Millisecond, check)
+	testutil.Eventually(t, what, 30*time.Second, 50*time.Millisecond, check)
 }
 
 // consistently checks that check keeps returning nil for d.
