@@ -3,6 +3,9 @@ package controllers
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/platform/telemetry"
 )
 
 // AgentReconciler turns each Agent into a runtime ConfigMap, Deployment, Service and
@@ -44,13 +48,11 @@ type AgentReconciler struct {
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// agentState is what one reconcile learns about an Agent. The steps fill it in order; the last
-// one turns it into the status.
+// agentState is what one reconcile learns about an Agent, filled by the steps in order.
 type agentState struct {
-	agent *v1alpha1.Agent
-	// tools is what the tool map resolved to; resolved is what the config is rendered from.
+	agent    *v1alpha1.Agent
 	tools    *toolResolution
-	resolved render.Resolved
+	resolved render.Resolved // what the config is rendered from
 	// conditions are ToolsResolved, FrontendActionsResolved and ModelSecretResolved, in that
 	// order; problems are what Ready reports that has no condition of its own.
 	conditions []metav1.Condition
@@ -114,6 +116,22 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 		}
 	}
 	return s.result, nil
+}
+
+var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/controllers")
+
+// startAgentSpan starts the span of one Agent reconcile, "reconcile Agent" (exported when the
+// operator exports traces): which Agent, and whether the reconcile failed. end takes the
+// reconcile's error.
+func startAgentSpan(ctx context.Context, req ctrl.Request) (_ context.Context, end func(error)) {
+	ctx, span := spans.Get().Start(ctx, "reconcile Agent", trace.WithAttributes(
+		attribute.String("k8s.namespace.name", req.Namespace), attribute.String("agentry.agent", req.Name)))
+	return ctx, func(err error) {
+		if err != nil {
+			span.SetStatus(codes.Error, "reconcile failed")
+		}
+		span.End()
+	}
 }
 
 // renderConfig renders the runtime config from what the steps before resolved and hashes it

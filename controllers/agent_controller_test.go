@@ -94,7 +94,7 @@ func TestSamplesGetTheFullObjectSet(t *testing.T) {
 func TestToolAndSecretChangesRollThePods(t *testing.T) {
 	ns := "t-roll"
 	createSamples(t, ns)
-	s := secret(t, ns, "openai", map[string]string{"apiKey": apiKey})
+	secret(t, ns, "openai", map[string]string{"apiKey": apiKey})
 	waitCondition(t, ns, "weather", v1alpha1.ConditionModelSecretResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	// The first hash must already include the Tool: otherwise the Tool's arrival, not its edit,
 	// changes the hash below.
@@ -133,10 +133,7 @@ func TestToolAndSecretChangesRollThePods(t *testing.T) {
 		t.Error("chef's config hash changed")
 	}
 
-	s.StringData = map[string]string{"apiKey": "sk-rotated"}
-	if err := k8s.Update(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	modify(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "openai"}}, false, func(s *corev1.Secret) { s.StringData = map[string]string{"apiKey": "sk-rotated"} })
 	eventually(t, "a Secret rotation to change the pod template", func() error {
 		if h := hashOf(); h == second {
 			return fmt.Errorf("hash still %s", h)
@@ -184,11 +181,7 @@ spec:
 
 func TestOwnedObjectsAreRestoredAndCollected(t *testing.T) {
 	ns := "t-owner"
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: owned}
-spec:
-  model: {name: m}`)
+	create(t, ns, agentDoc("owned", "  model: {name: m}"))
 	waitCondition(t, ns, "owned", v1alpha1.ConditionToolsResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	// Someone edits the Deployment; the operator puts its spec back.
 	modify(t, deployment(t, ns, "owned"), false, func(dep *appsv1.Deployment) {
@@ -222,11 +215,7 @@ spec:
 func TestNoWritesWhenNothingChanged(t *testing.T) {
 	rec := testutil.RecordSpans(t)
 	ns := "t-owner"
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: quiet}
-spec:
-  model: {name: m}`)
+	create(t, ns, agentDoc("quiet", "  model: {name: m}"))
 	waitCondition(t, ns, "quiet", v1alpha1.ConditionToolsResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	// A Deployment status change the Agent does not report triggers a reconcile.
 	// (Its reconcile may start before the write returns: the time is taken before.)

@@ -7,9 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
@@ -144,14 +142,9 @@ spec:
 	if strings.Contains(child(t, ns, "remembers", &corev1.ConfigMap{}).Data[render.ConfigKey], "pw-SECRET") {
 		t.Error("the storage URL reached the ConfigMap")
 	}
-	var s corev1.Secret
-	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: "db"}, &s); err != nil {
-		t.Fatal(err)
-	}
-	s.StringData = map[string]string{"url": "file:/data/memory.db"}
-	if err := k8s.Update(ctx, &s); err != nil {
-		t.Fatal(err)
-	}
+	modify(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}, false, func(s *corev1.Secret) {
+		s.StringData = map[string]string{"url": "file:/data/memory.db"}
+	})
 	eventually(t, "a file: store with 3 replicas to be refused", func() error {
 		a = getAgent(t, ns, "remembers")
 		ready := condition(a, v1alpha1.ConditionReady)
@@ -213,23 +206,12 @@ spec:
 	if a.Status.DeploymentURL != "https://edge.example.net/agents/api/agents/public-agent/generate" {
 		t.Errorf("publicURL: %q", a.Status.DeploymentURL)
 	}
-	eventually(t, "the Ingress to be deleted", func() error {
-		err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: render.ChildName("public")}, &networkingv1.Ingress{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("still there: %v", err)
-	})
+	eventually(t, "the Ingress to be deleted", ingressGone(t, ns, "public"))
 }
 
 func TestDefaultIngressFromTheOperator(t *testing.T) {
 	ns := "t-default-ingress"
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: defaulted}
-spec:
-  model: {name: m}
-  endpoint: {ingress: {}, allowUnauthenticated: true}`)
+	create(t, ns, agentDoc("defaulted", "  model: {name: m}\n  endpoint: {ingress: {}, allowUnauthenticated: true}"))
 	a := waitCondition(t, ns, "defaulted", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonIngressReady)
 	if a.Status.DeploymentURL != "https://agents.example.com/api/agents/defaulted/ag-ui" {
 		t.Errorf("url %q", a.Status.DeploymentURL)

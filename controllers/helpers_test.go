@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,32 +27,21 @@ import (
 
 var ctx = context.Background()
 
-// decode turns one YAML document into a typed Agentry object or Secret.
+// decode turns one YAML document into a typed object of the operator's scheme.
 func decode(t *testing.T, doc string) client.Object {
 	t.Helper()
-	var head struct{ Kind string }
+	var head struct{ APIVersion, Kind string }
 	if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
 		t.Fatal(err)
 	}
-	var obj client.Object
-	switch head.Kind {
-	case "Agent":
-		obj = &v1alpha1.Agent{}
-	case "Tool":
-		obj = &v1alpha1.Tool{}
-	case "FrontendAction":
-		obj = &v1alpha1.FrontendAction{}
-	case "MCPServer":
-		obj = &v1alpha1.MCPServer{}
-	case "Secret":
-		obj = &corev1.Secret{}
-	default:
-		t.Fatalf("unexpected kind %q", head.Kind)
+	obj, err := NewScheme().New(schema.FromAPIVersionAndKind(head.APIVersion, head.Kind))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
 		t.Fatalf("%s: %v", head.Kind, err)
 	}
-	return obj
+	return obj.(client.Object)
 }
 
 // create creates every document of a multi-document YAML in namespace ns.
@@ -67,6 +57,15 @@ func create(t *testing.T, ns, docs string) {
 			t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
 		}
 	}
+}
+
+// agentDoc and toolDoc are an Agent's and a Tool's YAML with the given spec lines.
+func agentDoc(name, spec string) string {
+	return fmt.Sprintf("apiVersion: agentry.dev/v1alpha1\nkind: Agent\nmetadata: {name: %s}\nspec:\n%s", name, spec)
+}
+
+func toolDoc(name, execute string) string {
+	return fmt.Sprintf("apiVersion: agentry.dev/v1alpha1\nkind: Tool\nmetadata: {name: %s}\nspec:\n  id: %s\n  description: d\n  inputSchema: {type: object}\n  execute: %s", name, name, execute)
 }
 
 // createSamples creates every document of config/samples in ns.
@@ -111,21 +110,17 @@ func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionSt
 		if c == nil {
 			return fmt.Errorf("no %s condition yet", typ)
 		}
-		if c.Status != status || c.Reason != reason || c.ObservedGeneration != a.Generation || a.Status.ObservedGeneration != a.Generation || !containsAll(c.Message, contains) {
+		if c.Status != status || c.Reason != reason || c.ObservedGeneration != a.Generation || a.Status.ObservedGeneration != a.Generation {
 			return fmt.Errorf("%s is %s/%s (gen %d/%d): %s", typ, c.Status, c.Reason, c.ObservedGeneration, a.Generation, c.Message)
+		}
+		for _, want := range contains {
+			if !strings.Contains(c.Message, want) {
+				return fmt.Errorf("%s lacks %q: %s", typ, want, c.Message)
+			}
 		}
 		return nil
 	})
 	return a
-}
-
-func containsAll(s string, parts []string) bool {
-	for _, p := range parts {
-		if !strings.Contains(s, p) {
-			return false
-		}
-	}
-	return true
 }
 
 // waitRolled waits until the Agent's status describes its generation and its Deployment's pod

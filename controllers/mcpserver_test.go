@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -142,14 +141,9 @@ func TestMCPServerWithHeadersSecret(t *testing.T) {
 	if c := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady); !strings.Contains(c.Message, "401") {
 		t.Errorf("message %q", c.Message)
 	}
-	var s corev1.Secret
-	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: "private-mcp"}, &s); err != nil {
-		t.Fatal(err)
-	}
-	s.Data = map[string][]byte{"Authorization": []byte("Bearer " + token)}
-	if err := k8s.Update(ctx, &s); err != nil {
-		t.Fatal(err)
-	}
+	modify(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "private-mcp"}}, false, func(s *corev1.Secret) {
+		s.Data = map[string][]byte{"Authorization": []byte("Bearer " + token)}
+	})
 	waitMCPReady(t, ns, "private", metav1.ConditionTrue, v1alpha1.ReasonDiscovered)
 
 	create(t, ns, `apiVersion: agentry.dev/v1alpha1
@@ -256,24 +250,14 @@ spec:
 		t.Errorf("message %q", msg)
 	}
 	eventually(t, "the pods follow", func() error {
-		a := getAgent(t, ns, "follower")
-		var d appsv1.Deployment
-		if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: "agentry-follower"}, &d); err != nil {
-			return err
+		a, d, config := getAgent(t, ns, "follower"), deployment(t, ns, "follower"), child(t, ns, "follower", &corev1.ConfigMap{}).Data[render.ConfigKey]
+		if a.Status.ConfigHash == firstHash || !strings.Contains(config, "weather") || strings.Contains(config, "name: echo") {
+			return fmt.Errorf("config hash %s, config:\n%s", a.Status.ConfigHash, config)
 		}
-		cm := &corev1.ConfigMap{}
-		if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: "agentry-follower"}, cm); err != nil {
-			return err
+		if h := d.Spec.Template.Annotations[render.AnnotationConfigHash]; h != a.Status.ConfigHash {
+			return fmt.Errorf("the pod template does not carry the new hash: %v", d.Spec.Template.Annotations)
 		}
-		if a.Status.ConfigHash == firstHash || !strings.Contains(cm.Data[render.ConfigKey], "weather") || strings.Contains(cm.Data[render.ConfigKey], "name: echo") {
-			return fmt.Errorf("config hash %s, config:\n%s", a.Status.ConfigHash, cm.Data[render.ConfigKey])
-		}
-		for _, v := range d.Spec.Template.Annotations {
-			if v == a.Status.ConfigHash {
-				return nil
-			}
-		}
-		return fmt.Errorf("the pod template does not carry the new hash: %v", d.Spec.Template.Annotations)
+		return nil
 	})
 
 	// An outage keeps the last tools, and the Agent says so.

@@ -53,12 +53,7 @@ func TestReconcileSpans(t *testing.T) {
 	rec := testutil.RecordSpans(t)
 	const ns = "t-trace"
 	start := time.Now()
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: traced}
-spec:
-  model: {name: m}
-`)
+	create(t, ns, agentDoc("traced", "  model: {name: m}"))
 	for _, s := range reconciledSince(t, rec, ns, "traced", start) {
 		if s.Status().Code == codes.Error {
 			t.Errorf("a reconcile that succeeded is an error span: %v", s.Status())

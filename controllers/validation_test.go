@@ -21,14 +21,6 @@ import (
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
-func agentDoc(name, spec string) string {
-	return fmt.Sprintf("apiVersion: agentry.dev/v1alpha1\nkind: Agent\nmetadata: {name: %s}\nspec:\n%s", name, spec)
-}
-
-func toolDoc(name, execute string) string {
-	return fmt.Sprintf("apiVersion: agentry.dev/v1alpha1\nkind: Tool\nmetadata: {name: %s}\nspec:\n  id: %s\n  description: d\n  inputSchema: {type: object}\n  execute: %s", name, name, execute)
-}
-
 // crdValidationCases are objects the API server must accept (reject empty) or refuse with the
 // message in reject.
 var crdValidationCases = []struct{ name, doc, reject string }{
@@ -268,18 +260,14 @@ func TestNamespaceScope(t *testing.T) {
 	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: elsewhere}
-spec:
-  model: {name: m}`)
+	create(t, ns, agentDoc("elsewhere", "  model: {name: m}"))
 	consistently(t, "the namespaced operator must not touch other namespaces", 2*time.Second, func() error {
 		if a := getAgent(t, ns, "elsewhere"); len(a.Status.Conditions) > 0 {
 			return fmt.Errorf("status written: %+v", a.Status)
 		}
 		return nil
 	})
-	stop, err := startManager(ctx, Options{Render: renderCfg, SkipNameValidation: true})
+	stop, err := startManagerWith(ctx, cfg, Options{Render: renderCfg, SkipNameValidation: true})
 	if err != nil {
 		t.Fatal(err)
 	}
