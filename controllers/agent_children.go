@@ -60,8 +60,8 @@ func (r *AgentReconciler) applyChildren(ctx context.Context, s *agentState) erro
 // object carries none of our labels, so no watch of ours sees it go away.
 const conflictRetry = time.Minute
 
-// blocked records an object in the way (p, when not nil) as Ready's first problem and looks
-// again after conflictRetry; it passes err on.
+// blocked makes an object in the way (p) Ready's first problem, looked at again after
+// conflictRetry, and passes err on.
 func (s *agentState) blocked(p *problem, err error) error {
 	if p != nil {
 		s.problems = append([]problem{*p}, s.problems...)

@@ -63,11 +63,10 @@ type agentState struct {
 	result     ctrl.Result
 }
 
-// agentStep is one sub-reconciler. What the user must fix becomes a condition or a problem
-// and the steps go on: the watches on Tools, FrontendActions, MCPServers and Secrets bring the
-// Agent back when it changes. An object in the way that is not the Agent's (and that no watch
-// of ours sees) is a problem too, looked at again after conflictRetry. An error (an API call
-// failed) stops the steps and is retried with backoff.
+// agentStep is one sub-reconciler. What the user must fix is a condition or a problem and the
+// steps go on (the watches bring the Agent back when it changes); an object in the way is a
+// problem retried after conflictRetry; an error (an API call failed) stops the steps and is
+// retried with backoff.
 type agentStep func(ctx context.Context, s *agentState) error
 
 // steps are the Agent's sub-reconcilers, in the order they run.
@@ -120,9 +119,8 @@ func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (resu
 
 var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/controllers")
 
-// startAgentSpan starts the span of one Agent reconcile, "reconcile Agent" (exported when the
-// operator exports traces): which Agent, and whether the reconcile failed. end takes the
-// reconcile's error.
+// startAgentSpan starts the "reconcile Agent" span (exported when the operator exports traces):
+// which Agent, and whether the reconcile failed (end takes its error).
 func startAgentSpan(ctx context.Context, req ctrl.Request) (_ context.Context, end func(error)) {
 	ctx, span := spans.Get().Start(ctx, "reconcile Agent", trace.WithAttributes(
 		attribute.String("k8s.namespace.name", req.Namespace), attribute.String("agentry.agent", req.Name)))
@@ -134,8 +132,7 @@ func startAgentSpan(ctx context.Context, req ctrl.Request) (_ context.Context, e
 	}
 }
 
-// renderConfig renders the runtime config from what the steps before resolved and hashes it
-// with the referenced Secrets' data.
+// renderConfig renders the runtime config and hashes it with the referenced Secrets' data.
 func (r *AgentReconciler) renderConfig(_ context.Context, s *agentState) error {
 	config, err := render.ConfigYAML(s.resolved)
 	if err != nil {

@@ -130,13 +130,7 @@ spec:
 		return nil
 	})
 	c := deployment(t, ns, "remembers").Spec.Template.Spec.Containers[0]
-	var env *corev1.EnvVar
-	for i := range c.Env {
-		if c.Env[i].Name == "AGENTRY_MEMORY_URL" {
-			env = &c.Env[i]
-		}
-	}
-	if env == nil || env.Value != "" || env.ValueFrom.SecretKeyRef.Name != "db" || env.ValueFrom.SecretKeyRef.Key != "url" {
+	if !fromSecret(c, "AGENTRY_MEMORY_URL", "db", "url") {
 		t.Errorf("the URL must come from secretKeyRef: %+v", c.Env)
 	}
 	if strings.Contains(child(t, ns, "remembers", &corev1.ConfigMap{}).Data[render.ConfigKey], "pw-SECRET") {

@@ -40,13 +40,7 @@ func TestAzureOpenAISettings(t *testing.T) {
 	secret(t, ns, "entra", map[string]string{"token": "eyJ-entra"})
 	waitCondition(t, ns, "azure-token", v1alpha1.ConditionModelSecretResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	dep := deployment(t, ns, "azure-token")
-	found := false
-	for _, e := range dep.Spec.Template.Spec.Containers[0].Env {
-		if e.Name == llm.AzureTokenEnv {
-			found = e.Value == "" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name == "entra" && e.ValueFrom.SecretKeyRef.Key == "token"
-		}
-	}
-	if !found {
+	if !fromSecret(dep.Spec.Template.Spec.Containers[0], llm.AzureTokenEnv, "entra", "token") {
 		t.Errorf("the pod does not get %s from the Secret: %+v", llm.AzureTokenEnv, dep.Spec.Template.Spec.Containers[0].Env)
 	}
 

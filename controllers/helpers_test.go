@@ -90,13 +90,17 @@ func secret(t *testing.T, ns, name string, data map[string]string) *corev1.Secre
 	return s
 }
 
-func getAgent(t *testing.T, ns, name string) *v1alpha1.Agent {
+// get reads ns/name into obj.
+func get[T client.Object](t *testing.T, ns, name string, obj T) T {
 	t.Helper()
-	var a v1alpha1.Agent
-	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &a); err != nil {
+	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, obj); err != nil {
 		t.Fatal(err)
 	}
-	return &a
+	return obj
+}
+
+func getAgent(t *testing.T, ns, name string) *v1alpha1.Agent {
+	return get(t, ns, name, &v1alpha1.Agent{})
 }
 
 // waitCondition waits until the Agent's condition has the status and reason, for the current
@@ -123,10 +127,9 @@ func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionSt
 	return a
 }
 
-// waitRolled waits until the Agent's status describes its generation and its Deployment's pod
-// template carries the config hash the status reports, and returns both. Wait for the
-// conditions that say which config that is first: a Secret or Tool the operator has not seen yet
-// changes the hash, and the Deployment, again.
+// waitRolled waits until the status describes the Agent's generation and its Deployment's pod
+// template carries the status's config hash. Wait first for the conditions that fix the config:
+// a Secret or Tool the operator has not seen yet changes the hash, and the Deployment again.
 func waitRolled(t *testing.T, ns, name string) (*v1alpha1.Agent, *appsv1.Deployment) {
 	t.Helper()
 	var a *v1alpha1.Agent
@@ -145,21 +148,7 @@ func waitRolled(t *testing.T, ns, name string) (*v1alpha1.Agent, *appsv1.Deploym
 // there first.
 func updateAgent(t *testing.T, ns, name string, change func(*v1alpha1.Agent)) {
 	t.Helper()
-	if err := tryUpdateAgent(ns, name, change); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// tryUpdateAgent is updateAgent for a change the API server may refuse: it returns why.
-func tryUpdateAgent(ns, name string, change func(*v1alpha1.Agent)) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		var a v1alpha1.Agent
-		if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &a); err != nil {
-			return err
-		}
-		change(&a)
-		return k8s.Update(ctx, &a)
-	})
+	modify(t, &v1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, false, change)
 }
 
 // agentEvents are the events about the named object in ns, as "reason: message".
@@ -176,6 +165,16 @@ func agentEvents(t *testing.T, ns, name string) []string {
 		}
 	}
 	return out
+}
+
+// fromSecret reports whether the container's variable name comes from key of Secret secret only.
+func fromSecret(c corev1.Container, name, secret, key string) bool {
+	for _, e := range c.Env {
+		if e.Name == name {
+			return e.Value == "" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name == secret && e.ValueFrom.SecretKeyRef.Key == key
+		}
+	}
+	return false
 }
 
 func condition(a *v1alpha1.Agent, typ string) metav1.Condition {
@@ -230,7 +229,14 @@ func toYAML(t *testing.T, v any) string {
 // status is set), again when the operator wrote the object between the read and the write.
 func modify[T client.Object](t *testing.T, obj T, status bool, change func(T)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	if err := tryModify(obj, status, change); err != nil {
+		t.Fatalf("update %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// tryModify is modify for a change the API server may refuse: it returns why.
+func tryModify[T client.Object](obj T, status bool, change func(T)) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
@@ -240,7 +246,4 @@ func modify[T client.Object](t *testing.T, obj T, status bool, change func(T)) {
 		}
 		return k8s.Update(ctx, obj)
 	})
-	if err != nil {
-		t.Fatalf("update %T %s: %v", obj, obj.GetName(), err)
-	}
 }

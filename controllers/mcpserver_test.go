@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +13,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
@@ -28,12 +28,7 @@ func mcpServerDoc(name, url, extra string) string {
 }
 
 func getMCPServer(t *testing.T, ns, name string) *v1alpha1.MCPServer {
-	t.Helper()
-	var m v1alpha1.MCPServer
-	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &m); err != nil {
-		t.Fatal(err)
-	}
-	return &m
+	return get(t, ns, name, &v1alpha1.MCPServer{})
 }
 
 // waitMCPReady waits for the MCPServer's Ready condition to have the status and reason for
@@ -155,11 +150,7 @@ spec:
   - {key: echo, mcpServerRef: {name: private}, toolName: echo}`)
 	waitCondition(t, ns, "private-user", v1alpha1.ConditionToolsResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	d := deployment(t, ns, "private-user")
-	mounted := false
-	for _, v := range d.Spec.Template.Spec.Volumes {
-		mounted = mounted || (v.Secret != nil && v.Secret.SecretName == "private-mcp")
-	}
-	if !mounted {
+	if !slices.ContainsFunc(d.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool { return v.Secret != nil && v.Secret.SecretName == "private-mcp" }) {
 		t.Errorf("the headers Secret is not mounted: %+v", d.Spec.Template.Spec.Volumes)
 	}
 	cm := child(t, ns, "private-user", &corev1.ConfigMap{})

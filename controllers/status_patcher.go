@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
@@ -28,8 +29,7 @@ type statusPatcher struct {
 	recorder events.EventRecorder
 	// action names the events ("Validate", "Discover"); empty: the condition's type.
 	action string
-	// messages makes a changed message an event too (a Tool's Valid lists its errors), not only
-	// a changed status or reason.
+	// messages: a changed message is an event too (a Tool's Valid lists its errors).
 	messages bool
 }
 
@@ -53,11 +53,7 @@ func (p statusPatcher) patch(ctx context.Context, original, obj conditioned) err
 		if c.Status != metav1.ConditionTrue {
 			typ = corev1.EventTypeWarning
 		}
-		action := p.action
-		if action == "" {
-			action = c.Type
-		}
-		p.recorder.Eventf(obj, nil, typ, c.Reason, action, "%s", c.Message)
+		p.recorder.Eventf(obj, nil, typ, c.Reason, cmp.Or(p.action, c.Type), "%s", c.Message)
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func TestCRDValidation(t *testing.T) {
 	// The operator writes these Agents' status meanwhile: updates retry on conflicts.
 	refused := func(t *testing.T, name, want string, change func(*v1alpha1.Agent)) {
 		t.Helper()
-		if err := tryUpdateAgent(ns, name, change); err == nil || !strings.Contains(err.Error(), want) {
+		if err := tryModify(&v1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, false, change); err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("%s: got %v, want %q", name, err, want)
 		}
 	}

@@ -20,8 +20,7 @@ import (
 
 // DeploymentFor runs `agentry serve` on the rendered config. The model key reaches the pod only
 // as an env var from secretKeyRef (runtimeEnv), header Secrets only as read-only volumes
-// (runtimeVolumes); the pod runs as non-root with a read-only root filesystem and no
-// capabilities.
+// (runtimeVolumes); the pod runs as non-root, read-only root filesystem, no capabilities.
 func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment {
 	a := r.Agent
 	rt := a.Spec.Runtime
@@ -127,9 +126,8 @@ func runtimeArgs(cfg Config) []string {
 	return args
 }
 
-// runtimeVolumes are the pod's volumes and the container's mounts: the config (read-only), a
-// writable /tmp on a read-only root, and each Secret the runtime reads as files (MountedSecrets),
-// read-only under SecretsDir/<name>.
+// runtimeVolumes are the pod's volumes and the container's mounts: the config, a writable /tmp
+// and each Secret the runtime reads as files (MountedSecrets) under SecretsDir/<name>.
 func runtimeVolumes(r Resolved) ([]corev1.Volume, []corev1.VolumeMount) {
 	volumes := []corev1.Volume{
 		{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
@@ -154,9 +152,8 @@ func runtimeVolumes(r Resolved) ([]corev1.Volume, []corev1.VolumeMount) {
 }
 
 // runtimeEnv is the runtime container's environment, by the names the runtime reads: Secret
-// values only from secretKeyRef (the model's API key or Entra token, the memory URL), tracing
-// (tracingEnv), the prevalidated config and the container's memory limit. A variable of
-// spec.runtime.env replaces the operator's of the same name.
+// values only from secretKeyRef (the model's API key or Entra token, the memory URL), tracing,
+// the prevalidated config and the memory limit. spec.runtime.env replaces a name it repeats.
 func runtimeEnv(a *v1alpha1.Agent, cfg Config) []corev1.EnvVar {
 	var env []corev1.EnvVar
 	if ref := a.Spec.Model.APIKeySecretRef; ref != nil {

@@ -127,15 +127,11 @@ func TestChatChartTemplate(t *testing.T) {
 }
 
 func chatObjects(t *testing.T, objs map[string]map[string]any) {
-	for _, k := range []string{chatDeployment, "Service/agentry-chat@agentry-system", "Service/agentry-chat-metrics@agentry-system", "Ingress/agentry-chat@agentry-system",
+	rendered(t, "chat.enabled", objs, true, chatDeployment, "Service/agentry-chat@agentry-system", "Service/agentry-chat-metrics@agentry-system", "Ingress/agentry-chat@agentry-system",
 		"Secret/agentry-chat-credentials@agentry-system", "PersistentVolumeClaim/agentry-chat-data@agentry-system", "ServiceAccount/agentry-chat@agentry-system",
 		"ClusterRole/agentry-chat-agent-reader", "ClusterRoleBinding/agentry-chat-agent-reader",
 		// The operator is still there.
-		"Deployment/agentry-operator@agentry-system"} {
-		if _, ok := objs[k]; !ok {
-			t.Errorf("chat.enabled lacks %s (has %v)", k, keys(objs))
-		}
-	}
+		"Deployment/agentry-operator@agentry-system")
 	sameRules(t, objs["ClusterRole/agentry-chat-agent-reader"], "config/rbac/chat_agent_reader_role.yaml")
 	if s := path(objs["ClusterRoleBinding/agentry-chat-agent-reader"], "subjects.0"); path(s, "name") != "agentry-chat" || path(s, "namespace") != "agentry-system" {
 		t.Errorf("the agent reader is bound to %v, want the chat ServiceAccount", s)
@@ -188,8 +184,7 @@ func chatPod(t *testing.T, objs map[string]map[string]any) {
 	}
 }
 
-// chatServices: the public Service has http only; the unauthenticated metrics port is on a
-// ClusterIP Service of its own.
+// chatServices: the public Service has http only, the metrics port a ClusterIP Service of its own.
 func chatServices(t *testing.T, objs map[string]map[string]any) {
 	svc := objs["Service/agentry-chat@agentry-system"]
 	fields(t, "chat Service", svc, map[string]any{"spec.type": "ClusterIP", "spec.ports.0.name": "http", "spec.ports.0.port": float64(80), "spec.ports.0.targetPort": "http",
@@ -281,15 +276,10 @@ func chatPostgres(t *testing.T) {
 	if e := path(ctr, "env.0"); path(e, "name") != "AGENTRY_CHAT_STORAGE" || path(e, "valueFrom.secretKeyRef.name") != "chat-postgres" || path(e, "valueFrom.secretKeyRef.key") != "url" || path(e, "value") != nil {
 		t.Errorf("AGENTRY_CHAT_STORAGE must come from the Secret: %v", e)
 	}
-	for _, k := range []string{"PersistentVolumeClaim/agentry-chat-data@agentry-system", "Secret/agentry-chat-credentials@agentry-system", "ClusterRole/agentry-chat-agent-reader"} {
-		if _, ok := pg[k]; ok {
-			t.Errorf("postgres with 2 replicas and own credentials must not render %s", k)
-		}
-	}
+	rendered(t, "postgres with 2 replicas and own credentials", pg, false,
+		"PersistentVolumeClaim/agentry-chat-data@agentry-system", "Secret/agentry-chat-credentials@agentry-system", "ClusterRole/agentry-chat-agent-reader")
+	rendered(t, "namespaced chat", pg, true, "Role/agentry-chat-agent-reader@team-a", "Role/agentry-chat-agent-reader@team-b")
 	for _, n := range []string{"team-a", "team-b"} {
-		if _, ok := pg["Role/agentry-chat-agent-reader@"+n]; !ok {
-			t.Errorf("namespaced chat lacks the agent reader Role in %s", n)
-		}
 		if s := path(pg["RoleBinding/agentry-chat-agent-reader@"+n], "subjects.0.name"); s != "agentry-chat" {
 			t.Errorf("namespaced chat RoleBinding in %s binds %v", n, s)
 		}
@@ -353,10 +343,9 @@ func chatStrategy(t *testing.T) {
 	}
 }
 
-// chatOff: persistence off is an emptyDir; an existing claim is used as is. Metrics off: the
-// flag is given empty (the binary's default would serve them), the container has no metrics
-// port, there is no metrics Service; liveness is a TCP check of the http port (still no
-// database), readiness the public healthz (it pings the store).
+// chatOff: persistence off is an emptyDir; an existing claim is used as is. Metrics off: the flag
+// is given empty (the binary's default would serve them), no metrics port or Service; liveness
+// is a TCP check of the http port (still no database), readiness the public healthz.
 func chatOff(t *testing.T) {
 	off := template(t, "--set", "chat.enabled=true,chat.persistence.enabled=false,chat.metrics.enabled=false")
 	offCtr, offPod := container(t, off, chatDeployment)
@@ -365,14 +354,9 @@ func chatOff(t *testing.T) {
 	}
 	fields(t, "metrics off: chat container", offCtr, map[string]any{"livenessProbe.tcpSocket.port": "http", "livenessProbe.httpGet": nil,
 		"readinessProbe.httpGet.path": "/chat/v1/healthz", "readinessProbe.httpGet.port": "http"})
-	if _, ok := off["Service/agentry-chat-metrics@agentry-system"]; ok {
-		t.Error("metrics off: no metrics Service")
-	}
+	rendered(t, "metrics and persistence off", off, false, "Service/agentry-chat-metrics@agentry-system", "PersistentVolumeClaim/agentry-chat-data@agentry-system")
 	if p := path(off["Service/agentry-chat@agentry-system"], "spec.ports.1"); p != nil {
 		t.Errorf("metrics off: the Service still has %v", p)
-	}
-	if _, ok := off["PersistentVolumeClaim/agentry-chat-data@agentry-system"]; ok {
-		t.Error("persistence off: no claim")
 	}
 	if path(offPod, "volumes.0.name") != "data" || path(offPod, "volumes.0.emptyDir") == nil {
 		t.Errorf("persistence off: data must be an emptyDir: %v", offPod["volumes"])
@@ -382,9 +366,7 @@ func chatOff(t *testing.T) {
 	if path(ownPod, "volumes.0.persistentVolumeClaim.claimName") != "mine" || path(ownPod, "automountServiceAccountToken") != false {
 		t.Errorf("existing claim, no agent refs: %v", ownPod)
 	}
-	if _, ok := own["ClusterRole/agentry-chat-agent-reader"]; ok {
-		t.Error("chat.agentRefs=false: no agent reader RBAC")
-	}
+	rendered(t, "chat.agentRefs=false", own, false, "ClusterRole/agentry-chat-agent-reader")
 	if !strings.Contains(strings.Join(argList(ownCtr), " "), "--agent-refs=false") {
 		t.Errorf("chat.agentRefs=false: %v", ownCtr["args"])
 	}

@@ -157,9 +157,8 @@ func TestChatHelmInstall(t *testing.T) {
 	chatOnPostgres(t, c)
 }
 
-// chatInstallKeepsCredentials installs the chart with chat.enabled, upgrades, uninstalls and
-// installs it again: the generated credentials stay. It returns the last install's output
-// (with the NOTES) and the credentials.
+// chatInstallKeepsCredentials installs, upgrades, uninstalls and installs chat.enabled again: the
+// generated credentials stay. It returns the last install's output (the NOTES) and them.
 func chatInstallKeepsCredentials(t *testing.T, c *cluster, ns string) (string, map[string][]byte) {
 	install := c.sh(t, "helm install agentry charts/agentry -n "+ns+" --create-namespace --set chat.enabled=true")
 	if !strings.Contains(install, "STATUS: deployed") || !strings.Contains(install, "svc/agentry-chat 8080:80") {

@@ -126,8 +126,8 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	scraper.check(t, "https://"+metricsAddr+"/metrics")
 }
 
-// installChart runs the quickstart's helm install: the chart's objects are there, and RBAC is
-// in force for the operator's identity: least privilege, as generated from markers.
+// installChart runs the quickstart's helm install: its objects, and least-privilege RBAC (as
+// generated from markers) in force for the operator's identity.
 func installChart(t *testing.T, c *cluster, helmInstall string) {
 	out := c.sh(t, helmInstall)
 	if !strings.Contains(out, "STATUS: deployed") || !strings.Contains(out, "deploymentURL") {
@@ -227,8 +227,7 @@ func applySamplesAndExpose(t *testing.T, c *cluster, quickstart []string) string
 	return deploymentURL
 }
 
-// routeToScriptedModel points chef at the scripted model, as a user would point it at a
-// self-hosted endpoint.
+// routeToScriptedModel points chef at the scripted model, as at a self-hosted endpoint.
 func routeToScriptedModel(t *testing.T, c *cluster) {
 	_, modelURL := testutil.Start(t, binary, root, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0")
 	c.sh(t, fmt.Sprintf(`kubectl patch agent chef --type merge -p '{"spec":{"runtime":{"env":[{"name":"OPENAI_BASE_URL","value":%q}]}}}'`, modelURL))
@@ -240,8 +239,8 @@ func routeToScriptedModel(t *testing.T, c *cluster) {
 	})
 }
 
-// callAsThePlatform runs chef as its Deployment says and calls it as a chat platform would, at
-// the paths the Ingress routes; it returns the running runtime and those paths.
+// callAsThePlatform runs chef as its Deployment says and calls it as a chat platform would at the
+// Ingress's paths; it returns the running runtime and those paths.
 func callAsThePlatform(t *testing.T, c *cluster, deploymentURL string, headers map[string]string) (*renderedRuntime, map[string]string) {
 	rt := startRenderedRuntime(t, c, "chef")
 	routes := ingressPathsOf(t, c, "chef")
@@ -336,8 +335,7 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// send makes a request with the headers (and a JSON body unless body is empty) and returns the
-// status and the body.
+// send makes a request (a JSON body unless body is empty) and returns its status and body.
 func send(t *testing.T, hc *http.Client, method, url string, headers map[string]string, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))

@@ -54,6 +54,16 @@ func args(t *testing.T, objs map[string]map[string]any, deployment string) strin
 	return strings.Join(argList(c), " ") + " image=" + c["image"].(string)
 }
 
+// rendered checks that a render has (has true) or lacks each object; what says which render.
+func rendered(t *testing.T, what string, objs map[string]map[string]any, has bool, want ...string) {
+	t.Helper()
+	for _, k := range want {
+		if _, ok := objs[k]; ok != has {
+			t.Errorf("%s: %s is rendered: %v, want %v (has %v)", what, k, ok, has, keys(objs))
+		}
+	}
+}
+
 func keys(m map[string]map[string]any) []string {
 	var out []string
 	for k := range m {
@@ -88,41 +98,23 @@ func templateDefaults(t *testing.T) {
 	if strings.Contains(a, "--runtime-trusted-proxies") || strings.Contains(a, "--runtime-cors-origins") {
 		t.Errorf("no runtime proxy or CORS flags by default: %s", a)
 	}
-	for _, k := range []string{"ClusterRole/agentry-operator", "ClusterRoleBinding/agentry-operator", "Role/agentry-leader-election@agentry-system",
+	rendered(t, "default install", def, true, "ClusterRole/agentry-operator", "ClusterRoleBinding/agentry-operator", "Role/agentry-leader-election@agentry-system",
 		"ServiceAccount/agentry@agentry-system", "Service/agentry-metrics@agentry-system",
-		"ClusterRole/agentry-metrics-auth", "ClusterRoleBinding/agentry-metrics-auth", "ClusterRole/agentry-metrics-reader"} {
-		if _, ok := def[k]; !ok {
-			t.Errorf("default install lacks %s (has %v)", k, keys(def))
-		}
-	}
-	port := def["Service/agentry-metrics@agentry-system"]["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)
-	if port["name"] != "https" || port["port"] != float64(8443) {
-		t.Errorf("the metrics Service must offer https: %v", port)
-	}
+		"ClusterRole/agentry-metrics-auth", "ClusterRoleBinding/agentry-metrics-auth", "ClusterRole/agentry-metrics-reader")
+	fields(t, "the metrics Service", def["Service/agentry-metrics@agentry-system"], map[string]any{"spec.ports.0.name": "https", "spec.ports.0.port": float64(8443)})
 	sameRules(t, def["ClusterRole/agentry-metrics-auth"], "config/rbac/metrics_auth_role.yaml")
 	sameRules(t, def["ClusterRole/agentry-metrics-reader"], "config/rbac/metrics_reader_role.yaml")
 }
 
 func templateNamespaced(t *testing.T) {
 	ns := template(t, "-f", "test/e2e/values/namespaced.yaml")
-	if _, ok := ns["ClusterRole/agentry-operator"]; ok {
-		t.Error("namespaced mode must not create a ClusterRole")
-	}
-	for _, n := range []string{"team-a", "team-b"} {
-		if _, ok := ns["Role/agentry-operator@"+n]; !ok {
-			t.Errorf("namespaced mode lacks the Role in %s", n)
-		}
-		if _, ok := ns["RoleBinding/agentry-operator@"+n]; !ok {
-			t.Errorf("namespaced mode lacks the RoleBinding in %s", n)
-		}
-	}
+	rendered(t, "namespaced mode", ns, false, "ClusterRole/agentry-operator")
+	rendered(t, "namespaced mode", ns, true, "Role/agentry-operator@team-a", "RoleBinding/agentry-operator@team-a", "Role/agentry-operator@team-b", "RoleBinding/agentry-operator@team-b")
 	if a := args(t, ns, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--watch-namespaces=team-a,team-b") {
 		t.Errorf("namespaced args: %s", a)
 	}
 	// TokenReviews and SubjectAccessReviews are cluster-scoped: a ClusterRole also here.
-	if _, ok := ns["ClusterRoleBinding/agentry-metrics-auth"]; !ok {
-		t.Error("namespaced mode lacks the metrics-auth ClusterRoleBinding")
-	}
+	rendered(t, "namespaced mode", ns, true, "ClusterRoleBinding/agentry-metrics-auth")
 }
 
 func templateIngress(t *testing.T) {
@@ -168,22 +160,13 @@ func templateCustom(t *testing.T) {
 	custom := template(t, "-f", "test/e2e/values/custom.yaml")
 	a := args(t, custom, "Deployment/agentry-operator@agentry-system")
 	hasAll(t, "custom args", a, "image=registry.example/agentry:v9", "--runtime-image=registry.example/agentry-runtime:v9", "--log-level=debug", "--metrics-bind-address=0")
-	if _, ok := custom["Service/agentry-metrics@agentry-system"]; ok {
-		t.Error("metrics disabled: no metrics Service")
-	}
-	if _, ok := custom["ClusterRole/agentry-metrics-auth"]; ok {
-		t.Error("metrics disabled: no metrics-auth ClusterRole")
-	}
+	rendered(t, "metrics disabled", custom, false, "Service/agentry-metrics@agentry-system", "ClusterRole/agentry-metrics-auth")
 	plain := template(t, "--set", "metrics.secure=false,metrics.port=8080")
 	if a := args(t, plain, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--metrics-secure=false") || !strings.Contains(a, "--metrics-bind-address=:8080") {
 		t.Errorf("plain metrics args: %s", a)
 	}
-	if p := plain["Service/agentry-metrics@agentry-system"]["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any); p["name"] != "http" {
-		t.Errorf("plain metrics port: %v", p)
-	}
-	if l := custom["Deployment/agentry-operator@agentry-system"]["metadata"].(map[string]any)["labels"].(map[string]any); l["cost-center"] != "ai" {
-		t.Errorf("extra labels: %v", l)
-	}
+	fields(t, "plain metrics", plain["Service/agentry-metrics@agentry-system"], map[string]any{"spec.ports.0.name": "http"})
+	fields(t, "extra labels", custom["Deployment/agentry-operator@agentry-system"], map[string]any{"metadata.labels.cost-center": "ai"})
 }
 
 // sameRules fails when a chart ClusterRole's rules differ from a config/rbac file's.
