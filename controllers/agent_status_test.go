@@ -87,11 +87,7 @@ func TestMissingSecretFlipsWhenCreated(t *testing.T) {
 		}
 		return nil
 	})
-	for _, ev := range agentEvents(t, ns, "keyed") {
-		if strings.Contains(ev, apiKey) {
-			t.Errorf("an event holds the key: %s", ev)
-		}
-	}
+	noEventHolds(t, ns, "keyed", apiKey)
 }
 
 func TestMissingSecretKey(t *testing.T) {

@@ -177,6 +177,16 @@ func fromSecret(c corev1.Container, name, secret, key string) bool {
 	return false
 }
 
+// noEventHolds fails when an event about the named object holds secret.
+func noEventHolds(t *testing.T, ns, name, secret string) {
+	t.Helper()
+	for _, ev := range agentEvents(t, ns, name) {
+		if strings.Contains(ev, secret) {
+			t.Errorf("an event about %s holds a secret value: %s", name, ev)
+		}
+	}
+}
+
 func condition(a *v1alpha1.Agent, typ string) metav1.Condition {
 	c := meta.FindStatusCondition(a.Status.Conditions, typ)
 	if c == nil {

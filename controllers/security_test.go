@@ -104,11 +104,7 @@ func refusedAuthSecret(t *testing.T, ns string) {
 		}
 		return nil
 	})
-	for _, ev := range agentEvents(t, ns, "open") {
-		if strings.Contains(ev, value) {
-			t.Errorf("an event holds the header value: %s", ev)
-		}
-	}
+	noEventHolds(t, ns, "open", value)
 }
 
 // An object in the way (same name, controlled by something else) is reported in Ready and
