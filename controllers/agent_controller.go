@@ -2,9 +2,6 @@ package controllers
 
 import (
 	"context"
-	"fmt"
-	"strings"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -12,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,8 +24,6 @@ import (
 	"github.com/agentry-dev/agentry/controllers/render"
 	"github.com/agentry-dev/agentry/internal/platform/telemetry"
 )
-
-var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/controllers")
 
 // AgentReconciler turns each Agent into a runtime ConfigMap, Deployment, Service and
 // (optionally) Ingress, and reports in status what the user must know or do.
@@ -54,186 +48,120 @@ type AgentReconciler struct {
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile runs the sub-reconcilers in order and writes status once, only when it changed.
-// API errors are returned (retried with backoff); problems the user must fix are conditions,
-// and the watches on Tools, FrontendActions and Secrets bring the Agent back when they change.
-func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, err error) {
-	// One span per reconcile (when the operator exports traces): which Agent, and whether it failed.
-	ctx, span := spans.Get().Start(ctx, "reconcile Agent", trace.WithAttributes(
-		attribute.String("k8s.namespace.name", req.Namespace), attribute.String("agentry.agent", req.Name)))
-	defer func() {
-		if err != nil {
-			span.SetStatus(codes.Error, "reconcile failed")
-		}
-		span.End()
-	}()
-	var agent v1alpha1.Agent
-	if err := r.Get(ctx, req.NamespacedName, &agent); err != nil {
+// agentState is what one reconcile learns about an Agent, filled by the steps in order.
+type agentState struct {
+	agent    *v1alpha1.Agent
+	tools    *toolResolution
+	resolved render.Resolved // what the config is rendered from
+	// conditions are ToolsResolved, FrontendActionsResolved and ModelSecretResolved, in that
+	// order; problems are what Ready reports that has no condition of its own.
+	conditions []metav1.Condition
+	problems   []problem
+	config     []byte
+	hash       string
+	children   children
+	result     ctrl.Result
+}
+
+// agentStep is one sub-reconciler. What the user must fix is a condition or a problem and the
+// steps go on (the watches bring the Agent back when it changes); an object in the way is a
+// problem retried after conflictRetry; an error (an API call failed) stops the steps and is
+// retried with backoff.
+type agentStep func(ctx context.Context, s *agentState) error
+
+// steps are the Agent's sub-reconcilers, in the order they run.
+func (r *AgentReconciler) steps() []agentStep {
+	return []agentStep{
+		r.resolveTools,           // ToolsResolved: the Tools and MCP tools that fire
+		r.resolveFrontendActions, // FrontendActionsResolved
+		r.resolveSecrets,         // ModelSecretResolved; the other Secrets' problems
+		r.renderConfig,           // the runtime config and its hash
+		r.applyChildren,          // ConfigMap, Deployment, Service, Ingress
+		r.summarize,              // Exposed, Available, Ready and the rest of the status
+	}
+}
+
+// Reconcile runs the steps over one state and writes the status once, when it changed, whatever
+// the steps did: after an error only Ready changes (ReconcileFailed), and the error is returned.
+func (r *AgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
+	ctx, end := startAgentSpan(ctx, req)
+	defer func() { end(err) }()
+	agent := &v1alpha1.Agent{}
+	if err := r.Get(ctx, req.NamespacedName, agent); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !agent.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil // owned objects are garbage-collected
 	}
 	original := agent.DeepCopy()
-	result, recErr := r.reconcile(ctx, &agent)
-	if recErr != nil {
-		// Say why in Ready too, so `kubectl get agents` shows it while the retries go on.
-		meta.SetStatusCondition(&agent.Status.Conditions, metav1.Condition{
-			Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, ObservedGeneration: agent.Generation,
-			Reason: v1alpha1.ReasonReconcileFailed, Message: recErr.Error(),
-		})
-		agent.Status.ObservedGeneration = agent.Generation
-	}
-	if equality.Semantic.DeepEqual(original.Status, agent.Status) {
-		return result, recErr
-	}
-	if err := r.Status().Patch(ctx, &agent, client.MergeFrom(original)); err != nil {
-		if recErr != nil {
-			return ctrl.Result{}, recErr
+	defer func() {
+		if err != nil {
+			// Say why in Ready too, so `kubectl get agents` shows it while the retries go on.
+			meta.SetStatusCondition(&agent.Status.Conditions, metav1.Condition{
+				Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, ObservedGeneration: agent.Generation,
+				Reason: v1alpha1.ReasonReconcileFailed, Message: err.Error(),
+			})
+			agent.Status.ObservedGeneration = agent.Generation
 		}
-		return ctrl.Result{}, fmt.Errorf("failed to patch status of agent %q: %w", agent.Name, err)
+		patcher := statusPatcher{client: r.Client, recorder: r.Recorder}
+		if perr := patcher.patch(ctx, original, agent); perr != nil && err == nil {
+			result, err = ctrl.Result{}, perr
+		}
+	}()
+	s := &agentState{agent: agent, resolved: render.Resolved{Agent: agent}}
+	for _, step := range r.steps() {
+		if err := step(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
-	r.recordTransitions(original.Status.Conditions, &agent)
-	return result, recErr
+	return s.result, nil
 }
 
-// conflictRetry is how often an Agent blocked by someone else's object looks again: that
-// object carries none of our labels, so no watch of ours sees it go away.
-const conflictRetry = time.Minute
+var spans = telemetry.NewTracer("github.com/agentry-dev/agentry/controllers")
 
-// reconcile runs the sub-reconcilers and computes the status in place.
-func (r *AgentReconciler) reconcile(ctx context.Context, agent *v1alpha1.Agent) (ctrl.Result, error) {
-	tr, err := r.resolveTools(ctx, agent)
-	if err != nil {
-		return ctrl.Result{}, err
+// startAgentSpan starts the "reconcile Agent" span (exported when the operator exports traces):
+// which Agent, and whether the reconcile failed (end takes its error).
+func startAgentSpan(ctx context.Context, req ctrl.Request) (_ context.Context, end func(error)) {
+	ctx, span := spans.Get().Start(ctx, "reconcile Agent", trace.WithAttributes(
+		attribute.String("k8s.namespace.name", req.Namespace), attribute.String("agentry.agent", req.Name)))
+	return ctx, func(err error) {
+		if err != nil {
+			span.SetStatus(codes.Error, "reconcile failed")
+		}
+		span.End()
 	}
-	toolsCond := tr.cond
-	firing := map[string]bool{}
-	for _, t := range tr.tools {
-		firing[t.Entry.Key] = true
-	}
-	for _, n := range tr.names {
-		firing[n] = true
-	}
-	actions, actionsCond, err := r.resolveFrontendActions(ctx, agent, firing)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	secretData, secretCond, secretProblems, err := r.resolveSecrets(ctx, agent, tr.referenced, tr.servers)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+}
 
-	resolved := render.Resolved{Agent: agent, Tools: tr.tools, MCP: tr.mcp, MCPServers: tr.servers, FrontendActions: actions, SecretData: secretData}
-	config, err := render.ConfigYAML(resolved)
+// renderConfig renders the runtime config and hashes it with the referenced Secrets' data.
+func (r *AgentReconciler) renderConfig(_ context.Context, s *agentState) error {
+	config, err := render.ConfigYAML(s.resolved)
 	if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
-	hash := render.ConfigHash(config, secretData)
+	s.config, s.hash = config, render.ConfigHash(config, s.resolved.SecretData)
+	return nil
+}
 
-	children, conflictProblem, err := r.applyChildren(ctx, agent, resolved, config, hash)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	exposedCond, endpoints, url := exposure(agent, r.Render, children.ingress)
-	availableCond, readyReplicas := availability(agent, children.deployment)
-	conds := []metav1.Condition{toolsCond, actionsCond, secretCond, exposedCond, availableCond}
-	var result ctrl.Result
-	if conflictProblem != nil {
-		secretProblems = append([]problem{*conflictProblem}, secretProblems...)
-		result.RequeueAfter = conflictRetry
-	}
-	readyCond := readiness(agent, conds, secretProblems)
-
-	st := &agent.Status
-	for _, c := range append(conds, readyCond) {
+// summarize computes Exposed, Available and Ready from what the steps found and puts every
+// condition and the rest of the status on the Agent.
+func (r *AgentReconciler) summarize(_ context.Context, s *agentState) error {
+	a := s.agent
+	exposedCond, endpoints, url := exposure(a, r.Render, s.children.ingress)
+	availableCond, readyReplicas := availability(a, s.children.deployment)
+	conds := append(s.conditions, exposedCond, availableCond)
+	conds = append(conds, readiness(a, conds, s.problems))
+	st := &a.Status
+	for _, c := range conds {
 		meta.SetStatusCondition(&st.Conditions, c)
 	}
-	st.ObservedGeneration = agent.Generation
-	st.AgentID = agent.EffectiveAgentID()
+	st.ObservedGeneration = a.Generation
+	st.AgentID = a.EffectiveAgentID()
 	st.Endpoints = endpoints
 	st.DeploymentURL = url
 	st.ReadyReplicas = readyReplicas
-	st.ConfigHash = hash
-	st.Storage = storageKind(agent, secretData)
-	return result, nil
-}
-
-// children are the Agent's objects as they are in the cluster (nil: not there).
-type children struct {
-	deployment *appsv1.Deployment
-	ingress    *networkingv1.Ingress
-}
-
-// applyChildren applies the ConfigMap, Deployment, Service and Ingress in that order and stops
-// at the first object held by someone else: each depends on the one before (the pods mount
-// the ConfigMap, the Service selects the pods, the Ingress routes to the Service), so the
-// runtime never reads another owner's config and nothing public points at another owner's
-// Service. A refused public endpoint (no auth) gets no Ingress, and an existing one is removed.
-func (r *AgentReconciler) applyChildren(ctx context.Context, agent *v1alpha1.Agent, resolved render.Resolved, config []byte, hash string) (children, *problem, error) {
-	var out children
-	if _, p, err := r.apply(ctx, agent, render.ConfigMapFor(agent, config)); err != nil || p != nil {
-		return out, p, err
-	}
-	dep, p, err := r.apply(ctx, agent, render.DeploymentFor(resolved, r.Render, hash))
-	if err != nil || p != nil {
-		return out, p, err
-	}
-	out.deployment = dep.(*appsv1.Deployment)
-	if _, p, err := r.apply(ctx, agent, render.ServiceFor(agent)); err != nil || p != nil {
-		return out, p, err
-	}
-	desired := render.IngressFor(agent, r.Render)
-	if desired == nil || authRequired(agent) {
-		return out, nil, r.deleteOwned(ctx, agent, &networkingv1.Ingress{})
-	}
-	ing, p, err := r.apply(ctx, agent, desired)
-	if err != nil || p != nil {
-		return out, p, err
-	}
-	out.ingress = ing.(*networkingv1.Ingress)
-	return out, nil, nil
-}
-
-// storageKind names the memory backend for status, also when the URL is in a Secret (only
-// its scheme is read).
-func storageKind(a *v1alpha1.Agent, secrets map[string]map[string][]byte) string {
-	m := a.Spec.Memory
-	if m == nil {
-		return ""
-	}
-	url := m.URL
-	if ref := m.URLSecretRef; ref != nil {
-		url = string(secrets[ref.Name][ref.Key])
-	}
-	switch {
-	case strings.HasPrefix(url, "file:"):
-		return "sqlite"
-	case strings.HasPrefix(url, "postgres"):
-		return "postgres"
-	case strings.HasPrefix(url, "memory://"):
-		return "memory"
-	default:
-		return "unknown"
-	}
-}
-
-// recordTransitions emits an event for each condition whose status changed.
-func (r *AgentReconciler) recordTransitions(before []metav1.Condition, a *v1alpha1.Agent) {
-	if r.Recorder == nil {
-		return
-	}
-	for _, c := range a.Status.Conditions {
-		old := meta.FindStatusCondition(before, c.Type)
-		if old != nil && old.Status == c.Status && old.Reason == c.Reason {
-			continue
-		}
-		typ := corev1.EventTypeNormal
-		if c.Status != metav1.ConditionTrue {
-			typ = corev1.EventTypeWarning
-		}
-		r.Recorder.Eventf(a, nil, typ, c.Reason, c.Type, "%s", c.Message)
-	}
+	st.ConfigHash = s.hash
+	st.Storage = storageKind(a, s.resolved.SecretData)
+	return nil
 }
 
 // SetupWithManager watches Agents, what they own, and what they reference through the field

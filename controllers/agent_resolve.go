@@ -45,13 +45,13 @@ type toolResolution struct {
 	mcp     []v1alpha1.AgentTool
 	servers []*v1alpha1.MCPServer
 	names   []string
-	cond    metav1.Condition
 }
 
 // resolveTools finds each tool-map entry's Tool or MCP server. An entry fires only when the
 // Tool exists, is valid and its spec.id equals the key exactly (for MCP: the server offers the
 // tool and prefix + toolName equals the key); every other entry is reported, never fixed.
-func (r *AgentReconciler) resolveTools(ctx context.Context, a *v1alpha1.Agent) (*toolResolution, error) {
+func (r *AgentReconciler) resolveTools(ctx context.Context, s *agentState) error {
+	a := s.agent
 	var resolved []render.ResolvedTool
 	var found []*v1alpha1.Tool
 	var problems []problem
@@ -67,7 +67,7 @@ func (r *AgentReconciler) resolveTools(ctx context.Context, a *v1alpha1.Agent) (
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("failed to get tool %q: %w", entry.ToolRef.Name, err)
+			return fmt.Errorf("failed to get tool %q: %w", entry.ToolRef.Name, err)
 		}
 		found = append(found, &t)
 		if t.Spec.ID != entry.Key {
@@ -85,24 +85,34 @@ func (r *AgentReconciler) resolveTools(ctx context.Context, a *v1alpha1.Agent) (
 	res := &toolResolution{tools: resolved, referenced: found}
 	mcpProblems, err := r.resolveMCP(ctx, a, res)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	problems = append(problems, mcpProblems...)
 	msg := fmt.Sprintf("%d of %d tools resolved", len(resolved)+len(res.mcp), len(a.Spec.Tools))
 	if len(res.names) > 0 {
 		msg += fmt.Sprintf(" (%d MCP tools: %s)", len(res.names), strings.Join(res.names, ", "))
 	}
-	res.cond = conditionFrom(v1alpha1.ConditionToolsResolved, a.Generation, v1alpha1.ReasonResolved, msg, problems)
+	cond := conditionFrom(v1alpha1.ConditionToolsResolved, a.Generation, v1alpha1.ReasonResolved, msg, problems)
 	if len(problems) > 0 && len(res.names) > 0 {
 		// What still works is as useful to the reader as what does not.
-		res.cond.Message += fmt.Sprintf("; the model is offered the other tools, including MCP tools %s", strings.Join(res.names, ", "))
+		cond.Message += fmt.Sprintf("; the model is offered the other tools, including MCP tools %s", strings.Join(res.names, ", "))
 	}
-	return res, nil
+	s.tools, s.conditions = res, append(s.conditions, cond)
+	s.resolved.Tools, s.resolved.MCP, s.resolved.MCPServers = res.tools, res.mcp, res.servers
+	return nil
 }
 
 // resolveFrontendActions finds each referenced FrontendAction; missing, invalid and
 // clashing-with-a-server-tool actions are left out and reported.
-func (r *AgentReconciler) resolveFrontendActions(ctx context.Context, a *v1alpha1.Agent, toolKeys map[string]bool) ([]*v1alpha1.FrontendAction, metav1.Condition, error) {
+func (r *AgentReconciler) resolveFrontendActions(ctx context.Context, s *agentState) error {
+	a := s.agent
+	toolKeys := map[string]bool{}
+	for _, t := range s.tools.tools {
+		toolKeys[t.Entry.Key] = true
+	}
+	for _, n := range s.tools.names {
+		toolKeys[n] = true
+	}
 	var resolved []*v1alpha1.FrontendAction
 	var problems []problem
 	for _, ref := range a.Spec.FrontendActions {
@@ -114,7 +124,7 @@ func (r *AgentReconciler) resolveFrontendActions(ctx context.Context, a *v1alpha
 			continue
 		}
 		if err != nil {
-			return nil, metav1.Condition{}, fmt.Errorf("failed to get frontend action %q: %w", ref.Name, err)
+			return fmt.Errorf("failed to get frontend action %q: %w", ref.Name, err)
 		}
 		if f.Spec.Parameters != nil {
 			if errs := tools.ValidateParameters(f.Spec.Parameters.Raw, field.NewPath("spec", "parameters")); len(errs) > 0 {
@@ -131,30 +141,40 @@ func (r *AgentReconciler) resolveFrontendActions(ctx context.Context, a *v1alpha
 		resolved = append(resolved, &f)
 	}
 	msg := fmt.Sprintf("%d of %d frontend actions resolved", len(resolved), len(a.Spec.FrontendActions))
-	return resolved, conditionFrom(v1alpha1.ConditionFrontendActionsResolved, a.Generation, v1alpha1.ReasonResolved, msg, problems), nil
+	s.resolved.FrontendActions = resolved
+	s.conditions = append(s.conditions, conditionFrom(v1alpha1.ConditionFrontendActionsResolved, a.Generation, v1alpha1.ReasonResolved, msg, problems))
+	return nil
 }
 
-// resolveSecrets reads every Secret the Agent's pods need. The model key Secret gets its own
-// condition; the others (auth headers, tool headers, memory URL) are reported through Ready.
-// Secret data is returned for hashing only.
-func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent, referencedTools []*v1alpha1.Tool, servers []*v1alpha1.MCPServer) (map[string]map[string][]byte, metav1.Condition, []problem, error) {
+// resolveSecrets reads every Secret the Agent's pods need. The model's credential gets its own
+// condition; the other Secrets (auth headers, tool and MCP headers, memory URL) are reported
+// through Ready. Secret data is kept for hashing only.
+func (r *AgentReconciler) resolveSecrets(ctx context.Context, s *agentState) error {
+	a := s.agent
 	data := map[string]map[string][]byte{}
 	missing := map[string]bool{}
-	for _, name := range render.ReferencedSecrets(a, referencedTools, servers) {
-		var s corev1.Secret
-		err := r.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: name}, &s)
+	for _, name := range render.ReferencedSecrets(a, s.tools.referenced, s.tools.servers) {
+		var secret corev1.Secret
+		err := r.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: name}, &secret)
 		if apierrors.IsNotFound(err) {
 			missing[name] = true
 			continue
 		}
 		if err != nil {
-			return nil, metav1.Condition{}, nil, fmt.Errorf("failed to get secret %q: %w", name, err)
+			return fmt.Errorf("failed to get secret %q: %w", name, err)
 		}
-		data[name] = s.Data
+		data[name] = secret.Data
 	}
+	s.resolved.SecretData = data
+	s.conditions = append(s.conditions, modelSecretCondition(a, data, missing))
+	s.problems = append(s.problems, secretProblems(a, s.tools, data, missing)...)
+	return nil
+}
 
+// modelSecretCondition is ModelSecretResolved: the model's credential, the API key or on Azure
+// an Entra token instead.
+func modelSecretCondition(a *v1alpha1.Agent, data map[string]map[string][]byte, missing map[string]bool) metav1.Condition {
 	cond := metav1.Condition{Type: v1alpha1.ConditionModelSecretResolved, ObservedGeneration: a.Generation}
-	// The model's credential: the API key, or on Azure an Entra token instead.
 	ref, field, what := a.Spec.Model.APIKeySecretRef, "spec.model.apiKeySecretRef", "your API key"
 	azure := a.Spec.Model.Provider == v1alpha1.ModelProviderAzureOpenAI
 	if az := a.Spec.Model.Azure; azure && az != nil && az.TokenSecretRef != nil {
@@ -175,7 +195,11 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent,
 	default:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.ReasonResolved, fmt.Sprintf("Secret %q has key %q", ref.Name, ref.Key)
 	}
+	return cond
+}
 
+// secretProblems are the problems of the Secrets other than the model's credential.
+func secretProblems(a *v1alpha1.Agent, tools *toolResolution, data map[string]map[string][]byte, missing map[string]bool) []problem {
 	var others []problem
 	if m := a.Spec.Memory; m != nil && m.URLSecretRef != nil {
 		url := string(data[m.URLSecretRef.Name][m.URLSecretRef.Key])
@@ -197,17 +221,17 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, a *v1alpha1.Agent,
 			others = append(others, authSecretProblems(name, data[name])...)
 		}
 	}
-	for _, t := range referencedTools {
+	for _, t := range tools.referenced {
 		if h := t.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil && missing[h.HeadersSecretRef.Name] {
 			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("headers Secret %q of Tool %q not found", h.HeadersSecretRef.Name, t.Name)})
 		}
 	}
-	for _, m := range servers {
+	for _, m := range tools.servers {
 		if ref := m.Spec.HeadersSecretRef; ref != nil && missing[ref.Name] {
 			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("headers Secret %q of MCPServer %q not found", ref.Name, m.Name)})
 		}
 	}
-	return data, cond, others, nil
+	return others
 }
 
 // authSecretProblems reports an auth headers Secret the runtime would refuse: no keys, or a key

@@ -145,3 +145,26 @@ func readiness(a *v1alpha1.Agent, conds []metav1.Condition, others []problem) me
 	}
 	return c
 }
+
+// storageKind names the memory backend for status, also when the URL is in a Secret (only
+// its scheme is read).
+func storageKind(a *v1alpha1.Agent, secrets map[string]map[string][]byte) string {
+	m := a.Spec.Memory
+	if m == nil {
+		return ""
+	}
+	url := m.URL
+	if ref := m.URLSecretRef; ref != nil {
+		url = string(secrets[ref.Name][ref.Key])
+	}
+	switch {
+	case strings.HasPrefix(url, "file:"):
+		return "sqlite"
+	case strings.HasPrefix(url, "postgres"):
+		return "postgres"
+	case strings.HasPrefix(url, "memory://"):
+		return "memory"
+	default:
+		return "unknown"
+	}
+}

@@ -4,9 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/runtime/llm"
@@ -41,17 +39,8 @@ func TestAzureOpenAISettings(t *testing.T) {
 	}
 	secret(t, ns, "entra", map[string]string{"token": "eyJ-entra"})
 	waitCondition(t, ns, "azure-token", v1alpha1.ConditionModelSecretResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
-	var dep appsv1.Deployment
-	eventually(t, "the Deployment", func() error {
-		return k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: "agentry-azure-token"}, &dep)
-	})
-	found := false
-	for _, e := range dep.Spec.Template.Spec.Containers[0].Env {
-		if e.Name == llm.AzureTokenEnv {
-			found = e.Value == "" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name == "entra" && e.ValueFrom.SecretKeyRef.Key == "token"
-		}
-	}
-	if !found {
+	dep := deployment(t, ns, "azure-token")
+	if !fromSecret(dep.Spec.Template.Spec.Containers[0], llm.AzureTokenEnv, "entra", "token") {
 		t.Errorf("the pod does not get %s from the Secret: %+v", llm.AzureTokenEnv, dep.Spec.Template.Spec.Containers[0].Env)
 	}
 

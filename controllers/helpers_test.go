@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,32 +27,21 @@ import (
 
 var ctx = context.Background()
 
-// decode turns one YAML document into a typed Agentry object or Secret.
+// decode turns one YAML document into a typed object of the operator's scheme.
 func decode(t *testing.T, doc string) client.Object {
 	t.Helper()
-	var head struct{ Kind string }
+	var head struct{ APIVersion, Kind string }
 	if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
 		t.Fatal(err)
 	}
-	var obj client.Object
-	switch head.Kind {
-	case "Agent":
-		obj = &v1alpha1.Agent{}
-	case "Tool":
-		obj = &v1alpha1.Tool{}
-	case "FrontendAction":
-		obj = &v1alpha1.FrontendAction{}
-	case "MCPServer":
-		obj = &v1alpha1.MCPServer{}
-	case "Secret":
-		obj = &corev1.Secret{}
-	default:
-		t.Fatalf("unexpected kind %q", head.Kind)
+	obj, err := NewScheme().New(schema.FromAPIVersionAndKind(head.APIVersion, head.Kind))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
 		t.Fatalf("%s: %v", head.Kind, err)
 	}
-	return obj
+	return obj.(client.Object)
 }
 
 // create creates every document of a multi-document YAML in namespace ns.
@@ -67,6 +57,15 @@ func create(t *testing.T, ns, docs string) {
 			t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
 		}
 	}
+}
+
+// agentDoc and toolDoc are an Agent's and a Tool's YAML with the given spec lines.
+func agentDoc(name, spec string) string {
+	return fmt.Sprintf("apiVersion: agentry.dev/v1alpha1\nkind: Agent\nmetadata: {name: %s}\nspec:\n%s", name, spec)
+}
+
+func toolDoc(name, execute string) string {
+	return fmt.Sprintf("apiVersion: agentry.dev/v1alpha1\nkind: Tool\nmetadata: {name: %s}\nspec:\n  id: %s\n  description: d\n  inputSchema: {type: object}\n  execute: %s", name, name, execute)
 }
 
 // createSamples creates every document of config/samples in ns.
@@ -91,21 +90,25 @@ func secret(t *testing.T, ns, name string, data map[string]string) *corev1.Secre
 	return s
 }
 
-func getAgent(t *testing.T, ns, name string) *v1alpha1.Agent {
+// get reads ns/name into obj.
+func get[T client.Object](t *testing.T, ns, name string, obj T) T {
 	t.Helper()
-	var a v1alpha1.Agent
-	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &a); err != nil {
+	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, obj); err != nil {
 		t.Fatal(err)
 	}
-	return &a
+	return obj
+}
+
+func getAgent(t *testing.T, ns, name string) *v1alpha1.Agent {
+	return get(t, ns, name, &v1alpha1.Agent{})
 }
 
 // waitCondition waits until the Agent's condition has the status and reason, for the current
-// generation, and returns the Agent.
-func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionStatus, reason string) *v1alpha1.Agent {
+// generation, and a message that holds each of contains; it returns the Agent.
+func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionStatus, reason string, contains ...string) *v1alpha1.Agent {
 	t.Helper()
 	var a *v1alpha1.Agent
-	eventually(t, fmt.Sprintf("%s/%s %s=%s (%s)", ns, name, typ, status, reason), func() error {
+	eventually(t, fmt.Sprintf("%s/%s %s=%s (%s) %q", ns, name, typ, status, reason, contains), func() error {
 		a = getAgent(t, ns, name)
 		c := meta.FindStatusCondition(a.Status.Conditions, typ)
 		if c == nil {
@@ -114,9 +117,74 @@ func waitCondition(t *testing.T, ns, name, typ string, status metav1.ConditionSt
 		if c.Status != status || c.Reason != reason || c.ObservedGeneration != a.Generation || a.Status.ObservedGeneration != a.Generation {
 			return fmt.Errorf("%s is %s/%s (gen %d/%d): %s", typ, c.Status, c.Reason, c.ObservedGeneration, a.Generation, c.Message)
 		}
+		for _, want := range contains {
+			if !strings.Contains(c.Message, want) {
+				return fmt.Errorf("%s lacks %q: %s", typ, want, c.Message)
+			}
+		}
 		return nil
 	})
 	return a
+}
+
+// waitRolled waits until the status describes the Agent's generation and its Deployment's pod
+// template carries the status's config hash. Wait first for the conditions that fix the config:
+// a Secret or Tool the operator has not seen yet changes the hash, and the Deployment again.
+func waitRolled(t *testing.T, ns, name string) (*v1alpha1.Agent, *appsv1.Deployment) {
+	t.Helper()
+	var a *v1alpha1.Agent
+	var d *appsv1.Deployment
+	eventually(t, fmt.Sprintf("the Deployment of %s/%s to carry the status's config hash", ns, name), func() error {
+		a, d = getAgent(t, ns, name), deployment(t, ns, name)
+		if h := d.Spec.Template.Annotations[render.AnnotationConfigHash]; a.Status.ObservedGeneration != a.Generation || h != a.Status.ConfigHash {
+			return fmt.Errorf("deployment hash %q, status %q (gen %d/%d)", h, a.Status.ConfigHash, a.Status.ObservedGeneration, a.Generation)
+		}
+		return nil
+	})
+	return a, d
+}
+
+// updateAgent applies change to the current Agent, again when the operator's status patch got
+// there first.
+func updateAgent(t *testing.T, ns, name string, change func(*v1alpha1.Agent)) {
+	t.Helper()
+	modify(t, &v1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}, false, change)
+}
+
+// agentEvents are the events about the named object in ns, as "reason: message".
+func agentEvents(t *testing.T, ns, name string) []string {
+	t.Helper()
+	var list corev1.EventList
+	if err := k8s.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == name {
+			out = append(out, e.Reason+": "+e.Message)
+		}
+	}
+	return out
+}
+
+// fromSecret reports whether the container's variable name comes from key of Secret secret only.
+func fromSecret(c corev1.Container, name, secret, key string) bool {
+	for _, e := range c.Env {
+		if e.Name == name {
+			return e.Value == "" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && e.ValueFrom.SecretKeyRef.Name == secret && e.ValueFrom.SecretKeyRef.Key == key
+		}
+	}
+	return false
+}
+
+// noEventHolds fails when an event about the named object holds secret.
+func noEventHolds(t *testing.T, ns, name, secret string) {
+	t.Helper()
+	for _, ev := range agentEvents(t, ns, name) {
+		if strings.Contains(ev, secret) {
+			t.Errorf("an event about %s holds a secret value: %s", name, ev)
+		}
+	}
 }
 
 func condition(a *v1alpha1.Agent, typ string) metav1.Condition {
@@ -171,7 +239,14 @@ func toYAML(t *testing.T, v any) string {
 // status is set), again when the operator wrote the object between the read and the write.
 func modify[T client.Object](t *testing.T, obj T, status bool, change func(T)) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	if err := tryModify(obj, status, change); err != nil {
+		t.Fatalf("update %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// tryModify is modify for a change the API server may refuse: it returns why.
+func tryModify[T client.Object](obj T, status bool, change func(T)) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
@@ -181,7 +256,4 @@ func modify[T client.Object](t *testing.T, obj T, status bool, change func(T)) {
 		}
 		return k8s.Update(ctx, obj)
 	})
-	if err != nil {
-		t.Fatalf("update %T %s: %v", obj, obj.GetName(), err)
-	}
 }

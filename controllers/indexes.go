@@ -133,24 +133,25 @@ func secretToAgents(c client.Client) handler.MapFunc {
 	direct := agentsBy(c, IndexSecretRefs)
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
 		// o is the Secret's metadata only (a metadata watch): its name is all we need.
-		reqs := direct(ctx, o)
-		var tools v1alpha1.ToolList
-		if err := c.List(ctx, &tools, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexToolHeaderSecret: o.GetName()}); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "failed to list tools for a secret event", "secret", o.GetName())
-			return reqs
-		}
+		var reqs []reconcile.Request
 		seen := map[types.NamespacedName]bool{}
-		for _, r := range reqs {
-			seen[r.NamespacedName] = true
-		}
-		byTool := agentsBy(c, IndexToolRefs)
-		for i := range tools.Items {
-			for _, r := range byTool(ctx, &tools.Items[i]) {
+		add := func(more []reconcile.Request) {
+			for _, r := range more {
 				if !seen[r.NamespacedName] {
 					seen[r.NamespacedName] = true
 					reqs = append(reqs, r)
 				}
 			}
+		}
+		add(direct(ctx, o))
+		var tools v1alpha1.ToolList
+		if err := c.List(ctx, &tools, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexToolHeaderSecret: o.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "failed to list tools for a secret event", "secret", o.GetName())
+			return reqs
+		}
+		byTool := agentsBy(c, IndexToolRefs)
+		for i := range tools.Items {
+			add(byTool(ctx, &tools.Items[i]))
 		}
 		// MCP server headers are mounted into the pods too: their data is in the config hash.
 		var servers v1alpha1.MCPServerList
@@ -160,12 +161,7 @@ func secretToAgents(c client.Client) handler.MapFunc {
 		}
 		byServer := agentsBy(c, IndexMCPServerRefs)
 		for i := range servers.Items {
-			for _, r := range byServer(ctx, &servers.Items[i]) {
-				if !seen[r.NamespacedName] {
-					seen[r.NamespacedName] = true
-					reqs = append(reqs, r)
-				}
-			}
+			add(byServer(ctx, &servers.Items[i]))
 		}
 		return reqs
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -109,7 +108,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	meta.SetStatusCondition(&m.Status.Conditions, cond)
 	m.Status.ObservedGeneration = m.Generation
-	if err := r.patchStatus(ctx, original, &m); err != nil {
+	if err := (statusPatcher{client: r.Client, recorder: r.Recorder, action: "Discover"}).patch(ctx, original, &m); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
@@ -218,26 +217,6 @@ func (r *MCPServerReconciler) apply(m *v1alpha1.MCPServer, d *discovery) metav1.
 		msg += fmt.Sprintf("; spec.tools names tools the server does not offer: %s", strings.Join(d.result.Missing, ", "))
 	}
 	return readyCondition(m.Generation, metav1.ConditionTrue, v1alpha1.ReasonDiscovered, msg)
-}
-
-// patchStatus writes the status when it changed, and records a Ready transition as an event.
-func (r *MCPServerReconciler) patchStatus(ctx context.Context, original, m *v1alpha1.MCPServer) error {
-	if equality.Semantic.DeepEqual(original.Status, m.Status) {
-		return nil
-	}
-	if err := r.Status().Patch(ctx, m, client.MergeFrom(original)); err != nil {
-		return fmt.Errorf("failed to patch status of MCP server %q: %w", m.Name, err)
-	}
-	now := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady)
-	old := meta.FindStatusCondition(original.Status.Conditions, v1alpha1.ConditionReady)
-	if r.Recorder != nil && now != nil && now.Status != metav1.ConditionUnknown && (old == nil || old.Status != now.Status || old.Reason != now.Reason) {
-		typ := corev1.EventTypeNormal
-		if now.Status != metav1.ConditionTrue {
-			typ = corev1.EventTypeWarning
-		}
-		r.Recorder.Eventf(m, nil, typ, now.Reason, "Discover", "%s", now.Message)
-	}
-	return nil
 }
 
 // SetupWithManager watches MCPServers, their headers Secrets (by metadata) and the results of

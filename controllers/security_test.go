@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -38,12 +37,7 @@ func ingressGone(t *testing.T, ns, agent string) func() error {
 // auth Secret the runtime would refuse (no keys, an empty value) is reported by Secret and key.
 func TestPublicEndpointNeedsAuth(t *testing.T) {
 	ns := "t-auth"
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: open}
-spec:
-  model: {name: m}
-  endpoint: {ingress: {host: chat.example.com, tlsSecretName: chat-tls}}`)
+	create(t, ns, agentDoc("open", "  model: {name: m}\n  endpoint: {ingress: {host: chat.example.com, tlsSecretName: chat-tls}}"))
 	a := waitCondition(t, ns, "open", v1alpha1.ConditionExposed, metav1.ConditionFalse, v1alpha1.ReasonAuthRequired)
 	msg := condition(a, v1alpha1.ConditionExposed).Message
 	for _, want := range []string{"spec.endpoint.auth.headersSecretRef", "spec.endpoint.allowUnauthenticated: true"} {
@@ -58,30 +52,43 @@ spec:
 		t.Errorf("Ready: %+v", c)
 	}
 	consistently(t, "no Ingress for an unauthenticated agent", time.Second, ingressGone(t, ns, "open"))
+	t.Run("allowUnauthenticated publishes it, and taking it back removes it", func(t *testing.T) { allowUnauthenticated(t, ns) })
+	t.Run("an auth Secret the runtime would refuse", func(t *testing.T) { refusedAuthSecret(t, ns) })
+	t.Run("publicURL is public too", func(t *testing.T) {
+		create(t, ns, agentDoc("elsewhere", "  model: {name: m}\n  endpoint: {publicURL: \"https://edge.example.net\"}"))
+		a := waitCondition(t, ns, "elsewhere", v1alpha1.ConditionExposed, metav1.ConditionFalse, v1alpha1.ReasonAuthRequired)
+		if a.Status.DeploymentURL != "" {
+			t.Errorf("url %q", a.Status.DeploymentURL)
+		}
+	})
+}
 
-	// Saying so publishes it.
+// allowUnauthenticated: saying so publishes the Agent "open"; taking the permission back
+// removes the Ingress and the URL.
+func allowUnauthenticated(t *testing.T, ns string) {
 	updateAgent(t, ns, "open", func(a *v1alpha1.Agent) { a.Spec.Endpoint.AllowUnauthenticated = true })
-	a = waitCondition(t, ns, "open", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonIngressReady)
+	a := waitCondition(t, ns, "open", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonIngressReady)
 	if a.Status.DeploymentURL != "https://chat.example.com/api/agents/open/ag-ui" {
 		t.Errorf("url %q", a.Status.DeploymentURL)
 	}
 	child(t, ns, "open", &networkingv1.Ingress{})
-
-	// Taking the permission back removes the Ingress and the URL.
 	updateAgent(t, ns, "open", func(a *v1alpha1.Agent) { a.Spec.Endpoint.AllowUnauthenticated = false })
 	a = waitCondition(t, ns, "open", v1alpha1.ConditionExposed, metav1.ConditionFalse, v1alpha1.ReasonAuthRequired)
 	if a.Status.DeploymentURL != "" {
 		t.Errorf("url %q", a.Status.DeploymentURL)
 	}
 	eventually(t, "the Ingress to be deleted", ingressGone(t, ns, "open"))
+}
 
-	// Auth from a Secret with an empty value: exposed, but not Ready, naming Secret and key.
+// refusedAuthSecret: auth from a Secret with an empty value leaves the Agent "open" exposed but
+// not Ready, naming Secret and key; a Secret without keys is refused too. No event holds a value.
+func refusedAuthSecret(t *testing.T, ns string) {
 	const value = "Bearer platform-SECRET-value"
 	s := secret(t, ns, "platform-auth", map[string]string{"Authorization": value, "X-Tenant": ""})
 	updateAgent(t, ns, "open", func(a *v1alpha1.Agent) {
 		a.Spec.Endpoint.Auth = &v1alpha1.EndpointAuth{HeadersSecretRef: v1alpha1.LocalObjectReference{Name: "platform-auth"}}
 	})
-	a = waitCondition(t, ns, "open", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAuthSecretInvalid)
+	a := waitCondition(t, ns, "open", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAuthSecretInvalid)
 	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `auth headers Secret "platform-auth" has an empty value for key "X-Tenant"`) {
 		t.Errorf("ready: %s", msg)
 	}
@@ -89,10 +96,7 @@ spec:
 		t.Errorf("with auth the Ingress is kept: %+v", c)
 	}
 	// A Secret without keys is refused too.
-	s.Data, s.StringData = map[string][]byte{}, nil
-	if err := k8s.Update(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	modify(t, s, false, func(s *corev1.Secret) { s.Data, s.StringData = map[string][]byte{}, nil })
 	eventually(t, "a Secret without keys to be reported", func() error {
 		msg := condition(getAgent(t, ns, "open"), v1alpha1.ConditionReady).Message
 		if !strings.Contains(msg, `auth headers Secret "platform-auth" has no keys`) {
@@ -100,23 +104,7 @@ spec:
 		}
 		return nil
 	})
-	for _, ev := range agentEvents(t, ns, "open") {
-		if strings.Contains(ev, value) {
-			t.Errorf("an event holds the header value: %s", ev)
-		}
-	}
-
-	// publicURL is public too.
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: elsewhere}
-spec:
-  model: {name: m}
-  endpoint: {publicURL: "https://edge.example.net"}`)
-	a = waitCondition(t, ns, "elsewhere", v1alpha1.ConditionExposed, metav1.ConditionFalse, v1alpha1.ReasonAuthRequired)
-	if a.Status.DeploymentURL != "" {
-		t.Errorf("url %q", a.Status.DeploymentURL)
-	}
+	noEventHolds(t, ns, "open", value)
 }
 
 // An object in the way (same name, controlled by something else) is reported in Ready and
@@ -131,11 +119,7 @@ func TestConflictingObjectIsReported(t *testing.T) {
 	if err := k8s.Create(ctx, taken); err != nil {
 		t.Fatal(err)
 	}
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: squatted}
-spec:
-  model: {name: m}`)
+	create(t, ns, agentDoc("squatted", "  model: {name: m}"))
 	a := waitCondition(t, ns, "squatted", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonResourceConflict)
 	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `ConfigMap "agentry-squatted" already exists and does not belong to this Agent (it is controlled by ConfigMap "someone-else")`) {
 		t.Errorf("message: %s", msg)
@@ -159,17 +143,13 @@ func TestForeignObjectsAreNeverAdopted(t *testing.T) {
 	if err := k8s.Create(ctx, cm); err != nil {
 		t.Fatal(err)
 	}
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: plain}
-spec:
-  model: {name: m}`)
+	create(t, ns, agentDoc("plain", "  model: {name: m}"))
 	a := waitCondition(t, ns, "plain", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonResourceConflict)
 	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `ConfigMap "agentry-plain" already exists and does not belong to this Agent (it has no controller)`) {
 		t.Errorf("ready: %s", msg)
 	}
 	var got corev1.ConfigMap
-	if err := k8s.Get(ctx, keyOf(cm), &got); err != nil || got.Data["app.yaml"] != "theirs" || len(got.OwnerReferences) != 0 || got.Labels[render.LabelManagedBy] != "" {
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(cm), &got); err != nil || got.Data["app.yaml"] != "theirs" || len(got.OwnerReferences) != 0 || got.Labels[render.LabelManagedBy] != "" {
 		t.Errorf("the ConfigMap was taken over: %v %+v", err, got.ObjectMeta)
 	}
 
@@ -189,17 +169,13 @@ spec:
 	if err := k8s.Create(ctx, dep); err != nil {
 		t.Fatal(err)
 	}
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: labelled}
-spec:
-  model: {name: m}`)
+	create(t, ns, agentDoc("labelled", "  model: {name: m}"))
 	a = waitCondition(t, ns, "labelled", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonResourceConflict)
 	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `Deployment "agentry-labelled" already exists and does not belong to this Agent (it carries the operator's labels but no owner reference to this Agent)`) {
 		t.Errorf("ready: %s", msg)
 	}
 	var d appsv1.Deployment
-	if err := k8s.Get(ctx, keyOf(dep), &d); err != nil || d.Spec.Template.Spec.Containers[0].Image != "theirs:1" || len(d.OwnerReferences) != 0 {
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(dep), &d); err != nil || d.Spec.Template.Spec.Containers[0].Image != "theirs:1" || len(d.OwnerReferences) != 0 {
 		t.Errorf("the Deployment was taken over: %v %s %+v", err, d.Spec.Template.Spec.Containers[0].Image, d.OwnerReferences)
 	}
 	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: dep.Name}, &corev1.Service{}); !apierrors.IsNotFound(err) {
@@ -207,34 +183,11 @@ spec:
 	}
 }
 
-// updateAgent applies change to the current Agent, retrying when the operator's status
-// patch got there first.
-func updateAgent(t *testing.T, ns, name string, change func(*v1alpha1.Agent)) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		a := getAgent(t, ns, name)
-		change(a)
-		return k8s.Update(ctx, a)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func keyOf(obj metav1.Object) types.NamespacedName {
-	return types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-}
-
 // Without spec.runtime.replicas the operator leaves the Deployment's replicas to whoever scales
 // it (an HPA), also when it updates the Deployment for another reason.
 func TestReplicasAreLeftToAnHPA(t *testing.T) {
 	ns := "t-hpa"
-	create(t, ns, `apiVersion: agentry.dev/v1alpha1
-kind: Agent
-metadata: {name: scaled}
-spec:
-  model: {name: m}
-  instructions: v1`)
+	create(t, ns, agentDoc("scaled", "  model: {name: m}\n  instructions: v1"))
 	waitCondition(t, ns, "scaled", v1alpha1.ConditionToolsResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	dep := deployment(t, ns, "scaled")
 	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != 1 {
@@ -317,10 +270,7 @@ func TestSecretsAreWatchedByMetadataOnly(t *testing.T) {
 	s := secret(t, ns, "llm", map[string]string{"apiKey": apiKey})
 	create(t, ns, keyedAgent)
 	a := waitCondition(t, ns, "keyed", v1alpha1.ConditionModelSecretResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
-	s.StringData = map[string]string{"apiKey": "sk-rotated"}
-	if err := k8s.Update(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	modify(t, s, false, func(s *corev1.Secret) { s.StringData = map[string]string{"apiKey": "sk-rotated"} })
 	eventually(t, "a Secret rotation to change the config hash", func() error {
 		if h := deployment(t, ns, "keyed").Spec.Template.Annotations[render.AnnotationConfigHash]; h == a.Status.ConfigHash {
 			return fmt.Errorf("hash still %s", h)

@@ -75,7 +75,7 @@ func runSuite(m *testing.M) int {
 			return 1
 		}
 	}
-	stop, err := startManager(ctx, Options{Render: renderCfg, Namespaces: pool, MCPDiscoveryInterval: mcpInterval})
+	stop, err := startManagerWith(ctx, cfg, Options{Render: renderCfg, Namespaces: pool, MCPDiscoveryInterval: mcpInterval})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -87,12 +87,8 @@ func runSuite(m *testing.M) int {
 // mcpInterval is how often the suite's operator lists MCP servers' tools again.
 const mcpInterval = 2 * time.Second
 
-// startManager runs a manager until the returned function is called.
-func startManager(ctx context.Context, opts Options) (func(), error) {
-	return startManagerWith(ctx, cfg, opts)
-}
-
-// startManagerWith runs a manager on its own rest config (e.g. one that records requests).
+// startManagerWith runs a manager on cfg (the suite's, or one that records requests) until the
+// returned function is called.
 func startManagerWith(ctx context.Context, cfg *rest.Config, opts Options) (func(), error) {
 	mgr, err := NewManager(ctx, cfg, opts)
 	if err != nil {
@@ -113,7 +109,7 @@ func startManagerWith(ctx context.Context, cfg *rest.Config, opts Options) (func
 // eventually retries check until it returns nil or the time is up.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	testutil.Eventually(t, what, 20*time.Second, 50*time.Millisecond, check)
+	testutil.Eventually(t, what, 30*time.Second, 50*time.Millisecond, check)
 }
 
 // consistently checks that check keeps returning nil for d.

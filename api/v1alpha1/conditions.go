@@ -1,5 +1,7 @@
 package v1alpha1
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 // Condition types.
 const (
 	// ConditionToolsResolved: every spec.tools entry names an existing, valid Tool whose
@@ -82,3 +84,10 @@ const (
 	ReasonInvalidCEL    = "InvalidCEL"
 	ReasonInvalidHTTP   = "InvalidHTTP"
 )
+
+// GetConditions returns the status conditions (the operator's status patcher records their
+// changes as events).
+func (in *Agent) GetConditions() []metav1.Condition          { return in.Status.Conditions }
+func (in *Tool) GetConditions() []metav1.Condition           { return in.Status.Conditions }
+func (in *FrontendAction) GetConditions() []metav1.Condition { return in.Status.Conditions }
+func (in *MCPServer) GetConditions() []metav1.Condition      { return in.Status.Conditions }

@@ -6,20 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/runtime/llm"
-	"github.com/agentry-dev/agentry/runtime/memlimit"
 )
 
 // document is an object as the runtime reads it: identity and spec, nothing the cluster added.
@@ -92,168 +87,6 @@ func ConfigMapFor(a *v1alpha1.Agent, config []byte) *corev1.ConfigMap {
 		ObjectMeta: meta(a, "config"),
 		Data:       map[string]string{ConfigKey: string(config)},
 	}
-}
-
-// DeploymentFor runs `agentry serve` on the rendered config. The model key reaches the pod only
-// as an env var from secretKeyRef, header Secrets only as read-only volumes; the pod runs as
-// non-root with a read-only root filesystem and no capabilities.
-func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment {
-	a := r.Agent
-	rt := a.Spec.Runtime
-	if rt == nil {
-		rt = &v1alpha1.RuntimeSpec{}
-	}
-	image := cfg.RuntimeImage
-	if rt.Image != "" {
-		image = rt.Image
-	}
-	pullPolicy := corev1.PullPolicy(cfg.ImagePullPolicy)
-	if rt.ImagePullPolicy != "" {
-		pullPolicy = rt.ImagePullPolicy
-	}
-	// Unset replicas stay unset: the API server defaults a new Deployment to 1 and the
-	// operator leaves the field to whoever scales it (an HPA, kubectl scale).
-	var replicas *int32
-	if rt.Replicas != nil {
-		replicas = ptr.To(*rt.Replicas)
-	}
-
-	podLabels := Labels(a.Name)
-	podLabels[LabelComponent] = "runtime"
-	for k, v := range rt.PodLabels {
-		if _, reserved := podLabels[k]; !reserved {
-			podLabels[k] = v
-		}
-	}
-	podAnnotations := map[string]string{}
-	for k, v := range rt.PodAnnotations {
-		podAnnotations[k] = v
-	}
-	podAnnotations[AnnotationConfigHash] = configHash
-
-	env := []corev1.EnvVar{}
-	if ref := a.Spec.Model.APIKeySecretRef; ref != nil {
-		env = append(env, corev1.EnvVar{Name: llm.APIKeyEnv, ValueFrom: &corev1.EnvVarSource{
-			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: ref.Key},
-		}})
-	}
-	if az := a.Spec.Model.Azure; az != nil && az.TokenSecretRef != nil {
-		env = append(env, corev1.EnvVar{Name: llm.AzureTokenEnv, ValueFrom: &corev1.EnvVarSource{
-			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: az.TokenSecretRef.Name}, Key: az.TokenSecretRef.Key},
-		}})
-	}
-	if m := a.Spec.Memory; m != nil && m.URLSecretRef != nil {
-		env = append(env, corev1.EnvVar{Name: "AGENTRY_MEMORY_URL", ValueFrom: &corev1.EnvVarSource{
-			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: m.URLSecretRef.Name}, Key: m.URLSecretRef.Key},
-		}})
-	}
-	env = append(env, tracingEnv(cfg.Tracing, a.Namespace, a.Name)...)
-	// The config is rendered from objects the API server validated; the soft memory limit of
-	// the Go runtime follows the container's limit.
-	env = append(env,
-		corev1.EnvVar{Name: PrevalidatedEnv, Value: "true"},
-		corev1.EnvVar{Name: memlimit.Env, ValueFrom: &corev1.EnvVarSource{
-			ResourceFieldRef: &corev1.ResourceFieldSelector{ContainerName: "runtime", Resource: "limits.memory", Divisor: resource.MustParse("1")},
-		}})
-	userEnv := map[string]bool{}
-	for _, e := range rt.Env {
-		userEnv[e.Name] = true
-	}
-	merged := make([]corev1.EnvVar, 0, len(env)+len(rt.Env))
-	for _, e := range env {
-		if !userEnv[e.Name] {
-			merged = append(merged, e)
-		}
-	}
-	merged = append(merged, rt.Env...)
-
-	volumes := []corev1.Volume{
-		{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-			LocalObjectReference: corev1.LocalObjectReference{Name: ChildName(a.Name)}, DefaultMode: ptr.To(int32(0o440)),
-		}}},
-		{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("64Mi"))}}},
-	}
-	mounts := []corev1.VolumeMount{
-		{Name: "config", MountPath: ConfigDir, ReadOnly: true},
-		{Name: "tmp", MountPath: "/tmp"},
-	}
-	for i, s := range MountedSecrets(r) {
-		name := fmt.Sprintf("secret-%d", i)
-		volumes = append(volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-			// Optional: a missing header Secret breaks only what uses it (the runtime reports it),
-			// not the whole pod.
-			SecretName: s, DefaultMode: ptr.To(int32(0o440)), Optional: ptr.To(true),
-		}}})
-		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: SecretsDir + "/" + s, ReadOnly: true})
-	}
-
-	resources := cfg.resources()
-	if rt.Resources != nil {
-		resources = *rt.Resources.DeepCopy()
-	}
-	probe := func(path string, period int32) *corev1.Probe {
-		return &corev1.Probe{
-			ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromString(PortName)}},
-			PeriodSeconds: period, TimeoutSeconds: 2, FailureThreshold: 3,
-		}
-	}
-
-	d := &appsv1.Deployment{
-		ObjectMeta: meta(a, "runtime"),
-		Spec: appsv1.DeploymentSpec{
-			Replicas: replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: Labels(a.Name)},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: podAnnotations},
-				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken:  ptr.To(false),
-					TerminationGracePeriodSeconds: ptr.To(int64(TerminationGracePeriodSeconds)),
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65532)), RunAsGroup: ptr.To(int64(65532)), FSGroup: ptr.To(int64(65532)),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
-					Containers: []corev1.Container{{
-						Name:            "runtime",
-						Image:           image,
-						ImagePullPolicy: pullPolicy,
-						Args:            runtimeArgs(cfg),
-						Ports:           []corev1.ContainerPort{{Name: PortName, ContainerPort: RuntimePort, Protocol: corev1.ProtocolTCP}},
-						Env:             merged,
-						VolumeMounts:    mounts,
-						Resources:       resources,
-						ReadinessProbe:  probe("/readyz", 5),
-						LivenessProbe:   probe("/healthz", 10),
-						// Endpoints and kube-proxy's rules take a moment to drop a terminating pod:
-						// it keeps serving new requests that long before it drains (a rollout
-						// otherwise refuses a request routed to an old pod).
-						Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: PreStopSeconds}}},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr.To(false),
-							ReadOnlyRootFilesystem:   ptr.To(true),
-							RunAsNonRoot:             ptr.To(true),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
-					}},
-					Volumes: volumes,
-				},
-			},
-		},
-	}
-	return d
-}
-
-// runtimeArgs are the `agentry serve` arguments; the operator-wide proxy and CORS settings are
-// passed only when set, so the runtime's own defaults apply otherwise.
-func runtimeArgs(cfg Config) []string {
-	args := []string{"serve", "--config", ConfigDir, "--addr", fmt.Sprintf(":%d", RuntimePort),
-		"--secrets-dir", SecretsDir, "--log-format", "json"}
-	if len(cfg.TrustedProxies) > 0 {
-		args = append(args, "--trusted-proxies="+strings.Join(cfg.TrustedProxies, ","))
-	}
-	if len(cfg.CORSOrigins) > 0 {
-		args = append(args, "--cors-origins="+strings.Join(cfg.CORSOrigins, ","))
-	}
-	return args
 }
 
 // ServiceFor is the ClusterIP Service in front of the runtime pods.
@@ -340,34 +173,4 @@ func SpecHash(obj any) string {
 	b, _ := json.Marshal(obj)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])[:16]
-}
-
-// tracingEnv is the OTEL_* environment of a runtime pod when tracing is on: where to export,
-// the headers from a Secret (never their value in the spec), sampling, and which agent the
-// spans come from.
-func tracingEnv(t Tracing, namespace, agent string) []corev1.EnvVar {
-	if t.Endpoint == "" {
-		return nil
-	}
-	env := []corev1.EnvVar{
-		{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Value: t.Endpoint},
-		{Name: "OTEL_SERVICE_NAME", Value: "agentry-runtime"},
-		{Name: "OTEL_RESOURCE_ATTRIBUTES", Value: "k8s.namespace.name=" + namespace + ",agentry.agent=" + agent},
-	}
-	if t.HeadersSecret != "" {
-		key := t.HeadersKey
-		if key == "" {
-			key = "headers"
-		}
-		env = append(env, corev1.EnvVar{Name: "OTEL_EXPORTER_OTLP_HEADERS", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: t.HeadersSecret}, Key: key, Optional: ptr.To(true),
-		}}})
-	}
-	if t.SamplerRatio != "" {
-		env = append(env, corev1.EnvVar{Name: "OTEL_TRACES_SAMPLER", Value: "parentbased_traceidratio"}, corev1.EnvVar{Name: "OTEL_TRACES_SAMPLER_ARG", Value: t.SamplerRatio})
-	}
-	if t.CaptureContent {
-		env = append(env, corev1.EnvVar{Name: "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", Value: "true"})
-	}
-	return env
 }

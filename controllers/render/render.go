@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
 // Runtime paths, ports and settings, shared with `agentry serve`.
@@ -25,7 +26,7 @@ const (
 	PrevalidatedEnv = "AGENTRY_PREVALIDATED"
 	ConfigDir       = "/etc/agentry/config"
 	ConfigKey       = "agent.yaml"
-	SecretsDir      = "/var/run/agentry/secrets"
+	SecretsDir      = secrets.DefaultDir
 	RuntimePort     = 4111
 	PortName        = "http"
 )

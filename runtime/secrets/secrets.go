@@ -14,6 +14,10 @@ import (
 // DefaultDir is where the operator mounts referenced Secrets.
 const DefaultDir = "/var/run/agentry/secrets"
 
+// MemoryURLEnv carries the storage URL of an Agent whose spec.memory.urlSecretRef names a
+// Secret: the operator sets it from secretKeyRef.
+const MemoryURLEnv = "AGENTRY_MEMORY_URL"
+
 // Source resolves Secret data by name.
 type Source interface {
 	// Secret returns every key of the named Secret.

@@ -44,6 +44,43 @@ func path(v any, p string) any {
 	return v
 }
 
+// fields checks fields of a decoded object (paths as path reads them) against wanted values.
+func fields(t *testing.T, what string, obj any, want map[string]any) {
+	t.Helper()
+	for field, w := range want {
+		if got := path(obj, field); got != w {
+			t.Errorf("%s %s = %v, want %v", what, field, got, w)
+		}
+	}
+}
+
+// hasAll checks that s holds each of wants.
+func hasAll(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(s, want) {
+			t.Errorf("%s lack %q: %s", what, want, s)
+		}
+	}
+}
+
+// named indexes a decoded list (volumes, mounts) by its items' names.
+func named(list any) map[string]any {
+	out := map[string]any{}
+	for _, v := range list.([]any) {
+		out[path(v, "name").(string)] = v
+	}
+	return out
+}
+
+// template renders the chart as release agentry in agentry-system with the given flags.
+func template(t *testing.T, flags ...string) map[string]map[string]any {
+	t.Helper()
+	return docs(t, helm(t, append([]string{"template", "agentry", chart, "-n", "agentry-system"}, flags...)...))
+}
+
+const chatDeployment = "Deployment/agentry-chat@agentry-system"
+
 func argList(ctr map[string]any) []string {
 	var out []string
 	for _, a := range ctr["args"].([]any) {
@@ -73,74 +110,69 @@ func TestChatChartTemplate(t *testing.T) {
 	helm(t, "lint", "--strict", chart, "--set", "chat.enabled=true")
 
 	// Off by default: nothing of the chat service.
-	def := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system"))
-	for k := range def {
+	for k := range template(t) {
 		if strings.Contains(k, "chat") {
 			t.Errorf("chat is off by default, but %s is rendered", k)
 		}
 	}
+	objs := template(t, "-f", "test/e2e/values/chat.yaml")
+	t.Run("objects", func(t *testing.T) { chatObjects(t, objs) })
+	t.Run("pod", func(t *testing.T) { chatPod(t, objs) })
+	t.Run("services and ingress", func(t *testing.T) { chatServices(t, objs) })
+	t.Run("credentials", func(t *testing.T) { chatCredentials(t, objs) })
+	t.Run("postgres", chatPostgres)
+	t.Run("refused values", chatRefusals)
+	t.Run("strategy", chatStrategy)
+	t.Run("persistence and metrics off", chatOff)
+}
 
-	rendered := helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/chat.yaml")
-	objs := docs(t, rendered)
-	for _, k := range []string{"Deployment/agentry-chat@agentry-system", "Service/agentry-chat@agentry-system", "Service/agentry-chat-metrics@agentry-system", "Ingress/agentry-chat@agentry-system",
+func chatObjects(t *testing.T, objs map[string]map[string]any) {
+	rendered(t, "chat.enabled", objs, true, chatDeployment, "Service/agentry-chat@agentry-system", "Service/agentry-chat-metrics@agentry-system", "Ingress/agentry-chat@agentry-system",
 		"Secret/agentry-chat-credentials@agentry-system", "PersistentVolumeClaim/agentry-chat-data@agentry-system", "ServiceAccount/agentry-chat@agentry-system",
 		"ClusterRole/agentry-chat-agent-reader", "ClusterRoleBinding/agentry-chat-agent-reader",
 		// The operator is still there.
-		"Deployment/agentry-operator@agentry-system"} {
-		if _, ok := objs[k]; !ok {
-			t.Errorf("chat.enabled lacks %s (has %v)", k, keys(objs))
-		}
-	}
+		"Deployment/agentry-operator@agentry-system")
 	sameRules(t, objs["ClusterRole/agentry-chat-agent-reader"], "config/rbac/chat_agent_reader_role.yaml")
 	if s := path(objs["ClusterRoleBinding/agentry-chat-agent-reader"], "subjects.0"); path(s, "name") != "agentry-chat" || path(s, "namespace") != "agentry-system" {
 		t.Errorf("the agent reader is bound to %v, want the chat ServiceAccount", s)
 	}
+	pvc := objs["PersistentVolumeClaim/agentry-chat-data@agentry-system"]
+	if ann, _ := path(pvc, "metadata.annotations").(map[string]any); path(pvc, "spec.resources.requests.storage") != "1Gi" || path(pvc, "spec.accessModes.0") != "ReadWriteOnce" || ann["helm.sh/resource-policy"] != "keep" {
+		t.Errorf("data claim: %v", pvc)
+	}
+}
 
-	ctr, pod := container(t, objs, "Deployment/agentry-chat@agentry-system")
+func chatPod(t *testing.T, objs map[string]map[string]any) {
+	ctr, pod := container(t, objs, chatDeployment)
 	if ctr["image"] != "ghcr.io/agentry-dev/agentry:0.1.0" {
 		t.Errorf("chat image %v, want the operator's image", ctr["image"])
 	}
 	a := strings.Join(argList(ctr), " ")
-	for _, want := range []string{"chat --addr :8080 --metrics-addr :9090 --replicas 1 ", "--storage file:/var/lib/agentry-chat/chat.db",
+	hasAll(t, "chat args", a, "chat --addr :8080 --metrics-addr :9090 --replicas 1 ", "--storage file:/var/lib/agentry-chat/chat.db",
 		"--media-dir /var/lib/agentry-chat/media", "--api-key-file /etc/agentry-chat/credentials/apiKey",
 		"--headers-key-file /etc/agentry-chat/credentials/headersKey", "--agent-refs=true", "--cors-origins=https://app.example.com", "--log-format=json",
-		"--max-conns-per-ip=0"} {
-		if !strings.Contains(a, want) {
-			t.Errorf("chat args lack %q: %s", want, a)
-		}
-	}
+		"--max-conns-per-ip=0")
 	if strings.Contains(a, "--agent-namespaces") || strings.Contains(a, "--auth-key") || strings.Contains(a, "--allow-http-agents") {
 		t.Errorf("chat args: %s", a)
 	}
-	if path(objs["Deployment/agentry-chat@agentry-system"], "spec.strategy.type") != "Recreate" {
+	if path(objs[chatDeployment], "spec.strategy.type") != "Recreate" {
 		t.Error("SQLite on a ReadWriteOnce claim: the old pod must stop before the new one starts (strategy Recreate)")
 	}
-	for field, want := range map[string]any{"securityContext.runAsNonRoot": true, "securityContext.seccompProfile.type": "RuntimeDefault", "securityContext.fsGroup": float64(65532),
-		"serviceAccountName": "agentry-chat", "automountServiceAccountToken": true} {
-		if got := path(pod, field); got != want {
-			t.Errorf("chat pod %s = %v, want %v", field, got, want)
-		}
-	}
-	for field, want := range map[string]any{"securityContext.readOnlyRootFilesystem": true, "securityContext.allowPrivilegeEscalation": false,
+	fields(t, "chat pod", pod, map[string]any{"securityContext.runAsNonRoot": true, "securityContext.seccompProfile.type": "RuntimeDefault", "securityContext.fsGroup": float64(65532),
+		"serviceAccountName": "agentry-chat", "automountServiceAccountToken": true})
+	fields(t, "chat container", ctr, map[string]any{"securityContext.readOnlyRootFilesystem": true, "securityContext.allowPrivilegeEscalation": false,
 		"securityContext.capabilities.drop.0": "ALL",
 		// Liveness never checks the database (an outage would restart every replica at once);
 		// readiness pings the store. Both on the metrics listener.
 		"livenessProbe.httpGet.path": "/healthz", "livenessProbe.httpGet.port": "metrics", "livenessProbe.tcpSocket": nil,
 		"readinessProbe.httpGet.path": "/readyz", "readinessProbe.httpGet.port": "metrics",
 		"ports.0.name": "http", "ports.0.containerPort": float64(8080), "ports.1.name": "metrics", "ports.1.containerPort": float64(9090),
-		"resources.requests.memory": "64Mi", "resources.limits.memory": "512Mi"} {
-		if got := path(ctr, field); got != want {
-			t.Errorf("chat container %s = %v, want %v", field, got, want)
-		}
-	}
+		"resources.requests.memory": "64Mi", "resources.limits.memory": "512Mi"})
 	mounts := map[string]string{}
 	for _, m := range ctr["volumeMounts"].([]any) {
 		mounts[path(m, "name").(string)] = path(m, "mountPath").(string)
 	}
-	vols := map[string]any{}
-	for _, v := range pod["volumes"].([]any) {
-		vols[path(v, "name").(string)] = v
-	}
+	vols := named(pod["volumes"])
 	if mounts["data"] != "/var/lib/agentry-chat" || path(vols["data"], "persistentVolumeClaim.claimName") != "agentry-chat-data" {
 		t.Errorf("data volume: %v %v", mounts, vols["data"])
 	}
@@ -150,35 +182,25 @@ func TestChatChartTemplate(t *testing.T) {
 	if path(vols["tmp"], "emptyDir") == nil || mounts["tmp"] != "/tmp" {
 		t.Errorf("a read-only root needs a writable /tmp: %v", vols["tmp"])
 	}
-	pvc := objs["PersistentVolumeClaim/agentry-chat-data@agentry-system"]
-	if ann, _ := path(pvc, "metadata.annotations").(map[string]any); path(pvc, "spec.resources.requests.storage") != "1Gi" || path(pvc, "spec.accessModes.0") != "ReadWriteOnce" || ann["helm.sh/resource-policy"] != "keep" {
-		t.Errorf("data claim: %v", pvc)
-	}
-	// The public Service has http only; the unauthenticated metrics port is on a ClusterIP
-	// Service of its own.
+}
+
+// chatServices: the public Service has http only, the metrics port a ClusterIP Service of its own.
+func chatServices(t *testing.T, objs map[string]map[string]any) {
 	svc := objs["Service/agentry-chat@agentry-system"]
-	for field, want := range map[string]any{"spec.type": "ClusterIP", "spec.ports.0.name": "http", "spec.ports.0.port": float64(80), "spec.ports.0.targetPort": "http",
-		"spec.ports.1": nil} {
-		if got := path(svc, field); got != want {
-			t.Errorf("chat Service %s = %v, want %v", field, got, want)
-		}
-	}
+	fields(t, "chat Service", svc, map[string]any{"spec.type": "ClusterIP", "spec.ports.0.name": "http", "spec.ports.0.port": float64(80), "spec.ports.0.targetPort": "http",
+		"spec.ports.1": nil})
 	if sel := path(svc, "spec.selector").(map[string]any); sel["app.kubernetes.io/component"] != "chat" {
 		t.Errorf("the chat Service selects %v", sel)
 	}
 	msvc := objs["Service/agentry-chat-metrics@agentry-system"]
-	for field, want := range map[string]any{"spec.type": "ClusterIP", "spec.ports.0.name": "metrics", "spec.ports.0.port": float64(9090), "spec.ports.0.targetPort": "metrics",
-		"spec.ports.1": nil} {
-		if got := path(msvc, field); got != want {
-			t.Errorf("chat metrics Service %s = %v, want %v", field, got, want)
-		}
-	}
+	fields(t, "chat metrics Service", msvc, map[string]any{"spec.type": "ClusterIP", "spec.ports.0.name": "metrics", "spec.ports.0.port": float64(9090), "spec.ports.0.targetPort": "metrics",
+		"spec.ports.1": nil})
 	if sel, _ := path(msvc, "spec.selector").(map[string]any); sel["app.kubernetes.io/component"] != "chat" || sel["app.kubernetes.io/instance"] != "agentry" {
 		t.Errorf("the chat metrics Service selects %v", sel)
 	}
 	// A public Service type does not publish the metrics port; the metrics Service stays
 	// ClusterIP; the http Service port may equal the metrics port (different Services).
-	lb := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.service.type=LoadBalancer,chat.service.port=9090"))
+	lb := template(t, "--set", "chat.enabled=true,chat.service.type=LoadBalancer,chat.service.port=9090")
 	for k, want := range map[string]string{"Service/agentry-chat@agentry-system": "LoadBalancer", "Service/agentry-chat-metrics@agentry-system": "ClusterIP"} {
 		if got := path(lb[k], "spec.type"); got != want {
 			t.Errorf("%s type %v, want %s", k, got, want)
@@ -187,17 +209,14 @@ func TestChatChartTemplate(t *testing.T) {
 	if ports := path(lb["Service/agentry-chat@agentry-system"], "spec.ports").([]any); len(ports) != 1 || path(ports[0], "name") != "http" || path(ports[0], "port") != float64(9090) {
 		t.Errorf("a LoadBalancer chat Service must have the http port only: %v", ports)
 	}
-	ing := objs["Ingress/agentry-chat@agentry-system"]
-	for field, want := range map[string]any{"spec.ingressClassName": "nginx", "spec.tls.0.secretName": "chat-tls", "spec.tls.0.hosts.0": "chat.example.com",
+	fields(t, "chat Ingress", objs["Ingress/agentry-chat@agentry-system"], map[string]any{"spec.ingressClassName": "nginx", "spec.tls.0.secretName": "chat-tls", "spec.tls.0.hosts.0": "chat.example.com",
 		"spec.rules.0.host": "chat.example.com", "spec.rules.0.http.paths.0.path": "/", "spec.rules.0.http.paths.0.pathType": "Prefix",
-		"spec.rules.0.http.paths.0.backend.service.name": "agentry-chat", "spec.rules.0.http.paths.0.backend.service.port.name": "http"} {
-		if got := path(ing, field); got != want {
-			t.Errorf("chat Ingress %s = %v, want %v", field, got, want)
-		}
-	}
+		"spec.rules.0.http.paths.0.backend.service.name": "agentry-chat", "spec.rules.0.http.paths.0.backend.service.port.name": "http"})
+}
 
-	// The generated credentials live in the Secret only: not in args, env values, ConfigMaps,
-	// annotations or any other object, in clear or base64.
+// chatCredentials: the generated credentials live in the Secret only: not in args, env values,
+// ConfigMaps, annotations or any other object, in clear or base64.
+func chatCredentials(t *testing.T, objs map[string]map[string]any) {
 	sec := objs["Secret/agentry-chat-credentials@agentry-system"]
 	if ann, _ := path(sec, "metadata.annotations").(map[string]any); ann["helm.sh/resource-policy"] != "keep" {
 		t.Errorf("the credentials Secret must be kept on uninstall: %v", path(sec, "metadata.annotations"))
@@ -234,55 +253,47 @@ func TestChatChartTemplate(t *testing.T) {
 		}
 	}
 	// helm template cannot look the Secret up: a new value each time (helm upgrade keeps it).
-	again := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/chat.yaml"))
+	again := template(t, "-f", "test/e2e/values/chat.yaml")
 	if path(again["Secret/agentry-chat-credentials@agentry-system"], "data.apiKey") == path(sec, "data.apiKey") {
 		t.Error("the API key must be random")
 	}
+}
 
-	// Two replicas on PostgreSQL: the URL from the Secret, no claim the chart creates, media on
-	// the shared claim, the user's credentials, namespace-scoped agent reader Roles.
-	pg := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/chat-postgres.yaml"))
-	ctr, pod = container(t, pg, "Deployment/agentry-chat@agentry-system")
-	a = strings.Join(argList(ctr), " ")
-	for _, want := range []string{"--replicas 2 ", "--agent-namespaces=team-a,team-b"} {
-		if !strings.Contains(a, want) {
-			t.Errorf("postgres args lack %q: %s", want, a)
-		}
-	}
+// chatPostgres: two replicas on PostgreSQL: the URL from the Secret, no claim the chart creates,
+// media on the shared claim, the user's credentials, namespace-scoped agent reader Roles.
+func chatPostgres(t *testing.T) {
+	pg := template(t, "-f", "test/e2e/values/chat-postgres.yaml")
+	ctr, pod := container(t, pg, chatDeployment)
+	a := strings.Join(argList(ctr), " ")
+	hasAll(t, "postgres args", a, "--replicas 2 ", "--agent-namespaces=team-a,team-b")
 	if strings.Contains(a, "--storage") || strings.Contains(a, "postgres") {
 		t.Errorf("the PostgreSQL URL must come from the Secret, not args: %s", a)
 	}
 	// No data claim (two replicas): RollingUpdate (the default, no strategy rendered).
-	if path(pg["Deployment/agentry-chat@agentry-system"], "spec.replicas") != float64(2) || path(pg["Deployment/agentry-chat@agentry-system"], "spec.strategy") != nil {
-		t.Errorf("postgres Deployment spec: %v", pg["Deployment/agentry-chat@agentry-system"]["spec"])
+	if path(pg[chatDeployment], "spec.replicas") != float64(2) || path(pg[chatDeployment], "spec.strategy") != nil {
+		t.Errorf("postgres Deployment spec: %v", pg[chatDeployment]["spec"])
 	}
 	if e := path(ctr, "env.0"); path(e, "name") != "AGENTRY_CHAT_STORAGE" || path(e, "valueFrom.secretKeyRef.name") != "chat-postgres" || path(e, "valueFrom.secretKeyRef.key") != "url" || path(e, "value") != nil {
 		t.Errorf("AGENTRY_CHAT_STORAGE must come from the Secret: %v", e)
 	}
-	for _, k := range []string{"PersistentVolumeClaim/agentry-chat-data@agentry-system", "Secret/agentry-chat-credentials@agentry-system", "ClusterRole/agentry-chat-agent-reader"} {
-		if _, ok := pg[k]; ok {
-			t.Errorf("postgres with 2 replicas and own credentials must not render %s", k)
-		}
-	}
+	rendered(t, "postgres with 2 replicas and own credentials", pg, false,
+		"PersistentVolumeClaim/agentry-chat-data@agentry-system", "Secret/agentry-chat-credentials@agentry-system", "ClusterRole/agentry-chat-agent-reader")
+	rendered(t, "namespaced chat", pg, true, "Role/agentry-chat-agent-reader@team-a", "Role/agentry-chat-agent-reader@team-b")
 	for _, n := range []string{"team-a", "team-b"} {
-		if _, ok := pg["Role/agentry-chat-agent-reader@"+n]; !ok {
-			t.Errorf("namespaced chat lacks the agent reader Role in %s", n)
-		}
 		if s := path(pg["RoleBinding/agentry-chat-agent-reader@"+n], "subjects.0.name"); s != "agentry-chat" {
 			t.Errorf("namespaced chat RoleBinding in %s binds %v", n, s)
 		}
 	}
-	vols = map[string]any{}
-	for _, v := range pod["volumes"].([]any) {
-		vols[path(v, "name").(string)] = v
-	}
+	vols := named(pod["volumes"])
 	if path(vols["media"], "persistentVolumeClaim.claimName") != "chat-media" || path(vols["data"], "emptyDir") == nil ||
 		path(vols["credentials"], "secret.secretName") != "my-chat-credentials" {
 		t.Errorf("postgres volumes: %v", vols)
 	}
+}
 
-	// More than one replica needs PostgreSQL: the schema says so, and the template too when
-	// the schema is skipped; PostgreSQL needs the Secret with its URL.
+// chatRefusals: more than one replica needs PostgreSQL: the schema says so, and the template
+// too when the schema is skipped; PostgreSQL needs the Secret with its URL.
+func chatRefusals(t *testing.T) {
 	for set, want := range map[string][]string{
 		"chat.enabled=true,chat.replicas=2":            {"/chat/storage/type", "SQLite allows one replica only"},
 		"chat.enabled=true,chat.storage.type=postgres": {"/chat/storage/existingSecret", "chat.storage.existingSecret is empty"},
@@ -302,13 +313,15 @@ func TestChatChartTemplate(t *testing.T) {
 		helmFails(t, "template", "agentry", chart, "--set", "chat.enabled=true,"+set)
 	}
 	helm(t, "template", "agentry", chart, "--set", "chat.enabled=true,chat.replicas=2,chat.storage.type=postgres,chat.storage.existingSecret=pg")
-	if c, _ := container(t, docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.metrics.port=1024")), "Deployment/agentry-chat@agentry-system"); path(c, "ports.1.containerPort") != float64(1024) {
+	if c, _ := container(t, template(t, "--set", "chat.enabled=true,chat.metrics.port=1024"), chatDeployment); path(c, "ports.1.containerPort") != float64(1024) {
 		t.Errorf("chat.metrics.port=1024: %v", c["ports"])
 	}
+}
 
-	// Strategy Recreate whenever the data volume is a claim (ReadWriteOnce: a RollingUpdate's
-	// new pod on another node would wait for it forever, Multi-Attach), the store is SQLite, or
-	// one replica mounts a media claim; RollingUpdate for PostgreSQL without a data claim.
+// chatStrategy: Recreate whenever the data volume is a claim (ReadWriteOnce: a RollingUpdate's
+// new pod on another node would wait for it forever, Multi-Attach), the store is SQLite, or one
+// replica mounts a media claim; RollingUpdate for PostgreSQL without a data claim.
+func chatStrategy(t *testing.T) {
 	const pgSet = "chat.storage.type=postgres,chat.storage.existingSecret=pg,"
 	for set, want := range map[string]any{
 		"chat.persistence.enabled=false":                                        "Recreate", // SQLite: one writer
@@ -320,7 +333,7 @@ func TestChatChartTemplate(t *testing.T) {
 		pgSet + "chat.replicas=3,chat.media.existingClaim=media":                nil,
 		pgSet + "chat.persistence.enabled=false,chat.media.existingClaim=media": "Recreate", // one replica: the claim may be ReadWriteOnce
 	} {
-		d := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,"+set))["Deployment/agentry-chat@agentry-system"]
+		d := template(t, "--set", "chat.enabled=true,"+set)[chatDeployment]
 		if got := path(d, "spec.strategy.type"); got != want {
 			t.Errorf("--set %s: strategy %v, want %v", set, got, want)
 		}
@@ -328,42 +341,33 @@ func TestChatChartTemplate(t *testing.T) {
 			t.Errorf("--set %s: RollingUpdate with a data claim: %v", set, path(pod, "volumes.0"))
 		}
 	}
+}
 
-	// Persistence off: an emptyDir; an existing claim is used as is.
-	off := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.persistence.enabled=false,chat.metrics.enabled=false"))
-	// Metrics off: the flag is given empty (the binary's default would serve them), the
-	// container has no metrics port, there is no metrics Service; liveness is a TCP check of
-	// the http port (still no database), readiness the public healthz (it pings the store).
-	if c, _ := container(t, off, "Deployment/agentry-chat@agentry-system"); !strings.Contains(strings.Join(argList(c), "|"), "|--metrics-addr||") || path(c, "ports.1") != nil {
-		t.Errorf("metrics off: %v %v", c["args"], c["ports"])
+// chatOff: persistence off is an emptyDir; an existing claim is used as is. Metrics off: the flag
+// is given empty (the binary's default would serve them), no metrics port or Service; liveness
+// is a TCP check of the http port (still no database), readiness the public healthz.
+func chatOff(t *testing.T) {
+	off := template(t, "--set", "chat.enabled=true,chat.persistence.enabled=false,chat.metrics.enabled=false")
+	offCtr, offPod := container(t, off, chatDeployment)
+	if !strings.Contains(strings.Join(argList(offCtr), "|"), "|--metrics-addr||") || path(offCtr, "ports.1") != nil {
+		t.Errorf("metrics off: %v %v", offCtr["args"], offCtr["ports"])
 	}
-	offCtr, _ := container(t, off, "Deployment/agentry-chat@agentry-system")
-	for field, want := range map[string]any{"livenessProbe.tcpSocket.port": "http", "livenessProbe.httpGet": nil,
-		"readinessProbe.httpGet.path": "/chat/v1/healthz", "readinessProbe.httpGet.port": "http"} {
-		if got := path(offCtr, field); got != want {
-			t.Errorf("metrics off: chat container %s = %v, want %v", field, got, want)
-		}
-	}
-	if _, ok := off["Service/agentry-chat-metrics@agentry-system"]; ok {
-		t.Error("metrics off: no metrics Service")
-	}
+	fields(t, "metrics off: chat container", offCtr, map[string]any{"livenessProbe.tcpSocket.port": "http", "livenessProbe.httpGet": nil,
+		"readinessProbe.httpGet.path": "/chat/v1/healthz", "readinessProbe.httpGet.port": "http"})
+	rendered(t, "metrics and persistence off", off, false, "Service/agentry-chat-metrics@agentry-system", "PersistentVolumeClaim/agentry-chat-data@agentry-system")
 	if p := path(off["Service/agentry-chat@agentry-system"], "spec.ports.1"); p != nil {
 		t.Errorf("metrics off: the Service still has %v", p)
 	}
-	if _, ok := off["PersistentVolumeClaim/agentry-chat-data@agentry-system"]; ok {
-		t.Error("persistence off: no claim")
+	if path(offPod, "volumes.0.name") != "data" || path(offPod, "volumes.0.emptyDir") == nil {
+		t.Errorf("persistence off: data must be an emptyDir: %v", offPod["volumes"])
 	}
-	if _, pod := container(t, off, "Deployment/agentry-chat@agentry-system"); path(pod, "volumes.0.name") != "data" || path(pod, "volumes.0.emptyDir") == nil {
-		t.Errorf("persistence off: data must be an emptyDir: %v", pod["volumes"])
+	own := template(t, "--set", "chat.enabled=true,chat.persistence.existingClaim=mine,chat.agentRefs=false")
+	ownCtr, ownPod := container(t, own, chatDeployment)
+	if path(ownPod, "volumes.0.persistentVolumeClaim.claimName") != "mine" || path(ownPod, "automountServiceAccountToken") != false {
+		t.Errorf("existing claim, no agent refs: %v", ownPod)
 	}
-	own := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "chat.enabled=true,chat.persistence.existingClaim=mine,chat.agentRefs=false"))
-	if _, pod := container(t, own, "Deployment/agentry-chat@agentry-system"); path(pod, "volumes.0.persistentVolumeClaim.claimName") != "mine" || path(pod, "automountServiceAccountToken") != false {
-		t.Errorf("existing claim, no agent refs: %v", pod)
-	}
-	if _, ok := own["ClusterRole/agentry-chat-agent-reader"]; ok {
-		t.Error("chat.agentRefs=false: no agent reader RBAC")
-	}
-	if c, _ := container(t, own, "Deployment/agentry-chat@agentry-system"); !strings.Contains(strings.Join(argList(c), " "), "--agent-refs=false") {
-		t.Errorf("chat.agentRefs=false: %v", c["args"])
+	rendered(t, "chat.agentRefs=false", own, false, "ClusterRole/agentry-chat-agent-reader")
+	if !strings.Contains(strings.Join(argList(ownCtr), " "), "--agent-refs=false") {
+		t.Errorf("chat.agentRefs=false: %v", ownCtr["args"])
 	}
 }

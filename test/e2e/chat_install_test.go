@@ -3,12 +3,12 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,26 +42,16 @@ func startRenderedChat(t *testing.T, c *cluster, ns, name, kubeconfig string) *r
 	p := loadPod(t, c, ns, name)
 	env := append([]string{"KUBECONFIG=" + kubeconfig}, p.env...)
 	metricsAddr := ""
-	var args []string
-	for i := 0; i < len(p.ctr.Args); i++ {
-		a := p.ctr.Args[i]
-		switch {
-		case a == "--addr" && i+1 < len(p.ctr.Args):
-			args = append(args, a, "127.0.0.1:0")
-			i++
-		case a == "--metrics-addr" && i+1 < len(p.ctr.Args):
-			i++
-			metricsAddr = freeAddr(t)
-			args = append(args, a, metricsAddr)
-		case strings.HasPrefix(a, "/"):
-			args = append(args, p.local(a))
-		case strings.HasPrefix(a, "file:/"):
-			args = append(args, "file:"+p.local(strings.TrimPrefix(a, "file:")))
-		default:
-			args = append(args, a)
-		}
+	if slices.Contains(p.ctr.Args, "--metrics-addr") {
+		metricsAddr = freeAddr(t)
 	}
+	args := p.localArgs(map[string]string{"--addr": "127.0.0.1:0", "--metrics-addr": metricsAddr})
 	proc, addr := testutil.Start(t, binary, root, env, `"serving the chat service".*"addr":"([^"]+)"`, args...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("chat output:\n%s", proc.Output())
+		}
+	})
 	rc := &renderedChat{proc: proc, base: "http://" + addr, liveness: p.ctr.LivenessProbe, readiness: p.ctr.ReadinessProbe}
 	if metricsAddr != "" {
 		rc.metricsBase = "http://" + metricsAddr
@@ -114,23 +104,7 @@ func (r *renderedChat) probe(t *testing.T, p *corev1.Probe) int {
 
 func (r *renderedChat) do(t *testing.T, method, path string, headers map[string]string, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, r.base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v\nchat output:\n%s", method, path, err, r.proc.Output())
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw)
+	return send(t, http.DefaultClient, method, r.base+path, headers, body)
 }
 
 func secretData(t *testing.T, c *cluster, ns, name string) map[string][]byte {
@@ -141,9 +115,9 @@ func secretData(t *testing.T, c *cluster, ns, name string) map[string][]byte {
 }
 
 // serviceAccountKubeconfig authenticates as a ServiceAccount would (client certificate with
-// its user name and groups), so RBAC bound to it applies.
+// its user name and groups): RBAC bound to it applies exactly as to the pod's token.
 func serviceAccountKubeconfig(t *testing.T, c *cluster, ns, name string) string {
-	return kubeconfig(t, c.env, envtest.User{Name: "system:serviceaccount:" + ns + ":" + name,
+	return testutil.Kubeconfig(t, c.env, envtest.User{Name: "system:serviceaccount:" + ns + ":" + name,
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}})
 }
 
@@ -172,6 +146,20 @@ func notesAdminCommands(t *testing.T, notes, base string) string {
 func TestChatHelmInstall(t *testing.T) {
 	c := startCluster(t)
 	const ns = "agentry-system"
+	install, creds := chatInstallKeepsCredentials(t, c, ns)
+	// The chat ServiceAccount reads Agents and nothing else.
+	chatKC := serviceAccountKubeconfig(t, c, ns, "agentry-chat")
+	canI(t, chatKC, "chat", map[string]string{
+		"list agents.agentry.dev -A": "yes", "watch agents.agentry.dev -n default": "yes", "get agents.agentry.dev -n team-a": "yes",
+		"create agents.agentry.dev": "no", "update agents.agentry.dev": "no", "get secrets -n " + ns: "no", "list pods": "no",
+	})
+	chatFirstAdmin(t, c, ns, chatKC, install, creds)
+	chatOnPostgres(t, c)
+}
+
+// chatInstallKeepsCredentials installs, upgrades, uninstalls and installs chat.enabled again: the
+// generated credentials stay. It returns the last install's output (the NOTES) and them.
+func chatInstallKeepsCredentials(t *testing.T, c *cluster, ns string) (string, map[string][]byte) {
 	install := c.sh(t, "helm install agentry charts/agentry -n "+ns+" --create-namespace --set chat.enabled=true")
 	if !strings.Contains(install, "STATUS: deployed") || !strings.Contains(install, "svc/agentry-chat 8080:80") {
 		t.Fatalf("helm install:\n%s", install)
@@ -209,20 +197,13 @@ func TestChatHelmInstall(t *testing.T) {
 	if got := secretData(t, c, ns, "agentry-chat-credentials"); !reflect.DeepEqual(got, creds) {
 		t.Fatal("a reinstall changed the kept credentials")
 	}
+	return install, creds
+}
 
-	// The chat ServiceAccount reads Agents and nothing else.
-	chatKC := serviceAccountKubeconfig(t, c, ns, "agentry-chat")
-	for check, want := range map[string]string{
-		"list agents.agentry.dev -A": "yes", "watch agents.agentry.dev -n default": "yes", "get agents.agentry.dev -n team-a": "yes",
-		"create agents.agentry.dev": "no", "update agents.agentry.dev": "no", "get secrets -n " + ns: "no", "list pods": "no",
-	} {
-		out, _ := exec.Command("kubectl", append([]string{"--kubeconfig", chatKC, "auth", "can-i"}, strings.Fields(check)...)...).CombinedOutput()
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if got := lines[len(lines)-1]; got != want {
-			t.Errorf("chat can-i %s: %q, want %q", check, got, want)
-		}
-	}
-
+// chatFirstAdmin runs the chat service as the installed Deployment says: its probes answer, the
+// NOTES' commands create the first admin, the Secret's API key creates users, and no
+// credential reaches its log.
+func chatFirstAdmin(t *testing.T, c *cluster, ns, chatKC, install string, creds map[string][]byte) {
 	chat := startRenderedChat(t, c, ns, "agentry-chat", chatKC)
 	if code, body := chat.do(t, http.MethodGet, "/chat/v1/healthz", nil, ""); code != http.StatusOK || !strings.Contains(body, "sqlite") {
 		t.Fatalf("healthz: %d %s", code, body)
@@ -269,9 +250,11 @@ func TestChatHelmInstall(t *testing.T) {
 			t.Error("a credential reached the chat log")
 		}
 	}
+}
 
-	// Two replicas on PostgreSQL: the URL comes from the user's Secret, both replicas (as
-	// rendered) serve the same data.
+// chatOnPostgres: two replicas on PostgreSQL, the URL from the user's Secret; both replicas (as
+// rendered) serve the same data, and an outage makes them unready, never dead.
+func chatOnPostgres(t *testing.T, c *cluster) {
 	pg := testutil.StartPostgres(t)
 	const pgNS = "chat-pg"
 	c.sh(t, "kubectl create namespace "+pgNS)
@@ -312,11 +295,10 @@ func TestChatHelmInstall(t *testing.T) {
 		}
 	}
 	pg.Start()
-	deadline := time.Now().Add(30 * time.Second)
-	for r1.probe(t, r1.readiness) != http.StatusOK {
-		if time.Now().After(deadline) {
-			t.Fatalf("PostgreSQL is back, but readiness still fails\nchat:\n%s", r1.proc.Output())
+	waitFor(t, "readiness once PostgreSQL is back", 30*time.Second, func() error {
+		if code := r1.probe(t, r1.readiness); code != http.StatusOK {
+			return fmt.Errorf("readiness %d\nchat:\n%s", code, r1.proc.Output())
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 }

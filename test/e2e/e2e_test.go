@@ -17,8 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 var (
@@ -72,17 +73,10 @@ func startCluster(t *testing.T) *cluster {
 	}
 	t.Cleanup(func() { _ = env.Stop() })
 	c := &cluster{env: env}
-	c.admin = kubeconfig(t, env, envtest.User{Name: "e2e-admin", Groups: []string{"system:masters"}})
-	// The chart binds its RBAC to the ServiceAccount agentry in agentry-system; a client
-	// certificate with that user name is authorised exactly as the pod's token would be.
-	c.operator = kubeconfig(t, env, envtest.User{Name: "system:serviceaccount:agentry-system:agentry",
-		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:agentry-system", "system:authenticated"}})
+	c.admin = testutil.Kubeconfig(t, env, envtest.User{Name: "e2e-admin", Groups: []string{"system:masters"}})
+	// The chart binds its RBAC to the ServiceAccount agentry in agentry-system.
+	c.operator = serviceAccountKubeconfig(t, c, "agentry-system", "agentry")
 	return c
-}
-
-func kubeconfig(t *testing.T, env *envtest.Environment, u envtest.User) string {
-	t.Helper()
-	return testutil.Kubeconfig(t, env, u)
 }
 
 // sh runs a README-style command line with KUBECONFIG set, from the module root.
@@ -120,7 +114,22 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	if len(quickstart) < 7 || !strings.HasPrefix(quickstart[0], "helm install") {
 		t.Fatalf("README quickstart commands: %q", quickstart)
 	}
-	out := c.sh(t, quickstart[0])
+	installChart(t, c, quickstart[0])
+	metricsAddr := startOperator(t, c)
+	scraper := metricsTokens(t, c)
+	deploymentURL := applySamplesAndExpose(t, c, quickstart)
+	headers := authHeaders(t, c, "chef")
+	routeToScriptedModel(t, c)
+	rt, routes := callAsThePlatform(t, c, deploymentURL, headers)
+	toolEditReachesTheRuntime(t, c, rt, routes, headers)
+	mcpEndToEnd(t, c, routes, headers)
+	scraper.check(t, "https://"+metricsAddr+"/metrics")
+}
+
+// installChart runs the quickstart's helm install: its objects, and least-privilege RBAC (as
+// generated from markers) in force for the operator's identity.
+func installChart(t *testing.T, c *cluster, helmInstall string) {
+	out := c.sh(t, helmInstall)
 	if !strings.Contains(out, "STATUS: deployed") || !strings.Contains(out, "deploymentURL") {
 		t.Fatalf("helm install:\n%s", out)
 	}
@@ -130,20 +139,28 @@ func TestInstallAndEndToEnd(t *testing.T) {
 		"clusterrole/agentry-metrics-auth", "clusterrolebinding/agentry-metrics-auth", "clusterrole/agentry-metrics-reader"} {
 		c.sh(t, "kubectl get "+obj)
 	}
-	// RBAC is in force for the operator's identity: least privilege, as generated from markers.
-	for check, want := range map[string]string{
+	canI(t, c.operator, "operator", map[string]string{
 		"create deployments.apps -n default": "yes", "update agents.agentry.dev --subresource=status": "yes", "list secrets -A": "yes",
 		"watch mcpservers.agentry.dev -A": "yes", "patch mcpservers.agentry.dev --subresource=status": "yes", "update mcpservers.agentry.dev": "no",
 		"create tokenreviews.authentication.k8s.io": "yes", "create subjectaccessreviews.authorization.k8s.io": "yes",
 		"create secrets": "no", "delete agents.agentry.dev": "no", "update agents.agentry.dev": "no", "create pods": "no", "get nodes": "no",
-	} {
-		cmd := exec.Command("kubectl", append([]string{"--kubeconfig", c.operator, "auth", "can-i"}, strings.Fields(check)...)...)
-		out, _ := cmd.CombinedOutput()
+	})
+}
+
+// canI checks what the kubeconfig's user may do: "verb resource [flags]" → "yes" or "no".
+func canI(t *testing.T, kubeconfig, who string, want map[string]string) {
+	t.Helper()
+	for check, w := range want {
+		out, _ := exec.Command("kubectl", append([]string{"--kubeconfig", kubeconfig, "auth", "can-i"}, strings.Fields(check)...)...).CombinedOutput()
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if got := lines[len(lines)-1]; got != want {
-			t.Errorf("operator can-i %s: %q, want %q", check, got, want)
+		if got := lines[len(lines)-1]; got != w {
+			t.Errorf("%s can-i %s: %q, want %q", who, check, got, w)
 		}
 	}
+}
+
+// startOperator runs the operator as the chart's ServiceAccount and returns its metrics address.
+func startOperator(t *testing.T, c *cluster) string {
 	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
 	// The operator pod cannot run here (no kubelet, no images): run the same binary with the
 	// chart's ServiceAccount identity, so the chart's RBAC is what it is allowed to do.
@@ -160,8 +177,12 @@ func TestInstallAndEndToEnd(t *testing.T) {
 			t.Errorf("%s: %q", u, body)
 		}
 	}
-	scraper := metricsTokens(t, c)
+	return metricsAddr
+}
 
+// applySamplesAndExpose follows the quickstart: the Secret and the samples, then chef exposed
+// over HTTPS with an Ingress and auth headers; it returns chef's Deployment URL.
+func applySamplesAndExpose(t *testing.T, c *cluster, quickstart []string) string {
 	c.sh(t, quickstart[1]) // kubectl create secret
 	c.sh(t, quickstart[2]) // kubectl apply -f config/samples/
 	waitFor(t, "kubectl get agents to list both samples with a status", 30*time.Second, func() error {
@@ -203,9 +224,11 @@ func TestInstallAndEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
-	headers := authHeaders(t, c, "chef")
+	return deploymentURL
+}
 
-	// Route chef to the scripted model, as a user would point it at a self-hosted endpoint.
+// routeToScriptedModel points chef at the scripted model, as at a self-hosted endpoint.
+func routeToScriptedModel(t *testing.T, c *cluster) {
 	_, modelURL := testutil.Start(t, binary, root, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0")
 	c.sh(t, fmt.Sprintf(`kubectl patch agent chef --type merge -p '{"spec":{"runtime":{"env":[{"name":"OPENAI_BASE_URL","value":%q}]}}}'`, modelURL))
 	waitFor(t, "the env change to reach chef's Deployment", 30*time.Second, func() error {
@@ -214,7 +237,11 @@ func TestInstallAndEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
+}
 
+// callAsThePlatform runs chef as its Deployment says and calls it as a chat platform would at the
+// Ingress's paths; it returns the running runtime and those paths.
+func callAsThePlatform(t *testing.T, c *cluster, deploymentURL string, headers map[string]string) (*renderedRuntime, map[string]string) {
 	rt := startRenderedRuntime(t, c, "chef")
 	routes := ingressPathsOf(t, c, "chef")
 	if !strings.HasSuffix(deploymentURL, routes["ag-ui"]) {
@@ -238,8 +265,11 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	if !strings.Contains(first, "olive oil") {
 		t.Errorf("generate: %s", first)
 	}
+	return rt, routes
+}
 
-	// A Tool edit reaches the runtime through a re-render.
+// toolEditReachesTheRuntime: a Tool edit reaches the runtime (rt, running) through a re-render.
+func toolEditReachesTheRuntime(t *testing.T, c *cluster, rt *renderedRuntime, routes, headers map[string]string) {
 	oldHash := rt.hash
 	c.sh(t, `kubectl patch tool suggest-substitute --type json -p '[{"op":"replace","path":"/spec/execute/cel","value":"{\"substitute\": \"ghee\", \"reason\": \"edited through kubectl\"}"}]'`)
 	waitFor(t, "the Deployment to roll with a new config hash", 30*time.Second, func() error {
@@ -258,8 +288,6 @@ func TestInstallAndEndToEnd(t *testing.T) {
 		t.Error("the API key reached the runtime log")
 	}
 	rt.stop()
-	mcpEndToEnd(t, c, routes, headers)
-	scraper.check(t, "https://"+metricsAddr+"/metrics")
 }
 
 // readmeCommands returns the command lines of the shell blocks in the README section that
@@ -307,13 +335,30 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func httpGet(t *testing.T, url string) string {
+// send makes a request (a JSON body unless body is empty) and returns its status and body.
+func send(t *testing.T, hc *http.Client, method, url string, headers map[string]string, body string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(url)
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
+}
+
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	_, body := send(t, http.DefaultClient, http.MethodGet, url, nil, "")
+	return body
 }

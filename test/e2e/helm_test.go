@@ -47,18 +47,21 @@ func docs(t *testing.T, rendered string) map[string]map[string]any {
 	return out
 }
 
+// args is a Deployment's first container's args and image, as one line.
 func args(t *testing.T, objs map[string]map[string]any, deployment string) string {
 	t.Helper()
-	d, ok := objs[deployment]
-	if !ok {
-		t.Fatalf("no %s in %v", deployment, keys(objs))
+	c, _ := container(t, objs, deployment)
+	return strings.Join(argList(c), " ") + " image=" + c["image"].(string)
+}
+
+// rendered checks that a render has (has true) or lacks each object; what says which render.
+func rendered(t *testing.T, what string, objs map[string]map[string]any, has bool, want ...string) {
+	t.Helper()
+	for _, k := range want {
+		if _, ok := objs[k]; ok != has {
+			t.Errorf("%s: %s is rendered: %v, want %v (has %v)", what, k, ok, has, keys(objs))
+		}
 	}
-	c := d["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
-	var out []string
-	for _, a := range c["args"].([]any) {
-		out = append(out, a.(string))
-	}
-	return strings.Join(out, " ") + " image=" + c["image"].(string)
 }
 
 func keys(m map[string]map[string]any) []string {
@@ -74,94 +77,58 @@ func TestHelmLintAndTemplate(t *testing.T) {
 	for _, f := range []string{"namespaced.yaml", "ingress.yaml", "custom.yaml"} {
 		helm(t, "lint", "--strict", chart, "-f", filepath.Join("test/e2e/values", f))
 	}
+	t.Run("defaults", templateDefaults)
+	t.Run("namespaced", templateNamespaced)
+	t.Run("ingress", templateIngress)
+	t.Run("custom values and plain metrics", templateCustom)
+	// Tracing: off by default (no OTEL_* anywhere); on, the operator passes it to agent pods and
+	// the operator and chat service export themselves, the headers from a Secret only.
+	t.Run("tracing", templateTracing)
+	// values.schema.json rejects what it should.
+	t.Run("schema", templateSchema)
+}
 
-	def := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system"))
+func templateDefaults(t *testing.T) {
+	def := template(t)
 	a := args(t, def, "Deployment/agentry-operator@agentry-system")
 	// Agents run on the runtime image (agentry built with -tags agentry_runtime), sized from
 	// make bench (docs/runtime-footprint.md).
-	for _, want := range []string{"operator", "--runtime-image=ghcr.io/agentry-dev/agentry-runtime:0.1.0", "--leader-elect=false", "image=ghcr.io/agentry-dev/agentry:0.1.0",
-		"--metrics-bind-address=:8443", "--metrics-secure=true", "--runtime-cpu-request=50m", "--runtime-memory-request=40Mi", "--runtime-memory-limit=256Mi"} {
-		if !strings.Contains(a, want) {
-			t.Errorf("default args lack %q: %s", want, a)
-		}
-	}
+	hasAll(t, "default args", a, "operator", "--runtime-image=ghcr.io/agentry-dev/agentry-runtime:0.1.0", "--leader-elect=false", "image=ghcr.io/agentry-dev/agentry:0.1.0",
+		"--metrics-bind-address=:8443", "--metrics-secure=true", "--runtime-cpu-request=50m", "--runtime-memory-request=40Mi", "--runtime-memory-limit=256Mi")
 	if strings.Contains(a, "--runtime-trusted-proxies") || strings.Contains(a, "--runtime-cors-origins") {
 		t.Errorf("no runtime proxy or CORS flags by default: %s", a)
 	}
-	for _, k := range []string{"ClusterRole/agentry-operator", "ClusterRoleBinding/agentry-operator", "Role/agentry-leader-election@agentry-system",
+	rendered(t, "default install", def, true, "ClusterRole/agentry-operator", "ClusterRoleBinding/agentry-operator", "Role/agentry-leader-election@agentry-system",
 		"ServiceAccount/agentry@agentry-system", "Service/agentry-metrics@agentry-system",
-		"ClusterRole/agentry-metrics-auth", "ClusterRoleBinding/agentry-metrics-auth", "ClusterRole/agentry-metrics-reader"} {
-		if _, ok := def[k]; !ok {
-			t.Errorf("default install lacks %s (has %v)", k, keys(def))
-		}
-	}
-	port := def["Service/agentry-metrics@agentry-system"]["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)
-	if port["name"] != "https" || port["port"] != float64(8443) {
-		t.Errorf("the metrics Service must offer https: %v", port)
-	}
+		"ClusterRole/agentry-metrics-auth", "ClusterRoleBinding/agentry-metrics-auth", "ClusterRole/agentry-metrics-reader")
+	fields(t, "the metrics Service", def["Service/agentry-metrics@agentry-system"], map[string]any{"spec.ports.0.name": "https", "spec.ports.0.port": float64(8443)})
 	sameRules(t, def["ClusterRole/agentry-metrics-auth"], "config/rbac/metrics_auth_role.yaml")
 	sameRules(t, def["ClusterRole/agentry-metrics-reader"], "config/rbac/metrics_reader_role.yaml")
+}
 
-	ns := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/namespaced.yaml"))
-	if _, ok := ns["ClusterRole/agentry-operator"]; ok {
-		t.Error("namespaced mode must not create a ClusterRole")
-	}
-	for _, n := range []string{"team-a", "team-b"} {
-		if _, ok := ns["Role/agentry-operator@"+n]; !ok {
-			t.Errorf("namespaced mode lacks the Role in %s", n)
-		}
-		if _, ok := ns["RoleBinding/agentry-operator@"+n]; !ok {
-			t.Errorf("namespaced mode lacks the RoleBinding in %s", n)
-		}
-	}
+func templateNamespaced(t *testing.T) {
+	ns := template(t, "-f", "test/e2e/values/namespaced.yaml")
+	rendered(t, "namespaced mode", ns, false, "ClusterRole/agentry-operator")
+	rendered(t, "namespaced mode", ns, true, "Role/agentry-operator@team-a", "RoleBinding/agentry-operator@team-a", "Role/agentry-operator@team-b", "RoleBinding/agentry-operator@team-b")
 	if a := args(t, ns, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--watch-namespaces=team-a,team-b") {
 		t.Errorf("namespaced args: %s", a)
 	}
 	// TokenReviews and SubjectAccessReviews are cluster-scoped: a ClusterRole also here.
-	if _, ok := ns["ClusterRoleBinding/agentry-metrics-auth"]; !ok {
-		t.Error("namespaced mode lacks the metrics-auth ClusterRoleBinding")
-	}
+	rendered(t, "namespaced mode", ns, true, "ClusterRoleBinding/agentry-metrics-auth")
+}
 
-	ing := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/ingress.yaml"))
-	a = args(t, ing, "Deployment/agentry-operator@agentry-system")
-	for _, want := range []string{"--default-ingress-class=nginx", "--default-ingress-host=agents.example.com", "--default-ingress-tls-secret=agents-tls", "--leader-elect=true",
-		"--runtime-trusted-proxies=10.0.0.0/8,fd00::/8", "--runtime-cors-origins=https://chat.example.com"} {
-		if !strings.Contains(a, want) {
-			t.Errorf("ingress args lack %q: %s", want, a)
-		}
-	}
+func templateIngress(t *testing.T) {
+	ing := template(t, "-f", "test/e2e/values/ingress.yaml")
+	a := args(t, ing, "Deployment/agentry-operator@agentry-system")
+	hasAll(t, "ingress args", a, "--default-ingress-class=nginx", "--default-ingress-host=agents.example.com", "--default-ingress-tls-secret=agents-tls", "--leader-elect=true",
+		"--runtime-trusted-proxies=10.0.0.0/8,fd00::/8", "--runtime-cors-origins=https://chat.example.com")
+}
 
-	custom := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "-f", "test/e2e/values/custom.yaml"))
-	a = args(t, custom, "Deployment/agentry-operator@agentry-system")
-	for _, want := range []string{"image=registry.example/agentry:v9", "--runtime-image=registry.example/agentry-runtime:v9", "--log-level=debug", "--metrics-bind-address=0"} {
-		if !strings.Contains(a, want) {
-			t.Errorf("custom args lack %q: %s", want, a)
-		}
-	}
-	if _, ok := custom["Service/agentry-metrics@agentry-system"]; ok {
-		t.Error("metrics disabled: no metrics Service")
-	}
-	if _, ok := custom["ClusterRole/agentry-metrics-auth"]; ok {
-		t.Error("metrics disabled: no metrics-auth ClusterRole")
-	}
-	plain := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set", "metrics.secure=false,metrics.port=8080"))
-	if a := args(t, plain, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--metrics-secure=false") || !strings.Contains(a, "--metrics-bind-address=:8080") {
-		t.Errorf("plain metrics args: %s", a)
-	}
-	if p := plain["Service/agentry-metrics@agentry-system"]["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any); p["name"] != "http" {
-		t.Errorf("plain metrics port: %v", p)
-	}
-	if l := custom["Deployment/agentry-operator@agentry-system"]["metadata"].(map[string]any)["labels"].(map[string]any); l["cost-center"] != "ai" {
-		t.Errorf("extra labels: %v", l)
-	}
-
-	// Tracing: off by default (no OTEL_* anywhere); on, the operator passes it to agent pods and
-	// the operator and chat service export themselves, the headers from a Secret only.
+func templateTracing(t *testing.T) {
 	if strings.Contains(helm(t, "template", "agentry", chart, "--set", "chat.enabled=true"), "OTEL_") {
 		t.Error("tracing is off by default")
 	}
-	traced := docs(t, helm(t, "template", "agentry", chart, "-n", "agentry-system", "--set",
-		"chat.enabled=true,tracing.endpoint=http://otel.observability:4318,tracing.headersSecret.name=otlp,tracing.samplingRatio=0.5"))
+	traced := template(t, "--set", "chat.enabled=true,tracing.endpoint=http://otel.observability:4318,tracing.headersSecret.name=otlp,tracing.samplingRatio=0.5")
 	if a := args(t, traced, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--runtime-otlp-endpoint=http://otel.observability:4318") ||
 		!strings.Contains(a, "--runtime-otlp-headers-secret=otlp") || !strings.Contains(a, "--runtime-trace-sampling-ratio=0.5") {
 		t.Errorf("operator tracing args: %s", a)
@@ -172,8 +139,9 @@ func TestHelmLintAndTemplate(t *testing.T) {
 			t.Errorf("%s tracing env:\n%s", d, env)
 		}
 	}
+}
 
-	// values.schema.json rejects what it should.
+func templateSchema(t *testing.T) {
 	for set, field := range map[string]string{
 		"tracing.samplingRatio=2":                   "samplingRatio",
 		"tracing.endpoint=otel:4318":                "endpoint",
@@ -182,12 +150,23 @@ func TestHelmLintAndTemplate(t *testing.T) {
 		"runtime.trustedProxies={ingress-nginx}":    "trustedProxies",
 		"runtime.corsOrigins={https://a.example/x}": "corsOrigins",
 	} {
-		cmd := exec.Command(helmBin, "template", "agentry", chart, "--set", set)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), field) {
+		if out := helmFails(t, "template", "agentry", chart, "--set", set); !strings.Contains(out, field) {
 			t.Errorf("--set %s must be rejected by values.schema.json: %s", set, out)
 		}
 	}
+}
+
+func templateCustom(t *testing.T) {
+	custom := template(t, "-f", "test/e2e/values/custom.yaml")
+	a := args(t, custom, "Deployment/agentry-operator@agentry-system")
+	hasAll(t, "custom args", a, "image=registry.example/agentry:v9", "--runtime-image=registry.example/agentry-runtime:v9", "--log-level=debug", "--metrics-bind-address=0")
+	rendered(t, "metrics disabled", custom, false, "Service/agentry-metrics@agentry-system", "ClusterRole/agentry-metrics-auth")
+	plain := template(t, "--set", "metrics.secure=false,metrics.port=8080")
+	if a := args(t, plain, "Deployment/agentry-operator@agentry-system"); !strings.Contains(a, "--metrics-secure=false") || !strings.Contains(a, "--metrics-bind-address=:8080") {
+		t.Errorf("plain metrics args: %s", a)
+	}
+	fields(t, "plain metrics", plain["Service/agentry-metrics@agentry-system"], map[string]any{"spec.ports.0.name": "http"})
+	fields(t, "extra labels", custom["Deployment/agentry-operator@agentry-system"], map[string]any{"metadata.labels.cost-center": "ai"})
 }
 
 // sameRules fails when a chart ClusterRole's rules differ from a config/rbac file's.

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"crypto/tls"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,20 +30,10 @@ func (m *metricsScrapers) check(t *testing.T, url string) {
 	// The operator's certificate is self-signed unless --metrics-cert-dir is given.
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	get := func(token string) (int, string) {
-		req, err := http.NewRequest(http.MethodGet, url, nil)
-		if err != nil {
-			t.Fatal(err)
+		if token == "" {
+			return send(t, hc, http.MethodGet, url, nil, "")
 		}
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return send(t, hc, http.MethodGet, url, map[string]string{"Authorization": "Bearer " + token}, "")
 	}
 	if code, body := get(""); code != http.StatusUnauthorized {
 		t.Errorf("an unauthenticated scrape: %d, want 401: %.200s", code, body)

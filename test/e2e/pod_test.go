@@ -106,6 +106,27 @@ func loadPod(t *testing.T, c *cluster, ns, name string) *podOnDisk {
 	return p
 }
 
+// localArgs are the container's args with absolute paths (also in file: URLs) under the pod's
+// root, and the value of each flag in addrs replaced by its address there.
+func (p *podOnDisk) localArgs(addrs map[string]string) []string {
+	var args []string
+	for i := 0; i < len(p.ctr.Args); i++ {
+		a := p.ctr.Args[i]
+		switch addr, ok := addrs[a]; {
+		case ok && i+1 < len(p.ctr.Args):
+			args = append(args, a, addr)
+			i++
+		case strings.HasPrefix(a, "/"):
+			args = append(args, p.local(a))
+		case strings.HasPrefix(a, "file:/"):
+			args = append(args, "file:"+p.local(strings.TrimPrefix(a, "file:")))
+		default:
+			args = append(args, a)
+		}
+	}
+	return args
+}
+
 // local maps an absolute path of the container under the pod's temporary root.
 func (p *podOnDisk) local(path string) string { return filepath.Join(p.root, path) }
 

@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -32,19 +31,7 @@ func (r *renderedRuntime) stop() { _ = r.proc.Cmd.Process.Signal(os.Interrupt) }
 func startRenderedRuntime(t *testing.T, c *cluster, agent string) *renderedRuntime {
 	t.Helper()
 	p := loadPod(t, c, "", "agentry-"+agent)
-	var args []string
-	for i := 0; i < len(p.ctr.Args); i++ {
-		a := p.ctr.Args[i]
-		switch {
-		case a == "--addr" && i+1 < len(p.ctr.Args):
-			args = append(args, a, "127.0.0.1:0")
-			i++
-		case strings.HasPrefix(a, "/"):
-			args = append(args, p.local(a))
-		default:
-			args = append(args, a)
-		}
-	}
+	args := p.localArgs(map[string]string{"--addr": "127.0.0.1:0"})
 	proc, addr := testutil.Start(t, runtimeBinary, root, p.env, `"msg":"serving agents".*"addr":"([^"]+)"`, args...)
 	return &renderedRuntime{proc: proc, base: "http://" + addr, hash: p.dep.Spec.Template.Annotations["agentry.dev/config-hash"]}
 }
@@ -107,40 +94,21 @@ func authHeaders(t *testing.T, c *cluster, agent string) map[string]string {
 	return out
 }
 
-func post(t *testing.T, url string, headers map[string]string, body string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
-}
-
 func postStatus(t *testing.T, url string, headers map[string]string) int {
-	code, _ := post(t, url, headers, `{"messages":[{"role":"user","content":"hi"}]}`)
+	code, _ := send(t, http.DefaultClient, http.MethodPost, url, headers, `{"messages":[{"role":"user","content":"hi"}]}`)
 	return code
 }
 
 func generate(t *testing.T, url string, headers map[string]string, prompt string) string {
 	t.Helper()
-	code, raw := post(t, url, headers, fmt.Sprintf(`{"messages":[{"role":"user","content":%q}]}`, prompt))
+	code, raw := send(t, http.DefaultClient, http.MethodPost, url, headers, fmt.Sprintf(`{"messages":[{"role":"user","content":%q}]}`, prompt))
 	if code != 200 {
 		t.Fatalf("generate: %d %s", code, raw)
 	}
 	var out struct {
 		Text string `json:"text"`
 	}
-	if err := json.Unmarshal(raw, &out); err != nil {
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
 		t.Fatal(err)
 	}
 	return out.Text

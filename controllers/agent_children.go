@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,56 @@ import (
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
 )
+
+// children are the Agent's objects as they are in the cluster (nil: not there).
+type children struct {
+	deployment *appsv1.Deployment
+	ingress    *networkingv1.Ingress
+}
+
+// applyChildren applies the ConfigMap, Deployment, Service and Ingress in that order and stops
+// at the first object held by someone else: each depends on the one before (the pods mount
+// the ConfigMap, the Service selects the pods, the Ingress routes to the Service), so the
+// runtime never reads another owner's config and nothing public points at another owner's
+// Service. A refused public endpoint (no auth) gets no Ingress, and an existing one is removed.
+func (r *AgentReconciler) applyChildren(ctx context.Context, s *agentState) error {
+	a := s.agent
+	if _, p, err := r.apply(ctx, a, render.ConfigMapFor(a, s.config)); err != nil || p != nil {
+		return s.blocked(p, err)
+	}
+	dep, p, err := r.apply(ctx, a, render.DeploymentFor(s.resolved, r.Render, s.hash))
+	if err != nil || p != nil {
+		return s.blocked(p, err)
+	}
+	s.children.deployment = dep.(*appsv1.Deployment)
+	if _, p, err := r.apply(ctx, a, render.ServiceFor(a)); err != nil || p != nil {
+		return s.blocked(p, err)
+	}
+	desired := render.IngressFor(a, r.Render)
+	if desired == nil || authRequired(a) {
+		return r.deleteOwned(ctx, a, &networkingv1.Ingress{})
+	}
+	ing, p, err := r.apply(ctx, a, desired)
+	if err != nil || p != nil {
+		return s.blocked(p, err)
+	}
+	s.children.ingress = ing.(*networkingv1.Ingress)
+	return nil
+}
+
+// conflictRetry is how often an Agent blocked by someone else's object looks again: that
+// object carries none of our labels, so no watch of ours sees it go away.
+const conflictRetry = time.Minute
+
+// blocked makes an object in the way (p) Ready's first problem, looked at again after
+// conflictRetry, and passes err on.
+func (s *agentState) blocked(p *problem, err error) error {
+	if p != nil {
+		s.problems = append([]problem{*p}, s.problems...)
+		s.result.RequeueAfter = conflictRetry
+	}
+	return err
+}
 
 // desiredState is the part of a child object the operator owns, for hashing.
 func desiredState(obj client.Object) any {
