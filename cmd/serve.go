@@ -70,7 +70,7 @@ validated: it is decoded strictly into the Go types without running the schemas 
 	cmd.Flags().StringVarP(&o.config, "config", "c", envOr("AGENTRY_CONFIG", ""), "manifest file or directory")
 	cmd.Flags().StringVar(&o.addr, "addr", envOr("AGENTRY_ADDR", server.DefaultAddr), "listen address")
 	cmd.Flags().StringVar(&o.secretsDir, "secrets-dir", envOr("AGENTRY_SECRETS_DIR", secrets.DefaultDir), "directory of mounted Secrets (<dir>/<secret>/<key>)")
-	cmd.Flags().BoolVar(&o.prevalidated, "prevalidated", os.Getenv("AGENTRY_PREVALIDATED") == "true",
+	cmd.Flags().BoolVar(&o.prevalidated, "prevalidated", os.Getenv(decode.PrevalidatedEnv) == "true",
 		"the config was rendered by the operator from objects the API server validated: decode it strictly instead of running the CRD schemas and CEL rules again")
 	o.http.register(cmd.Flags())
 	return cmd

@@ -15,6 +15,7 @@ import (
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	manifestdecode "github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 )
 
 const apiKey = "sk-test-SECRET-value-1234"
@@ -62,7 +63,7 @@ func TestSamplesGetTheFullObjectSet(t *testing.T) {
 		}
 		// Besides the key: the config is the operator's rendering of validated objects, and the
 		// Go runtime's soft memory limit follows the container's limit.
-		if len(c.Env) == 3 && (c.Env[1] != corev1.EnvVar{Name: render.PrevalidatedEnv, Value: "true"} ||
+		if len(c.Env) == 3 && (c.Env[1] != corev1.EnvVar{Name: manifestdecode.PrevalidatedEnv, Value: "true"} ||
 			c.Env[2].Name != "AGENTRY_MEMORY_LIMIT" || c.Env[2].ValueFrom.ResourceFieldRef.Resource != "limits.memory") {
 			t.Errorf("runtime env: %+v", c.Env)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/internal/platform/telemetry"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/memlimit"
 	"github.com/agentry-dev/agentry/runtime/secrets"
@@ -169,7 +170,7 @@ func runtimeEnv(a *v1alpha1.Agent, cfg Config) []corev1.EnvVar {
 	// The config is rendered from objects the API server validated; the soft memory limit of
 	// the Go runtime follows the container's limit.
 	env = append(env,
-		corev1.EnvVar{Name: PrevalidatedEnv, Value: "true"},
+		corev1.EnvVar{Name: decode.PrevalidatedEnv, Value: "true"},
 		corev1.EnvVar{Name: memlimit.Env, ValueFrom: &corev1.EnvVarSource{
 			ResourceFieldRef: &corev1.ResourceFieldSelector{ContainerName: "runtime", Resource: "limits.memory", Divisor: resource.MustParse("1")},
 		}})

@@ -19,16 +19,11 @@ import (
 
 // Runtime paths, ports and settings, shared with `agentry serve`.
 const (
-	// PrevalidatedEnv tells the runtime that its config is the operator's rendering of objects
-	// the API server validated (serve --prevalidated): it decodes the config strictly instead of
-	// running the CRDs' schemas and CEL rules again. An environment variable rather than a flag,
-	// so a runtime image older than the operator (spec.runtime.image) ignores it.
-	PrevalidatedEnv = "AGENTRY_PREVALIDATED"
-	ConfigDir       = "/etc/agentry/config"
-	ConfigKey       = "agent.yaml"
-	SecretsDir      = secrets.DefaultDir
-	RuntimePort     = 4111
-	PortName        = "http"
+	ConfigDir   = "/etc/agentry/config"
+	ConfigKey   = "agent.yaml"
+	SecretsDir  = secrets.DefaultDir
+	RuntimePort = 4111
+	PortName    = "http"
 )
 
 // Labels and annotations the operator sets.

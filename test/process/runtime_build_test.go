@@ -12,6 +12,7 @@ import (
 	"github.com/agentry-dev/agentry/controllers/render"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 )
 
 // renderSamples writes every sample Agent's config as the operator renders it into the Agent's
@@ -53,7 +54,7 @@ func renderSamples(t *testing.T) string {
 func TestRuntimeBuildServesTheRenderedConfig(t *testing.T) {
 	bin := runtimeBinary
 	_, modelURL := start(t, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0")
-	env := []string{"OPENAI_BASE_URL=" + modelURL, "OPENAI_API_KEY=sk-test", render.PrevalidatedEnv + "=true", "AGENTRY_MEMORY_LIMIT=268435456"}
+	env := []string{"OPENAI_BASE_URL=" + modelURL, "OPENAI_API_KEY=sk-test", decode.PrevalidatedEnv + "=true", "AGENTRY_MEMORY_LIMIT=268435456"}
 	p, addr := testutil.Start(t, bin, "../..", env, `msg="serving agents" addr=(\S+)`, "serve", "--config", renderSamples(t), "--addr", "127.0.0.1:0")
 	status, out := post(t, "http://"+addr+"/api/agents/chef/generate", butter)
 	if status != 200 || !strings.Contains(fmt.Sprint(out["text"]), "olive oil") {

@@ -36,6 +36,7 @@ import (
 	"github.com/agentry-dev/agentry/controllers/render"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 	"github.com/agentry-dev/agentry/runtime/memlimit"
 )
 
@@ -147,7 +148,7 @@ func (b *bench) run(baseline string) error {
 	// its args and its env (a binary of main ignores the env: it validated with the CRDs).
 	podArgs := []string{"serve", "--config", rendered, "--secrets-dir", filepath.Join(dir, "secrets"), "--log-format", "json"}
 	limit := resource.MustParse(render.DefaultMemoryLimit)
-	podEnv := []string{render.PrevalidatedEnv + "=true", fmt.Sprintf("%s=%d", memlimit.Env, limit.Value())}
+	podEnv := []string{decode.PrevalidatedEnv + "=true", fmt.Sprintf("%s=%d", memlimit.Env, limit.Value())}
 	devArgs := []string{"serve", "--config", "config/samples", "--secrets-dir", filepath.Join(dir, "secrets")}
 	pod, err := b.measure(runtimeBin, podArgs, podEnv)
 	if err != nil {

@@ -9,6 +9,12 @@ import (
 	sigsjson "sigs.k8s.io/json"
 )
 
+// PrevalidatedEnv tells the runtime that its config is the operator's rendering of objects the
+// API server validated (serve --prevalidated): it decodes the config strictly instead of running
+// the CRDs' schemas and CEL rules again. An environment variable rather than a flag, so a
+// runtime image older than the operator (spec.runtime.image) ignores it.
+const PrevalidatedEnv = "AGENTRY_PREVALIDATED"
+
 // Prevalidated admits objects the API server has already validated and defaulted: the config
 // the operator renders into an Agent's ConfigMap from the stored Agent, Tools and
 // FrontendActions. It runs no schema and no CEL rule again — that is what makes a runtime pod
