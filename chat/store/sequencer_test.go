@@ -40,53 +40,11 @@ func TestSequencerAcrossReplicas(t *testing.T) {
 		if len(before) > 0 {
 			last = before[len(before)-1].Pos
 		}
-		for {
-			stop := stopReading.Load()
-			evs, err := b.EventsAfter(ctx, last, 50)
-			if err != nil {
-				readErr = err
-				return
-			}
-			for _, e := range evs {
-				if e.Pos <= last {
-					readErr = fmt.Errorf("pos %d read after %d", e.Pos, last)
-					return
-				}
-				last = e.Pos
-			}
-			seen = append(seen, evs...)
-			if stop && len(evs) == 0 {
-				return
-			}
-		}
+		seen, readErr = readAfter(b, last, &stopReading)
 	}()
 
 	const per = 15
-	var wg sync.WaitGroup
-	errs := make(chan error, len(uids))
-	for i, uid := range uids {
-		s := a
-		if i%2 == 1 {
-			s = b
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := 0; j < per; j++ {
-				to, typ := "g", model.ReceiverGroup
-				if j%3 == 2 {
-					to, typ = uids[(i+1)%len(uids)], model.ReceiverUser
-				}
-				if _, err := s.SendMessage(ctx, text(uid, to, typ, fmt.Sprintf("%s-%d", uid, j))); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range sendThroughBoth(a, b, uids, per) {
 		t.Fatal(err)
 	}
 	// Every write has returned, so its events have positions.
@@ -128,6 +86,63 @@ func TestSequencerAcrossReplicas(t *testing.T) {
 	}
 }
 
+// readAfter polls s.EventsAfter from last, checking that positions only grow, until a read
+// after stop was set finds nothing; it returns every event it read.
+func readAfter(s Store, last int64, stop *atomic.Bool) ([]model.Event, error) {
+	var seen []model.Event
+	for {
+		stopping := stop.Load()
+		evs, err := s.EventsAfter(ctx, last, 50)
+		if err != nil {
+			return seen, err
+		}
+		for _, e := range evs {
+			if e.Pos <= last {
+				return seen, fmt.Errorf("pos %d read after %d", e.Pos, last)
+			}
+			last = e.Pos
+		}
+		seen = append(seen, evs...)
+		if stopping && len(evs) == 0 {
+			return seen, nil
+		}
+	}
+}
+
+// sendThroughBoth has each uid send per messages at once, through a or b by turns: to group g,
+// and every third to the next uid.
+func sendThroughBoth(a, b Store, uids []string, per int) []error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(uids))
+	for i, uid := range uids {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < per; j++ {
+				to, typ := "g", model.ReceiverGroup
+				if j%3 == 2 {
+					to, typ = uids[(i+1)%len(uids)], model.ReceiverUser
+				}
+				if _, err := s.SendMessage(ctx, text(uid, to, typ, fmt.Sprintf("%s-%d", uid, j))); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	var out []error
+	for err := range errs {
+		out = append(out, err)
+	}
+	return out
+}
+
 // TestSequencerTakesOverAfterCrash: events committed by a store whose sequencer never runs
 // (its process died after the commit) are sequenced by another replica's poll, which wakes
 // that replica.
@@ -139,22 +154,19 @@ func TestSequencerTakesOverAfterCrash(t *testing.T) {
 	defer b.Close()
 	users(t, a, "alice", "bob")
 	_, newest := must2(t)(b.Horizon(ctx))
-	time.Sleep(200 * time.Millisecond)
-	for drained := false; !drained; {
-		select {
-		case <-b.Wake():
-		default:
-			drained = true
-		}
-	}
+	listening(t, a, b)
 	a.(*pgStore).seq.stop()
 	m := send(t, a, text("alice", "bob", model.ReceiverUser, "orphan"))
-	select {
-	case <-b.Wake():
-	case <-time.After(5 * time.Second):
-		t.Fatal("B did not sequence A's event")
+	// A wake-up of B's own from the set-up may still come first: read after each one.
+	var evs []model.Event
+	for timeout := time.After(10 * time.Second); len(evs) == 0; {
+		select {
+		case <-b.Wake():
+		case <-timeout:
+			t.Fatal("B did not sequence A's event")
+		}
+		evs = must[[]model.Event](t)(b.EventsAfter(ctx, newest, 0))
 	}
-	evs := must[[]model.Event](t)(b.EventsAfter(ctx, newest, 0))
 	if len(evs) != 1 || evs[0].ConversationID != m.ConversationID || evs[0].Pos <= newest {
 		t.Errorf("B reads %+v", evs)
 	}
