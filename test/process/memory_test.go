@@ -162,7 +162,7 @@ func TestKillDuringRuns(t *testing.T) {
 					}
 				}()
 			}
-			time.Sleep(1500 * time.Millisecond)
+			waitUntil(t, 60*time.Second, "10 turns complete", func() bool { mu.Lock(); defer mu.Unlock(); return len(completed) >= 10 })
 			if err := proc.Cmd.Process.Kill(); err != nil { // SIGKILL, mid-run
 				t.Fatal(err)
 			}

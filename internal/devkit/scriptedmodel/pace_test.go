@@ -39,6 +39,12 @@ func streamGaps(t *testing.T, opts Options, reply Reply) time.Duration {
 	return last.Sub(first)
 }
 
+// fastestGaps is the least of three streamGaps: an upper bound on it fails when every stream
+// was slow, not when a loaded machine stalled one.
+func fastestGaps(t *testing.T, opts Options, reply Reply) time.Duration {
+	return min(streamGaps(t, opts, reply), streamGaps(t, opts, reply), streamGaps(t, opts, reply))
+}
+
 // The dev model's pace spaces the words of a reply that sets none; a reply's own
 // chunkDelayMs wins; no pace streams at once.
 func TestPaceSpacesTheWords(t *testing.T) {
@@ -46,11 +52,11 @@ func TestPaceSpacesTheWords(t *testing.T) {
 	if d := streamGaps(t, Options{Pace: 40 * time.Millisecond}, text); d < 5*40*time.Millisecond {
 		t.Errorf("paced: the words came within %v, want at least 200ms", d)
 	}
-	if d := streamGaps(t, Options{}, text); d >= 150*time.Millisecond {
+	if d := fastestGaps(t, Options{}, text); d >= 150*time.Millisecond {
 		t.Errorf("unpaced: %v between the first and last word", d)
 	}
 	own := Reply{Text: text.Text, ChunkDelayMs: 1}
-	if d := streamGaps(t, Options{Pace: 200 * time.Millisecond}, own); d >= time.Second {
+	if d := fastestGaps(t, Options{Pace: 200 * time.Millisecond}, own); d >= time.Second {
 		t.Errorf("a reply's own chunkDelayMs should win over the pace: %v", d)
 	}
 }
