@@ -64,10 +64,7 @@ func TestAgentLifecycle(t *testing.T) {
 				t.Fatalf("agent user: %+v", u)
 			}
 			// Encryption at rest: the raw column is neither empty nor the plaintext.
-			var raw string
-			if err := rawDB(s).QueryRowContext(ctx, `SELECT headers FROM chat_agents WHERE agent_id = 'chef'`).Scan(&raw); err != nil {
-				t.Fatal(err)
-			}
+			raw := rawHeaders(t, s)
 			if raw == "" || strings.Contains(raw, "s3cr3t") || strings.Contains(raw, "Authorization") {
 				t.Fatalf("headers not encrypted at rest: %q", raw)
 			}
@@ -104,9 +101,7 @@ func TestAgentLifecycle(t *testing.T) {
 			// A new write takes a fresh nonce: the same headers give another ciphertext.
 			_, _, err = s.PutAgent(ctx, c, &hdr)
 			wantCode(t, err, "")
-			var raw2 string
-			_ = rawDB(s).QueryRowContext(ctx, `SELECT headers FROM chat_agents WHERE agent_id = 'chef'`).Scan(&raw2)
-			if raw2 == raw {
+			if rawHeaders(t, s) == raw {
 				t.Fatal("the nonce was reused")
 			}
 			// Empty headers clear them.
@@ -123,27 +118,43 @@ func TestAgentLifecycle(t *testing.T) {
 			p.AgentID = "alice"
 			_, _, err = s.PutAgent(ctx, p, nil)
 			wantCode(t, err, model.ErrUIDExists)
-			// Delete: gone, actions too; the user stays but is hidden.
-			_, _, err = s.PutAction(ctx, recipeCard())
-			wantCode(t, err, "")
-			wantCode(t, s.DeleteAgent(ctx, "chef"), "")
-			_, err = s.GetAgent(ctx, "chef")
-			wantCode(t, err, model.ErrUIDNotFound)
-			wantCode(t, s.DeleteAgent(ctx, "chef"), model.ErrUIDNotFound)
-			_, err = s.SetAgentEnabled(ctx, "chef", true)
-			wantCode(t, err, model.ErrUIDNotFound)
-			if shown := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{Kind: model.UserKindAgent, HideDisabledAgents: true})); len(shown.Items) != 0 {
-				t.Fatalf("deleted agent listed: %+v", shown.Items)
-			}
-			a, created, err = s.PutAgent(ctx, chef(), nil)
-			wantCode(t, err, "")
-			if !created || a.HasHeaders {
-				t.Fatalf("re-created: %v %+v", created, a)
-			}
-			if acts := must[[]model.FrontendAction](t)(s.ListActions(ctx, "chef")); len(acts) != 0 {
-				t.Fatalf("actions survived the delete: %+v", acts)
-			}
+			deleteAndRecreate(t, s)
 		})
+	}
+}
+
+// rawHeaders is the chef agent's headers column as stored.
+func rawHeaders(t *testing.T, s Store) string {
+	t.Helper()
+	var raw string
+	if err := rawDB(s).QueryRowContext(ctx, `SELECT headers FROM chat_agents WHERE agent_id = 'chef'`).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// deleteAndRecreate deletes the chef agent: it is gone, its actions too, and its user stays but
+// is hidden; created again it has no headers and no actions.
+func deleteAndRecreate(t *testing.T, s Store) {
+	t.Helper()
+	_, _, err := s.PutAction(ctx, recipeCard())
+	wantCode(t, err, "")
+	wantCode(t, s.DeleteAgent(ctx, "chef"), "")
+	_, err = s.GetAgent(ctx, "chef")
+	wantCode(t, err, model.ErrUIDNotFound)
+	wantCode(t, s.DeleteAgent(ctx, "chef"), model.ErrUIDNotFound)
+	_, err = s.SetAgentEnabled(ctx, "chef", true)
+	wantCode(t, err, model.ErrUIDNotFound)
+	if shown := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{Kind: model.UserKindAgent, HideDisabledAgents: true})); len(shown.Items) != 0 {
+		t.Fatalf("deleted agent listed: %+v", shown.Items)
+	}
+	a, created, err := s.PutAgent(ctx, chef(), nil)
+	wantCode(t, err, "")
+	if !created || a.HasHeaders {
+		t.Fatalf("re-created: %v %+v", created, a)
+	}
+	if acts := must[[]model.FrontendAction](t)(s.ListActions(ctx, "chef")); len(acts) != 0 {
+		t.Fatalf("actions survived the delete: %+v", acts)
 	}
 }
 

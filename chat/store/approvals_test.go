@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -50,32 +49,10 @@ func TestApprovals(t *testing.T) {
 			wantCode(t, err, model.ErrApprovalNotFound)
 
 			// Bob and Carol decide at once: one wins.
-			var wg sync.WaitGroup
-			results := make(chan error, 2)
-			for _, uid := range []string{"bob", "carol"} {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					_, err := s.DecideApproval(ctx, "approval_1", uid, model.ApprovalDeclined, "not today", decision)
-					results <- err
-				}()
-			}
-			wg.Wait()
-			close(results)
-			won, lost := 0, 0
-			for err := range results {
-				switch {
-				case err == nil:
-					won++
-				case model.CodeOf(err) == model.ErrApprovalDecided:
-					lost++
-				default:
-					t.Fatal(err)
-				}
-			}
-			if won != 1 || lost != 1 {
-				t.Fatalf("%d won, %d lost", won, lost)
-			}
+			oneWins(t, 2, model.ErrApprovalDecided, func(i int) error {
+				_, err := s.DecideApproval(ctx, "approval_1", []string{"bob", "carol"}[i], model.ApprovalDeclined, "not today", decision)
+				return err
+			})
 			final := must[model.Approval](t)(s.GetApproval(ctx, "bob", "approval_1"))
 			if final.Status != model.ApprovalDeclined || final.Reason != "not today" || final.DecidedAt == nil || (final.DecidedBy != "bob" && final.DecidedBy != "carol") {
 				t.Fatalf("decided: %+v", final)
@@ -108,5 +85,28 @@ func TestApprovals(t *testing.T) {
 				t.Errorf("still due: %+v", due)
 			}
 		})
+	}
+}
+
+// oneWins runs try(0)…try(n-1) at once: exactly one succeeds, the others fail with code lose.
+func oneWins(t *testing.T, n int, lose string, try func(i int) error) {
+	t.Helper()
+	results := make(chan error, n)
+	for i := range n {
+		go func() { results <- try(i) }()
+	}
+	won, lost := 0, 0
+	for range n {
+		switch err := <-results; {
+		case err == nil:
+			won++
+		case model.CodeOf(err) == lose:
+			lost++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if won != 1 || lost != n-1 {
+		t.Fatalf("%d won, %d lost; want 1 and %d", won, lost, n-1)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,32 +27,9 @@ func TestAgentRuns(t *testing.T) {
 			}
 
 			// Eight racers for one conversation: exactly one claim.
-			var wg sync.WaitGroup
-			var mu sync.Mutex
-			won, busy := 0, 0
-			for i := range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					err := s.BeginAgentRun(ctx, run("race-"+string(rune('a'+i)), time.Now().Add(time.Minute)))
-					mu.Lock()
-					defer mu.Unlock()
-					switch model.CodeOf(err) {
-					case model.ErrAgentBusy:
-						busy++
-					default:
-						if err == nil {
-							won++
-						} else {
-							t.Errorf("begin: %v", err)
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			if won != 1 || busy != 7 {
-				t.Fatalf("racers: %d won, %d busy; want 1 and 7", won, busy)
-			}
+			oneWins(t, 8, model.ErrAgentBusy, func(i int) error {
+				return s.BeginAgentRun(ctx, run("race-"+string(rune('a'+i)), time.Now().Add(time.Minute)))
+			})
 			current := must[model.AgentRun](t)(s.GetAgentRun(ctx, conv))
 
 			// An expired claim (its replica died) is taken over.
@@ -108,17 +84,21 @@ func TestAgentRuns(t *testing.T) {
 			if got := must[model.AgentRun](t)(s.GetAgentRun(ctx, conv)); got.RunID != "r2" {
 				t.Fatal("a failed finish released the conversation")
 			}
-
-			// Settings.
-			wantCode(t, s.PutSetting(ctx, "ai.assistant", "chef"), "")
-			if v := must[string](t)(s.Setting(ctx, "ai.assistant")); v != "chef" {
-				t.Fatalf("setting = %q", v)
-			}
-			wantCode(t, s.PutSetting(ctx, "ai.assistant", ""), "")
-			if v := must[string](t)(s.Setting(ctx, "ai.assistant")); v != "" {
-				t.Fatalf("deleted setting = %q", v)
-			}
+			checkSettings(t, s)
 		})
+	}
+}
+
+// checkSettings: a setting put is read back; put empty, it is gone.
+func checkSettings(t *testing.T, s Store) {
+	t.Helper()
+	wantCode(t, s.PutSetting(ctx, "ai.assistant", "chef"), "")
+	if v := must[string](t)(s.Setting(ctx, "ai.assistant")); v != "chef" {
+		t.Fatalf("setting = %q", v)
+	}
+	wantCode(t, s.PutSetting(ctx, "ai.assistant", ""), "")
+	if v := must[string](t)(s.Setting(ctx, "ai.assistant")); v != "" {
+		t.Fatalf("deleted setting = %q", v)
 	}
 }
 
