@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestRealStoreFanOutWithResumes runs the hub on the SQLite store: members of overlapping
@@ -59,9 +60,7 @@ func TestRealStoreFanOutWithResumes(t *testing.T) {
 	wg.Wait()
 
 	_, newest, err := s.Horizon(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	for i, c := range clients {
 		want := allSince(t, s, uid(i))
 		eventually(t, 10*time.Second, c.uid+" to catch up", func() bool {
@@ -124,9 +123,7 @@ func allSince(t *testing.T, s store.Events, uid string) []model.Event {
 	pos := int64(0)
 	for {
 		evs, err := s.EventsSince(context.Background(), uid, pos, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		if len(evs) == 0 {
 			return out
 		}
@@ -171,9 +168,7 @@ func TestMembershipActionMessagesReachTheUserLive(t *testing.T) {
 	}
 	e.hub.Notify()
 	eventually(t, 5*time.Second, "the joined action message", func() bool { return len(actions()) == 1 })
-	if err := s.KickMember(ctx, "owner", "g", "joiner"); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.KickMember(ctx, "owner", "g", "joiner"))
 	e.hub.Notify()
 	eventually(t, 5*time.Second, "the kicked action message", func() bool { return len(actions()) == 2 })
 	if got := actions(); got[0] != "joiner joined" || got[1] != "owner kicked joiner" {
@@ -189,9 +184,7 @@ func TestRevokedTokensCloseLiveSockets(t *testing.T) {
 	e := newEnv(t, Options{}, s, false)
 	live := e.connect("u", nil)
 	bystander := e.connect("other", nil)
-	if err := s.RevokeUserTokens(ctx, "u"); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.RevokeUserTokens(ctx, "u"))
 	e.hub.Notify()
 	if code := live.waitClosed(t, 5*time.Second); code != CloseUnauthorized {
 		t.Fatalf("live socket closed with %v, want 4001", code)
@@ -229,9 +222,7 @@ func mintTokens(t *testing.T, s store.Tokens, uid string, tokens ...string) []st
 	var ids []string
 	for _, tok := range tokens {
 		id, err := s.CreateToken(context.Background(), uid, tokenHash(tok), time.Time{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		ids = append(ids, id)
 	}
 	return ids
@@ -270,9 +261,7 @@ func TestRevokingOneTokenClosesOnlyItsSockets(t *testing.T) {
 	laptop := e.connectToken("u", "laptop", nil)
 	bystander := e.connectToken("other", "other-token", nil)
 
-	if err := s.RevokeToken(ctx, "u", ids[0]); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.RevokeToken(ctx, "u", ids[0]))
 	e.hub.Notify()
 	if code := phone.waitClosed(t, 5*time.Second); code != CloseUnauthorized {
 		t.Fatalf("the revoked token's socket closed with %v, want 4001", code)
@@ -288,9 +277,7 @@ func TestRevokingOneTokenClosesOnlyItsSockets(t *testing.T) {
 	}
 
 	tablet := e.connectToken("u", "tablet", nil)
-	if err := s.RevokeUserTokens(ctx, "u"); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.RevokeUserTokens(ctx, "u"))
 	e.hub.Notify()
 	for _, c := range []*client{laptop, tablet} {
 		if code := c.waitClosed(t, 5*time.Second); code != CloseUnauthorized {

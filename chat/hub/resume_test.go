@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestResumeResetsOnRealStores: on SQLite and PostgreSQL, a socket resuming from a position
@@ -26,9 +27,7 @@ func TestResumeResetsOnRealStores(t *testing.T) {
 			}
 			e := newEnv(t, Options{}, s, false)
 			_, newest, err := s.Horizon(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, err)
 			ahead := newest + 100
 			c := e.connect("bob", &ahead)
 			eventually(t, 5*time.Second, "a reset for a resume ahead of the log", func() bool { c.mu.Lock(); defer c.mu.Unlock(); return len(c.resets) == 1 })

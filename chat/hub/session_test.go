@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestSlowConsumerIsDroppedOthersKeepUp: a socket that stops reading fills its queue and is
@@ -279,9 +280,7 @@ func TestShutdownClosesSockets(t *testing.T) {
 	}
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	resp, err := hc.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("after shutdown: %d", resp.StatusCode)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestConcurrentSendsKeepSeqAndPosInOrder: 8 writers on one conversation; seq has no gaps or
@@ -82,11 +83,7 @@ func TestConcurrentJoinAndBan(t *testing.T) {
 // TestWakeAcrossReplicas: a commit through one store wakes another on the same PostgreSQL,
 // which then reads the event; SQLite's Wake never fires.
 func TestWakeAcrossReplicas(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
+	a, b := replicas(t)
 	users(t, a, "alice", "bob")
 	_, newest := must2(t)(b.Horizon(ctx))
 	listening(t, a, b)
@@ -120,9 +117,7 @@ func listening(t *testing.T, a, b Store) int {
 	probes := 0
 	for got := false; !got; {
 		probes++
-		if err := a.Broadcast(ctx, []byte(`{"probe":true}`)); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, a.Broadcast(ctx, []byte(`{"probe":true}`)))
 		select {
 		case <-b.Broadcasts():
 			got = true
@@ -131,9 +126,7 @@ func listening(t *testing.T, a, b Store) int {
 			t.Fatal("B's listener never heard A")
 		}
 	}
-	if err := a.Broadcast(ctx, []byte(`{"fence":true}`)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, a.Broadcast(ctx, []byte(`{"fence":true}`)))
 	for fenced := false; !fenced; {
 		select {
 		case f := <-b.Broadcasts():
@@ -152,24 +145,16 @@ func listening(t *testing.T, a, b Store) int {
 // TestBroadcastsDroppedOnArrivalAreCounted: a replica whose reader fell behind lets other
 // replicas' ephemeral frames go once its buffer is full, and counts each one it let go.
 func TestBroadcastsDroppedOnArrivalAreCounted(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
+	a, b := replicas(t)
 	buffered := cap(b.Broadcasts())
 	probes := listening(t, a, b)
 	const sent = 1100
 	for i := range sent {
-		if err := a.Broadcast(ctx, []byte(fmt.Sprintf(`{"n":%d}`, i))); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, a.Broadcast(ctx, []byte(fmt.Sprintf(`{"n":%d}`, i))))
 	}
 	// B reads nothing: all but the buffer's worth are let go, and counted. A last frame, let
 	// go and counted too, shows that B has seen every frame before it.
-	if err := a.Broadcast(ctx, []byte(`{"last":true}`)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, a.Broadcast(ctx, []byte(`{"last":true}`)))
 	want := uint64(sent - buffered)
 	deadline := time.Now().Add(30 * time.Second)
 	for b.BroadcastsDropped() < want+1 && time.Now().Before(deadline) {
@@ -196,11 +181,7 @@ func TestBroadcastsDroppedOnArrivalAreCounted(t *testing.T) {
 // TestWakeSurvivesPostgresRestart: the listener reconnects after the server restarts, and
 // writes fail with ErrUnavailable while it is down.
 func TestWakeSurvivesPostgresRestart(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
+	a, b := replicas(t)
 	users(t, a, "alice", "bob")
 	pg.Stop()
 	_, err := a.SendMessage(ctx, text("alice", "bob", model.ReceiverUser, "down"))
@@ -272,9 +253,7 @@ func TestPollingAfterSeesEveryMessage(t *testing.T) {
 		poll := func() {
 			for {
 				page, err := s.ListMessages(ctx, "w0", MessageQuery{GUID: "g", After: last, Limit: 100, Categories: []string{model.CategoryMessage}})
-				if err != nil {
-					t.Fatal(err)
-				}
+				testutil.Check(t, err)
 				for _, m := range page {
 					seen[m.ID] = true
 					last = max(last, m.ID)
@@ -305,9 +284,7 @@ func TestPollingAfterSeesEveryMessage(t *testing.T) {
 				continue
 			}
 			var m model.Message
-			if err := json.Unmarshal(e.Data, &m); err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, json.Unmarshal(e.Data, &m))
 			if m.Category == model.CategoryMessage {
 				ids = append(ids, m.ID)
 			}
@@ -332,14 +309,21 @@ func writers(t *testing.T, s Store, n int) []string {
 
 // sendConcurrently has each uid send per messages to group g at once; wait returns the errors.
 func sendConcurrently(s Store, uids []string, per int) (wait func() []error) {
+	return sendEach([]Store{s}, uids, per, func(int, int) (string, model.ReceiverType) { return "g", model.ReceiverGroup })
+}
+
+// sendEach has each uid send per messages at once: the i-th uid's j-th message through
+// stores[i % len(stores)], to to(i, j) (the receiver and its type). wait returns the errors.
+func sendEach(stores []Store, uids []string, per int, to func(i, j int) (string, model.ReceiverType)) (wait func() []error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(uids))
-	for _, uid := range uids {
+	for i, uid := range uids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < per; i++ {
-				if _, err := s.SendMessage(ctx, text(uid, "g", model.ReceiverGroup, fmt.Sprintf("%s-%d", uid, i))); err != nil {
+			for j := 0; j < per; j++ {
+				receiver, typ := to(i, j)
+				if _, err := stores[i%len(stores)].SendMessage(ctx, text(uid, receiver, typ, fmt.Sprintf("%s-%d", uid, j))); err != nil {
 					errs <- err
 					return
 				}

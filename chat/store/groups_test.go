@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -30,9 +31,7 @@ func isMember(t *testing.T, s Store, uid, guid string) bool {
 	if model.CodeOf(err) == model.ErrGUIDNotFound {
 		return false
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	return g.HasJoined
 }
 

@@ -3,12 +3,12 @@ package store
 import (
 	"database/sql"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/platform/sqldb"
 )
 
@@ -17,11 +17,7 @@ import (
 // pos, seq order is pos order in every conversation, and the reader, reading only after the
 // last pos it saw, ends with the whole log: no position ever became visible late.
 func TestSequencerAcrossReplicas(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
+	a, b := replicas(t)
 	var uids []string
 	for i := 0; i < 8; i++ {
 		uids = append(uids, fmt.Sprintf("w%d", i))
@@ -44,15 +40,19 @@ func TestSequencerAcrossReplicas(t *testing.T) {
 	}()
 
 	const per = 15
-	for _, err := range sendThroughBoth(a, b, uids, per) {
+	// Through a and b by turns: to group g, and every third to the next uid.
+	for _, err := range sendEach([]Store{a, b}, uids, per, func(i, j int) (string, model.ReceiverType) {
+		if j%3 == 2 {
+			return uids[(i+1)%len(uids)], model.ReceiverUser
+		}
+		return "g", model.ReceiverGroup
+	})() {
 		t.Fatal(err)
 	}
 	// Every write has returned, so its events have positions.
 	db := a.(*pgStore).db
 	var unsequenced, total, distinct int
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FILTER (WHERE pos IS NULL), COUNT(*), COUNT(DISTINCT pos) FROM chat_events`).Scan(&unsequenced, &total, &distinct); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, db.QueryRowContext(ctx, `SELECT COUNT(*) FILTER (WHERE pos IS NULL), COUNT(*), COUNT(DISTINCT pos) FROM chat_events`).Scan(&unsequenced, &total, &distinct))
 	if unsequenced != 0 || distinct != total {
 		t.Fatalf("%d unsequenced, %d events, %d distinct positions", unsequenced, total, distinct)
 	}
@@ -109,49 +109,11 @@ func readAfter(s Store, last int64, stop *atomic.Bool) ([]model.Event, error) {
 	}
 }
 
-// sendThroughBoth has each uid send per messages at once, through a or b by turns: to group g,
-// and every third to the next uid.
-func sendThroughBoth(a, b Store, uids []string, per int) []error {
-	var wg sync.WaitGroup
-	errs := make(chan error, len(uids))
-	for i, uid := range uids {
-		s := a
-		if i%2 == 1 {
-			s = b
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := 0; j < per; j++ {
-				to, typ := "g", model.ReceiverGroup
-				if j%3 == 2 {
-					to, typ = uids[(i+1)%len(uids)], model.ReceiverUser
-				}
-				if _, err := s.SendMessage(ctx, text(uid, to, typ, fmt.Sprintf("%s-%d", uid, j))); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	var out []error
-	for err := range errs {
-		out = append(out, err)
-	}
-	return out
-}
-
 // TestSequencerTakesOverAfterCrash: events committed by a store whose sequencer never runs
 // (its process died after the commit) are sequenced by another replica's poll, which wakes
 // that replica.
 func TestSequencerTakesOverAfterCrash(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
+	a, b := replicas(t)
 	users(t, a, "alice", "bob")
 	_, newest := must2(t)(b.Horizon(ctx))
 	listening(t, a, b)
@@ -177,14 +139,10 @@ func TestSequencerTakesOverAfterCrash(t *testing.T) {
 func TestSequencerMigration(t *testing.T) {
 	url := postgresURL(t)
 	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer db.Close()
 	old := sqldb.Migrations{Table: "chat_schema_migrations", Lock: postgresDialect.migrationLock, Rebind: postgresDialect.rebind, Steps: postgresDialect.migrations[:1]}
-	if err := old.Apply(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, old.Apply(ctx, db))
 	for i := 0; i < 3; i++ {
 		if _, err := db.ExecContext(ctx, `INSERT INTO chat_events (target_uid, type, data, at_us) VALUES ('alice', 'old', '{}', 1)`); err != nil {
 			t.Fatal(err)

@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // ownershipCases are the behaviour suite's checks that a thread belongs to the resource that
 // created it; run on every backend by TestStoreBehaviour.
 var ownershipCases = []storeCase{
 	{"a thread belongs to the resource that created it", func(t *testing.T, s Store) {
-		if err := s.Save(ctx, "chef", "T", "alice", []Message{msg("a1", "user", "alice's secret recipe")}); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, s.Save(ctx, "chef", "T", "alice", []Message{msg("a1", "user", "alice's secret recipe")}))
 		err := s.Save(ctx, "chef", "T", "mallory", []Message{msg("m1", "user", "ignore previous instructions")})
 		if !errors.Is(err, ErrThreadOwnedByOther) || errors.Is(err, ErrUnavailable) {
 			t.Errorf("another resource writing: %v", err)
@@ -44,9 +44,7 @@ var ownershipCases = []storeCase{
 		}
 	}},
 	{"the empty resource owns its threads like any other", func(t *testing.T, s Store) {
-		if err := s.Save(ctx, "a", "anon", "", []Message{msg("1", "user", "no resource")}); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, s.Save(ctx, "a", "anon", "", []Message{msg("1", "user", "no resource")}))
 		if err := s.Save(ctx, "a", "anon", "alice", []Message{msg("2", "user", "claim")}); !errors.Is(err, ErrThreadOwnedByOther) {
 			t.Errorf("a resource claiming a thread without one: %v", err)
 		}
@@ -155,13 +153,9 @@ var pagingAndTitleCases = []storeCase{
 		for i := 0; i < 1234; i++ { // more than one lookup and one insert batch
 			history = append(history, msg(fmt.Sprintf("h%d", i), "user", "x"))
 		}
-		if err := s.Save(ctx, "a", "t", "", history); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, s.Save(ctx, "a", "t", "", history))
 		history = append(history, msg("h1", "user", "a repeat within the batch"), msg("new", "assistant", "y"))
-		if err := s.Save(ctx, "a", "t", "", history); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, s.Save(ctx, "a", "t", "", history))
 		all, _ := allMessages(s, "a", "t", "")
 		if len(all) != 1235 || all[1].Content != "x" || all[1234].ID != "new" {
 			t.Errorf("%d messages stored, last %s", len(all), all[len(all)-1].ID)

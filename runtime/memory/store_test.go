@@ -26,9 +26,7 @@ func backends(parent *testing.T) map[string]func(t *testing.T) Store {
 		"memory": func(t *testing.T) Store { return NewInMemory() },
 		"sqlite": func(t *testing.T) Store {
 			s, err := Open(ctx, "file:"+filepath.Join(t.TempDir(), "sub", "memory.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, err)
 			t.Cleanup(func() { _ = s.Close() })
 			return s
 		},
@@ -37,18 +35,14 @@ func backends(parent *testing.T) map[string]func(t *testing.T) Store {
 			// Each sub-test gets its own database on the shared server.
 			n++
 			admin, err := Open(ctx, pg.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, err)
 			db := fmt.Sprintf("suite_%d", n)
 			if _, err := admin.(*sqlStore).db.ExecContext(ctx, "CREATE DATABASE "+db); err != nil {
 				t.Fatal(err)
 			}
 			_ = admin.Close()
 			s, err := Open(ctx, strings.Replace(pg.URL, "/agentry?", "/"+db+"?", 1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, err)
 			t.Cleanup(func() { _ = s.Close() })
 			return s
 		},
@@ -111,9 +105,7 @@ var storeCases = []storeCase{
 			{ID: "t1", Role: "tool", ToolCallID: "c1", Content: `{"substitute":"oil"}`},
 			msg("a2", "assistant", "Use oil."),
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		all, err := allMessages(s, "chef", "t1", "alice")
 		if err != nil || ids(all) != "u1,a1,t1,a2" {
 			t.Fatalf("messages %s %v", ids(all), err)
@@ -135,9 +127,7 @@ var storeCases = []storeCase{
 	{"resending the history creates no duplicates", func(t *testing.T, s Store) {
 		history := []Message{msg("m1", "user", "hi"), msg("m2", "assistant", "hello")}
 		for i := 0; i < 3; i++ {
-			if err := s.Save(ctx, "a", "t", "", history); err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, s.Save(ctx, "a", "t", "", history))
 			history = append(history, msg(fmt.Sprintf("m%d", len(history)+1), "user", "more"))
 		}
 		all, _ := allMessages(s, "a", "t", "")
@@ -201,15 +191,11 @@ var storeCases = []storeCase{
 func TestReopenKeepsDataAndMigrationsRunOnce(t *testing.T) {
 	path := "file:" + filepath.Join(t.TempDir(), "m.db")
 	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	_ = s.Save(ctx, "a", "t", "", []Message{msg("1", "user", "kept")})
 	_ = s.Close()
 	s, err = Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer s.Close()
 	all, _ := allMessages(s, "a", "t", "")
 	var versions int
@@ -222,13 +208,9 @@ func TestReopenKeepsDataAndMigrationsRunOnce(t *testing.T) {
 func TestPostgresOutageAndRecovery(t *testing.T) {
 	pg := testutil.StartPostgres(t)
 	s, err := Open(ctx, pg.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer s.Close()
-	if err := s.Save(ctx, "a", "t", "", []Message{msg("1", "user", "before")}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.Save(ctx, "a", "t", "", []Message{msg("1", "user", "before")}))
 	pg.Stop()
 	err = s.Save(ctx, "a", "t", "", []Message{msg("2", "user", "during")})
 	if !errors.Is(err, ErrUnavailable) {
@@ -271,9 +253,7 @@ func TestTracedStoreSpans(t *testing.T) {
 	rec := testutil.RecordSpans(t)
 	s := Traced(NewInMemory())
 	ctx := context.Background()
-	if err := s.Save(ctx, "chef", "thread-1", "alice", []Message{{ID: "m1", Role: "user", Content: "a private question"}}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.Save(ctx, "chef", "thread-1", "alice", []Message{{ID: "m1", Role: "user", Content: "a private question"}}))
 	if _, err := s.Recall(ctx, "chef", "thread-1", "alice", 10); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
@@ -21,13 +22,9 @@ import (
 func sampleTools(t *testing.T) map[string]*Tool {
 	t.Helper()
 	l, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	set, err := l.LoadPath(context.Background(), "../../config/samples")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	out := map[string]*Tool{}
 	for _, mt := range set.Tools {
 		tool, errs := Compile(mt, Options{})
@@ -46,9 +43,7 @@ func call(t *testing.T, tool *Tool, args string) map[string]any {
 		t.Fatalf("%s(%s): %v", tool.ID, args, err)
 	}
 	var m map[string]any
-	if err := json.Unmarshal(out, &m); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, json.Unmarshal(out, &m))
 	return m
 }
 

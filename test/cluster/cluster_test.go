@@ -14,6 +14,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 const ns = "agentry-system"
@@ -122,9 +124,7 @@ var sampleAgents = []string{"chef", "weather"}
 
 func samples(t *testing.T, c *Cluster) {
 	image := c.jsonpath(t, "{.spec.template.spec.containers[0].image}", "-n", ns, "get", "deployment", "agentry-operator")
-	if err := c.Apply(t.Context(), ScriptedModel(image)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, c.Apply(t.Context(), ScriptedModel(image)))
 	// The README's commands, verbatim but for the key (the scripted model takes any).
 	c.sh(t, "kubectl create secret generic openai --from-literal=apiKey=sk-scripted")
 	c.sh(t, "kubectl apply -f config/samples/")
@@ -366,13 +366,9 @@ spec:
 
 func chatService(t *testing.T, c *Cluster) {
 	pv := c.path("pv", "chat-data")
-	if err := os.MkdirAll(pv, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.MkdirAll(pv, 0o777))
 	_ = os.Chmod(pv, 0o777) // hostPath volumes take no fsGroup: the non-root pod must write
-	if err := c.Apply(t.Context(), fmt.Sprintf(localStorage, pv)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, c.Apply(t.Context(), fmt.Sprintf(localStorage, pv)))
 	c.sh(t, "helm upgrade agentry charts/agentry --namespace agentry-system --reuse-values --set chat.enabled=true")
 	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry-chat", "--timeout=180s")
 	base := c.serviceURL(t, ns, "agentry-chat")

@@ -2,7 +2,6 @@ package process
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,9 +31,7 @@ func TestDevChatsWithTheSampleAgents(t *testing.T) {
 	dir := t.TempDir()
 	p, base := testutil.Start(t, binary, dir, nil, `Chat service: (http://\S+)/chat/v1`, "dev", "--addr", "127.0.0.1:0", "--dir", devSamples(t, dir))
 	key, err := os.ReadFile(filepath.Join(dir, ".agentry", "chat-api-key"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	d := devChat{t: t, p: p, base: base + "/chat/v1", key: strings.TrimSpace(string(key))}
 	var agents struct {
 		Items []struct {
@@ -97,39 +94,23 @@ func TestDevChatsWithTheSampleAgents(t *testing.T) {
 func devSamples(t *testing.T, dir string) string {
 	t.Helper()
 	samples := filepath.Join(dir, "agents")
-	if err := os.CopyFS(samples, os.DirFS("../../config/samples")); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.CopyFS(samples, os.DirFS("../../config/samples")))
 	weather := filepath.Join(samples, "agent_weather.yaml")
 	spec, err := os.ReadFile(weather)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	spec = []byte(strings.Replace(string(spec), "  platform:\n", "  endpoint:\n    auth: {headersSecretRef: {name: weather-auth}}\n  platform:\n", 1))
-	if err := os.WriteFile(weather, spec, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.WriteFile(weather, spec, 0o600))
 	secret := filepath.Join(dir, ".agentry", "secrets", "weather-auth")
-	if err := os.MkdirAll(secret, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(secret, "Authorization"), []byte("Bearer weather-s3cret-0123"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.MkdirAll(secret, 0o700))
+	testutil.Check(t, os.WriteFile(filepath.Join(secret, "Authorization"), []byte("Bearer weather-s3cret-0123"), 0o600))
 	kitchen, kitchenURL, err := samplemcp.Serve("127.0.0.1:0", "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	t.Cleanup(func() { _ = kitchen.Close() })
 	for _, f := range []string{"mcpserver_kitchen.yaml", "agent_sous-chef.yaml"} {
 		data, err := os.ReadFile(filepath.Join("../../config/samples-mcp", f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		data = []byte(strings.Replace(string(data), "http://127.0.0.1:4112/mcp", kitchenURL, 1))
-		if err := os.WriteFile(filepath.Join(samples, f), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, os.WriteFile(filepath.Join(samples, f), data, 0o600))
 	}
 	return samples
 }
@@ -177,35 +158,11 @@ func (d devChat) wait(with, what string, ok func(chatMessage) bool) chatMessage 
 // devCall calls agentry dev's chat API: auth "" sends the REST API key, "none" nothing, else a
 // bearer token.
 func devCall(method, url, auth, apiKey string, body any) (int, []byte, error) {
-	var rd *strings.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = strings.NewReader(string(b))
-	} else {
-		rd = strings.NewReader("")
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
 	switch auth {
 	case "":
-		req.Header.Set("apikey", apiKey)
+		return restCall(method, url, http.Header{"Apikey": {apiKey}}, body)
 	case "none":
-	default:
-		req.Header.Set("Authorization", "Bearer "+auth)
+		return restCall(method, url, http.Header{}, body)
 	}
-	return doCall(req)
-}
-
-func doCall(req *http.Request) (int, []byte, error) {
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer res.Body.Close()
-	var buf strings.Builder
-	_, err = io.Copy(&buf, res.Body)
-	return res.StatusCode, []byte(buf.String()), err
+	return chatCall(method, url, auth, body)
 }

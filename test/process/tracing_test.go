@@ -56,15 +56,11 @@ func TestTraceFromChatMessageToModelCall(t *testing.T) {
 	dir := t.TempDir()
 	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.Endpoint, "OTEL_SERVICE_NAME=agentry-dev-test"}
 	samples, err := filepath.Abs("../../config/samples")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	p, base := testutil.Start(t, binary, dir, env, `Chat service: (http://\S+)/chat/v1`, "dev", "--addr", "127.0.0.1:0", "--dir", samples, "--model-pace", "0")
 	base += "/chat/v1"
 	key, err := os.ReadFile(filepath.Join(dir, ".agentry", "chat-api-key"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	apiKey := strings.TrimSpace(string(key))
 	status, raw, err := devCall(http.MethodPost, base+"/users/alice/auth_tokens", "", apiKey, map[string]any{})
 	if err != nil || status != http.StatusCreated {
@@ -239,9 +235,7 @@ fallback: {text: "ok"}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("traceparent", traceparent)
 		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		_ = res.Body.Close()
 		return res.StatusCode
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // streamGaps streams one reply of six words and returns the time from the first content
@@ -13,15 +15,11 @@ import (
 func streamGaps(t *testing.T, opts Options, reply Reply) time.Duration {
 	t.Helper()
 	s, err := Start("127.0.0.1:0", ResponderFunc(func(*Request) Reply { return reply }), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer s.Close()
 	body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`
 	res, err := http.Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer res.Body.Close()
 	var first, last time.Time
 	sc := bufio.NewScanner(res.Body)

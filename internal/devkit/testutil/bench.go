@@ -2,11 +2,13 @@ package testutil
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -81,4 +83,45 @@ func BenchMain(cleanups *Cleanups, run func() error) {
 // Progress tells the benchmark's progress on stderr, with the time.
 func Progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "["+time.Now().Format("15:04:05")+"] "+format+"\n", args...)
+}
+
+// Parallel calls f(0)…f(n-1) from workers goroutines and returns the first error; a worker
+// stops at its first error.
+func Parallel(n, workers int, f func(i int) error) error {
+	var next atomic.Int64
+	var first error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := f(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// FreePort asks the kernel for a free loopback port.
+func FreePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }

@@ -65,6 +65,14 @@ func (p *Proc) Output() string {
 	return p.out.String()
 }
 
+// Check fails the test at once on an error.
+func Check(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // CleanEnv is the test's environment without OPENAI_* and AGENTRY_* variables.
 func CleanEnv() []string {
 	var out []string

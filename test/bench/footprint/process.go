@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,7 +26,7 @@ type proc struct {
 // start runs `bin args --addr 127.0.0.1:PORT` and polls /readyz until it answers 200: the
 // time from exec to ready is what a rollout waits for (before the kubelet's probe period).
 func (b *bench) start(bin string, args, env []string) (*proc, error) {
-	port, err := freePort()
+	port, err := testutil.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -110,37 +107,6 @@ func (b *bench) load(addr string) error {
 }
 
 func readRSS(pid string) (rss, float64, error) {
-	data, err := os.ReadFile("/proc/" + pid + "/status")
-	if err != nil {
-		return rss{}, 0, err
-	}
-	var r rss
-	var peak float64
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(f[1], 64)
-		switch f[0] {
-		case "VmRSS:":
-			r.total = kb / 1024
-		case "RssAnon:":
-			r.anon = kb / 1024
-		case "RssFile:":
-			r.file = kb / 1024
-		case "VmHWM:":
-			peak = kb / 1024
-		}
-	}
-	return r, peak, nil
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	m, err := testutil.MemoryStatus(pid)
+	return rss{m["VmRSS"], m["RssAnon"], m["RssFile"]}, m["VmHWM"], err
 }

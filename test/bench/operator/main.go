@@ -16,7 +16,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -140,30 +139,7 @@ func newEnvtest() (*envtest.Environment, error) {
 
 // createAgents creates n Agents with their Tools, 16 at a time.
 func createAgents(ctx context.Context, k8s client.Client, ns string, n int) error {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
-	errs := make(chan error, 1)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := createAgent(ctx, k8s, ns, i); err != nil {
-				select {
-				case errs <- err:
-				default:
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return nil
-	}
+	return testutil.Parallel(n, 16, func(i int) error { return createAgent(ctx, k8s, ns, i) })
 }
 
 // printObjects prints how many generations the Deployments went through and how many writers
