@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // wantURL is a check for eventually: ref resolves to want.
@@ -52,18 +53,14 @@ func TestKubeResolverFollowsStatus(t *testing.T) {
 	base := "http://agentry-chef." + ns + ".svc.cluster.local:4111/api/agents/chef"
 	setStatus(t, a, base, "Ready=True:Ready")
 	eventually(t, "the AG-UI URL", wantURL(r, ref, false, base+"/ag-ui"))
-	if err := wantURL(r, ref, true, base+"/generate")(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, wantURL(r, ref, true, base+"/generate")())
 
 	moved := "http://agentry-chef." + ns + ".svc.cluster.local:4112/api/agents/chef/"
 	setStatus(t, a, moved, "Ready=True:Ready")
 	eventually(t, "the moved endpoint", wantURL(r, ref, false, strings.TrimSuffix(moved, "/")+"/ag-ui"))
 
 	var cached v1alpha1.Agent
-	if err := r.cache.Get(context.Background(), client.ObjectKeyFromObject(a), &cached); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, r.cache.Get(context.Background(), client.ObjectKeyFromObject(a), &cached))
 	if cached.Spec.Instructions != "" || cached.Annotations != nil {
 		t.Errorf("the cache keeps spec or annotations it never reads: %+v", cached.ObjectMeta)
 	}
@@ -111,16 +108,12 @@ func TestKubeResolverReadiness(t *testing.T) {
 func TestKubeResolverNotFound(t *testing.T) {
 	ns := namespace(t, "ref-gone")
 	r := newResolver(t, cfg, Options{})
-	if err := wantErr(r, ns+"/never", ErrAgentNotFound, "agent "+ns+"/never not found")(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, wantErr(r, ns+"/never", ErrAgentNotFound, "agent "+ns+"/never not found")())
 	a := createAgent(t, ns, "chef")
 	base := "http://agentry-chef." + ns + ".svc.cluster.local:4111/api/agents/chef"
 	setStatus(t, a, base, "Ready=True:Ready")
 	eventually(t, "the URL", wantURL(r, ns+"/chef", false, base+"/ag-ui"))
-	if err := k8s.Delete(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, k8s.Delete(context.Background(), a))
 	eventually(t, "the deletion", wantErr(r, ns+"/chef", ErrAgentNotFound, "agent "+ns+"/chef not found"))
 	if err := wantErr(r, "chef", ErrInvalidRef, `failed to parse agent reference "chef"`)(); err != nil {
 		t.Error(err)
@@ -154,20 +147,14 @@ func TestKubeResolverRBAC(t *testing.T) {
 		return []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}
 	}
 	roleRef := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name}
-	if err := k8s.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterUser}, RoleRef: roleRef, Subjects: subject(clusterUser)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: nsUser}, RoleRef: roleRef, Subjects: subject(nsUser)}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, k8s.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterUser}, RoleRef: roleRef, Subjects: subject(clusterUser)}))
+	testutil.Check(t, k8s.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: nsUser}, RoleRef: roleRef, Subjects: subject(nsUser)}))
 	base := "http://agentry-chef." + ns + ".svc.cluster.local:4111/api/agents/chef"
 	setStatus(t, createAgent(t, ns, "chef"), base, "Ready=True:Ready")
 
 	userCfg := func(name string) *envtest.AuthenticatedUser {
 		u, err := testEnv.AddUser(envtest.User{Name: name}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		return u
 	}
 	// RBAC bindings take effect asynchronously in the authorizer's cache.

@@ -76,9 +76,7 @@ func runSuite(m *testing.M) int {
 func namespace(t *testing.T, prefix string) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	if err := k8s.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, k8s.Create(context.Background(), ns))
 	return ns.Name
 }
 
@@ -88,9 +86,7 @@ func newResolver(t *testing.T, cfg *rest.Config, opts Options) *KubeResolver {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	r, err := NewKubeResolver(ctx, cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	return r
 }
 
@@ -101,9 +97,7 @@ func createAgent(t *testing.T, ns, name string) *v1alpha1.Agent {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{"note": "dropped by the cache"}},
 		Spec:       v1alpha1.AgentSpec{Model: v1alpha1.ModelSpec{Name: "gpt-4o-mini"}, Instructions: "cook"},
 	}
-	if err := k8s.Create(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, k8s.Create(context.Background(), a))
 	return a
 }
 
@@ -112,9 +106,7 @@ func createAgent(t *testing.T, ns, name string) *v1alpha1.Agent {
 func setStatus(t *testing.T, a *v1alpha1.Agent, internal string, conds ...string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := k8s.Get(ctx, client.ObjectKeyFromObject(a), a); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, k8s.Get(ctx, client.ObjectKeyFromObject(a), a))
 	a.Status = v1alpha1.AgentStatus{}
 	if internal != "" {
 		a.Status.Endpoints = &v1alpha1.AgentEndpoints{Internal: internal}
@@ -126,9 +118,7 @@ func setStatus(t *testing.T, a *v1alpha1.Agent, internal string, conds ...string
 			Type: typ, Status: metav1.ConditionStatus(status), Reason: reason, Message: "message of " + typ,
 		})
 	}
-	if err := k8s.Status().Update(ctx, a); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, k8s.Status().Update(ctx, a))
 }
 
 // eventually retries check until it returns nil; the cache follows the watch within
@@ -142,12 +132,8 @@ func eventually(t *testing.T, what string, check func() error) {
 func readerRole(t *testing.T) *rbacv1.ClusterRole {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "config", "rbac", "chat_agent_reader_role.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	var role rbacv1.ClusterRole
-	if err := yaml.Unmarshal(data, &role); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, yaml.Unmarshal(data, &role))
 	return &role
 }

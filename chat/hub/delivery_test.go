@@ -100,65 +100,11 @@ func TestRandomDisconnectsAndResumesLoseNothing(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range users {
-		uid := fmt.Sprintf("u%02d", i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(i), 2))
-			var all []model.Event
-			resume := int64(0) // from the start of the log: the test checks every event
-			for {
-				c := e.connect(uid, &resume)
-				reconnects.Add(1)
-				quota := 1 + r.IntN(20)
-				stopping, serverClosed := false, false
-				for !stopping && !serverClosed {
-					if evs, _ := c.snapshot(); len(evs) >= quota {
-						break
-					}
-					select {
-					case <-stop:
-						stopping = true
-					case <-c.done: // dropped as too slow: resume, as the SDK does
-						serverClosed = true
-						dropped.Add(1)
-					case <-time.After(2 * time.Millisecond):
-					}
-				}
-				caughtUp := false
-				if stopping {
-					// Final connection: read until everything committed is here.
-					want := e.log.expected(uid, 0)
-					wantLast := want[len(want)-1].Pos
-					deadline := time.Now().Add(10 * time.Second)
-					for !caughtUp && time.Now().Before(deadline) {
-						_, last := c.snapshot()
-						caughtUp = last >= wantLast
-						select {
-						case <-c.done:
-							deadline = time.Time{}
-						case <-time.After(2 * time.Millisecond):
-						}
-					}
-					if !caughtUp && !isDone(c) {
-						t.Errorf("%s did not catch up to %d", uid, wantLast)
-						caughtUp = true // give up: report what arrived
-					}
-				}
-				if r.IntN(2) == 0 {
-					_ = c.conn.CloseNow()
-				} else {
-					_ = c.conn.Close(1000, "bye")
-				}
-				<-c.done
-				evs, last := c.snapshot()
-				all = append(all, evs...)
-				resume = last
-				if caughtUp {
-					got.Store(uid, all)
-					return
-				}
-			}
+			uid := fmt.Sprintf("u%02d", i)
+			got.Store(uid, resumeUntilStopped(t, e, uid, rand.New(rand.NewPCG(uint64(i), 2)), stop, &reconnects, &dropped))
 		}()
 	}
 	// Traffic goes on until sockets have come and gone many times; the pause only spreads
@@ -181,4 +127,68 @@ func TestRandomDisconnectsAndResumesLoseNothing(t *testing.T) {
 		dups += checkDelivery(t, uid, all, e.log.expected(uid, 0))
 	}
 	t.Logf("%d connections (%d closed by the server); duplicates after resumes (dropped by the SDK): %d", reconnects.Load(), dropped.Load(), dups)
+}
+
+// resumeUntilStopped connects uid again and again, from the start of the log and then from its
+// last pos, each time until a random number of events arrived or the server closed the socket
+// (too slow: resume, as the SDK does). After stop its last connection reads until everything
+// committed is there. It returns the events of all its connections.
+func resumeUntilStopped(t *testing.T, e *env, uid string, r *rand.Rand, stop <-chan struct{}, reconnects, dropped *atomic.Int64) []model.Event {
+	var all []model.Event
+	resume := int64(0) // from the start of the log: the test checks every event
+	for {
+		c := e.connect(uid, &resume)
+		reconnects.Add(1)
+		quota := 1 + r.IntN(20)
+		stopping, serverClosed := false, false
+		for !stopping && !serverClosed {
+			if evs, _ := c.snapshot(); len(evs) >= quota {
+				break
+			}
+			select {
+			case <-stop:
+				stopping = true
+			case <-c.done:
+				serverClosed = true
+				dropped.Add(1)
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+		caughtUp := stopping && catchUp(t, e, c)
+		if r.IntN(2) == 0 {
+			_ = c.conn.CloseNow()
+		} else {
+			_ = c.conn.Close(1000, "bye")
+		}
+		<-c.done
+		evs, last := c.snapshot()
+		all = append(all, evs...)
+		resume = last
+		if caughtUp {
+			return all
+		}
+	}
+}
+
+// catchUp reads on c until everything committed for its user is there: false when the server
+// closed it first (the caller resumes), true otherwise (a failure when it never caught up).
+func catchUp(t *testing.T, e *env, c *client) bool {
+	want := e.log.expected(c.uid, 0)
+	wantLast := want[len(want)-1].Pos
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, last := c.snapshot(); last >= wantLast {
+			return true
+		}
+		select {
+		case <-c.done:
+			return false
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	if isDone(c) {
+		return false
+	}
+	t.Errorf("%s did not catch up to %d", c.uid, wantLast)
+	return true // give up: report what arrived
 }

@@ -94,18 +94,7 @@ func (l *memLog) EventsSince(_ context.Context, uid string, pos int64, limit int
 	if l.beforeSince != nil {
 		l.beforeSince()
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []model.Event
-	for _, ev := range l.events[l.from(pos):] {
-		if l.visible(uid, ev) {
-			out = append(out, ev)
-			if len(out) == limit {
-				break
-			}
-		}
-	}
-	return out, nil
+	return l.since(uid, pos, limit), nil
 }
 
 func (l *memLog) EventsAfter(_ context.Context, pos int64, limit int) ([]model.Event, error) {
@@ -149,14 +138,20 @@ func (l *memLog) Broadcast(context.Context, []byte) error { return nil }
 func (l *memLog) Broadcasts() <-chan []byte               { return nil }
 func (l *memLog) BroadcastsDropped() uint64               { return 0 }
 
-// expected lists, per conversation, the events uid may see with pos in (after, ∞).
-func (l *memLog) expected(uid string, after int64) []model.Event {
+// expected lists the events uid may see with pos in (after, ∞).
+func (l *memLog) expected(uid string, after int64) []model.Event { return l.since(uid, after, 0) }
+
+// since lists the events uid may see with pos in (pos, ∞), at most limit (0: all).
+func (l *memLog) since(uid string, pos int64, limit int) []model.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []model.Event
-	for _, ev := range l.events[l.from(after):] {
+	for _, ev := range l.events[l.from(pos):] {
 		if l.visible(uid, ev) {
 			out = append(out, ev)
+			if len(out) == limit {
+				break
+			}
 		}
 	}
 	return out

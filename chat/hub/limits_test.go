@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,9 +50,10 @@ func TestReplayIsBoundedInBytes(t *testing.T) {
 	}
 }
 
-// slowLog serves EventsSince slowly, so replays overlap.
+// slowLog serves EventsSince slowly, so replays overlap; user a's reads wait for hold.
 type slowLog struct {
 	*memLog
+	hold   chan struct{}
 	mu     sync.Mutex
 	active map[string]int
 	max    map[string]int
@@ -66,6 +68,9 @@ func (l *slowLog) EventsSince(ctx context.Context, uid string, pos int64, limit 
 	l.max[uid] = max(l.max[uid], l.active[uid])
 	l.peak = max(l.peak, l.total)
 	l.mu.Unlock()
+	if uid == "a" {
+		<-l.hold
+	}
 	time.Sleep(20 * time.Millisecond)
 	l.mu.Lock()
 	l.active[uid]--
@@ -75,10 +80,13 @@ func (l *slowLog) EventsSince(ctx context.Context, uid string, pos int64, limit 
 }
 
 // TestReplaysAreFair: many sockets of one user resuming at once replay one at a time, never
-// more than MaxReplays run together, and another user's resume is not stuck behind them all.
+// more than MaxReplays run together, and another user's resume is not stuck behind them all:
+// b's replay ends while a's first one is still held.
 func TestReplaysAreFair(t *testing.T) {
-	l := &slowLog{memLog: newMemLog(), active: map[string]int{}, max: map[string]int{}}
+	l := &slowLog{memLog: newMemLog(), hold: make(chan struct{}), active: map[string]int{}, max: map[string]int{}}
 	e := newEnv(t, Options{MaxReplays: 2, MaxSocketsPerUser: 50}, l, false)
+	release := sync.OnceFunc(func() { close(l.hold) })
+	t.Cleanup(release) // before the hub stops: a held replay would keep it waiting
 	e.log = l.memLog
 	l.setMembers("group_g", "a", "b")
 	for i := range 5 {
@@ -86,22 +94,24 @@ func TestReplaysAreFair(t *testing.T) {
 	}
 	from := int64(0)
 	var wg sync.WaitGroup
+	var ready atomic.Int64
 	for range 10 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			c := e.connect("a", &from)
+			ready.Add(1)
 			eventually(t, 10*time.Second, "a's replay", func() bool { _, last := c.snapshot(); return last == 5 })
 		}()
 	}
-	time.Sleep(50 * time.Millisecond) // a's sockets are queued for their replays
-	start := time.Now()
+	eventually(t, 10*time.Second, "a's sockets queued behind its first replay", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return ready.Load() == 10 && l.active["a"] == 1
+	})
 	b := e.connect("b", &from)
-	eventually(t, 10*time.Second, "b's replay", func() bool { _, last := b.snapshot(); return last == 5 })
-	// a's ten replays take 10 × 2 reads × 20 ms one after another; b's needs only a free slot.
-	if d := time.Since(start); d > 250*time.Millisecond {
-		t.Errorf("b's replay took %s behind a's", d)
-	}
+	eventually(t, 10*time.Second, "b's replay while a's first is held", func() bool { _, last := b.snapshot(); return last == 5 })
+	release()
 	wg.Wait()
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -50,7 +50,7 @@ func TestPresenceFollowsTheUsersSockets(t *testing.T) {
 	waitCalls(t, p, "[alice] true")
 	a2 := e.connect("alice", nil)
 	a1.close()
-	time.Sleep(100 * time.Millisecond)
+	eventually(t, 5*time.Second, "the first socket's end", func() bool { return e.hub.Stats().Sockets == 1 })
 	waitCalls(t, p, "[alice] true")
 	a2.close()
 	waitCalls(t, p, "[alice] true", "[alice] false")

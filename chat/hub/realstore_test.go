@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestRealStoreFanOutWithResumes runs the hub on the SQLite store: members of overlapping
@@ -20,35 +21,14 @@ import (
 // they may see (EventsSince from 0), once after dedupe and in seq order per conversation.
 func TestRealStoreFanOutWithResumes(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	defer func() { _ = s.Close() }()
-
 	const users = 12
 	uid := func(i int) string { return fmt.Sprintf("u%02d", i) }
+	var uids []string
 	for i := range users {
-		if _, err := s.CreateUser(ctx, model.User{UID: uid(i), Name: uid(i)}); err != nil {
-			t.Fatal(err)
-		}
+		uids = append(uids, uid(i))
 	}
-	groups := map[string][]string{}
-	for g := range 3 {
-		guid := fmt.Sprintf("g%d", g)
-		var members []model.Member
-		for i := range users {
-			if i%3 == g || i%2 == g%2 {
-				if i != 0 {
-					members = append(members, model.Member{UID: uid(i), Scope: model.ScopeParticipant})
-				}
-				groups[guid] = append(groups[guid], uid(i))
-			}
-		}
-		if _, err := s.CreateGroup(ctx, uid(0), model.Group{GUID: guid, Name: guid, Type: model.GroupPublic}, members); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := sqliteWithUsers(t, uids...)
+	groups := overlappingGroups(t, s, uids)
 
 	e := newEnv(t, Options{}, s, false)
 	clients := make([]*client, users)
@@ -63,24 +43,7 @@ func TestRealStoreFanOutWithResumes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := rand.New(rand.NewPCG(uint64(w), 3))
-			for i := range 40 {
-				guid := fmt.Sprintf("g%d", r.IntN(3))
-				sender := groups[guid][r.IntN(len(groups[guid]))]
-				m := model.Message{Sender: sender, ReceiverID: guid, ReceiverType: model.ReceiverGroup,
-					Category: model.CategoryMessage, Type: model.TypeText, Text: fmt.Sprintf("w%d-%d", w, i)}
-				if r.IntN(4) == 0 { // some one-to-one traffic too
-					m.ReceiverID, m.ReceiverType = uid(r.IntN(users)), model.ReceiverUser
-					if m.ReceiverID == sender {
-						continue
-					}
-				}
-				if _, err := s.SendMessage(ctx, m); err != nil {
-					t.Errorf("send: %v", err)
-					return
-				}
-				e.hub.Notify()
-			}
+			sendGroupTraffic(t, e, s, groups, uids, rand.New(rand.NewPCG(uint64(w), 3)), fmt.Sprintf("w%d", w))
 		}()
 	}
 	// Meanwhile every other client drops and resumes twice.
@@ -97,9 +60,7 @@ func TestRealStoreFanOutWithResumes(t *testing.T) {
 	wg.Wait()
 
 	_, newest, err := s.Horizon(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	for i, c := range clients {
 		want := allSince(t, s, uid(i))
 		eventually(t, 10*time.Second, c.uid+" to catch up", func() bool {
@@ -112,15 +73,57 @@ func TestRealStoreFanOutWithResumes(t *testing.T) {
 	t.Logf("%d events in the log", newest)
 }
 
+// overlappingGroups creates three public groups g0–g2 owned by uids[0], each with the users
+// whose index is its own mod 3 or of its parity, and returns their members.
+func overlappingGroups(t *testing.T, s store.Store, uids []string) map[string][]string {
+	groups := map[string][]string{}
+	for g := range 3 {
+		guid := fmt.Sprintf("g%d", g)
+		var members []model.Member
+		for i, u := range uids {
+			if i%3 == g || i%2 == g%2 {
+				if i != 0 {
+					members = append(members, model.Member{UID: u, Scope: model.ScopeParticipant})
+				}
+				groups[guid] = append(groups[guid], u)
+			}
+		}
+		if _, err := s.CreateGroup(context.Background(), uids[0], model.Group{GUID: guid, Name: guid, Type: model.GroupPublic}, members); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return groups
+}
+
+// sendGroupTraffic sends 40 messages from random members to random groups, a quarter of them
+// one-to-one instead, waking the hub after each.
+func sendGroupTraffic(t *testing.T, e *env, s store.Store, groups map[string][]string, uids []string, r *rand.Rand, name string) {
+	for i := range 40 {
+		guid := fmt.Sprintf("g%d", r.IntN(3))
+		sender := groups[guid][r.IntN(len(groups[guid]))]
+		m := model.Message{Sender: sender, ReceiverID: guid, ReceiverType: model.ReceiverGroup,
+			Category: model.CategoryMessage, Type: model.TypeText, Text: fmt.Sprintf("%s-%d", name, i)}
+		if r.IntN(4) == 0 { // some one-to-one traffic too
+			m.ReceiverID, m.ReceiverType = uids[r.IntN(len(uids))], model.ReceiverUser
+			if m.ReceiverID == sender {
+				continue
+			}
+		}
+		if _, err := s.SendMessage(context.Background(), m); err != nil {
+			t.Errorf("send: %v", err)
+			return
+		}
+		e.hub.Notify()
+	}
+}
+
 func allSince(t *testing.T, s store.Events, uid string) []model.Event {
 	t.Helper()
 	var out []model.Event
 	pos := int64(0)
 	for {
 		evs, err := s.EventsSince(context.Background(), uid, pos, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		if len(evs) == 0 {
 			return out
 		}
@@ -165,9 +168,7 @@ func TestMembershipActionMessagesReachTheUserLive(t *testing.T) {
 	}
 	e.hub.Notify()
 	eventually(t, 5*time.Second, "the joined action message", func() bool { return len(actions()) == 1 })
-	if err := s.KickMember(ctx, "owner", "g", "joiner"); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.KickMember(ctx, "owner", "g", "joiner"))
 	e.hub.Notify()
 	eventually(t, 5*time.Second, "the kicked action message", func() bool { return len(actions()) == 2 })
 	if got := actions(); got[0] != "joiner joined" || got[1] != "owner kicked joiner" {
@@ -183,9 +184,7 @@ func TestRevokedTokensCloseLiveSockets(t *testing.T) {
 	e := newEnv(t, Options{}, s, false)
 	live := e.connect("u", nil)
 	bystander := e.connect("other", nil)
-	if err := s.RevokeUserTokens(ctx, "u"); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.RevokeUserTokens(ctx, "u"))
 	e.hub.Notify()
 	if code := live.waitClosed(t, 5*time.Second); code != CloseUnauthorized {
 		t.Fatalf("live socket closed with %v, want 4001", code)
@@ -223,9 +222,7 @@ func mintTokens(t *testing.T, s store.Tokens, uid string, tokens ...string) []st
 	var ids []string
 	for _, tok := range tokens {
 		id, err := s.CreateToken(context.Background(), uid, tokenHash(tok), time.Time{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		ids = append(ids, id)
 	}
 	return ids
@@ -264,9 +261,7 @@ func TestRevokingOneTokenClosesOnlyItsSockets(t *testing.T) {
 	laptop := e.connectToken("u", "laptop", nil)
 	bystander := e.connectToken("other", "other-token", nil)
 
-	if err := s.RevokeToken(ctx, "u", ids[0]); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.RevokeToken(ctx, "u", ids[0]))
 	e.hub.Notify()
 	if code := phone.waitClosed(t, 5*time.Second); code != CloseUnauthorized {
 		t.Fatalf("the revoked token's socket closed with %v, want 4001", code)
@@ -282,9 +277,7 @@ func TestRevokingOneTokenClosesOnlyItsSockets(t *testing.T) {
 	}
 
 	tablet := e.connectToken("u", "tablet", nil)
-	if err := s.RevokeUserTokens(ctx, "u"); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.RevokeUserTokens(ctx, "u"))
 	e.hub.Notify()
 	for _, c := range []*client{laptop, tablet} {
 		if code := c.waitClosed(t, 5*time.Second); code != CloseUnauthorized {

@@ -32,9 +32,7 @@ func TestReplicasOnPostgres(t *testing.T) {
 		}
 		m, err := via.hub.o.Events.(store.Store).SendMessage(ctx, model.Message{Sender: from, ReceiverID: to,
 			ReceiverType: model.ReceiverUser, Category: model.CategoryMessage, Type: model.TypeText, Text: fmt.Sprint(i)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		via.hub.Notify()
 		eventually(t, 10*time.Second, fmt.Sprintf("message %d on the other replica", i), func() bool {
 			evs, _ := at.snapshot()
@@ -107,9 +105,7 @@ func TestReplicasRevokeOneToken(t *testing.T) {
 	b := newEnv(t, Options{PollInterval: time.Hour, Authenticate: storeAuth(sb)}, sb, false)
 	onA, onB := a.connectToken("alice", "on-a", nil), b.connectToken("alice", "on-b", nil)
 
-	if err := sb.RevokeToken(ctx, "alice", ids[0]); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, sb.RevokeToken(ctx, "alice", ids[0]))
 	b.hub.Notify()
 	if code := onA.waitClosed(t, 10*time.Second); code != CloseUnauthorized {
 		t.Fatalf("the revoked token's socket on A closed with %v, want 4001", code)
@@ -122,9 +118,7 @@ func TestReplicasRevokeOneToken(t *testing.T) {
 	}
 
 	onA2 := a.connectToken("alice", "on-b", nil)
-	if err := sa.RevokeUserTokens(ctx, "alice"); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, sa.RevokeUserTokens(ctx, "alice"))
 	a.hub.Notify()
 	for _, c := range []*client{onA2, onB} {
 		if code := c.waitClosed(t, 10*time.Second); code != CloseUnauthorized {

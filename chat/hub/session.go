@@ -125,24 +125,28 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// token lookup and the replay, and an idle goroutine keeps its stack until a GC shrinks
 	// it, so every idle socket would hold that much.
 	handedOver = true
+	go s.serve(wctx, stopWriter, last)
+}
+
+// serve runs the socket's reader here and its writer on a goroutine of its own until both
+// end, then releases what ServeHTTP handed over.
+func (s *session) serve(wctx context.Context, stopWriter context.CancelFunc, last int64) {
+	defer s.h.sessions.Done()
+	defer s.h.unregister(s)
+	defer func() { _ = s.conn.CloseNow() }()
+	defer stopWriter()
+	writerDone := make(chan struct{})
 	go func() {
-		defer h.sessions.Done()
-		defer h.unregister(s)
-		defer func() { _ = conn.CloseNow() }()
-		defer stopWriter()
-		writerDone := make(chan struct{})
-		go func() {
-			defer close(writerDone)
-			s.writeLoop(wctx, last)
-		}()
-		// The reader's context is never cancelled: cancelling a read closes the socket at
-		// once, which would beat the writer's close frame (1001, 4008). Every writer exit
-		// closes the socket, which ends this read.
-		s.readLoop(context.Background())
-		stopWriter()
-		<-writerDone
-		h.log.V(1).Info("socket disconnected", "uid", uid)
+		defer close(writerDone)
+		s.writeLoop(wctx, last)
 	}()
+	// The reader's context is never cancelled: cancelling a read closes the socket at once,
+	// which would beat the writer's close frame (1001, 4008). Every writer exit closes the
+	// socket, which ends this read.
+	s.readLoop(context.Background())
+	stopWriter()
+	<-writerDone
+	s.h.log.V(1).Info("socket disconnected", "uid", s.uid)
 }
 
 // authenticate reads the auth frame and resolves the token; on failure it has closed the
@@ -193,6 +197,9 @@ func (h *Hub) authenticate(conn *websocket.Conn) (ti store.TokenInfo, resume *in
 // are dropped (each one fans out to a whole conversation).
 const TypingPerSecond = 5
 
+// typingClock is the typing limit's clock; a test stops it to count a burst exactly.
+var typingClock = time.Now
+
 // window admits at most len(at) events in any period: a sliding window, so "5 per second"
 // holds for every second, not only on average (a token bucket lets twice as many through
 // when it starts full).
@@ -226,7 +233,7 @@ func (s *session) readLoop(ctx context.Context) {
 		}
 		switch f.Type {
 		case FrameTyping:
-			if f.ConversationID != "" && limit.allow(time.Now()) {
+			if f.ConversationID != "" && limit.allow(typingClock()) {
 				s.h.Typing(s.uid, f.ConversationID, f.Started)
 			}
 		default:

@@ -11,15 +11,14 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/hub"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // series gathers reg as "name{l=v,…} value" lines.
 func series(t *testing.T, reg *prometheus.Registry) []string {
 	t.Helper()
 	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	var out []string
 	for _, mf := range mfs {
 		for _, m := range mf.GetMetric() {
@@ -46,12 +45,8 @@ func series(t *testing.T, reg *prometheus.Registry) []string {
 func TestRunOutcomes(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m, err := New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := RegisterHub(reg, func() hub.Stats { return hub.Stats{Sockets: 3, Dropped: 2, Delivered: 7, Pruned: 11} }); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
+	testutil.Check(t, RegisterHub(reg, func() hub.Stats { return hub.Stats{Sockets: 3, Dropped: 2, Delivered: 7, Pruned: 11} }))
 	m.AgentRun("", time.Second)
 	m.AgentRun(model.RunErrIdleTimeout, time.Second)
 	m.AgentRun(model.RunErrShuttingDown, time.Second)

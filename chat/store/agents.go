@@ -100,46 +100,18 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 	if err := a.Validate(); err != nil {
 		return model.AgentConfig{}, false, err
 	}
-	newSealed, replaceHeaders := "", headers != nil
-	if replaceHeaders && len(*headers) > 0 {
-		if err := model.ValidateHeaders(*headers); err != nil {
-			return model.AgentConfig{}, false, err
-		}
-		if s.headers == nil {
-			return model.AgentConfig{}, false, model.Errorf(model.ErrValidation, "headers cannot be stored: the server has no headers key (AGENTRY_CHAT_HEADERS_KEY)")
-		}
-		plain, err := json.Marshal(*headers)
-		if err != nil {
-			return model.AgentConfig{}, false, err
-		}
-		if newSealed, err = s.headers.seal(a.AgentID, plain); err != nil {
-			return model.AgentConfig{}, false, fail("encrypt agent headers", err)
-		}
+	replaceHeaders := headers != nil
+	newSealed, err := s.sealHeaders(a.AgentID, headers)
+	if err != nil {
+		return model.AgentConfig{}, false, err
 	}
 	suggested, _ := json.Marshal(a.SuggestedMessages)
 	approvers, _ := json.Marshal(a.Approvers)
 	var out model.AgentConfig
 	created := false
-	err := s.write(ctx, "save agent", func(t *txn) error {
-		// The agent's user first: a person holding the uid keeps it.
-		res, err := t.exec(`INSERT INTO chat_users (`+userColumns+`) VALUES ($1, $2, $3, '', $4, '', $5) ON CONFLICT (uid) DO NOTHING`,
-			a.AgentID, a.Name, a.Icon, string(model.UserKindAgent), us(t.now))
-		if err != nil {
+	err = s.write(ctx, "save agent", func(t *txn) error {
+		if err := putAgentUser(t, a); err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			u, err := getUser(t, a.AgentID)
-			if err != nil {
-				return err
-			}
-			if u.Kind != model.UserKindAgent {
-				return model.Errorf(model.ErrUIDExists, "uid %q belongs to a user who is not an agent", a.AgentID)
-			}
-			if _, err := t.exec(`UPDATE chat_users SET name = $2, avatar = $3 WHERE uid = $1`, a.AgentID, a.Name, a.Icon); err != nil {
-				return err
-			}
 		}
 		old, oldSealed, err := getAgent(t, a.AgentID, t.s.d.forUpdate)
 		switch {
@@ -175,6 +147,50 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 		return model.AgentConfig{}, false, err
 	}
 	return out, created, nil
+}
+
+// sealHeaders encrypts the headers PutAgent is to replace the agent's with; "" for none (nil:
+// keep them, the caller's business; empty: remove them).
+func (s *sqlStore) sealHeaders(agentID string, headers *map[string]string) (string, error) {
+	if headers == nil || len(*headers) == 0 {
+		return "", nil
+	}
+	if err := model.ValidateHeaders(*headers); err != nil {
+		return "", err
+	}
+	if s.headers == nil {
+		return "", model.Errorf(model.ErrValidation, "headers cannot be stored: the server has no headers key (AGENTRY_CHAT_HEADERS_KEY)")
+	}
+	plain, err := json.Marshal(*headers)
+	if err != nil {
+		return "", err
+	}
+	sealed, err := s.headers.seal(agentID, plain)
+	if err != nil {
+		return "", fail("encrypt agent headers", err)
+	}
+	return sealed, nil
+}
+
+// putAgentUser creates the agent's user, or renames it; a person holding the uid keeps it.
+func putAgentUser(t *txn, a model.AgentConfig) error {
+	res, err := t.exec(`INSERT INTO chat_users (`+userColumns+`) VALUES ($1, $2, $3, '', $4, '', $5) ON CONFLICT (uid) DO NOTHING`,
+		a.AgentID, a.Name, a.Icon, string(model.UserKindAgent), us(t.now))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	u, err := getUser(t, a.AgentID)
+	if err != nil {
+		return err
+	}
+	if u.Kind != model.UserKindAgent {
+		return model.Errorf(model.ErrUIDExists, "uid %q belongs to a user who is not an agent", a.AgentID)
+	}
+	_, err = t.exec(`UPDATE chat_users SET name = $2, avatar = $3 WHERE uid = $1`, a.AgentID, a.Name, a.Icon)
+	return err
 }
 
 // GetAgent implements Agents.

@@ -8,24 +8,10 @@ import (
 	"testing"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 var testHeadersKey = bytes.Repeat([]byte{7}, 32)
-
-// openKeyed opens a fresh store of kind with a headers key.
-func openKeyed(t *testing.T, kind string, key []byte) Store {
-	t.Helper()
-	url := "file:" + t.TempDir() + "/chat.db"
-	if kind == "postgres" {
-		url = postgresURL(t)
-	}
-	s, err := OpenWith(ctx, url, Options{HeadersKey: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
 
 func rawDB(s Store) *sql.DB {
 	switch v := s.(type) {
@@ -48,102 +34,108 @@ func chef() model.AgentConfig {
 const secret = "Bearer s3cr3t-header-value"
 
 func TestAgentLifecycle(t *testing.T) {
-	for _, kind := range kinds {
-		t.Run(kind, func(t *testing.T) {
-			s := openKeyed(t, kind, testHeadersKey)
-			users(t, s, "alice")
-			hdr := map[string]string{"Authorization": secret}
-			a, created, err := s.PutAgent(ctx, chef(), &hdr)
-			wantCode(t, err, "")
-			if !created || !a.HasHeaders || a.Enabled || a.Name != "Chef" || len(a.SuggestedMessages) != 2 {
-				t.Fatalf("created %v: %+v", created, a)
-			}
-			// The agent's user exists, with the icon as avatar.
-			u := must[model.User](t)(s.GetUser(ctx, "chef"))
-			if u.Kind != model.UserKindAgent || u.Name != "Chef" || u.Avatar != "https://x/chef.png" {
-				t.Fatalf("agent user: %+v", u)
-			}
-			// Encryption at rest: the raw column is neither empty nor the plaintext.
-			var raw string
-			if err := rawDB(s).QueryRowContext(ctx, `SELECT headers FROM chat_agents WHERE agent_id = 'chef'`).Scan(&raw); err != nil {
-				t.Fatal(err)
-			}
-			if raw == "" || strings.Contains(raw, "s3cr3t") || strings.Contains(raw, "Authorization") {
-				t.Fatalf("headers not encrypted at rest: %q", raw)
-			}
-			got := must[map[string]string](t)(s.AgentHeaders(ctx, "chef"))
-			if got["Authorization"] != secret {
-				t.Fatalf("decrypted headers: %v", got)
-			}
-			// Disabled: hidden from users' listings, visible to admins' (no filter).
-			hidden := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{Kind: model.UserKindAgent, HideDisabledAgents: true}))
-			if len(hidden.Items) != 0 {
-				t.Fatalf("disabled agent listed: %+v", hidden.Items)
-			}
-			if all := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{HideDisabledAgents: true})); len(all.Items) != 1 || all.Items[0].UID != "alice" {
-				t.Fatalf("users: %+v", all.Items)
-			}
-			a = must[model.AgentConfig](t)(s.SetAgentEnabled(ctx, "chef", true))
-			if !a.Enabled {
-				t.Fatal("not enabled")
-			}
-			if shown := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{Kind: model.UserKindAgent, HideDisabledAgents: true})); len(shown.Items) != 1 {
-				t.Fatalf("enabled agent not listed: %+v", shown.Items)
-			}
-			// Update: nil headers keep them (re-encrypted never, same ciphertext); name moves to the user.
-			c := chef()
-			c.Name, c.Enabled = "Chef Two", true
-			a, created, err = s.PutAgent(ctx, c, nil)
-			wantCode(t, err, "")
-			if created || !a.HasHeaders || a.Name != "Chef Two" {
-				t.Fatalf("update: %v %+v", created, a)
-			}
-			if u := must[model.User](t)(s.GetUser(ctx, "chef")); u.Name != "Chef Two" {
-				t.Fatalf("user name not updated: %+v", u)
-			}
-			// A new write takes a fresh nonce: the same headers give another ciphertext.
-			_, _, err = s.PutAgent(ctx, c, &hdr)
-			wantCode(t, err, "")
-			var raw2 string
-			_ = rawDB(s).QueryRowContext(ctx, `SELECT headers FROM chat_agents WHERE agent_id = 'chef'`).Scan(&raw2)
-			if raw2 == raw {
-				t.Fatal("the nonce was reused")
-			}
-			// Empty headers clear them.
-			empty := map[string]string{}
-			a, _, _ = s.PutAgent(ctx, c, &empty)
-			if a.HasHeaders {
-				t.Fatal("headers not cleared")
-			}
-			if list := must[[]model.AgentConfig](t)(s.ListAgents(ctx)); len(list) != 1 || list[0].AgentID != "chef" {
-				t.Fatalf("list: %+v", list)
-			}
-			// Unique agent id vs. a person's uid.
-			p := chef()
-			p.AgentID = "alice"
-			_, _, err = s.PutAgent(ctx, p, nil)
-			wantCode(t, err, model.ErrUIDExists)
-			// Delete: gone, actions too; the user stays but is hidden.
-			_, _, err = s.PutAction(ctx, recipeCard())
-			wantCode(t, err, "")
-			wantCode(t, s.DeleteAgent(ctx, "chef"), "")
-			_, err = s.GetAgent(ctx, "chef")
-			wantCode(t, err, model.ErrUIDNotFound)
-			wantCode(t, s.DeleteAgent(ctx, "chef"), model.ErrUIDNotFound)
-			_, err = s.SetAgentEnabled(ctx, "chef", true)
-			wantCode(t, err, model.ErrUIDNotFound)
-			if shown := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{Kind: model.UserKindAgent, HideDisabledAgents: true})); len(shown.Items) != 0 {
-				t.Fatalf("deleted agent listed: %+v", shown.Items)
-			}
-			a, created, err = s.PutAgent(ctx, chef(), nil)
-			wantCode(t, err, "")
-			if !created || a.HasHeaders {
-				t.Fatalf("re-created: %v %+v", created, a)
-			}
-			if acts := must[[]model.FrontendAction](t)(s.ListActions(ctx, "chef")); len(acts) != 0 {
-				t.Fatalf("actions survived the delete: %+v", acts)
-			}
-		})
+	eachKeyed(t, func(t *testing.T, s Store) {
+		users(t, s, "alice")
+		hdr := map[string]string{"Authorization": secret}
+		a, created, err := s.PutAgent(ctx, chef(), &hdr)
+		wantCode(t, err, "")
+		if !created || !a.HasHeaders || a.Enabled || a.Name != "Chef" || len(a.SuggestedMessages) != 2 {
+			t.Fatalf("created %v: %+v", created, a)
+		}
+		// The agent's user exists, with the icon as avatar.
+		u := must[model.User](t)(s.GetUser(ctx, "chef"))
+		if u.Kind != model.UserKindAgent || u.Name != "Chef" || u.Avatar != "https://x/chef.png" {
+			t.Fatalf("agent user: %+v", u)
+		}
+		// Encryption at rest: the raw column is neither empty nor the plaintext.
+		raw := rawHeaders(t, s)
+		if raw == "" || strings.Contains(raw, "s3cr3t") || strings.Contains(raw, "Authorization") {
+			t.Fatalf("headers not encrypted at rest: %q", raw)
+		}
+		got := must[map[string]string](t)(s.AgentHeaders(ctx, "chef"))
+		if got["Authorization"] != secret {
+			t.Fatalf("decrypted headers: %v", got)
+		}
+		// Disabled: hidden from users' listings, visible to admins' (no filter).
+		hidden := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{Kind: model.UserKindAgent, HideDisabledAgents: true}))
+		if len(hidden.Items) != 0 {
+			t.Fatalf("disabled agent listed: %+v", hidden.Items)
+		}
+		if all := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{HideDisabledAgents: true})); len(all.Items) != 1 || all.Items[0].UID != "alice" {
+			t.Fatalf("users: %+v", all.Items)
+		}
+		a = must[model.AgentConfig](t)(s.SetAgentEnabled(ctx, "chef", true))
+		if !a.Enabled {
+			t.Fatal("not enabled")
+		}
+		if shown := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{Kind: model.UserKindAgent, HideDisabledAgents: true})); len(shown.Items) != 1 {
+			t.Fatalf("enabled agent not listed: %+v", shown.Items)
+		}
+		// Update: nil headers keep them (re-encrypted never, same ciphertext); name moves to the user.
+		c := chef()
+		c.Name, c.Enabled = "Chef Two", true
+		a, created, err = s.PutAgent(ctx, c, nil)
+		wantCode(t, err, "")
+		if created || !a.HasHeaders || a.Name != "Chef Two" {
+			t.Fatalf("update: %v %+v", created, a)
+		}
+		if u := must[model.User](t)(s.GetUser(ctx, "chef")); u.Name != "Chef Two" {
+			t.Fatalf("user name not updated: %+v", u)
+		}
+		// A new write takes a fresh nonce: the same headers give another ciphertext.
+		_, _, err = s.PutAgent(ctx, c, &hdr)
+		wantCode(t, err, "")
+		if rawHeaders(t, s) == raw {
+			t.Fatal("the nonce was reused")
+		}
+		// Empty headers clear them.
+		empty := map[string]string{}
+		a, _, _ = s.PutAgent(ctx, c, &empty)
+		if a.HasHeaders {
+			t.Fatal("headers not cleared")
+		}
+		if list := must[[]model.AgentConfig](t)(s.ListAgents(ctx)); len(list) != 1 || list[0].AgentID != "chef" {
+			t.Fatalf("list: %+v", list)
+		}
+		// Unique agent id vs. a person's uid.
+		p := chef()
+		p.AgentID = "alice"
+		_, _, err = s.PutAgent(ctx, p, nil)
+		wantCode(t, err, model.ErrUIDExists)
+		deleteAndRecreate(t, s)
+	})
+}
+
+// rawHeaders is the chef agent's headers column as stored.
+func rawHeaders(t *testing.T, s Store) string {
+	t.Helper()
+	var raw string
+	testutil.Check(t, rawDB(s).QueryRowContext(ctx, `SELECT headers FROM chat_agents WHERE agent_id = 'chef'`).Scan(&raw))
+	return raw
+}
+
+// deleteAndRecreate deletes the chef agent: it is gone, its actions too, and its user stays but
+// is hidden; created again it has no headers and no actions.
+func deleteAndRecreate(t *testing.T, s Store) {
+	t.Helper()
+	_, _, err := s.PutAction(ctx, recipeCard())
+	wantCode(t, err, "")
+	wantCode(t, s.DeleteAgent(ctx, "chef"), "")
+	_, err = s.GetAgent(ctx, "chef")
+	wantCode(t, err, model.ErrUIDNotFound)
+	wantCode(t, s.DeleteAgent(ctx, "chef"), model.ErrUIDNotFound)
+	_, err = s.SetAgentEnabled(ctx, "chef", true)
+	wantCode(t, err, model.ErrUIDNotFound)
+	if shown := must[Page[model.User]](t)(s.ListUsers(ctx, UserQuery{Kind: model.UserKindAgent, HideDisabledAgents: true})); len(shown.Items) != 0 {
+		t.Fatalf("deleted agent listed: %+v", shown.Items)
+	}
+	a, created, err := s.PutAgent(ctx, chef(), nil)
+	wantCode(t, err, "")
+	if !created || a.HasHeaders {
+		t.Fatalf("re-created: %v %+v", created, a)
+	}
+	if acts := must[[]model.FrontendAction](t)(s.ListActions(ctx, "chef")); len(acts) != 0 {
+		t.Fatalf("actions survived the delete: %+v", acts)
 	}
 }
 
@@ -176,17 +168,13 @@ func TestAgentValidationAndKeys(t *testing.T) {
 				url = postgresURL(t)
 			}
 			s1, err := OpenWith(ctx, url, Options{HeadersKey: testHeadersKey})
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, err)
 			hdr := map[string]string{"X-Key": secret}
 			_, _, err = s1.PutAgent(ctx, chef(), &hdr)
 			wantCode(t, err, "")
 			_ = s1.Close()
 			s2, err := OpenWith(ctx, url, Options{HeadersKey: bytes.Repeat([]byte{8}, 32)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, err)
 			defer s2.Close()
 			_, err = s2.AgentHeaders(ctx, "chef")
 			wantCode(t, err, model.ErrUnavailable)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // behaviour is one case of the suite every backend runs.
@@ -213,9 +214,7 @@ var _ = cases(
 func must2(t *testing.T) func(a, b int64, err error) (int64, int64) {
 	return func(a, b int64, err error) (int64, int64) {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		return a, b
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestConcurrentSendsKeepSeqAndPosInOrder: 8 writers on one conversation; seq has no gaps or
@@ -82,23 +83,14 @@ func TestConcurrentJoinAndBan(t *testing.T) {
 // TestWakeAcrossReplicas: a commit through one store wakes another on the same PostgreSQL,
 // which then reads the event; SQLite's Wake never fires.
 func TestWakeAcrossReplicas(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
+	a, b := replicas(t)
 	users(t, a, "alice", "bob")
 	_, newest := must2(t)(b.Horizon(ctx))
-	// Drain the wake-ups of connecting and of the set-up writes.
-	time.Sleep(200 * time.Millisecond)
-	select {
-	case <-b.Wake():
-	default:
-	}
+	listening(t, a, b)
 	m := send(t, a, text("alice", "bob", model.ReceiverUser, "across"))
 	select {
 	case <-b.Wake():
-	case <-time.After(5 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("B was not woken by A's commit")
 	}
 	evs := must[[]model.Event](t)(b.EventsAfter(ctx, newest, 0))
@@ -115,48 +107,61 @@ func TestWakeAcrossReplicas(t *testing.T) {
 	}
 }
 
-// TestBroadcastsDroppedOnArrivalAreCounted: a replica whose reader fell behind lets other
-// replicas' ephemeral frames go once its buffer is full, and counts each one it let go.
-func TestBroadcastsDroppedOnArrivalAreCounted(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
-	buffered := cap(b.Broadcasts())
-	// B's listener LISTENs some time after Open: wait until a probe gets through, then empty
-	// its buffer. A probe still on its way may land later: at most probes-1 strays.
+// listening returns once b's listener hears a's notifications: it sends probes until one
+// reaches b, then a fence, and empties b's broadcasts up to the fence (notifications arrive in
+// commit order, so no probe is still on its way) and b's wake-up (the set-up's commits and the
+// listener's own reach b before the first probe). It returns how many probes it took.
+func listening(t *testing.T, a, b Store) int {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
 	probes := 0
 	for got := false; !got; {
 		probes++
-		if err := a.Broadcast(ctx, []byte(`{"probe":true}`)); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, a.Broadcast(ctx, []byte(`{"probe":true}`)))
 		select {
 		case <-b.Broadcasts():
 			got = true
 		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("B's listener never heard A")
 		}
 	}
-	time.Sleep(200 * time.Millisecond)
-	for len(b.Broadcasts()) > 0 {
-		<-b.Broadcasts()
+	testutil.Check(t, a.Broadcast(ctx, []byte(`{"fence":true}`)))
+	for fenced := false; !fenced; {
+		select {
+		case f := <-b.Broadcasts():
+			fenced = string(f) == `{"fence":true}`
+		case <-deadline:
+			t.Fatal("the fence never reached B")
+		}
 	}
+	select {
+	case <-b.Wake():
+	default:
+	}
+	return probes
+}
+
+// TestBroadcastsDroppedOnArrivalAreCounted: a replica whose reader fell behind lets other
+// replicas' ephemeral frames go once its buffer is full, and counts each one it let go.
+func TestBroadcastsDroppedOnArrivalAreCounted(t *testing.T) {
+	a, b := replicas(t)
+	buffered := cap(b.Broadcasts())
+	probes := listening(t, a, b)
 	const sent = 1100
 	for i := range sent {
-		if err := a.Broadcast(ctx, []byte(fmt.Sprintf(`{"n":%d}`, i))); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, a.Broadcast(ctx, []byte(fmt.Sprintf(`{"n":%d}`, i))))
 	}
-	// B reads nothing: all but the buffer's worth are let go, and counted.
+	// B reads nothing: all but the buffer's worth are let go, and counted. A last frame, let
+	// go and counted too, shows that B has seen every frame before it.
+	testutil.Check(t, a.Broadcast(ctx, []byte(`{"last":true}`)))
 	want := uint64(sent - buffered)
-	deadline := time.Now().Add(10 * time.Second)
-	for b.BroadcastsDropped() < want && time.Now().Before(deadline) {
+	deadline := time.Now().Add(30 * time.Second)
+	for b.BroadcastsDropped() < want+1 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(100 * time.Millisecond) // any later arrival would be counted too
-	if got := b.BroadcastsDropped(); got < want || got > want+uint64(probes-1) {
-		t.Fatalf("B counted %d dropped, want %d (%d sent, %d buffered, %d probes)", got, want, sent, buffered, probes)
+	if got := b.BroadcastsDropped(); got < want+1 || got > want+uint64(probes) {
+		t.Fatalf("B counted %d dropped with the last frame, want %d + 1 (%d sent, %d buffered, %d probes)", got, want, sent, buffered, probes)
 	}
 	if got := len(b.Broadcasts()); got != buffered {
 		t.Errorf("B holds %d, want a full buffer of %d", got, buffered)
@@ -176,11 +181,7 @@ func TestBroadcastsDroppedOnArrivalAreCounted(t *testing.T) {
 // TestWakeSurvivesPostgresRestart: the listener reconnects after the server restarts, and
 // writes fail with ErrUnavailable while it is down.
 func TestWakeSurvivesPostgresRestart(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
+	a, b := replicas(t)
 	users(t, a, "alice", "bob")
 	pg.Stop()
 	_, err := a.SendMessage(ctx, text("alice", "bob", model.ReceiverUser, "down"))
@@ -191,7 +192,7 @@ func TestWakeSurvivesPostgresRestart(t *testing.T) {
 		t.Errorf("message %q, chain %q", me.Message, err)
 	}
 	pg.Start()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, err = a.SendMessage(ctx, text("alice", "bob", model.ReceiverUser, "up"))
 		if err == nil || time.Now().After(deadline) {
@@ -252,9 +253,7 @@ func TestPollingAfterSeesEveryMessage(t *testing.T) {
 		poll := func() {
 			for {
 				page, err := s.ListMessages(ctx, "w0", MessageQuery{GUID: "g", After: last, Limit: 100, Categories: []string{model.CategoryMessage}})
-				if err != nil {
-					t.Fatal(err)
-				}
+				testutil.Check(t, err)
 				for _, m := range page {
 					seen[m.ID] = true
 					last = max(last, m.ID)
@@ -285,9 +284,7 @@ func TestPollingAfterSeesEveryMessage(t *testing.T) {
 				continue
 			}
 			var m model.Message
-			if err := json.Unmarshal(e.Data, &m); err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, json.Unmarshal(e.Data, &m))
 			if m.Category == model.CategoryMessage {
 				ids = append(ids, m.ID)
 			}
@@ -312,14 +309,21 @@ func writers(t *testing.T, s Store, n int) []string {
 
 // sendConcurrently has each uid send per messages to group g at once; wait returns the errors.
 func sendConcurrently(s Store, uids []string, per int) (wait func() []error) {
+	return sendEach([]Store{s}, uids, per, func(int, int) (string, model.ReceiverType) { return "g", model.ReceiverGroup })
+}
+
+// sendEach has each uid send per messages at once: the i-th uid's j-th message through
+// stores[i % len(stores)], to to(i, j) (the receiver and its type). wait returns the errors.
+func sendEach(stores []Store, uids []string, per int, to func(i, j int) (string, model.ReceiverType)) (wait func() []error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(uids))
-	for _, uid := range uids {
+	for i, uid := range uids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < per; i++ {
-				if _, err := s.SendMessage(ctx, text(uid, "g", model.ReceiverGroup, fmt.Sprintf("%s-%d", uid, i))); err != nil {
+			for j := 0; j < per; j++ {
+				receiver, typ := to(i, j)
+				if _, err := stores[i%len(stores)].SendMessage(ctx, text(uid, receiver, typ, fmt.Sprintf("%s-%d", uid, j))); err != nil {
 					errs <- err
 					return
 				}

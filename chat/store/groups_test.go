@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -30,9 +31,7 @@ func isMember(t *testing.T, s Store, uid, guid string) bool {
 	if model.CodeOf(err) == model.ErrGUIDNotFound {
 		return false
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	return g.HasJoined
 }
 
@@ -283,26 +282,32 @@ var _ = cases(
 		if got := actions(t, s, "owner", "priv"); len(got) != 8 || got[0] != "added:owner>pat" || got[3] != "kicked:mod>pat" || got[5] != "banned:mod>pat" || got[6] != "scopeChanged:admin>mod" || got[7] != "kicked:mod>admin" {
 			t.Errorf("actions %v", got)
 		}
-		// Events: the kicked and banned users are told even though they are no longer members.
-		var kicked, bannedEv []model.Event
-		for _, e := range must[[]model.Event](t)(s.EventsSince(ctx, "pat", 0, 0)) {
-			switch e.Type {
-			case model.EventMemberKicked:
-				kicked = append(kicked, e)
-			case model.EventMemberBanned:
-				bannedEv = append(bannedEv, e)
-			}
-		}
-		if len(kicked) != 1 || kicked[0].TargetUID != "pat" || len(bannedEv) != 1 {
-			t.Errorf("pat's events: kicked %+v banned %+v", kicked, bannedEv)
-		}
-		var d memberEvent
-		_ = json.Unmarshal(kicked[0].Data, &d)
-		if d.Action != "kicked" || d.By != "mod" || d.On != "pat" || d.GUID != "priv" {
-			t.Errorf("kick data %s", kicked[0].Data)
-		}
+		kickedAndBannedAreTold(t, s)
 		if g := must[model.Group](t)(s.GetGroup(ctx, "owner", "priv")); g.MembersCount != 2 {
 			t.Errorf("members count %d", g.MembersCount)
 		}
 	}},
 )
+
+// kickedAndBannedAreTold: pat, kicked by mod from priv and then banned, is told of both even
+// though no longer a member.
+func kickedAndBannedAreTold(t *testing.T, s Store) {
+	t.Helper()
+	var kicked, bannedEv []model.Event
+	for _, e := range must[[]model.Event](t)(s.EventsSince(ctx, "pat", 0, 0)) {
+		switch e.Type {
+		case model.EventMemberKicked:
+			kicked = append(kicked, e)
+		case model.EventMemberBanned:
+			bannedEv = append(bannedEv, e)
+		}
+	}
+	if len(kicked) != 1 || kicked[0].TargetUID != "pat" || len(bannedEv) != 1 {
+		t.Errorf("pat's events: kicked %+v banned %+v", kicked, bannedEv)
+	}
+	var d memberEvent
+	_ = json.Unmarshal(kicked[0].Data, &d)
+	if d.Action != "kicked" || d.By != "mod" || d.On != "pat" || d.GUID != "priv" {
+		t.Errorf("kick data %s", kicked[0].Data)
+	}
+}

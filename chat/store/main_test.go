@@ -68,9 +68,7 @@ func postgresURL(t *testing.T) string {
 		t.Fatal(pgErr)
 	}
 	admin, err := sql.Open("pgx", pg.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer admin.Close()
 	name := fmt.Sprintf("chat_%d", dbSeq.Add(1))
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
@@ -82,24 +80,41 @@ func postgresURL(t *testing.T) string {
 var kinds = []string{"sqlite", "postgres"}
 
 // open opens a fresh store of kind, closed at the end of the test.
-func open(t *testing.T, kind string) Store {
+func open(t *testing.T, kind string) Store { return openKeyed(t, kind, nil) }
+
+// openKeyed opens a fresh store of kind with a headers key (nil: none).
+func openKeyed(t *testing.T, kind string, key []byte) Store {
 	t.Helper()
 	url := "file:" + filepath.Join(t.TempDir(), "sub", "chat.db")
 	if kind == "postgres" {
 		url = postgresURL(t)
 	}
-	s, err := Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, err := OpenWith(ctx, url, Options{HeadersKey: key})
+	testutil.Check(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// replicas opens two stores on one fresh PostgreSQL database, as two replicas would.
+func replicas(t *testing.T) (a, b Store) {
+	t.Helper()
+	url := postgresURL(t)
+	a, b = must[Store](t)(Open(ctx, url)), must[Store](t)(Open(ctx, url))
+	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+	return a, b
 }
 
 // each runs fn on a fresh store of every kind, as subtests named after the kind.
 func each(t *testing.T, fn func(t *testing.T, s Store)) {
 	for _, kind := range kinds {
 		t.Run(kind, func(t *testing.T) { fn(t, open(t, kind)) })
+	}
+}
+
+// eachKeyed is each with stores that have a headers key.
+func eachKeyed(t *testing.T, fn func(t *testing.T, s Store)) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) { fn(t, openKeyed(t, kind, testHeadersKey)) })
 	}
 }
 
@@ -117,9 +132,7 @@ func wantCode(t *testing.T, err error, code string) {
 func must[T any](t *testing.T) func(v T, err error) T {
 	return func(v T, err error) T {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		return v
 	}
 }
@@ -140,9 +153,7 @@ func text(from, to string, typ model.ReceiverType, body string) model.Message {
 func send(t *testing.T, s Store, m model.Message) model.Message {
 	t.Helper()
 	out, err := s.SendMessage(ctx, m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	return out
 }
 
@@ -168,9 +179,7 @@ func allEvents(t *testing.T, s Store) []model.Event {
 	var out []model.Event
 	for pos := int64(0); ; {
 		evs, err := s.EventsAfter(ctx, pos, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		if len(evs) == 0 {
 			return out
 		}

@@ -221,20 +221,26 @@ func (s *sqlStore) SendMessage(ctx context.Context, m model.Message) (model.Mess
 // SendMessages implements Messages: one transaction, so an agent run's output is stored
 // whole or not at all.
 func (s *sqlStore) SendMessages(ctx context.Context, ms []model.Message) ([]model.Message, error) {
-	out := make([]model.Message, 0, len(ms))
-	err := s.write(ctx, "send messages", func(t *txn) error {
-		out = out[:0]
-		for _, m := range ms {
-			sent, err := sendInTx(t, m)
-			if err != nil {
-				return err
-			}
-			out = append(out, sent)
-		}
-		return nil
+	var out []model.Message
+	err := s.write(ctx, "send messages", func(t *txn) (err error) {
+		out, err = sendAllInTx(t, ms)
+		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// sendAllInTx sends every message in t, in order.
+func sendAllInTx(t *txn, ms []model.Message) ([]model.Message, error) {
+	out := make([]model.Message, 0, len(ms))
+	for _, m := range ms {
+		sent, err := sendInTx(t, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sent)
 	}
 	return out, nil
 }

@@ -73,94 +73,24 @@ func (s *sqlStore) ListMessages(ctx context.Context, viewer string, q MessageQue
 	}
 	var out []model.Message
 	err = s.read(ctx, "list messages", func(t *txn) error {
-		var conv string
-		admin := 0
-		if q.GUID != "" {
-			g, err := viewGroup(t, viewer, q.GUID)
-			if err != nil {
-				return err
-			}
-			if !g.HasJoined {
-				return model.Errorf(model.ErrNotAMember, "%q is not a member of group %q", viewer, q.GUID)
-			}
-			if g.Scope == model.ScopeAdmin {
-				admin = 1
-			}
-			conv = groupConversation(q.GUID)
-		} else {
-			if _, err := getUser(t, q.UID); err != nil {
-				return err
-			}
-			conv = model.ConversationID(model.ReceiverUser, viewer, q.UID)
+		conv, admin, err := listedConversation(t, viewer, q)
+		if err != nil {
+			return err
 		}
-		args := []any{conv, viewer, admin}
-		where := []string{"conversation_id = $1", "(moderation = 'approved' OR sender = $2 OR $3 = 1)"}
-		add := func(cond string, v any) {
-			args = append(args, v)
-			where = append(where, fmt.Sprintf(cond, len(args)))
-		}
-		if q.UID != "" {
-			// Only this pair's messages, even if another pair's uids join to the same id.
-			add("((sender = $2 AND receiver = $%[1]d) OR (sender = $%[1]d AND receiver = $2))", q.UID)
-		}
-		if q.ParentID != 0 {
-			add("parent_id = $%d", q.ParentID)
-		} else if q.HideReplies {
-			where = append(where, "parent_id = 0")
-		}
-		if q.SearchKeyword != "" {
-			add(`LOWER(text) LIKE $%d ESCAPE '\'`, likePattern(q.SearchKeyword))
-			where = append(where, "deleted_us = 0")
-		}
-		for _, set := range []struct {
-			col  string
-			vals []string
-		}{{"type", q.Types}, {"category", q.Categories}} {
-			if len(set.vals) == 0 {
-				continue
-			}
-			marks := make([]string, len(set.vals))
-			for i, v := range set.vals {
-				args = append(args, v)
-				marks[i] = fmt.Sprintf("$%d", len(args))
-			}
-			where = append(where, set.col+" IN ("+strings.Join(marks, ", ")+")")
-		}
-		page := func(cond, order string, n int, cursor int64) ([]model.Message, error) {
-			a := append(slices.Clone(args), cursor, n)
-			w := append(slices.Clone(where), fmt.Sprintf(cond, len(a)-1))
-			rows, err := t.query(fmt.Sprintf(`SELECT `+messageColumns+` FROM chat_messages WHERE %s ORDER BY id %s LIMIT $%d`, strings.Join(w, " AND "), order, len(a)), a...)
-			if err != nil {
-				return nil, err
-			}
-			defer rows.Close()
-			var got []model.Message
-			for rows.Next() {
-				m, err := scanMessage(rows)
-				if err != nil {
-					return nil, err
-				}
-				got = append(got, m)
-			}
-			if order == "DESC" {
-				slices.Reverse(got)
-			}
-			return got, rows.Err()
-		}
-		var err error
+		f := messageFilter(conv, viewer, admin, q)
 		switch {
 		case q.After > 0:
-			out, err = page("id > $%d", "ASC", limit, q.After)
+			out, err = f.page(t, "id > $%d", "ASC", limit, q.After)
 		case q.Around > 0:
 			var before, from []model.Message
-			if before, err = page("id < $%d", "DESC", limit/2, q.Around); err == nil {
-				from, err = page("id >= $%d", "ASC", limit-len(before), q.Around)
+			if before, err = f.page(t, "id < $%d", "DESC", limit/2, q.Around); err == nil {
+				from, err = f.page(t, "id >= $%d", "ASC", limit-len(before), q.Around)
 			}
 			out = append(before, from...)
 		case q.Before > 0:
-			out, err = page("id < $%d", "DESC", limit, q.Before)
+			out, err = f.page(t, "id < $%d", "DESC", limit, q.Before)
 		default:
-			out, err = page("id > $%d", "DESC", limit, 0)
+			out, err = f.page(t, "id > $%d", "DESC", limit, 0)
 		}
 		if err != nil {
 			return err
@@ -174,6 +104,97 @@ func (s *sqlStore) ListMessages(ctx context.Context, viewer string, q MessageQue
 		out = []model.Message{}
 	}
 	return out, nil
+}
+
+// listedConversation is the conversation ListMessages reads, once the viewer may read it, and
+// 1 when the viewer is the group's admin (who sees messages awaiting moderation).
+func listedConversation(t *txn, viewer string, q MessageQuery) (conv string, admin int, err error) {
+	if q.GUID == "" {
+		if _, err := getUser(t, q.UID); err != nil {
+			return "", 0, err
+		}
+		return model.ConversationID(model.ReceiverUser, viewer, q.UID), 0, nil
+	}
+	g, err := viewGroup(t, viewer, q.GUID)
+	if err != nil {
+		return "", 0, err
+	}
+	if !g.HasJoined {
+		return "", 0, model.Errorf(model.ErrNotAMember, "%q is not a member of group %q", viewer, q.GUID)
+	}
+	if g.Scope == model.ScopeAdmin {
+		admin = 1
+	}
+	return groupConversation(q.GUID), admin, nil
+}
+
+// filter is a WHERE clause's conditions and the arguments they number.
+type filter struct {
+	args  []any
+	where []string
+}
+
+// add appends cond, whose %d (or %[1]d) is the number v gets.
+func (f *filter) add(cond string, v any) {
+	f.args = append(f.args, v)
+	f.where = append(f.where, fmt.Sprintf(cond, len(f.args)))
+}
+
+// messageFilter selects the messages of conv the viewer may see that q asks for.
+func messageFilter(conv, viewer string, admin int, q MessageQuery) *filter {
+	f := &filter{args: []any{conv, viewer, admin}, where: []string{"conversation_id = $1", "(moderation = 'approved' OR sender = $2 OR $3 = 1)"}}
+	if q.UID != "" {
+		// Only this pair's messages, even if another pair's uids join to the same id.
+		f.add("((sender = $2 AND receiver = $%[1]d) OR (sender = $%[1]d AND receiver = $2))", q.UID)
+	}
+	if q.ParentID != 0 {
+		f.add("parent_id = $%d", q.ParentID)
+	} else if q.HideReplies {
+		f.where = append(f.where, "parent_id = 0")
+	}
+	if q.SearchKeyword != "" {
+		f.add(`LOWER(text) LIKE $%d ESCAPE '\'`, likePattern(q.SearchKeyword))
+		f.where = append(f.where, "deleted_us = 0")
+	}
+	for _, set := range []struct {
+		col  string
+		vals []string
+	}{{"type", q.Types}, {"category", q.Categories}} {
+		if len(set.vals) == 0 {
+			continue
+		}
+		marks := make([]string, len(set.vals))
+		for i, v := range set.vals {
+			f.args = append(f.args, v)
+			marks[i] = fmt.Sprintf("$%d", len(f.args))
+		}
+		f.where = append(f.where, set.col+" IN ("+strings.Join(marks, ", ")+")")
+	}
+	return f
+}
+
+// page reads up to n of the filter's messages that also meet cond on cursor, in id order
+// (oldest first) whatever the direction of order.
+func (f *filter) page(t *txn, cond, order string, n int, cursor int64) ([]model.Message, error) {
+	a := append(slices.Clone(f.args), cursor, n)
+	w := append(slices.Clone(f.where), fmt.Sprintf(cond, len(a)-1))
+	rows, err := t.query(fmt.Sprintf(`SELECT `+messageColumns+` FROM chat_messages WHERE %s ORDER BY id %s LIMIT $%d`, strings.Join(w, " AND "), order, len(a)), a...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var got []model.Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, err
+		}
+		got = append(got, m)
+	}
+	if order == "DESC" {
+		slices.Reverse(got)
+	}
+	return got, rows.Err()
 }
 
 // SearchMessages implements Messages.

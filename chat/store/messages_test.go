@@ -219,75 +219,8 @@ var _ = cases(
 		}
 		_, err := s.MessageInfo(ctx, "x", m2.ID)
 		wantCode(t, err, model.ErrMessageNotFound)
-		send(t, s, text("a", "b", model.ReceiverUser, "dm1"))
-		dm2 := send(t, s, text("a", "b", model.ReceiverUser, "dm2"))
-		send(t, s, text("b", "a", model.ReceiverUser, "own"))
-		convs := must[Page[model.Conversation]](t)(s.ListConversations(ctx, "b", ConversationQuery{}))
-		if len(convs.Items) != 2 || convs.Items[0].ID != "user_a_user_b" || convs.Items[0].With != "a" || convs.Items[0].UnreadCount != 2 || convs.Items[0].LastMessage.Text != "own" {
-			t.Fatalf("b's conversations %+v", convs)
-		}
-		if g := convs.Items[1]; g.ID != "group_g" || g.With != "g" || g.UnreadCount != 0 || g.LastReadID != m2.ID {
-			t.Errorf("group conversation %+v", g)
-		}
-		wantCode(t, s.MarkUnread(ctx, "b", m2.ID), "")
-		wantCode(t, s.MarkRead(ctx, "b", dm2.ID), "")
-		convs = must[Page[model.Conversation]](t)(s.ListConversations(ctx, "b", ConversationQuery{Type: model.ReceiverGroup}))
-		if len(convs.Items) != 1 || convs.Items[0].UnreadCount != 1 || convs.Items[0].LastReadID != m1.ID {
-			t.Errorf("after unread %+v", convs)
-		}
-		page1 := must[Page[model.Conversation]](t)(s.ListConversations(ctx, "b", ConversationQuery{Limit: 1}))
-		page2 := must[Page[model.Conversation]](t)(s.ListConversations(ctx, "b", ConversationQuery{Limit: 1, Cursor: page1.Next}))
-		if page1.Items[0].UnreadCount != 0 || len(page2.Items) != 1 || page2.Items[0].ID != "group_g" || page2.Next != "" {
-			t.Errorf("pages %+v %+v", page1, page2)
-		}
-		if got := must[Page[model.Conversation]](t)(s.ListConversations(ctx, "x", ConversationQuery{})); len(got.Items) != 0 {
-			t.Errorf("x's conversations %+v", got)
-		}
-		unread := eventsOf(t, s, model.EventReceiptRead)
-		last := unread[len(unread)-2] // the unread mark, before b's read of dm2
-		if last.TargetUID != "b" || last.ConversationID != "" {
-			t.Errorf("unread event %+v", last)
-		}
-		mine := must[model.Message](t)(s.GetMessage(ctx, "a", dm2.ID))
-		if mine.ReadAt == nil || mine.DeliveredAt == nil {
-			t.Errorf("a's view of its read message %+v", mine)
-		}
-
-		// A member who joins later does not take back what the sender was told, and counts for
-		// the messages sent after they joined, live and on reload alike. b marked m2 unread.
-		users(t, s, "y")
-		must[model.Group](t)(s.JoinGroup(ctx, "y", "g", nil))
-		view := func(id int64) model.Message { return must[model.Message](t)(s.GetMessage(ctx, "a", id)) }
-		if v1, v2 := view(m1.ID), view(m2.ID); v1.ReadAt == nil || v2.DeliveredAt == nil || v2.ReadAt != nil {
-			t.Errorf("after y joined: m1 %v/%v, m2 %v/%v; want m1 read, m2 delivered (b marked it unread)", v1.DeliveredAt, v1.ReadAt, v2.DeliveredAt, v2.ReadAt)
-		}
-		toAllOf := func(typ string, id int64) int {
-			n := 0
-			for _, e := range eventsOf(t, s, typ) {
-				var r model.Receipt
-				_ = json.Unmarshal(e.Data, &r)
-				if r.MessageID == id {
-					n++
-				}
-			}
-			return n
-		}
-		readAll := toAllOf(model.EventReceiptReadAll, m2.ID)
-		wantCode(t, s.MarkRead(ctx, "b", m2.ID), "") // b reads m2 again: y, who joined later, is not waited for
-		if v := view(m2.ID); v.ReadAt == nil || toAllOf(model.EventReceiptReadAll, m2.ID) != readAll+1 {
-			t.Errorf("m2 read again by b: %v, %d read-by-all events (was %d)", v.ReadAt, toAllOf(model.EventReceiptReadAll, m2.ID), readAll)
-		}
-		m3 := send(t, s, text("a", "g", model.ReceiverGroup, "three"))
-		toAll := func() int { return toAllOf(model.EventReceiptDeliveredAll, m3.ID) }
-		wantCode(t, s.MarkDelivered(ctx, "b", m3.ID), "")
-		wantCode(t, s.MarkDelivered(ctx, "c", m3.ID), "")
-		if v := view(m3.ID); v.DeliveredAt != nil || toAll() != 0 {
-			t.Errorf("m3 delivered to all (%v, %d events) before y got it", v.DeliveredAt, toAll())
-		}
-		wantCode(t, s.MarkDelivered(ctx, "y", m3.ID), "")
-		if v := view(m3.ID); v.DeliveredAt == nil || toAll() != 1 {
-			t.Errorf("m3 after y: %v, %d to-all events; want delivered and one event", v.DeliveredAt, toAll())
-		}
+		unreadCounts(t, s, m1, m2)
+		lateJoinerReceipts(t, s, m1, m2)
 	}},
 	behaviour{"flags and moderation rules", func(t *testing.T, s Store) {
 		users(t, s, "owner", "pat", "quinn")
@@ -471,4 +404,83 @@ func TestPresence(t *testing.T) {
 			t.Errorf("gone: %+v", u)
 		}
 	})
+}
+
+// unreadCounts: b's conversations (a one-to-one with a and the group g of m1 and m2, which b
+// read) count what b has not read, also after b marks m2 unread, in pages.
+func unreadCounts(t *testing.T, s Store, m1, m2 model.Message) {
+	t.Helper()
+	send(t, s, text("a", "b", model.ReceiverUser, "dm1"))
+	dm2 := send(t, s, text("a", "b", model.ReceiverUser, "dm2"))
+	send(t, s, text("b", "a", model.ReceiverUser, "own"))
+	convs := must[Page[model.Conversation]](t)(s.ListConversations(ctx, "b", ConversationQuery{}))
+	if len(convs.Items) != 2 || convs.Items[0].ID != "user_a_user_b" || convs.Items[0].With != "a" || convs.Items[0].UnreadCount != 2 || convs.Items[0].LastMessage.Text != "own" {
+		t.Fatalf("b's conversations %+v", convs)
+	}
+	if g := convs.Items[1]; g.ID != "group_g" || g.With != "g" || g.UnreadCount != 0 || g.LastReadID != m2.ID {
+		t.Errorf("group conversation %+v", g)
+	}
+	wantCode(t, s.MarkUnread(ctx, "b", m2.ID), "")
+	wantCode(t, s.MarkRead(ctx, "b", dm2.ID), "")
+	convs = must[Page[model.Conversation]](t)(s.ListConversations(ctx, "b", ConversationQuery{Type: model.ReceiverGroup}))
+	if len(convs.Items) != 1 || convs.Items[0].UnreadCount != 1 || convs.Items[0].LastReadID != m1.ID {
+		t.Errorf("after unread %+v", convs)
+	}
+	page1 := must[Page[model.Conversation]](t)(s.ListConversations(ctx, "b", ConversationQuery{Limit: 1}))
+	page2 := must[Page[model.Conversation]](t)(s.ListConversations(ctx, "b", ConversationQuery{Limit: 1, Cursor: page1.Next}))
+	if page1.Items[0].UnreadCount != 0 || len(page2.Items) != 1 || page2.Items[0].ID != "group_g" || page2.Next != "" {
+		t.Errorf("pages %+v %+v", page1, page2)
+	}
+	if got := must[Page[model.Conversation]](t)(s.ListConversations(ctx, "x", ConversationQuery{})); len(got.Items) != 0 {
+		t.Errorf("x's conversations %+v", got)
+	}
+	unread := eventsOf(t, s, model.EventReceiptRead)
+	last := unread[len(unread)-2] // the unread mark, before b's read of dm2
+	if last.TargetUID != "b" || last.ConversationID != "" {
+		t.Errorf("unread event %+v", last)
+	}
+	mine := must[model.Message](t)(s.GetMessage(ctx, "a", dm2.ID))
+	if mine.ReadAt == nil || mine.DeliveredAt == nil {
+		t.Errorf("a's view of its read message %+v", mine)
+	}
+}
+
+// lateJoinerReceipts: a member who joins later does not take back what the sender was told,
+// and counts for the messages sent after they joined, live and on reload alike. b marked m2
+// unread.
+func lateJoinerReceipts(t *testing.T, s Store, m1, m2 model.Message) {
+	t.Helper()
+	users(t, s, "y")
+	must[model.Group](t)(s.JoinGroup(ctx, "y", "g", nil))
+	view := func(id int64) model.Message { return must[model.Message](t)(s.GetMessage(ctx, "a", id)) }
+	if v1, v2 := view(m1.ID), view(m2.ID); v1.ReadAt == nil || v2.DeliveredAt == nil || v2.ReadAt != nil {
+		t.Errorf("after y joined: m1 %v/%v, m2 %v/%v; want m1 read, m2 delivered (b marked it unread)", v1.DeliveredAt, v1.ReadAt, v2.DeliveredAt, v2.ReadAt)
+	}
+	toAllOf := func(typ string, id int64) int {
+		n := 0
+		for _, e := range eventsOf(t, s, typ) {
+			var r model.Receipt
+			_ = json.Unmarshal(e.Data, &r)
+			if r.MessageID == id {
+				n++
+			}
+		}
+		return n
+	}
+	readAll := toAllOf(model.EventReceiptReadAll, m2.ID)
+	wantCode(t, s.MarkRead(ctx, "b", m2.ID), "") // b reads m2 again: y, who joined later, is not waited for
+	if v := view(m2.ID); v.ReadAt == nil || toAllOf(model.EventReceiptReadAll, m2.ID) != readAll+1 {
+		t.Errorf("m2 read again by b: %v, %d read-by-all events (was %d)", v.ReadAt, toAllOf(model.EventReceiptReadAll, m2.ID), readAll)
+	}
+	m3 := send(t, s, text("a", "g", model.ReceiverGroup, "three"))
+	toAll := func() int { return toAllOf(model.EventReceiptDeliveredAll, m3.ID) }
+	wantCode(t, s.MarkDelivered(ctx, "b", m3.ID), "")
+	wantCode(t, s.MarkDelivered(ctx, "c", m3.ID), "")
+	if v := view(m3.ID); v.DeliveredAt != nil || toAll() != 0 {
+		t.Errorf("m3 delivered to all (%v, %d events) before y got it", v.DeliveredAt, toAll())
+	}
+	wantCode(t, s.MarkDelivered(ctx, "y", m3.ID), "")
+	if v := view(m3.ID); v.DeliveredAt == nil || toAll() != 1 {
+		t.Errorf("m3 after y: %v, %d to-all events; want delivered and one event", v.DeliveredAt, toAll())
+	}
 }

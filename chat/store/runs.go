@@ -109,17 +109,12 @@ func (s *sqlStore) EndAgentRun(ctx context.Context, conversationID, runID string
 
 // FinishAgentRun implements AgentRuns.
 func (s *sqlStore) FinishAgentRun(ctx context.Context, conversationID, runID string, ms []model.Message) ([]model.Message, error) {
-	out := make([]model.Message, 0, len(ms))
-	err := s.write(ctx, "finish agent run", func(t *txn) error {
-		out = out[:0]
-		for _, m := range ms {
-			sent, err := sendInTx(t, m)
-			if err != nil {
-				return err
-			}
-			out = append(out, sent)
+	var out []model.Message
+	err := s.write(ctx, "finish agent run", func(t *txn) (err error) {
+		if out, err = sendAllInTx(t, ms); err != nil {
+			return err
 		}
-		_, err := t.exec(`DELETE FROM chat_agent_runs WHERE conversation_id = $1 AND run_id = $2`, conversationID, runID)
+		_, err = t.exec(`DELETE FROM chat_agent_runs WHERE conversation_id = $1 AND run_id = $2`, conversationID, runID)
 		return err
 	})
 	if err != nil {

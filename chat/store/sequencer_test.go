@@ -3,12 +3,12 @@ package store
 import (
 	"database/sql"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/platform/sqldb"
 )
 
@@ -17,11 +17,7 @@ import (
 // pos, seq order is pos order in every conversation, and the reader, reading only after the
 // last pos it saw, ends with the whole log: no position ever became visible late.
 func TestSequencerAcrossReplicas(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
+	a, b := replicas(t)
 	var uids []string
 	for i := 0; i < 8; i++ {
 		uids = append(uids, fmt.Sprintf("w%d", i))
@@ -40,61 +36,23 @@ func TestSequencerAcrossReplicas(t *testing.T) {
 		if len(before) > 0 {
 			last = before[len(before)-1].Pos
 		}
-		for {
-			stop := stopReading.Load()
-			evs, err := b.EventsAfter(ctx, last, 50)
-			if err != nil {
-				readErr = err
-				return
-			}
-			for _, e := range evs {
-				if e.Pos <= last {
-					readErr = fmt.Errorf("pos %d read after %d", e.Pos, last)
-					return
-				}
-				last = e.Pos
-			}
-			seen = append(seen, evs...)
-			if stop && len(evs) == 0 {
-				return
-			}
-		}
+		seen, readErr = readAfter(b, last, &stopReading)
 	}()
 
 	const per = 15
-	var wg sync.WaitGroup
-	errs := make(chan error, len(uids))
-	for i, uid := range uids {
-		s := a
-		if i%2 == 1 {
-			s = b
+	// Through a and b by turns: to group g, and every third to the next uid.
+	for _, err := range sendEach([]Store{a, b}, uids, per, func(i, j int) (string, model.ReceiverType) {
+		if j%3 == 2 {
+			return uids[(i+1)%len(uids)], model.ReceiverUser
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := 0; j < per; j++ {
-				to, typ := "g", model.ReceiverGroup
-				if j%3 == 2 {
-					to, typ = uids[(i+1)%len(uids)], model.ReceiverUser
-				}
-				if _, err := s.SendMessage(ctx, text(uid, to, typ, fmt.Sprintf("%s-%d", uid, j))); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		return "g", model.ReceiverGroup
+	})() {
 		t.Fatal(err)
 	}
 	// Every write has returned, so its events have positions.
 	db := a.(*pgStore).db
 	var unsequenced, total, distinct int
-	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FILTER (WHERE pos IS NULL), COUNT(*), COUNT(DISTINCT pos) FROM chat_events`).Scan(&unsequenced, &total, &distinct); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, db.QueryRowContext(ctx, `SELECT COUNT(*) FILTER (WHERE pos IS NULL), COUNT(*), COUNT(DISTINCT pos) FROM chat_events`).Scan(&unsequenced, &total, &distinct))
 	if unsequenced != 0 || distinct != total {
 		t.Fatalf("%d unsequenced, %d events, %d distinct positions", unsequenced, total, distinct)
 	}
@@ -128,33 +86,49 @@ func TestSequencerAcrossReplicas(t *testing.T) {
 	}
 }
 
+// readAfter polls s.EventsAfter from last, checking that positions only grow, until a read
+// after stop was set finds nothing; it returns every event it read.
+func readAfter(s Store, last int64, stop *atomic.Bool) ([]model.Event, error) {
+	var seen []model.Event
+	for {
+		stopping := stop.Load()
+		evs, err := s.EventsAfter(ctx, last, 50)
+		if err != nil {
+			return seen, err
+		}
+		for _, e := range evs {
+			if e.Pos <= last {
+				return seen, fmt.Errorf("pos %d read after %d", e.Pos, last)
+			}
+			last = e.Pos
+		}
+		seen = append(seen, evs...)
+		if stopping && len(evs) == 0 {
+			return seen, nil
+		}
+	}
+}
+
 // TestSequencerTakesOverAfterCrash: events committed by a store whose sequencer never runs
 // (its process died after the commit) are sequenced by another replica's poll, which wakes
 // that replica.
 func TestSequencerTakesOverAfterCrash(t *testing.T) {
-	url := postgresURL(t)
-	a := must[Store](t)(Open(ctx, url))
-	defer a.Close()
-	b := must[Store](t)(Open(ctx, url))
-	defer b.Close()
+	a, b := replicas(t)
 	users(t, a, "alice", "bob")
 	_, newest := must2(t)(b.Horizon(ctx))
-	time.Sleep(200 * time.Millisecond)
-	for drained := false; !drained; {
-		select {
-		case <-b.Wake():
-		default:
-			drained = true
-		}
-	}
+	listening(t, a, b)
 	a.(*pgStore).seq.stop()
 	m := send(t, a, text("alice", "bob", model.ReceiverUser, "orphan"))
-	select {
-	case <-b.Wake():
-	case <-time.After(5 * time.Second):
-		t.Fatal("B did not sequence A's event")
+	// A wake-up of B's own from the set-up may still come first: read after each one.
+	var evs []model.Event
+	for timeout := time.After(10 * time.Second); len(evs) == 0; {
+		select {
+		case <-b.Wake():
+		case <-timeout:
+			t.Fatal("B did not sequence A's event")
+		}
+		evs = must[[]model.Event](t)(b.EventsAfter(ctx, newest, 0))
 	}
-	evs := must[[]model.Event](t)(b.EventsAfter(ctx, newest, 0))
 	if len(evs) != 1 || evs[0].ConversationID != m.ConversationID || evs[0].Pos <= newest {
 		t.Errorf("B reads %+v", evs)
 	}
@@ -165,14 +139,10 @@ func TestSequencerTakesOverAfterCrash(t *testing.T) {
 func TestSequencerMigration(t *testing.T) {
 	url := postgresURL(t)
 	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer db.Close()
 	old := sqldb.Migrations{Table: "chat_schema_migrations", Lock: postgresDialect.migrationLock, Rebind: postgresDialect.rebind, Steps: postgresDialect.migrations[:1]}
-	if err := old.Apply(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, old.Apply(ctx, db))
 	for i := 0; i < 3; i++ {
 		if _, err := db.ExecContext(ctx, `INSERT INTO chat_events (target_uid, type, data, at_us) VALUES ('alice', 'old', '{}', 1)`); err != nil {
 			t.Fatal(err)

@@ -5,15 +5,15 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestDockerfileBuildsTheSameImages: the Dockerfile (for Docker and Podman users) and make
 // images must not drift: the same binary path, entrypoint, command, user and port per image.
 func TestDockerfileBuildsTheSameImages(t *testing.T) {
 	b, err := os.ReadFile("../../Dockerfile")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	stages := map[string]map[string]string{}
 	var cur map[string]string
 	for _, line := range strings.Split(string(b), "\n") {

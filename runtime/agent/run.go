@@ -200,25 +200,8 @@ func (a *Agent) loop(ctx context.Context, ls *loopState, sink Sink) (*Result, er
 		if err := sink(Event{Type: EventStepStarted, Step: step, MessageID: msgID}); err != nil {
 			return nil, err
 		}
-		h := &streamHandler{sink: sink, step: step, msgID: msgID, frontend: frontend}
-		started := time.Now()
-		chatCtx, chat := a.startChat(ctx)
-		resp, err := a.Model.Stream(chatCtx, llm.Request{Messages: ls.msgs, Tools: defs}, h)
-		recordContent(chat, ls.msgs, resp)
-		endChat(chat, resp, err)
-		metrics.ModelDuration.WithLabelValues(a.ID).Observe(time.Since(started).Seconds())
+		resp, err := a.callModel(ctx, ls.msgs, defs, &streamHandler{sink: sink, step: step, msgID: msgID, frontend: frontend})
 		if err != nil {
-			outcome := "error"
-			if ctx.Err() != nil {
-				outcome = "canceled"
-			}
-			metrics.ModelRequests.WithLabelValues(a.ID, outcome).Inc()
-			return nil, err
-		}
-		metrics.ModelRequests.WithLabelValues(a.ID, "ok").Inc()
-		metrics.ModelTokens.WithLabelValues(a.ID, a.Model.ModelID(), "prompt").Add(float64(resp.Usage.PromptTokens))
-		metrics.ModelTokens.WithLabelValues(a.ID, a.Model.ModelID(), "completion").Add(float64(resp.Usage.CompletionTokens))
-		if err := h.close(); err != nil {
 			return nil, err
 		}
 		log.V(1).Info("model step finished", "step", step, "finishReason", resp.FinishReason, "toolCalls", len(resp.ToolCalls))
@@ -231,21 +214,7 @@ func (a *Agent) loop(ctx context.Context, ls *loopState, sink Sink) (*Result, er
 		res.Text = resp.Text
 		res.FinishReason = st.FinishReason
 
-		var pending, server, held []llm.ToolCall
-		for _, tc := range resp.ToolCalls {
-			switch {
-			case frontend[tc.Name]:
-				pending = append(pending, tc)
-				metrics.ToolCalls.WithLabelValues(a.ID, a.toolLabel(tc.Name), "frontend").Inc()
-				// Handed to the client, which runs it: the span marks the handoff.
-				_, fs := startTool(ctx, tc, "frontend")
-				fs.End()
-			case a.needsApproval(tc.Name):
-				held = append(held, tc)
-			default:
-				server = append(server, tc)
-			}
-		}
+		pending, server, held := a.sortToolCalls(ctx, resp.ToolCalls, frontend)
 		if len(server) > 0 {
 			results, err := a.runTools(ctx, server, step, msgID, sink)
 			if err != nil {
@@ -278,6 +247,48 @@ func (a *Agent) loop(ctx context.Context, ls *loopState, sink Sink) (*Result, er
 			return res, nil
 		}
 	}
+}
+
+// callModel streams one model step to h and records it (span, metrics); h is closed after a
+// successful stream.
+func (a *Agent) callModel(ctx context.Context, msgs []llm.Message, defs []tools.Definition, h *streamHandler) (*llm.Response, error) {
+	started := time.Now()
+	chatCtx, chat := a.startChat(ctx)
+	resp, err := a.Model.Stream(chatCtx, llm.Request{Messages: msgs, Tools: defs}, h)
+	recordContent(chat, msgs, resp)
+	endChat(chat, resp, err)
+	metrics.ModelDuration.WithLabelValues(a.ID).Observe(time.Since(started).Seconds())
+	if err != nil {
+		outcome := "error"
+		if ctx.Err() != nil {
+			outcome = "canceled"
+		}
+		metrics.ModelRequests.WithLabelValues(a.ID, outcome).Inc()
+		return nil, err
+	}
+	metrics.ModelRequests.WithLabelValues(a.ID, "ok").Inc()
+	metrics.ModelTokens.WithLabelValues(a.ID, a.Model.ModelID(), "prompt").Add(float64(resp.Usage.PromptTokens))
+	metrics.ModelTokens.WithLabelValues(a.ID, a.Model.ModelID(), "completion").Add(float64(resp.Usage.CompletionTokens))
+	return resp, h.close()
+}
+
+// sortToolCalls splits a step's tool calls into those the client runs (pending; their spans
+// mark the handoff), those the server runs now and those held for approval.
+func (a *Agent) sortToolCalls(ctx context.Context, calls []llm.ToolCall, frontend map[string]bool) (pending, server, held []llm.ToolCall) {
+	for _, tc := range calls {
+		switch {
+		case frontend[tc.Name]:
+			pending = append(pending, tc)
+			metrics.ToolCalls.WithLabelValues(a.ID, a.toolLabel(tc.Name), "frontend").Inc()
+			_, fs := startTool(ctx, tc, "frontend")
+			fs.End()
+		case a.needsApproval(tc.Name):
+			held = append(held, tc)
+		default:
+			server = append(server, tc)
+		}
+	}
+	return pending, server, held
 }
 
 // Metric labels for tool names that are not configured: a request's client tools and names the

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
@@ -98,9 +99,7 @@ func TestRunEventOrderWithServerAndFrontendTools(t *testing.T) {
 	var events []Event
 	res, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "hello"}}},
 		func(e Event) error { events = append(events, e); return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	want := "step text-start text text-end call-start args call-end call-start args call-end result step-end"
 	if got := eventNames(events); got != want {
 		t.Errorf("events:\n got %s\nwant %s", got, want)
@@ -141,9 +140,7 @@ func TestClientToolsMergeButServerToolsWin(t *testing.T) {
 		Messages:    []llm.Message{{Role: "user", Content: "x"}},
 		ClientTools: []tools.Definition{{Name: "echo", Description: "imposter"}, {Name: "confetti", Description: "party"}},
 	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	var names []string
 	for _, d := range client.seen[0].Tools {
 		names = append(names, d.Name+":"+d.Description)
@@ -176,9 +173,7 @@ func TestUnknownToolIsAnErrorResult(t *testing.T) {
 	}}
 	a := &Agent{ID: "a", Model: client}
 	res, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	r := res.ToolResults()
 	var body map[string]string
 	_ = json.Unmarshal(r[0].Result, &body)

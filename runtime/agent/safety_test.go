@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/tools"
@@ -61,9 +62,7 @@ func TestClientToolNamesDoNotCreateMetricSeries(t *testing.T) {
 
 	before := len(series(metrics.ToolCalls))
 	res, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "x"}}, ClientTools: clientTools}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	if len(res.PendingToolCalls) != n+1 {
 		t.Fatalf("want %d pending calls, got %d", n+1, len(res.PendingToolCalls))
 	}
@@ -118,9 +117,7 @@ func TestHTTPToolFailuresReachTheModelAsCategories(t *testing.T) {
 		"metadata": httpTool("metadata", "http://169.254.169.254/latest/meta-data/"),
 	}}
 	res, err := a.Run(context.Background(), Input{Messages: []llm.Message{{Role: "user", Content: "x"}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	want := []string{
 		`{"error":"the tool's endpoint answered 500"}`,
 		`{"error":"the tool's endpoint answered a redirect (302); redirects are not followed"}`,

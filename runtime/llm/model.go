@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,16 +170,8 @@ func (o *OpenAI) ModelID() string { return o.cfg.Model }
 
 // Stream implements Client: one streaming Chat Completions request.
 func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Response, error) {
-	if o.cfg.KeyRequired && o.cfg.APIKey == "" && (o.cfg.Azure == nil || o.cfg.Azure.Token == "") {
-		src := o.cfg.KeySource
-		if src == "" {
-			src = "the model endpoint requires one"
-		}
-		env := APIKeyEnv
-		if o.cfg.Azure != nil && strings.Contains(src, "tokenSecretRef names") {
-			env = AzureTokenEnv
-		}
-		return nil, fmt.Errorf("%w: set %s (%s)", ErrMissingAPIKey, env, src)
+	if err := o.missingKey(); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
 	defer cancel()
@@ -187,13 +180,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 
 	resp := &Response{}
 	var text strings.Builder
-	type callState struct {
-		call    ToolCall
-		args    strings.Builder
-		started bool
-	}
-	var calls []*callState
-	byIndex := map[int64]*callState{}
+	var calls toolCalls
 	for stream.Next() {
 		chunk := stream.Current()
 		if chunk.Usage != nil && chunk.Usage.TotalTokens > 0 {
@@ -211,41 +198,8 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 				}
 			}
 			for _, tc := range d.ToolCalls {
-				st, ok := byIndex[tc.Index]
-				if !ok {
-					st = &callState{}
-					byIndex[tc.Index] = st
-					calls = append(calls, st)
-				}
-				if tc.ID != "" {
-					st.call.ID = tc.ID
-				}
-				if tc.Function.Name != "" {
-					st.call.Name += tc.Function.Name
-				}
-				pos := indexOf(calls, st)
-				if !st.started && st.call.Name != "" {
-					if st.call.ID == "" {
-						st.call.ID = fmt.Sprintf("call_%d_%d", time.Now().UnixNano(), pos)
-					}
-					st.started = true
-					if err := h.OnToolCallStart(pos, st.call.ID, st.call.Name); err != nil {
-						return nil, err
-					}
-					// Fragments that arrived before the name are replayed now.
-					if pending := st.args.String(); pending != "" {
-						if err := h.OnToolCallArgs(pos, pending); err != nil {
-							return nil, err
-						}
-					}
-				}
-				if frag := tc.Function.Arguments; frag != "" {
-					st.args.WriteString(frag)
-					if st.started {
-						if err := h.OnToolCallArgs(pos, frag); err != nil {
-							return nil, err
-						}
-					}
+				if err := calls.add(tc, h); err != nil {
+					return nil, err
 				}
 			}
 			if choice.FinishReason != "" {
@@ -257,7 +211,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 		return nil, describeError(ctx, err, o.cfg)
 	}
 	resp.Text = text.String()
-	for _, st := range calls {
+	for _, st := range calls.list {
 		if !st.started {
 			return nil, &Error{Public: "the model sent a tool call without a function name"}
 		}
@@ -270,13 +224,75 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 	return resp, nil
 }
 
-func indexOf[T comparable](list []T, x T) int {
-	for i, v := range list {
-		if v == x {
-			return i
+// missingKey is the error for a model that needs a key when there is none.
+func (o *OpenAI) missingKey() error {
+	if !o.cfg.KeyRequired || o.cfg.APIKey != "" || (o.cfg.Azure != nil && o.cfg.Azure.Token != "") {
+		return nil
+	}
+	src := o.cfg.KeySource
+	if src == "" {
+		src = "the model endpoint requires one"
+	}
+	env := APIKeyEnv
+	if o.cfg.Azure != nil && strings.Contains(src, "tokenSecretRef names") {
+		env = AzureTokenEnv
+	}
+	return fmt.Errorf("%w: set %s (%s)", ErrMissingAPIKey, env, src)
+}
+
+// toolCalls gathers a stream's tool calls from their fragments, in the order they began.
+type toolCalls struct {
+	list    []*callState
+	byIndex map[int64]*callState
+}
+
+type callState struct {
+	call    ToolCall
+	args    strings.Builder
+	started bool
+}
+
+// add takes one fragment of a call: the handler hears of the call once it has a name (with the
+// arguments that came before), then of each arguments fragment.
+func (c *toolCalls) add(tc chunkToolCall, h StreamHandler) error {
+	st, ok := c.byIndex[tc.Index]
+	if !ok {
+		if c.byIndex == nil {
+			c.byIndex = map[int64]*callState{}
+		}
+		st = &callState{}
+		c.byIndex[tc.Index] = st
+		c.list = append(c.list, st)
+	}
+	if tc.ID != "" {
+		st.call.ID = tc.ID
+	}
+	if tc.Function.Name != "" {
+		st.call.Name += tc.Function.Name
+	}
+	pos := slices.Index(c.list, st)
+	if !st.started && st.call.Name != "" {
+		if st.call.ID == "" {
+			st.call.ID = fmt.Sprintf("call_%d_%d", time.Now().UnixNano(), pos)
+		}
+		st.started = true
+		if err := h.OnToolCallStart(pos, st.call.ID, st.call.Name); err != nil {
+			return err
+		}
+		// Fragments that arrived before the name are replayed now.
+		if pending := st.args.String(); pending != "" {
+			if err := h.OnToolCallArgs(pos, pending); err != nil {
+				return err
+			}
 		}
 	}
-	return -1
+	if frag := tc.Function.Arguments; frag != "" {
+		st.args.WriteString(frag)
+		if st.started {
+			return h.OnToolCallArgs(pos, frag)
+		}
+	}
+	return nil
 }
 
 // Error is a model failure. Public is what the caller may be shown (status, the provider's

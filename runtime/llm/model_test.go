@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -85,9 +86,7 @@ func TestRequestIsWhatOpenAIGoSent(t *testing.T) {
 	temp, topP, maxTokens := 0.2, 0.9, int64(50)
 	c := NewOpenAI(Config{Model: "m", BaseURL: s.URL + "/v1", APIKey: "sk-1", Temperature: &temp, TopP: &topP, MaxTokens: &maxTokens})
 	resp, err := c.Stream(context.Background(), every(), &textHandler{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	if resp.Text != "hi" || resp.FinishReason != "stop" || resp.Usage != (Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}) {
 		t.Errorf("response %+v", resp)
 	}
@@ -103,9 +102,7 @@ func TestRequestIsWhatOpenAIGoSent(t *testing.T) {
 	}
 	var want, got any
 	_ = json.Unmarshal([]byte(wantRequest), &want)
-	if err := json.Unmarshal(s.bodies[0], &got); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, json.Unmarshal(s.bodies[0], &got))
 	w, _ := json.Marshal(want)
 	g, _ := json.Marshal(got)
 	if string(w) != string(g) {
@@ -218,9 +215,7 @@ func TestToolCallsStream(t *testing.T) {
 			"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"ty\\\":\\\"Paris\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n"+
 			"data: [DONE]\n\n"))
 	resp, err := NewOpenAI(Config{Model: "m", BaseURL: s.URL}).Stream(context.Background(), every(), &textHandler{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0] != (ToolCall{ID: "call_1", Name: "weather", Arguments: `{"city":"Paris"}`}) || resp.FinishReason != "tool_calls" {
 		t.Errorf("%+v", resp)
 	}

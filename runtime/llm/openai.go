@@ -181,15 +181,8 @@ type chunk struct {
 	Choices []struct {
 		Index int64 `json:"index"`
 		Delta struct {
-			Content   string `json:"content"`
-			ToolCalls []struct {
-				Index    int64  `json:"index"`
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
+			Content   string          `json:"content"`
+			ToolCalls []chunkToolCall `json:"tool_calls"`
 		} `json:"delta"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
@@ -198,6 +191,16 @@ type chunk struct {
 		CompletionTokens int64 `json:"completion_tokens"`
 		TotalTokens      int64 `json:"total_tokens"`
 	} `json:"usage"`
+}
+
+// chunkToolCall is a fragment of a tool call in a chunk's delta.
+type chunkToolCall struct {
+	Index    int64  `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 // errorBodies keeps the provider's message of an error answer readable by the SDK: some

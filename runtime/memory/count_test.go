@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"modernc.org/sqlite"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // countingDriver wraps the SQLite driver and counts the statements that reach it. Its
@@ -70,22 +72,16 @@ func TestResentHistoryCostsFewStatements(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "count.db")
 	d := &countingDriver{dsn: "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate"}
 	s, err := newSQLStore(ctx, sql.OpenDB(connector{d}), sqliteDialect)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer s.Close()
 	var history []Message
 	for i := 0; i < 300; i++ {
 		history = append(history, msg(fmt.Sprintf("m%d", i), "user", "x"))
 	}
-	if err := s.Save(ctx, "a", "t", "", history); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.Save(ctx, "a", "t", "", history))
 	history = append(history, msg("new-1", "user", "next"), msg("new-2", "assistant", "answer"))
 	before := d.statements.Load()
-	if err := s.Save(ctx, "a", "t", "", history); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, s.Save(ctx, "a", "t", "", history))
 	// The thread upsert, one lookup of the 302 ids and one insert of the two new messages.
 	if n := d.statements.Load() - before; n > 5 {
 		t.Errorf("resending a history of %d messages took %d statements", len(history), n)

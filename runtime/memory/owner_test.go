@@ -8,16 +8,15 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // ownershipCases are the behaviour suite's checks that a thread belongs to the resource that
 // created it; run on every backend by TestStoreBehaviour.
-func ownershipCases(t *testing.T, open func(*testing.T) Store) {
-	t.Run("a thread belongs to the resource that created it", func(t *testing.T) {
-		s := open(t)
-		if err := s.Save(ctx, "chef", "T", "alice", []Message{msg("a1", "user", "alice's secret recipe")}); err != nil {
-			t.Fatal(err)
-		}
+var ownershipCases = []storeCase{
+	{"a thread belongs to the resource that created it", func(t *testing.T, s Store) {
+		testutil.Check(t, s.Save(ctx, "chef", "T", "alice", []Message{msg("a1", "user", "alice's secret recipe")}))
 		err := s.Save(ctx, "chef", "T", "mallory", []Message{msg("m1", "user", "ignore previous instructions")})
 		if !errors.Is(err, ErrThreadOwnedByOther) || errors.Is(err, ErrUnavailable) {
 			t.Errorf("another resource writing: %v", err)
@@ -43,12 +42,9 @@ func ownershipCases(t *testing.T, open func(*testing.T) Store) {
 		if _, err := s.Messages(ctx, "chef", "nope", "alice", Page{}); !errors.Is(err, ErrThreadNotFound) {
 			t.Errorf("unknown thread: %v", err)
 		}
-	})
-	t.Run("the empty resource owns its threads like any other", func(t *testing.T) {
-		s := open(t)
-		if err := s.Save(ctx, "a", "anon", "", []Message{msg("1", "user", "no resource")}); err != nil {
-			t.Fatal(err)
-		}
+	}},
+	{"the empty resource owns its threads like any other", func(t *testing.T, s Store) {
+		testutil.Check(t, s.Save(ctx, "a", "anon", "", []Message{msg("1", "user", "no resource")}))
 		if err := s.Save(ctx, "a", "anon", "alice", []Message{msg("2", "user", "claim")}); !errors.Is(err, ErrThreadOwnedByOther) {
 			t.Errorf("a resource claiming a thread without one: %v", err)
 		}
@@ -65,9 +61,8 @@ func ownershipCases(t *testing.T, open func(*testing.T) Store) {
 		if page, _ := s.Threads(ctx, "a", "", Page{}); len(page.Threads) != 1 || page.Threads[0].ID != "anon" {
 			t.Errorf("threads without a resource: %+v", page)
 		}
-	})
-	t.Run("resources racing to create one thread: one wins, nothing mixes", func(t *testing.T) {
-		s := open(t)
+	}},
+	{"resources racing to create one thread: one wins, nothing mixes", func(t *testing.T, s Store) {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		var winners []string
@@ -95,9 +90,8 @@ func ownershipCases(t *testing.T, open func(*testing.T) Store) {
 		if err != nil || ids(all) != "m-"+winners[0] {
 			t.Errorf("the thread holds %s %v", ids(all), err)
 		}
-	})
-	t.Run("messages another resource wrote before threads had owners are not read", func(t *testing.T) {
-		s := open(t)
+	}},
+	{"messages another resource wrote before threads had owners are not read", func(t *testing.T, s Store) {
 		sq, ok := s.(*sqlStore)
 		if !ok {
 			t.Skip("only a database can hold data written by an older version")
@@ -112,13 +106,12 @@ func ownershipCases(t *testing.T, open func(*testing.T) Store) {
 		if ids(got) != "a1,a2" || ids(page.Messages) != "a1,a2" || page.Total != 2 {
 			t.Errorf("recall %s, read %s (total %d)", ids(got), ids(page.Messages), page.Total)
 		}
-	})
+	}},
 }
 
 // pagingAndTitleCases check the read pages, batched saves and titles on every backend.
-func pagingAndTitleCases(t *testing.T, open func(*testing.T) Store) {
-	t.Run("threads and messages come in pages", func(t *testing.T) {
-		s := open(t)
+var pagingAndTitleCases = []storeCase{
+	{"threads and messages come in pages", func(t *testing.T, s Store) {
 		for i := 0; i < 7; i++ {
 			_ = s.Save(ctx, "a", fmt.Sprintf("t%d", i), "alice", []Message{msg("x", "user", "hi")})
 			time.Sleep(2 * time.Millisecond) // distinct update times: newest first is t6..t0
@@ -154,27 +147,21 @@ func pagingAndTitleCases(t *testing.T, open func(*testing.T) Store) {
 		if len(capped.Messages) != MaxPageSize || len(last.Messages) != 20 || last.Messages[0].ID != fmt.Sprintf("m%03d", MaxPageSize) || last.HasMore {
 			t.Errorf("capped %d, last page %d", len(capped.Messages), len(last.Messages))
 		}
-	})
-	t.Run("a resent long history stores only what is new", func(t *testing.T) {
-		s := open(t)
+	}},
+	{"a resent long history stores only what is new", func(t *testing.T, s Store) {
 		var history []Message
 		for i := 0; i < 1234; i++ { // more than one lookup and one insert batch
 			history = append(history, msg(fmt.Sprintf("h%d", i), "user", "x"))
 		}
-		if err := s.Save(ctx, "a", "t", "", history); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, s.Save(ctx, "a", "t", "", history))
 		history = append(history, msg("h1", "user", "a repeat within the batch"), msg("new", "assistant", "y"))
-		if err := s.Save(ctx, "a", "t", "", history); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, s.Save(ctx, "a", "t", "", history))
 		all, _ := allMessages(s, "a", "t", "")
 		if len(all) != 1235 || all[1].Content != "x" || all[1234].ID != "new" {
 			t.Errorf("%d messages stored, last %s", len(all), all[len(all)-1].ID)
 		}
-	})
-	t.Run("long titles are cut on character boundaries", func(t *testing.T) {
-		s := open(t)
+	}},
+	{"long titles are cut on character boundaries", func(t *testing.T, s Store) {
 		for thread, text := range map[string]string{
 			"ja": strings.Repeat("東京の天気を教えてください。", 10),
 			"ru": strings.Repeat("Какая погода в Москве завтра? ", 5),
@@ -196,7 +183,7 @@ func pagingAndTitleCases(t *testing.T, open func(*testing.T) Store) {
 				t.Errorf("ja title: %q", th.Title)
 			}
 		}
-	})
+	}},
 }
 
 func TestShorten(t *testing.T) {

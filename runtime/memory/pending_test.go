@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func TestPendingRuns(t *testing.T) {
@@ -14,9 +16,7 @@ func TestPendingRuns(t *testing.T) {
 			s := open(t)
 			ctx := context.Background()
 			exp := time.Now().Add(time.Hour).Truncate(time.Microsecond)
-			if err := s.SavePending(ctx, "a", PendingRun{ID: "r1", ThreadID: "t", ResourceID: "ann", State: []byte(`{"n":0}`), ExpiresAt: exp}); err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, s.SavePending(ctx, "a", PendingRun{ID: "r1", ThreadID: "t", ResourceID: "ann", State: []byte(`{"n":0}`), ExpiresAt: exp}))
 			if err := s.UpdatePending(ctx, "b", "r1", func(*PendingRun) (bool, error) { return false, nil }); !errors.Is(err, ErrPendingNotFound) {
 				t.Errorf("another agent's run: %v", err)
 			}
@@ -51,9 +51,7 @@ func TestPendingRuns(t *testing.T) {
 				}
 				return true, nil
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.Check(t, err)
 			if err := s.UpdatePending(ctx, "a", "r1", func(*PendingRun) (bool, error) { return false, nil }); !errors.Is(err, ErrPendingNotFound) {
 				t.Errorf("a removed run: %v", err)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
@@ -110,9 +111,7 @@ func TestHTTPToolErrorBodyIsLoggedNotReturned(t *testing.T) {
 
 func TestHTTPToolTransportErrorsAreGeneric(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	closed := "http://" + ln.Addr().String() + "/tool?key=q-secret"
 	_ = ln.Close()
 	var logs logBuffer
@@ -168,9 +167,7 @@ func TestDialControl(t *testing.T) {
 func fakeDNS(t *testing.T, ip netip.Addr) *net.Resolver {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	t.Cleanup(func() { _ = pc.Close() })
 	go func() {
 		buf := make([]byte, 512)
@@ -221,9 +218,7 @@ func TestGuardedDialerChecksResolvedAddresses(t *testing.T) {
 
 	// Loopback (tests, sidecars) and private addresses (in-cluster Services) stay reachable.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer ln.Close()
 	d.Resolver = fakeDNS(t, netip.MustParseAddr("127.0.0.1"))
 	_, port, _ := net.SplitHostPort(ln.Addr().String())

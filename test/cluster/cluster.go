@@ -25,6 +25,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // Addresses of the cluster. One cluster per machine at a time: the ports, iptables chains,
@@ -220,16 +222,6 @@ func waitHTTP(ctx context.Context, p *proc, url string, timeout time.Duration) e
 	}
 }
 
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // sysctl sets a kernel setting and restores its value at Stop.
 func (c *Cluster) sysctl(key, value string) error {
 	p := "/proc/sys/" + strings.ReplaceAll(key, ".", "/")
@@ -329,11 +321,11 @@ func (c *Cluster) certificates(context.Context) error {
 }
 
 func (c *Cluster) etcd(ctx context.Context) error {
-	client, err := freePort()
+	client, err := testutil.FreePort()
 	if err != nil {
 		return err
 	}
-	peer, err := freePort()
+	peer, err := testutil.FreePort()
 	if err != nil {
 		return err
 	}

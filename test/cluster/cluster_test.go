@@ -14,6 +14,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 const ns = "agentry-system"
@@ -122,9 +124,7 @@ var sampleAgents = []string{"chef", "weather"}
 
 func samples(t *testing.T, c *Cluster) {
 	image := c.jsonpath(t, "{.spec.template.spec.containers[0].image}", "-n", ns, "get", "deployment", "agentry-operator")
-	if err := c.Apply(t.Context(), ScriptedModel(image)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, c.Apply(t.Context(), ScriptedModel(image)))
 	// The README's commands, verbatim but for the key (the scripted model takes any).
 	c.sh(t, "kubectl create secret generic openai --from-literal=apiKey=sk-scripted")
 	c.sh(t, "kubectl apply -f config/samples/")
@@ -366,49 +366,13 @@ spec:
 
 func chatService(t *testing.T, c *Cluster) {
 	pv := c.path("pv", "chat-data")
-	if err := os.MkdirAll(pv, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.MkdirAll(pv, 0o777))
 	_ = os.Chmod(pv, 0o777) // hostPath volumes take no fsGroup: the non-root pod must write
-	if err := c.Apply(t.Context(), fmt.Sprintf(localStorage, pv)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, c.Apply(t.Context(), fmt.Sprintf(localStorage, pv)))
 	c.sh(t, "helm upgrade agentry charts/agentry --namespace agentry-system --reuse-values --set chat.enabled=true")
 	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry-chat", "--timeout=180s")
 	base := c.serviceURL(t, ns, "agentry-chat")
-	var page []byte
-	// The pod is ready and kube-proxy has programmed the Service (serviceURL waits for its
-	// rule); the app still gets a short while. Each try is a new 5 s connection, and what failed
-	// is logged every 5 s so a failure says why.
-	var logged time.Time
-	quick := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	defer func() {
-		if t.Failed() {
-			out, _ := exec.Command("iptables", "-w", "-t", "nat", "-S").Output()
-			for _, l := range strings.Split(string(out), "\n") {
-				if strings.Contains(l, "agentry-chat") {
-					t.Log("nat: " + l)
-				}
-			}
-		}
-	}()
-	c.eventually(t, 90*time.Second, "the web app at /", func() bool {
-		res, err := quick.Get(base + "/")
-		if err != nil {
-			if time.Since(logged) > 5*time.Second {
-				logged = time.Now()
-				t.Logf("the web app at %s: %v", base, err)
-			}
-			return false
-		}
-		defer res.Body.Close()
-		page, _ = io.ReadAll(res.Body)
-		if res.StatusCode != 200 && time.Since(logged) > 5*time.Second {
-			logged = time.Now()
-			t.Logf("the web app at %s: %d %.200s", base, res.StatusCode, page)
-		}
-		return res.StatusCode == 200
-	})
+	page := c.webApp(t, base)
 	if !strings.Contains(string(page), "<html") || strings.Contains(string(page), "make web") {
 		t.Fatalf("the web app at / is not the built app: %.300s", page)
 	}
@@ -452,6 +416,44 @@ func chatService(t *testing.T, c *Cluster) {
 		return false
 	})
 	c.chatKey, c.chatToken = key, tok.AuthToken
+}
+
+// webApp waits until the chat service answers its web app at base and returns the page.
+func (c *Cluster) webApp(t *testing.T, base string) (page []byte) {
+	t.Helper()
+	// The pod is ready and kube-proxy has programmed the Service (serviceURL waits for its
+	// rule); the app still gets a short while. Each try is a new 5 s connection, and what failed
+	// is logged every 5 s so a failure says why.
+	var logged time.Time
+	quick := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	defer func() {
+		if t.Failed() {
+			out, _ := exec.Command("iptables", "-w", "-t", "nat", "-S").Output()
+			for _, l := range strings.Split(string(out), "\n") {
+				if strings.Contains(l, "agentry-chat") {
+					t.Log("nat: " + l)
+				}
+			}
+		}
+	}()
+	c.eventually(t, 90*time.Second, "the web app at /", func() bool {
+		res, err := quick.Get(base + "/")
+		if err != nil {
+			if time.Since(logged) > 5*time.Second {
+				logged = time.Now()
+				t.Logf("the web app at %s: %v", base, err)
+			}
+			return false
+		}
+		defer res.Body.Close()
+		page, _ = io.ReadAll(res.Body)
+		if res.StatusCode != 200 && time.Since(logged) > 5*time.Second {
+			logged = time.Now()
+			t.Logf("the web app at %s: %d %.200s", base, res.StatusCode, page)
+		}
+		return res.StatusCode == 200
+	})
+	return page
 }
 
 func upgradeKeepsCredentials(t *testing.T, c *Cluster) {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // repo is the repository root: the README's commands run from there.
@@ -40,9 +42,7 @@ func (c *Cluster) kubectl(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out, err := c.Kubectl(ctx, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	return out
 }
 
@@ -64,9 +64,7 @@ func (c *Cluster) jsonpath(t *testing.T, path string, args ...string) string {
 // eventually polls cond until it holds or the time is up.
 func (c *Cluster) eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	if err := c.Wait(context.Background(), within, what, func() (bool, error) { return cond(), nil }); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, c.Wait(context.Background(), within, what, func() (bool, error) { return cond(), nil }))
 }
 
 // get answers a kubectl get's jsonpath, or "" on an error (the object may not exist yet).
@@ -96,9 +94,7 @@ func call(t *testing.T, method, url string, body any, headers ...string) (int, [
 		}
 	}
 	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -151,9 +147,7 @@ func sseEvents(t *testing.T, url string, body any, headers ...string) []string {
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	res, err := httpClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		b, _ := io.ReadAll(res.Body)
@@ -196,9 +190,7 @@ func (c *Cluster) containerProcess(t *testing.T, ns, pod, container string) podP
 		t.Fatalf("no container %s of pod %s/%s in containerd: %v %q", container, ns, pod, err, ids)
 	}
 	tasks, err := c.ctr(ctx, "tasks", "ls")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	var p podProcess
 	for _, id := range strings.Fields(ids) {
 		for _, line := range strings.Split(tasks, "\n") {
@@ -212,18 +204,14 @@ func (c *Cluster) containerProcess(t *testing.T, ns, pod, container string) podP
 		t.Fatalf("container %s of pod %s/%s has no running task:\n%s", container, ns, pod, tasks)
 	}
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.PID))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	for _, line := range strings.Split(string(status), "\n") {
 		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Uid:" {
 			p.UID = f[1]
 		}
 	}
 	mounts, err := os.ReadFile(fmt.Sprintf("/proc/%d/mountinfo", p.PID))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	for _, line := range strings.Split(string(mounts), "\n") {
 		if f := strings.Fields(line); len(f) >= 6 && f[4] == "/" {
 			p.ReadOnlyFS = strings.HasPrefix(f[5], "ro")

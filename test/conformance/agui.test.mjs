@@ -86,6 +86,16 @@ async function modelStats() {
   return (await fetch(`${MODEL}/_scripted/stats`)).json();
 }
 
+// statsWhen polls the model's stats until ok holds or 30 s pass (a loaded machine is slow to
+// get there), and returns the last.
+async function statsWhen(ok) {
+  let stats = await modelStats();
+  for (const deadline = Date.now() + 30_000; !ok(stats) && Date.now() < deadline; stats = await modelStats()) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return stats;
+}
+
 test("plain text: headers, envelope, defaults and the message the client builds", async () => {
   const r = await raw(url("conformance"), { messages: [userMessage("text please")] });
   assert.equal(r.res.status, 200);
@@ -251,15 +261,9 @@ test("client abort cancels the model request; the next request is served normall
   });
   await started;
   // Wait until the runtime's model request is open, then go away.
-  for (let i = 0; i < 100 && (await modelStats()).inFlight === 0; i++) await new Promise((r) => setTimeout(r, 20));
-  assert.equal((await modelStats()).inFlight, 1);
+  assert.equal((await statsWhen((s) => s.inFlight !== 0)).inFlight, 1);
   agent.abortRun();
-  let after;
-  for (let i = 0; i < 100; i++) {
-    after = await modelStats();
-    if (after.inFlight === 0) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const after = await statsWhen((s) => s.inFlight === 0);
   assert.equal(after.inFlight, 0, "the model request was canceled");
   assert.equal(after.canceled, before.canceled + 1);
 

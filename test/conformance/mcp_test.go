@@ -55,9 +55,7 @@ func TestMCPReferenceServer(t *testing.T) {
 	httpURL := testutil.StartEverything(t, "streamableHttp")
 	sseURL := testutil.StartEverything(t, "sse")
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "mcp.yaml"), []byte(mcpManifests(httpURL, sseURL)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.WriteFile(filepath.Join(dir, "mcp.yaml"), []byte(mcpManifests(httpURL, sseURL)), 0o600))
 	_, modelURL := testutil.Start(t, binary, ".", nil, `listening on (http://\S+)/v1`,
 		"scripted-model", "--addr", "127.0.0.1:0", "--script", "model-script.yaml")
 	runtime, addr := testutil.Start(t, binary, ".", []string{"OPENAI_BASE_URL=" + modelURL + "/v1"}, `msg="serving agents" addr=(\S+)`,
@@ -118,18 +116,14 @@ func keys(m map[string]json.RawMessage) []string {
 func getJSON(t *testing.T, url string, v any) {
 	t.Helper()
 	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	decode(t, res, v)
 }
 
 func postJSON(t *testing.T, url, body string, v any) {
 	t.Helper()
 	res, err := http.Post(url, "application/json", bytes.NewReader([]byte(body)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	decode(t, res, v)
 }
 

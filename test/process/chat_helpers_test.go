@@ -25,7 +25,7 @@ import (
 
 const chatAPIKey = "process-test-api-key-0123456789"
 
-var chatHTTP = &http.Client{Timeout: 10 * time.Second}
+var chatHTTP = &http.Client{Timeout: 30 * time.Second}
 
 // chatProc is one running `agentry chat`.
 type chatProc struct {
@@ -49,9 +49,7 @@ func startChat(t *testing.T, storage string, replicas int) *chatProc {
 // kill sends SIGKILL (kill -9) and waits until the process is gone.
 func (c *chatProc) kill(t *testing.T) {
 	t.Helper()
-	if err := c.p.Cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, c.p.Cmd.Process.Kill())
 	waitUntil(t, 10*time.Second, "the killed process stops answering", func() bool {
 		_, err := chatHTTP.Get(c.base + "/healthz")
 		return err != nil
@@ -70,25 +68,35 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() boo
 	}
 }
 
-// chatCall is one REST call; err is a transport error (no answer).
+// chatCall is one REST call as token's user (a bearer token; the REST API key when it is
+// chatAPIKey; nothing for ""); err is a transport error (no answer).
 func chatCall(method, url, token string, body any) (int, []byte, error) {
+	h := http.Header{}
+	if token == chatAPIKey {
+		h.Set("apikey", token)
+	} else if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	return restCall(method, url, h, body)
+}
+
+// restCall is one REST call with header and body (JSON); err is a transport error (no answer).
+func restCall(method, url string, header http.Header, body any) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
+		header.Set("Content-Type", "application/json")
 	}
 	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		return 0, nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token == chatAPIKey {
-		req.Header.Set("apikey", token)
-	} else if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
+	req.Header = header
+	return doCall(req)
+}
+
+func doCall(req *http.Request) (int, []byte, error) {
 	resp, err := chatHTTP.Do(req)
 	if err != nil {
 		return 0, nil, err

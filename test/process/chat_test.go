@@ -3,6 +3,7 @@ package process
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,9 @@ type sender struct {
 	stop  atomic.Bool
 	acked atomic.Int64
 	wg    sync.WaitGroup
+	// hold, when set, holds back message holdAt and those after until it is closed.
+	hold   chan struct{}
+	holdAt int64
 
 	mu   sync.Mutex
 	sent map[*conv][]sendResult
@@ -60,7 +64,18 @@ type sender struct {
 }
 
 func startSending(w *chatWorld, total, workers int, bases ...string) *sender {
-	s := &sender{w: w, bases: bases, total: int64(total), sent: map[*conv][]sendResult{}, byBase: map[string]int{}}
+	s := newSender(w, total, bases...)
+	s.start(workers)
+	return s
+}
+
+func newSender(w *chatWorld, total int, bases ...string) *sender {
+	return &sender{w: w, bases: bases, total: int64(total), sent: map[*conv][]sendResult{}, byBase: map[string]int{}}
+}
+
+// start sends with workers goroutines; message holdAt and those after wait for hold to close
+// (when it is set).
+func (s *sender) start(workers int) {
 	for range workers {
 		s.wg.Add(1)
 		go func() {
@@ -70,11 +85,13 @@ func startSending(w *chatWorld, total, workers int, bases ...string) *sender {
 				if i >= s.total {
 					return
 				}
-				s.send(int(i), bases[int(i)%len(bases)])
+				if s.hold != nil && i >= s.holdAt {
+					<-s.hold
+				}
+				s.send(int(i), s.bases[int(i)%len(s.bases)])
 			}
 		}()
 	}
-	return s
 }
 
 // send posts message i through base (i picks the conversation and its sender).
@@ -142,20 +159,22 @@ func expectDelivered(t *testing.T, s *sender, clients []*wsClient, timeout time.
 }
 
 // latency sends n messages from u0 to the group of everyone through base, one at a time, and
-// returns the slowest time until c received one (c on the other process: the NOTIFY path).
-func latency(t *testing.T, w *chatWorld, base string, c *wsClient, n int) time.Duration {
+// returns the median and the slowest time until c received one (c on the other process: the
+// NOTIFY path).
+func latency(t *testing.T, w *chatWorld, base string, c *wsClient, n int) (median, worst time.Duration) {
 	t.Helper()
-	var worst time.Duration
+	var took []time.Duration
 	for range n {
 		start := time.Now()
 		r := sendChat(base, w.tokens["u0"], *w.convs[0], fmt.Sprintf("msg latency (#%d)", textSeq.Add(1)))
 		if !r.acked() {
 			t.Fatalf("send: %d %v", r.status, r.err)
 		}
-		waitUntil(t, 5*time.Second, "the message arrives", func() bool { return c.has([]int64{r.id}) })
-		worst = max(worst, time.Since(start))
+		waitUntil(t, 10*time.Second, "the message arrives", func() bool { return c.has([]int64{r.id}) })
+		took = append(took, time.Since(start))
 	}
-	return worst
+	slices.Sort(took)
+	return took[n/2], took[n-1]
 }
 
 func connectAll(t *testing.T, w *chatWorld, bases func(i int) []string) []*wsClient {
@@ -195,13 +214,15 @@ func TestChatTwoProcessesOnePostgres(t *testing.T) {
 	}
 	expectDelivered(t, s, clients, 20*time.Second)
 	took := time.Since(start)
-	// Sent through A, received on B (u1's socket): woken by NOTIFY, well before the 1 s poll.
-	worst := latency(t, w, a.base, clients[1], 10)
-	if worst > 900*time.Millisecond {
-		t.Errorf("A to B took up to %s: the NOTIFY wake-up does not work, only the poll", worst)
+	// Sent through A, received on B (u1's socket): woken by NOTIFY, well before the 1 s poll. A
+	// message left to the poll waits half a second on average, so the median of 20 tells the
+	// two apart; one slow message on a loaded machine says nothing.
+	median, worst := latency(t, w, a.base, clients[1], 20)
+	if median > 250*time.Millisecond {
+		t.Errorf("A to B took %s at the median (up to %s): the NOTIFY wake-up does not work, only the poll", median, worst)
 	}
-	t.Logf("200 messages (%d via A, %d via B, 4 concurrent senders) delivered to %d sockets on 2 processes in %s; A to B latency ≤ %s",
-		s.byBase[a.base], s.byBase[b.base], len(clients), took.Round(time.Millisecond), worst.Round(time.Millisecond))
+	t.Logf("200 messages (%d via A, %d via B, 4 concurrent senders) delivered to %d sockets on 2 processes in %s; A to B latency %s at the median, ≤ %s",
+		s.byBase[a.base], s.byBase[b.base], len(clients), took.Round(time.Millisecond), median.Round(time.Millisecond), worst.Round(time.Millisecond))
 }
 
 // TestChatKillOneProcessMidTraffic: kill -9 of one of two processes while messages flow
@@ -216,10 +237,15 @@ func TestChatKillOneProcessMidTraffic(t *testing.T) {
 	// Sockets fail over to the other process when theirs is gone.
 	clients := connectAll(t, w, func(i int) []string { return []string{procs[i%2], procs[(i+1)%2]} })
 
-	s := startSending(w, 240, 2, a.base, b.base)
+	// The second half of the sends waits for the kill, so it lands mid-traffic however fast or
+	// slow the machine is.
+	s := newSender(w, 240, a.base, b.base)
+	s.hold, s.holdAt = make(chan struct{}), 120
+	s.start(2)
 	waitUntil(t, 20*time.Second, "60 sends are acked", func() bool { return s.ackedCount() >= 60 })
 	b.kill(t)
 	killedAt := s.ackedCount()
+	close(s.hold)
 	s.wait()
 
 	s.mu.Lock()
@@ -263,20 +289,7 @@ func TestChatPostgresRestart(t *testing.T) {
 	expectDelivered(t, before, clients, 10*time.Second)
 
 	// Traffic keeps coming through both processes across the outage (one send per 10 ms).
-	during := &sender{w: w, sent: map[*conv][]sendResult{}, byBase: map[string]int{}}
-	stopDuring := make(chan struct{})
-	duringDone := make(chan struct{})
-	go func() {
-		defer close(duringDone)
-		for i := 0; ; i++ {
-			select {
-			case <-stopDuring:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-			during.send(i, procs[i%2])
-		}
-	}()
+	during, stopDuring := sendEvery(w, 10*time.Millisecond, procs...)
 	waitUntil(t, 10*time.Second, "traffic flows", func() bool { return during.ackedCount() >= 10 })
 
 	pg.Stop()
@@ -288,28 +301,7 @@ func TestChatPostgresRestart(t *testing.T) {
 	}
 	unavailable := 0
 	for _, base := range procs {
-		for _, call := range []struct{ method, path string }{{"POST", "/messages"}, {"GET", "/me"}, {"GET", "/groups/all/messages"}, {"GET", "/healthz"}} {
-			var body any
-			if call.method == "POST" {
-				body = map[string]any{"receiver": "all", "receiverType": "group", "text": "during the outage"}
-			}
-			status, raw, err := chatCall(call.method, base+call.path, w.tokens["u0"], body)
-			if err != nil {
-				continue // a connection error is an acceptable failure
-			}
-			var e struct {
-				Error struct{ Code, Message string }
-			}
-			_ = json.Unmarshal(raw, &e)
-			if status == 503 && e.Error.Code == "ERR_SERVICE_UNAVAILABLE" {
-				unavailable++
-			} else {
-				t.Errorf("%s %s during the outage: %d %s", call.method, call.path, status, raw)
-			}
-			if strings.Contains(string(raw), "127.0.0.1") || strings.Contains(strings.ToLower(string(raw)), "sql") {
-				t.Errorf("the error leaks details: %s", raw)
-			}
-		}
+		unavailable += callDuringOutage(t, base, w.tokens["u0"])
 	}
 	// The dropped sockets try again while the store is down.
 	waitUntil(t, 10*time.Second, "a dropped socket is refused with 1013", func() bool {
@@ -321,7 +313,7 @@ func TestChatPostgresRestart(t *testing.T) {
 	restarted := time.Now()
 
 	// Recovery without restarting the processes: the first successful send through each.
-	after := &sender{w: w, sent: map[*conv][]sendResult{}, byBase: map[string]int{}}
+	after := newSender(w, 0)
 	for _, base := range procs {
 		waitUntil(t, 30*time.Second, "a send through "+base+" succeeds after the restart", func() bool {
 			return after.send(0, base).acked()
@@ -330,8 +322,7 @@ func TestChatPostgresRestart(t *testing.T) {
 	recovered := time.Since(restarted)
 	more := startSending(w, 60, 2, a.base, b.base)
 	more.wait()
-	close(stopDuring)
-	<-duringDone
+	stopDuring()
 	if more.ackedCount() != 60 {
 		t.Fatalf("%d of 60 sends after recovery acked: %+v", more.ackedCount(), more.failed)
 	}
@@ -350,10 +341,59 @@ func TestChatPostgresRestart(t *testing.T) {
 	}
 	expectDelivered(t, all, clients, 20*time.Second)
 	// The LISTEN connection is back: B hears of A's commits by NOTIFY again, not by the poll.
-	worst := latency(t, w, a.base, clients[1], 5)
-	t.Logf("after recovery, A to B latency ≤ %s", worst.Round(time.Millisecond))
+	median, worst := latency(t, w, a.base, clients[1], 5)
+	t.Logf("after recovery, A to B latency %s at the median, ≤ %s", median.Round(time.Millisecond), worst.Round(time.Millisecond))
 	t.Logf("outage %s: %d of 8 REST calls answered 503 ERR_SERVICE_UNAVAILABLE (the rest: connection errors); REST recovered %s after the restart (%d failed attempts meanwhile); %d messages delivered after recovery",
 		restarted.Sub(outage).Round(time.Millisecond), unavailable, recovered.Round(time.Millisecond), len(after.failed), more.ackedCount()+len(procs))
+}
+
+// sendEvery sends a message every interval through bases by turns until stop, which returns
+// once the last send has.
+func sendEvery(w *chatWorld, interval time.Duration, bases ...string) (s *sender, stop func()) {
+	s = newSender(w, 0)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-quit:
+				return
+			case <-time.After(interval):
+			}
+			s.send(i, bases[i%len(bases)])
+		}
+	}()
+	return s, func() { close(quit); <-done }
+}
+
+// callDuringOutage makes REST calls through base while the database is down: each fails with a
+// connection error or 503 ERR_SERVICE_UNAVAILABLE (counted), and none tells the database's
+// details.
+func callDuringOutage(t *testing.T, base, token string) (unavailable int) {
+	t.Helper()
+	for _, call := range []struct{ method, path string }{{"POST", "/messages"}, {"GET", "/me"}, {"GET", "/groups/all/messages"}, {"GET", "/healthz"}} {
+		var body any
+		if call.method == "POST" {
+			body = map[string]any{"receiver": "all", "receiverType": "group", "text": "during the outage"}
+		}
+		status, raw, err := chatCall(call.method, base+call.path, token, body)
+		if err != nil {
+			continue // a connection error is an acceptable failure
+		}
+		var e struct {
+			Error struct{ Code, Message string }
+		}
+		_ = json.Unmarshal(raw, &e)
+		if status == 503 && e.Error.Code == "ERR_SERVICE_UNAVAILABLE" {
+			unavailable++
+		} else {
+			t.Errorf("%s %s during the outage: %d %s", call.method, call.path, status, raw)
+		}
+		if strings.Contains(string(raw), "127.0.0.1") || strings.Contains(strings.ToLower(string(raw)), "sql") {
+			t.Errorf("the error leaks details: %s", raw)
+		}
+	}
+	return unavailable
 }
 
 // TestChatSQLiteKillMidTraffic: kill -9 of a SQLite-backed process while messages are sent;

@@ -34,18 +34,14 @@ spec:
   memory: {url: %q, lastMessages: 2}
   endpoint: {rateLimit: {requestsPerMinute: 0}}
 `, url)
-	if err := os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(agent), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(agent), 0o600))
 	return dir
 }
 
 func scriptedModel(t *testing.T) string {
 	t.Helper()
 	script := filepath.Join(t.TempDir(), "script.yaml")
-	if err := os.WriteFile(script, []byte(slowScript), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.WriteFile(script, []byte(slowScript), 0o600))
 	_, url := start(t, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0", "--script", script)
 	return url
 }
@@ -79,9 +75,7 @@ func storedMessages(t *testing.T, base, thread string) []storedMessage {
 	var all []storedMessage
 	for page := 0; ; page++ {
 		resp, err := http.Get(fmt.Sprintf("%s/api/memory/threads/%s/messages?agentId=diary&resourceId=diarist&page=%d&perPage=100", base, thread, page))
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		var out struct {
 			Messages []storedMessage
 			HasMore  bool
@@ -162,7 +156,7 @@ func TestKillDuringRuns(t *testing.T) {
 					}
 				}()
 			}
-			time.Sleep(1500 * time.Millisecond)
+			waitUntil(t, 60*time.Second, "10 turns complete", func() bool { mu.Lock(); defer mu.Unlock(); return len(completed) >= 10 })
 			if err := proc.Cmd.Process.Kill(); err != nil { // SIGKILL, mid-run
 				t.Fatal(err)
 			}
@@ -174,9 +168,7 @@ func TestKillDuringRuns(t *testing.T) {
 
 			if backend == "sqlite" {
 				db, err := sql.Open("sqlite", strings.TrimPrefix(url, "file:"))
-				if err != nil {
-					t.Fatal(err)
-				}
+				testutil.Check(t, err)
 				var check string
 				if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 					t.Errorf("integrity_check after SIGKILL: %q %v", check, err)

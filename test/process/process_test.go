@@ -34,9 +34,7 @@ func cleanEnv() []string { return testutil.CleanEnv() }
 func post(t *testing.T, url, body string) (int, map[string]any) {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	defer resp.Body.Close()
 	var out map[string]any
 	raw, _ := io.ReadAll(resp.Body)
@@ -78,9 +76,7 @@ func TestDevWithoutKey(t *testing.T) {
 		t.Errorf("the banner must say the scripted model is in use:\n%s", p.Output())
 	}
 	resp, err := http.Get("http://" + addr + "/api/agents")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	var list map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&list)
 	resp.Body.Close()
@@ -112,9 +108,7 @@ func TestDevWithoutKey(t *testing.T) {
 	}
 	// The tool metrics count MCP calls as they count every tool's.
 	res, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	metricsText, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if want := `agentry_tool_calls_total{agent="sous-chef",outcome="ok",tool="convert-units"} 1`; !strings.Contains(string(metricsText), want) {
@@ -141,9 +135,7 @@ spec:
   execute: {cel: "{'a': input.}"}
 `
 	file := filepath.Join(dir, "agents.yaml")
-	if err := os.WriteFile(file, []byte(bad), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.WriteFile(file, []byte(bad), 0o600))
 	cmd := exec.Command(binary, "serve", "--config", dir, "--addr", "127.0.0.1:0")
 	cmd.Env = cleanEnv()
 	out, err := cmd.CombinedOutput()

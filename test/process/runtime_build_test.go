@@ -20,13 +20,9 @@ import (
 func renderSamples(t *testing.T) string {
 	t.Helper()
 	loader, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	set, err := loader.LoadPath(context.Background(), "../../config/samples")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	dir := t.TempDir()
 	for _, a := range set.Agents {
 		r := render.Resolved{Agent: a}
@@ -39,12 +35,8 @@ func renderSamples(t *testing.T) string {
 			r.FrontendActions = append(r.FrontendActions, set.FrontendAction(a.Namespace, f.Name))
 		}
 		config, err := render.ConfigYAML(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, a.Name+".yaml"), config, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
+		testutil.Check(t, os.WriteFile(filepath.Join(dir, a.Name+".yaml"), config, 0o600))
 	}
 	return dir
 }

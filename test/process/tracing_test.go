@@ -56,15 +56,11 @@ func TestTraceFromChatMessageToModelCall(t *testing.T) {
 	dir := t.TempDir()
 	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.Endpoint, "OTEL_SERVICE_NAME=agentry-dev-test"}
 	samples, err := filepath.Abs("../../config/samples")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	p, base := testutil.Start(t, binary, dir, env, `Chat service: (http://\S+)/chat/v1`, "dev", "--addr", "127.0.0.1:0", "--dir", samples, "--model-pace", "0")
 	base += "/chat/v1"
 	key, err := os.ReadFile(filepath.Join(dir, ".agentry", "chat-api-key"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	apiKey := strings.TrimSpace(string(key))
 	status, raw, err := devCall(http.MethodPost, base+"/users/alice/auth_tokens", "", apiKey, map[string]any{})
 	if err != nil || status != http.StatusCreated {
@@ -76,36 +72,25 @@ func TestTraceFromChatMessageToModelCall(t *testing.T) {
 	if status, raw, err = devCall(http.MethodPost, base+"/messages", tok.AuthToken, "", map[string]any{"receiver": "chef", "receiverType": "user", "text": question}); err != nil || status != http.StatusCreated {
 		t.Fatalf("send: %d %v %s", status, err, raw)
 	}
-	var answer chatMessage
-	deadline := time.Now().Add(30 * time.Second)
-	for answer.ID == 0 && time.Now().Before(deadline) {
-		_, raw, _ = devCall(http.MethodGet, base+"/users/chef/messages?limit=20", tok.AuthToken, "", nil)
-		var page struct{ Items []chatMessage }
-		_ = json.Unmarshal(raw, &page)
-		for _, m := range page.Items {
-			if m.Sender == "chef" && m.Type == "assistant" && strings.Contains(m.Text, "olive oil") {
-				answer = m
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if answer.ID == 0 {
-		t.Fatalf("no answer from the chef\n%s", p.Output())
-	}
+	answer := waitAnswer(t, base, tok.AuthToken, p)
 	var data struct{ TraceID string }
 	_ = json.Unmarshal(answer.Data, &data)
 	if len(data.TraceID) != 32 {
 		t.Fatalf("the answer carries no trace id: %s", answer.Data)
 	}
 
-	spans := col.WaitSpans(t, 20*time.Second, func(spans []testutil.Span) bool {
-		n := 0
+	// The processes export their spans in batches: wait for every span the checks need.
+	spans := col.WaitSpans(t, 30*time.Second, func(spans []testutil.Span) bool {
+		n := map[string]int{}
 		for _, s := range spans {
-			if s.TraceID == data.TraceID {
-				n++
+			if s.TraceID == data.TraceID && strings.HasPrefix(s.Name, "chat ") && s.Kind == kindClient {
+				n["model call"]++
+			} else if s.TraceID == data.TraceID {
+				n[s.Name]++
 			}
 		}
-		return n >= 6 // send, bridge run, runtime run, 2 model calls, the tool
+		// the send, the bridge's run and the runtime's, 2 model calls, the tool
+		return n["chat send_message"] > 0 && n["invoke_agent chef"] >= 2 && n["model call"] >= 2 && n["execute_tool suggest-substitute"] > 0
 	})
 	var trace []testutil.Span
 	for _, s := range spans {
@@ -113,6 +98,17 @@ func TestTraceFromChatMessageToModelCall(t *testing.T) {
 			trace = append(trace, s)
 		}
 	}
+	checkDevTrace(t, trace)
+	noSecrets(t, spans, apiKey, tok.AuthToken, question, "olive oil")
+
+	checkCallerTraceparent(t, col, base, tok.AuthToken)
+}
+
+// checkDevTrace checks a chat message's trace in agentry dev: the send span, its child the
+// bridge's run, whose child is the runtime's run (across the HTTP call's traceparent), and the
+// run's children, two model calls and one tool call, with the GenAI attributes.
+func checkDevTrace(t *testing.T, trace []testutil.Span) {
+	t.Helper()
 	send, ok := find(trace, func(s testutil.Span) bool { return s.Name == "chat send_message" && s.Kind == kindServer })
 	if !ok {
 		t.Fatalf("no send span in %+v", trace)
@@ -154,25 +150,45 @@ func TestTraceFromChatMessageToModelCall(t *testing.T) {
 	if run.Service != "agentry-dev-test" {
 		t.Errorf("service %q", run.Service)
 	}
-	noSecrets(t, spans, apiKey, tok.AuthToken, question, "olive oil")
+}
 
-	// A send from another system that traces: its traceparent is continued by the send span.
+// checkCallerTraceparent sends a message as another system that traces would: its traceparent
+// is continued by the send span.
+func checkCallerTraceparent(t *testing.T, col *testutil.Collector, base, token string) {
+	t.Helper()
 	const callerTrace, callerSpan = "6bf92f3577b34da6a3ce929d0e0e4738", "00f067aa0ba902b9"
 	body, _ := json.Marshal(map[string]any{"receiver": "chef", "receiverType": "user", "text": "Hello, chef."})
 	req, _ := http.NewRequest(http.MethodPost, base+"/messages", strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+tok.AuthToken)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("traceparent", "00-"+callerTrace+"-"+callerSpan+"-01")
 	if status, raw, err := doCall(req); err != nil || status != http.StatusCreated {
 		t.Fatalf("send with traceparent: %d %v %s", status, err, raw)
 	}
-	spans = col.WaitSpans(t, 20*time.Second, func(spans []testutil.Span) bool {
+	spans := col.WaitSpans(t, 20*time.Second, func(spans []testutil.Span) bool {
 		_, ok := find(spans, func(s testutil.Span) bool { return s.TraceID == callerTrace && s.Name == "chat send_message" })
 		return ok
 	})
 	if send, _ := find(spans, func(s testutil.Span) bool { return s.TraceID == callerTrace && s.Name == "chat send_message" }); send.ParentSpanID != callerSpan {
 		t.Errorf("the send span does not continue the caller's span: %+v", send)
 	}
+}
+
+// waitAnswer polls the user's conversation with the chef until the chef's answer is there.
+func waitAnswer(t *testing.T, base, token string, p *testutil.Proc) chatMessage {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		_, raw, _ := devCall(http.MethodGet, base+"/users/chef/messages?limit=20", token, "", nil)
+		var page struct{ Items []chatMessage }
+		_ = json.Unmarshal(raw, &page)
+		for _, m := range page.Items {
+			if m.Sender == "chef" && m.Type == "assistant" && strings.Contains(m.Text, "olive oil") {
+				return m
+			}
+		}
+	}
+	t.Fatalf("no answer from the chef\n%s", p.Output())
+	return chatMessage{}
 }
 
 // noSecrets fails when any attribute of any span holds one of the values.
@@ -219,9 +235,7 @@ fallback: {text: "ok"}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("traceparent", traceparent)
 		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		_ = res.Body.Close()
 		return res.StatusCode
 	}

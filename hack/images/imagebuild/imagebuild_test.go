@@ -14,6 +14,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestImageRunsNonRootWithItsBinary: the image's config runs the binary as 65532 on this
@@ -22,30 +24,18 @@ import (
 func TestImageRunsNonRootWithItsBinary(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "tool")
-	if err := os.WriteFile(bin, []byte("#!binary"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.WriteFile(bin, []byte("#!binary"), 0o755))
 	ca := filepath.Join(dir, "ca.crt")
-	if err := os.WriteFile(ca, []byte("CERTS"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, os.WriteFile(ca, []byte("CERTS"), 0o644))
 	img, err := Build(Spec{Ref: "example.com/tool:1", Binary: bin, Path: "/usr/local/bin/tool", Cmd: []string{"serve"}, Ports: []string{"4111/tcp"}, CABundle: ca})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	out := filepath.Join(dir, "images.tar")
-	if err := WriteArchive(out, map[string]v1.Image{"example.com/tool:1": img}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, WriteArchive(out, map[string]v1.Image{"example.com/tool:1": img}))
 	tag, _ := name.NewTag("example.com/tool:1")
 	loaded, err := tarball.ImageFromPath(out, &tag)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	cf, err := loaded.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Check(t, err)
 	if cf.Config.User != "65532:65532" || cf.OS != "linux" || cf.Architecture != runtime.GOARCH || cf.Config.Entrypoint[0] != "/usr/local/bin/tool" || cf.Config.Cmd[0] != "serve" {
 		t.Errorf("config %+v (os %s, arch %s)", cf.Config, cf.OS, cf.Architecture)
 	}
@@ -62,9 +52,7 @@ func TestImageRunsNonRootWithItsBinary(t *testing.T) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.Check(t, err)
 		files[h.Name] = h
 		b, _ := io.ReadAll(tr)
 		contents[h.Name] = string(b)

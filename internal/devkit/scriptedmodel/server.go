@@ -229,35 +229,9 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	if s.opts.RequireAPIKey != "" && c.Request().Header.Get("Authorization") != "Bearer "+s.opts.RequireAPIKey {
 		return openAIError(c, http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided.")
 	}
-	var raw json.RawMessage
-	if err := json.NewDecoder(c.Request().Body).Decode(&raw); err != nil {
-		return openAIError(c, http.StatusBadRequest, "invalid_request_error", "invalid JSON body: "+err.Error())
-	}
-	var wr wireRequest
-	if err := json.Unmarshal(raw, &wr); err != nil {
-		return openAIError(c, http.StatusBadRequest, "invalid_request_error", err.Error())
-	}
-	if wr.Model == "" || len(wr.Messages) == 0 {
-		return openAIError(c, http.StatusBadRequest, "invalid_request_error", "model and messages are required")
-	}
-	req := &Request{
-		Model: wr.Model, Stream: wr.Stream, ToolChoice: wr.ToolChoice, Raw: raw,
-		Authorization: c.Request().Header.Get("Authorization"),
-		IncludeUsage:  wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage,
-	}
-	for _, t := range wr.Tools {
-		req.Tools = append(req.Tools, t.Function.Name)
-	}
-	for _, m := range wr.Messages {
-		var wm wireMessage
-		if err := json.Unmarshal(m, &wm); err != nil {
-			return openAIError(c, http.StatusBadRequest, "invalid_request_error", "invalid message: "+err.Error())
-		}
-		msg := Message{Role: wm.Role, Content: contentText(wm.Content), ToolCallID: wm.ToolCallID}
-		for _, tc := range wm.ToolCalls {
-			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-		}
-		req.Messages = append(req.Messages, msg)
+	req, invalid := decodeRequest(c.Request())
+	if invalid != "" {
+		return openAIError(c, http.StatusBadRequest, "invalid_request_error", invalid)
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
@@ -312,6 +286,41 @@ func (s *Server) chatCompletions(c echo.Context) error {
 		return c.JSON(http.StatusOK, completion(id, req, reply))
 	}
 	return s.stream(c, id, req, reply)
+}
+
+// decodeRequest reads a Chat Completions request; invalid says what is wrong with one that is.
+func decodeRequest(r *http.Request) (req *Request, invalid string) {
+	var raw json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+		return nil, "invalid JSON body: " + err.Error()
+	}
+	var wr wireRequest
+	if err := json.Unmarshal(raw, &wr); err != nil {
+		return nil, err.Error()
+	}
+	if wr.Model == "" || len(wr.Messages) == 0 {
+		return nil, "model and messages are required"
+	}
+	req = &Request{
+		Model: wr.Model, Stream: wr.Stream, ToolChoice: wr.ToolChoice, Raw: raw,
+		Authorization: r.Header.Get("Authorization"),
+		IncludeUsage:  wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage,
+	}
+	for _, t := range wr.Tools {
+		req.Tools = append(req.Tools, t.Function.Name)
+	}
+	for _, m := range wr.Messages {
+		var wm wireMessage
+		if err := json.Unmarshal(m, &wm); err != nil {
+			return nil, "invalid message: " + err.Error()
+		}
+		msg := Message{Role: wm.Role, Content: contentText(wm.Content), ToolCallID: wm.ToolCallID}
+		for _, tc := range wm.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		req.Messages = append(req.Messages, msg)
+	}
+	return req, ""
 }
 
 func contentText(raw json.RawMessage) string {

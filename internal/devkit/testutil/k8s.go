@@ -70,22 +70,23 @@ func ReconcileCount(controller string) (float64, error) {
 
 // RSS reads the resident and peak resident memory of a process ("self" or a pid) in MiB.
 func RSS(pid string) (cur, peak float64, err error) {
+	m, err := MemoryStatus(pid)
+	return m["VmRSS"], m["VmHWM"], err
+}
+
+// MemoryStatus reads the memory fields of a process's /proc status ("self" or a pid) in MiB,
+// by name: VmRSS, VmHWM, RssAnon, RssFile and so on.
+func MemoryStatus(pid string) (map[string]float64, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%s/status", pid))
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
+	mib := map[string]float64{}
 	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(f[1], 64)
-		switch f[0] {
-		case "VmRSS:":
-			cur = kb / 1024
-		case "VmHWM:":
-			peak = kb / 1024
+		if f := strings.Fields(line); len(f) == 3 && f[2] == "kB" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			mib[strings.TrimSuffix(f[0], ":")] = kb / 1024
 		}
 	}
-	return cur, peak, nil
+	return mib, nil
 }

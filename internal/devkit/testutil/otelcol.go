@@ -60,7 +60,8 @@ func CollectorBinary(moduleRoot string) (string, error) {
 func StartCollector(t *testing.T, bin string) *Collector {
 	t.Helper()
 	dir := t.TempDir()
-	port := freePort(t)
+	port, err := FreePort()
+	Check(t, err)
 	file := filepath.Join(dir, "traces.jsonl")
 	config := CollectorConfig(port, file)
 	cfg := filepath.Join(dir, "config.yaml")

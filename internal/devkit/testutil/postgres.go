@@ -2,7 +2,6 @@ package testutil
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -45,7 +44,9 @@ func StartPostgres(t testing.TB) *Postgres {
 		t.Fatal(err)
 	}
 	chownToPostgres(t, dir)
-	p.port = freePort(t)
+	if p.port, err = FreePort(); err != nil {
+		t.Fatal(err)
+	}
 	p.run("initdb", "-D", filepath.Join(dir, "data"), "-U", "agentry", "--auth=trust", "-E", "UTF8", "--no-sync")
 	p.Start()
 	p.run("createdb", "-h", "127.0.0.1", "-p", strconv.Itoa(p.port), "-U", "agentry", "agentry")
@@ -57,11 +58,27 @@ func StartPostgres(t testing.TB) *Postgres {
 	return p
 }
 
-// Start starts the (stopped) server and waits until it accepts connections.
+// Start starts the (stopped) server and waits until it accepts connections. A server pg_ctl
+// gave up on while it still recovers (after an immediate stop, on a loaded machine) is waited
+// for, not started a second time beside itself.
 func (p *Postgres) Start() {
 	p.t.Helper()
+	data := filepath.Join(p.dir, "data")
 	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s -c fsync=on -c max_connections=100", p.port, p.dir)
-	p.run("pg_ctl", "-D", filepath.Join(p.dir, "data"), "-l", filepath.Join(p.dir, "log"), "-o", opts, "-w", "-t", "60", "start")
+	var out []byte
+	var err error
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if p.cmd("pg_ctl", "-D", data, "status").Run() != nil {
+			out, err = p.cmd("pg_ctl", "-D", data, "-l", filepath.Join(p.dir, "log"), "-o", opts, "-w", "-t", "60", "start").CombinedOutput()
+		} else {
+			out, err = p.cmd("pg_isready", "-h", "127.0.0.1", "-p", strconv.Itoa(p.port)).CombinedOutput()
+		}
+		if err == nil {
+			return
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(p.dir, "log"))
+	p.t.Fatalf("PostgreSQL did not start: %v\n%s\nserver log:\n%s", err, out, log)
 }
 
 // Stop stops the server at once, as a crash or an outage would.
@@ -107,14 +124,4 @@ func chownToPostgres(t testing.TB, dir string) {
 	if err := os.Chown(dir, uid, gid); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

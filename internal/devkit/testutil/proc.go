@@ -4,7 +4,6 @@ package testutil
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -53,9 +52,10 @@ func build(moduleRoot, name string, flags ...string) (string, func(), error) {
 
 // Proc is a running process whose combined output is captured.
 type Proc struct {
-	Cmd *exec.Cmd
-	mu  sync.Mutex
-	out bytes.Buffer
+	Cmd  *exec.Cmd
+	done chan struct{} // closed once the process has exited and its output is read
+	mu   sync.Mutex
+	out  bytes.Buffer
 }
 
 // Output is everything the process printed so far.
@@ -63,6 +63,14 @@ func (p *Proc) Output() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.out.String()
+}
+
+// Check fails the test at once on an error.
+func Check(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // CleanEnv is the test's environment without OPENAI_* and AGENTRY_* variables.
@@ -81,52 +89,89 @@ func CleanEnv() []string {
 // matches ready and returns the first group of that match. The process gets SIGINT at cleanup.
 func Start(t *testing.T, bin, dir string, env []string, ready string, args ...string) (*Proc, string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(CleanEnv(), env...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 5 * time.Second
-	p := &Proc{Cmd: cmd}
+	p, v, err := Launch(cmd, ready, 90*time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p, v
+}
+
+// Launch starts cmd (Run) and waits up to within until a line of its output matches ready; it
+// returns the first group of that match. A process that exits or does not get ready in time is
+// stopped, and the error holds its output.
+func Launch(cmd *exec.Cmd, ready string, within time.Duration, onLine func(line string)) (*Proc, string, error) {
+	found := make(chan string, 1)
+	re := regexp.MustCompile(ready)
+	p, err := Run(cmd, func(line string) {
+		if onLine != nil {
+			onLine(line)
+		}
+		if m := re.FindStringSubmatch(line); m != nil {
+			select {
+			case found <- append(m, "")[1]:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	select {
+	case v := <-found:
+		return p, v, nil
+	case <-p.done:
+	case <-time.After(within):
+	}
+	p.Stop()
+	return nil, "", fmt.Errorf("%s %v did not get ready; output:\n%s", filepath.Base(cmd.Path), cmd.Args[1:], p.Output())
+}
+
+// Run starts cmd, capturing its output (stdout and stderr, Output); onLine, when set, sees
+// every line of it.
+func Run(cmd *exec.Cmd, onLine func(line string)) (*Proc, error) {
+	p := &Proc{Cmd: cmd, done: make(chan struct{})}
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = 5 * time.Second // a child that keeps the output open does not hold Wait
+	}
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	found := make(chan string, 1)
-	re := regexp.MustCompile(ready)
+	go func() { _ = cmd.Wait(); _ = pw.Close() }()
 	go func() {
+		defer close(p.done)
 		sc := bufio.NewScanner(pr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		sent := false
 		for sc.Scan() {
-			line := sc.Text()
 			p.mu.Lock()
-			p.out.WriteString(line + "\n")
+			p.out.WriteString(sc.Text() + "\n")
 			p.mu.Unlock()
-			if m := re.FindStringSubmatch(line); m != nil && !sent {
-				sent = true
-				v := ""
-				if len(m) > 1 {
-					v = m[1]
-				}
-				found <- v
+			if onLine != nil {
+				onLine(sc.Text())
 			}
 		}
 		_, _ = io.Copy(io.Discard, pr)
 	}()
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-		_ = pw.Close()
-	})
+	return p, nil
+}
+
+// Exited is closed once the process has exited and its output is read.
+func (p *Proc) Exited() <-chan struct{} { return p.done }
+
+// Stop interrupts the process and waits until it has exited, killing it after 10 s.
+func (p *Proc) Stop() {
+	_ = p.Cmd.Process.Signal(os.Interrupt)
 	select {
-	case v := <-found:
-		return p, v
-	case <-time.After(90 * time.Second):
-		t.Fatalf("%s %v did not get ready; output:\n%s", filepath.Base(bin), args, p.Output())
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.Cmd.Process.Kill()
+		<-p.done
 	}
-	return nil, ""
 }
 
 // RunWithBinary is a TestMain body: it builds agentry from moduleRoot, stores the path in *bin,

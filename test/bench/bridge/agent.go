@@ -34,7 +34,7 @@ func startAgent() (string, error) {
 	mux.HandleFunc("POST /ag-ui", serveAGUI)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	cleanups.add(func() { _ = srv.Close() })
+	cleanups.Add(func() { _ = srv.Close() })
 	return "http://" + ln.Addr().String() + "/ag-ui", nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/hub"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 const apiKey = "bridge-bench-api-key-0123456789abcdef"
@@ -29,33 +29,7 @@ const apiKey = "bridge-bench-api-key-0123456789abcdef"
 // ---------------------------------------------------------------------------------------------
 // Clean-up of everything started, also on SIGINT.
 
-type cleanupStack struct {
-	mu  sync.Mutex
-	fns []func()
-}
-
-var cleanups cleanupStack
-
-func (c *cleanupStack) add(f func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.fns = append(c.fns, f)
-}
-
-// run calls the clean-ups in reverse order, once each.
-func (c *cleanupStack) run() {
-	for {
-		c.mu.Lock()
-		if len(c.fns) == 0 {
-			c.mu.Unlock()
-			return
-		}
-		f := c.fns[len(c.fns)-1]
-		c.fns = c.fns[:len(c.fns)-1]
-		c.mu.Unlock()
-		f()
-	}
-}
+var cleanups testutil.Cleanups
 
 // ---------------------------------------------------------------------------------------------
 // The chat service, in this process and wired as `agentry chat` wires it: SQLite store, hub,
@@ -89,7 +63,7 @@ func startChat(dir string) (*chatService, error) {
 	go func() { hubDone <- h.Run(hubCtx) }()
 	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	cleanups.add(func() {
+	cleanups.Add(func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(cctx)

@@ -21,10 +21,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
@@ -57,20 +55,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: -runs, -events, -burst-runs and -concurrency must be at least 1")
 		os.Exit(2)
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sig
-		fmt.Fprintln(os.Stderr, "bench: interrupted, cleaning up")
-		cleanups.run()
-		os.Exit(130)
-	}()
-	err := run(c)
-	cleanups.run()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	testutil.BenchMain(&cleanups, func() error { return run(c) })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -93,9 +78,7 @@ func report(metric, direct, chat, added, goal string, ok *bool) {
 
 func b(v bool) *bool { return &v }
 
-func progress(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "["+time.Now().Format("15:04:05")+"] "+format+"\n", args...)
-}
+var progress = testutil.Progress
 
 func run(c config) error {
 	began := time.Now()
@@ -103,43 +86,11 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	cleanups.add(func() { _ = os.RemoveAll(dir) })
-	agentURL, err := startAgent()
+	cleanups.Add(func() { _ = os.RemoveAll(dir) })
+	e, err := setUp(c, dir)
 	if err != nil {
 		return err
 	}
-	chat, err := startChat(dir)
-	if err != nil {
-		return err
-	}
-	e := &env{c: c, chat: chat,
-		paced: agentURL + "?" + url.Values{"events": {fmt.Sprint(c.events)}, "interval": {c.interval.String()}}.Encode(),
-		fast:  agentURL + "?" + url.Values{"events": {fmt.Sprint(c.events)}}.Encode()}
-	if err := chat.agent("paced", e.paced); err != nil {
-		return err
-	}
-	if err := chat.agent("fast", e.fast); err != nil {
-		return err
-	}
-	progress("creating %d users and their sockets", c.concurrency+1)
-	connect := func(uid string) (*socket, error) {
-		tok, err := chat.user(uid)
-		if err != nil {
-			return nil, err
-		}
-		return chat.connect(uid, tok)
-	}
-	if e.lat, err = connect("latency"); err != nil {
-		return err
-	}
-	for i := 0; i < c.concurrency && c.phases["concurrency"]; i++ {
-		s, err := connect(fmt.Sprintf("user%d", i))
-		if err != nil {
-			return err
-		}
-		e.workers = append(e.workers, s)
-	}
-
 	if c.cpuprofile != "" {
 		f, err := os.Create(c.cpuprofile)
 		if err != nil {
@@ -148,7 +99,7 @@ func run(c config) error {
 		if err := pprof.StartCPUProfile(f); err != nil {
 			return err
 		}
-		cleanups.add(func() { pprof.StopCPUProfile(); _ = f.Close() })
+		cleanups.Add(func() { pprof.StopCPUProfile(); _ = f.Close() })
 	}
 	for _, p := range []struct {
 		name string
@@ -168,7 +119,7 @@ func run(c config) error {
 		return errors.New("no phase ran (see -phases)")
 	}
 
-	st := chat.hub.Stats()
+	st := e.chat.hub.Stats()
 	fmt.Printf("\nBridge benchmark: chat service + agent bridge (SQLite) and a synthetic AG-UI agent in this process, clients over loopback (%d cores), %s in all\n\n", testutil.NumCPU(), time.Since(began).Round(time.Second))
 	fmt.Printf("| measure | direct | via chat | added | goal | |\n|---|---|---|---|---|---|\n")
 	for _, r := range rows {
@@ -177,6 +128,48 @@ func run(c config) error {
 	fmt.Printf("\nERR_AGENT_BUSY retries (answer stored before the run was released): %d; failed runs: %d; ERROR lines logged by the chat service: %d; sockets closed by the server: %d (slow: %d); agent frames queued: %d\n",
 		busyRetries.Load(), runFailures.Load(), serverErrors.Load(), socketCloses.Load(), st.Dropped, st.Published)
 	return nil
+}
+
+// setUp starts the agent and the chat service with the agent configured twice (paced and
+// fast), and the users' sockets: one for the latency runs, c.concurrency for the concurrency
+// phase.
+func setUp(c config, dir string) (*env, error) {
+	agentURL, err := startAgent()
+	if err != nil {
+		return nil, err
+	}
+	chat, err := startChat(dir)
+	if err != nil {
+		return nil, err
+	}
+	e := &env{c: c, chat: chat,
+		paced: agentURL + "?" + url.Values{"events": {fmt.Sprint(c.events)}, "interval": {c.interval.String()}}.Encode(),
+		fast:  agentURL + "?" + url.Values{"events": {fmt.Sprint(c.events)}}.Encode()}
+	if err := chat.agent("paced", e.paced); err != nil {
+		return nil, err
+	}
+	if err := chat.agent("fast", e.fast); err != nil {
+		return nil, err
+	}
+	progress("creating %d users and their sockets", c.concurrency+1)
+	connect := func(uid string) (*socket, error) {
+		tok, err := chat.user(uid)
+		if err != nil {
+			return nil, err
+		}
+		return chat.connect(uid, tok)
+	}
+	if e.lat, err = connect("latency"); err != nil {
+		return nil, err
+	}
+	for i := 0; i < c.concurrency && c.phases["concurrency"]; i++ {
+		s, err := connect(fmt.Sprintf("user%d", i))
+		if err != nil {
+			return nil, err
+		}
+		e.workers = append(e.workers, s)
+	}
+	return e, nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

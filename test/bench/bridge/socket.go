@@ -61,7 +61,7 @@ func (c *chatService) connect(uid, token string) (*socket, error) {
 			s.frames <- wsFrame{at, data}
 		}
 	}()
-	cleanups.add(func() { _ = conn.CloseNow() })
+	cleanups.Add(func() { _ = conn.CloseNow() })
 	return s, nil
 }
 

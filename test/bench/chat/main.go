@@ -16,11 +16,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
@@ -58,20 +55,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: need 1 <= -members <= -sockets and -sockets-per-user >= 1")
 		os.Exit(2)
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sig
-		fmt.Fprintln(os.Stderr, "bench: interrupted, cleaning up")
-		cleanups.run()
-		os.Exit(130)
-	}()
-	err := run(c)
-	cleanups.run()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
+	testutil.BenchMain(&cleanups, func() error { return run(c) })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -94,9 +78,7 @@ func report(metric, value, goal string, ok *bool) {
 
 func b(v bool) *bool { return &v }
 
-func progress(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "["+time.Now().Format("15:04:05")+"] "+format+"\n", args...)
-}
+var progress = testutil.Progress
 
 func run(c config) (err error) {
 	defer func() {
@@ -113,167 +95,60 @@ func run(c config) (err error) {
 	if err != nil {
 		return err
 	}
-	cleanups.add(func() { _ = os.RemoveAll(dir) })
+	cleanups.Add(func() { _ = os.RemoveAll(dir) })
 	progress("building agentry")
-	bin := filepath.Join(dir, "agentry")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build agentry: %w", err)
+	bin, removeBin, err := testutil.BuildBinary(".")
+	if err != nil {
+		return err
 	}
+	cleanups.Add(removeBin)
 
 	srv, err := startChat(bin, dir, "file:"+filepath.Join(dir, "chat.db"))
 	if err != nil {
 		return err
 	}
 	base := srv.base
-
-	// Users: the owner of every group, the fan-out members, idle users, and 20 senders.
-	idleSockets := c.sockets - c.members
-	idleUsers := (idleSockets + c.perUser - 1) / c.perUser
-	var uids []string
-	uids = append(uids, "owner")
-	for i := 0; i < c.members; i++ {
-		uids = append(uids, fmt.Sprintf("m%d", i))
-	}
-	for i := 0; i < idleUsers; i++ {
-		uids = append(uids, fmt.Sprintf("i%d", i))
-	}
-	const nSenders = 20
-	for i := 0; i < nSenders; i++ {
-		uids = append(uids, fmt.Sprintf("s%d", i))
-	}
-	progress("creating %d users and their tokens", len(uids))
-	t0 := time.Now()
-	users, err := createUsers(base, uids)
+	p, err := populate(base, c)
 	if err != nil {
 		return err
 	}
-	owner, members, idle, senders := users[0], users[1:1+c.members], users[1+c.members:1+c.members+idleUsers], users[1+c.members+idleUsers:]
-	progress("  %d users in %s", len(users), time.Since(t0).Round(time.Millisecond))
-	t0 = time.Now()
-	if err := createGroup(base, owner, "fanout", members); err != nil {
-		return err
-	}
-	idleGroups := map[string][]*user{}
-	for i := 0; i < len(idle); i += 10 {
-		guid := fmt.Sprintf("idle%d", i/10)
-		idleGroups[guid] = idle[i:min(i+10, len(idle))]
-		if err := createGroup(base, owner, guid, idleGroups[guid]); err != nil {
-			return err
-		}
-	}
-	progress("  groups: fanout (%d members) and %d groups of idle users in %s", len(members), len(idleGroups), time.Since(t0).Round(time.Millisecond))
 
 	// Sockets: one per member, perUser per idle user, up to c.sockets.
 	var all []*sock
-	for _, u := range members {
+	for _, u := range p.members {
 		all = append(all, newSock(u, base))
 	}
 	for i := 0; len(all) < c.sockets; i++ {
-		all = append(all, newSock(idle[(i/c.perUser)%len(idle)], base))
+		all = append(all, newSock(p.idle[(i/c.perUser)%len(p.idle)], base))
 	}
-	var senderSocks []*sock
-	for _, u := range senders {
-		senderSocks = append(senderSocks, newSock(u, base))
-	}
-	stopSocks := func(ss []*sock) {
-		var wg sync.WaitGroup
-		for _, s := range ss {
-			wg.Add(1)
-			go func(s *sock) { defer wg.Done(); s.stop() }(s)
-		}
-		wg.Wait()
-	}
-	cleanups.add(func() { stopSocks(all); stopSocks(senderSocks) })
+	senderSocks := socksOf(p.senders, base)
+	cleanups.Add(func() { stopSocks(all); stopSocks(senderSocks) })
 
 	// 1. Idle sockets.
-	time.Sleep(2 * time.Second)
-	before := srv.rssKiB()
-	progress("opening %d sockets (server RSS %.1f MiB)", len(all), before/1024)
-	t0 = time.Now()
-	if err := connect(all); err != nil {
+	if err := idleSockets(srv, all, len(p.members)+len(p.idle)); err != nil {
 		return err
 	}
-	connectTime := time.Since(t0)
-	time.Sleep(3 * time.Second)
-	after := srv.rssKiB()
-	perConn := (after - before) / float64(len(all))
-	progress("  connected in %s; server RSS %.1f MiB", connectTime.Round(time.Millisecond), after/1024)
-	report(fmt.Sprintf("idle sockets held (%d users × sockets, opened in %s)", len(members)+len(idle), connectTime.Round(100*time.Millisecond)),
-		fmt.Sprintf("%d", len(all)), "5,000", b(len(all) >= 5000))
-	report("server RSS per idle socket", fmt.Sprintf("%.1f KiB (%.1f → %.1f MiB)", perConn, before/1024, after/1024), "≤ 20 KiB", b(perConn <= 20))
 	if err := connect(senderSocks); err != nil {
 		return err
 	}
-
 	// 2. Fan-out to the group.
-	progress("fan-out: %d messages to %d members at %.0f/s", c.fanoutMsgs, len(members), c.fanoutRate)
 	memberSocks := all[:c.members]
-	{
-		lo := int(nextN.Load()) + 1
-		d := &deliveries{lo: lo, hi: lo + c.fanoutMsgs}
-		current.Store(d)
-		before4008 := closes4008.Load()
-		start := time.Now()
-		errs := openLoop(c.fanoutMsgs, c.fanoutRate, func(at time.Time) error {
-			_, err := send(base, owner.token, "fanout", "group", memberSocks, at)
-			return err
-		})
-		msgs := since(lo)
-		lost := waitDelivered(msgs, 30*time.Second)
-		current.Store(nil)
-		d.mu.Lock()
-		n := len(d.lat)
-		el := time.Duration(d.last - start.UnixNano())
-		lat := d.lat
-		d.mu.Unlock()
-		rate := float64(n) / el.Seconds()
-		p50, p99 := testutil.Percentile(lat, 50), testutil.Percentile(lat, 99)
-		report(fmt.Sprintf("fan-out deliveries/s (%d msgs × %d sockets at %.0f msgs/s)", len(msgs), len(members), c.fanoutRate),
-			fmt.Sprintf("%.0f", rate), "≥ 25,000", b(rate >= 25000))
-		report("fan-out send→receive p50 / p99", ms(p50)+" / "+ms(p99), "p99 ≤ 100 ms", b(p99 <= 100*time.Millisecond))
-		report("fan-out lost / send errors / 4008 closes", fmt.Sprintf("%d / %d / %d", lost, errs, closes4008.Load()-before4008), "0", b(lost == 0 && errs == 0))
-	}
-
+	fanout(base, p.owner, memberSocks, c)
 	// 3. Send latency on SQLite.
-	if err := sendLatency("SQLite", base, senders, senderSocks, c, 15*time.Millisecond); err != nil {
+	if err := sendLatency("SQLite", base, p.senders, senderSocks, c, 15*time.Millisecond); err != nil {
 		return err
 	}
-
 	// 4. Reconnect storm.
-	if err := storm(base, owner, all, memberSocks, idleGroups, c); err != nil {
+	if err := storm(base, p.owner, all, memberSocks, p.idleGroups, c); err != nil {
 		return err
 	}
-	stopSocks(all)
-	stopSocks(senderSocks)
-	srv.stop()
-
+	stopSocks(append(all, senderSocks...))
+	srv.Stop()
 	// 3b. Send latency on PostgreSQL.
 	if !c.skipPostgres {
-		progress("starting PostgreSQL")
-		pg := testutil.StartPostgres(benchTB{})
-		psrv, err := startChat(bin, dir, pg.URL)
-		if err != nil {
+		if err := postgresLatency(bin, dir, p.uids[len(p.uids)-len(p.senders):], c); err != nil {
 			return err
 		}
-		us, err := createUsers(psrv.base, uids[len(uids)-nSenders:])
-		if err != nil {
-			return err
-		}
-		var ss []*sock
-		for _, u := range us {
-			ss = append(ss, newSock(u, psrv.base))
-		}
-		cleanups.add(func() { stopSocks(ss) })
-		if err := connect(ss); err != nil {
-			return err
-		}
-		if err := sendLatency("PostgreSQL", psrv.base, us, ss, c, 40*time.Millisecond); err != nil {
-			return err
-		}
-		stopSocks(ss)
-		psrv.stop()
 	}
 
 	fmt.Printf("\nChat benchmark: `agentry chat` as its own process, load generator on the same machine (%d cores), %s in all\n\n", testutil.NumCPU(), time.Since(began).Round(time.Second))
@@ -283,6 +158,143 @@ func run(c config) (err error) {
 	}
 	fmt.Printf("\nDuplicate frames dropped by the clients (at-least-once): %d; resets: %d; ERROR lines logged by the chat processes: %d\n",
 		dupes.Load(), resets.Load(), serverErrors.Load())
+	return nil
+}
+
+// population is the bench's users: the owner of every group, the fan-out group's members, idle
+// users in groups of 10 (idleGroups) and 20 senders, in uids' order.
+type population struct {
+	uids                   []string
+	owner                  *user
+	members, idle, senders []*user
+	idleGroups             map[string][]*user
+}
+
+func populate(base string, c config) (*population, error) {
+	idleSockets := c.sockets - c.members
+	idleUsers := (idleSockets + c.perUser - 1) / c.perUser
+	p := &population{uids: []string{"owner"}, idleGroups: map[string][]*user{}}
+	for i := 0; i < c.members; i++ {
+		p.uids = append(p.uids, fmt.Sprintf("m%d", i))
+	}
+	for i := 0; i < idleUsers; i++ {
+		p.uids = append(p.uids, fmt.Sprintf("i%d", i))
+	}
+	const nSenders = 20
+	for i := 0; i < nSenders; i++ {
+		p.uids = append(p.uids, fmt.Sprintf("s%d", i))
+	}
+	progress("creating %d users and their tokens", len(p.uids))
+	t0 := time.Now()
+	users, err := createUsers(base, p.uids)
+	if err != nil {
+		return nil, err
+	}
+	p.owner, p.members, p.idle, p.senders = users[0], users[1:1+c.members], users[1+c.members:1+c.members+idleUsers], users[1+c.members+idleUsers:]
+	progress("  %d users in %s", len(users), time.Since(t0).Round(time.Millisecond))
+	t0 = time.Now()
+	if err := createGroup(base, p.owner, "fanout", p.members); err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(p.idle); i += 10 {
+		guid := fmt.Sprintf("idle%d", i/10)
+		p.idleGroups[guid] = p.idle[i:min(i+10, len(p.idle))]
+		if err := createGroup(base, p.owner, guid, p.idleGroups[guid]); err != nil {
+			return nil, err
+		}
+	}
+	progress("  groups: fanout (%d members) and %d groups of idle users in %s", len(p.members), len(p.idleGroups), time.Since(t0).Round(time.Millisecond))
+	return p, nil
+}
+
+func socksOf(users []*user, base string) []*sock {
+	var out []*sock
+	for _, u := range users {
+		out = append(out, newSock(u, base))
+	}
+	return out
+}
+
+func stopSocks(ss []*sock) {
+	var wg sync.WaitGroup
+	for _, s := range ss {
+		wg.Add(1)
+		go func(s *sock) { defer wg.Done(); s.stop() }(s)
+	}
+	wg.Wait()
+}
+
+// idleSockets opens the sockets of users users and reports the server's memory per socket.
+func idleSockets(srv *server, all []*sock, users int) error {
+	time.Sleep(2 * time.Second)
+	before := srv.rssKiB()
+	progress("opening %d sockets (server RSS %.1f MiB)", len(all), before/1024)
+	t0 := time.Now()
+	if err := connect(all); err != nil {
+		return err
+	}
+	connectTime := time.Since(t0)
+	time.Sleep(3 * time.Second)
+	after := srv.rssKiB()
+	perConn := (after - before) / float64(len(all))
+	progress("  connected in %s; server RSS %.1f MiB", connectTime.Round(time.Millisecond), after/1024)
+	report(fmt.Sprintf("idle sockets held (%d users × sockets, opened in %s)", users, connectTime.Round(100*time.Millisecond)),
+		fmt.Sprintf("%d", len(all)), "5,000", b(len(all) >= 5000))
+	report("server RSS per idle socket", fmt.Sprintf("%.1f KiB (%.1f → %.1f MiB)", perConn, before/1024, after/1024), "≤ 20 KiB", b(perConn <= 20))
+	return nil
+}
+
+// fanout sends the fan-out group its messages at c.fanoutRate and reports the deliveries.
+func fanout(base string, owner *user, memberSocks []*sock, c config) {
+	progress("fan-out: %d messages to %d members at %.0f/s", c.fanoutMsgs, len(memberSocks), c.fanoutRate)
+	lo := int(nextN.Load()) + 1
+	d := &deliveries{lo: lo, hi: lo + c.fanoutMsgs}
+	current.Store(d)
+	before4008 := closes4008.Load()
+	start := time.Now()
+	errs := openLoop(c.fanoutMsgs, c.fanoutRate, func(at time.Time) error {
+		_, err := send(base, owner.token, "fanout", "group", memberSocks, at)
+		return err
+	})
+	msgs := since(lo)
+	lost := waitDelivered(msgs, 30*time.Second)
+	current.Store(nil)
+	d.mu.Lock()
+	n := len(d.lat)
+	el := time.Duration(d.last - start.UnixNano())
+	lat := d.lat
+	d.mu.Unlock()
+	rate := float64(n) / el.Seconds()
+	p50, p99 := testutil.Percentile(lat, 50), testutil.Percentile(lat, 99)
+	report(fmt.Sprintf("fan-out deliveries/s (%d msgs × %d sockets at %.0f msgs/s)", len(msgs), len(memberSocks), c.fanoutRate),
+		fmt.Sprintf("%.0f", rate), "≥ 25,000", b(rate >= 25000))
+	report("fan-out send→receive p50 / p99", ms(p50)+" / "+ms(p99), "p99 ≤ 100 ms", b(p99 <= 100*time.Millisecond))
+	report("fan-out lost / send errors / 4008 closes", fmt.Sprintf("%d / %d / %d", lost, errs, closes4008.Load()-before4008), "0", b(lost == 0 && errs == 0))
+}
+
+// postgresLatency measures the send latency again on `agentry chat` over a real PostgreSQL,
+// with the senders (uids) created there.
+func postgresLatency(bin, dir string, uids []string, c config) error {
+	progress("starting PostgreSQL")
+	pg := testutil.StartPostgres(benchTB{})
+	psrv, err := startChat(bin, dir, pg.URL)
+	if err != nil {
+		return err
+	}
+	us, err := createUsers(psrv.base, uids)
+	if err != nil {
+		return err
+	}
+	ss := socksOf(us, psrv.base)
+	cleanups.Add(func() { stopSocks(ss) })
+	if err := connect(ss); err != nil {
+		return err
+	}
+	if err := sendLatency("PostgreSQL", psrv.base, us, ss, c, 40*time.Millisecond); err != nil {
+		return err
+	}
+	stopSocks(ss)
+	psrv.Stop()
 	return nil
 }
 

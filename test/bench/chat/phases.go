@@ -89,17 +89,59 @@ func storm(base string, owner *user, all, memberSocks []*sock, idleGroups map[st
 	}
 	before4008, before1013 := closes4008.Load(), closes1013.Load()
 	lo := int(nextN.Load()) + 1
-	stop := make(chan struct{})
+	stopSending := sendStorm(base, owner, guids, groupSocks, c.stormRate)
+	time.Sleep(1500 * time.Millisecond)
+	t0 := time.Now()
+	dropAt.Store(t0.UnixNano())
+	for _, s := range all {
+		s.drop()
+	}
+	// Every socket ready again and holding every message acked before its ready.
+	deadline := time.Now().Add(120 * time.Second)
+	var allReady, allResumed time.Duration
+	for {
+		time.Sleep(50 * time.Millisecond)
+		readyN, resumedN, lastReady, lastResumed := resumedSockets(all, since(lo))
+		if readyN == len(all) && resumedN == len(all) {
+			allReady = time.Duration(lastReady - t0.UnixNano())
+			allResumed = time.Duration(lastResumed - t0.UnixNano())
+			break
+		}
+		if time.Now().After(deadline) {
+			stopSending()
+			return fmt.Errorf("storm: after 120 s only %d of %d sockets are ready and %d caught up", readyN, len(all), resumedN)
+		}
+	}
+	time.Sleep(time.Second) // traffic continues after the storm
+	errs := stopSending()
+	msgs := since(lo)
+	lost := waitDelivered(msgs, 30*time.Second)
+	deliveries := 0
+	for _, m := range msgs {
+		deliveries += len(m.to)
+	}
+	report(fmt.Sprintf("reconnect storm: %d sockets dropped at once, all ready again after", len(all)), allReady.Round(time.Millisecond).String(), "—", nil)
+	report("reconnect storm: all resumed (ready + caught up) after", allResumed.Round(time.Millisecond).String(), "—", nil)
+	report(fmt.Sprintf("reconnect storm: messages lost (%d msgs, %d deliveries expected; %d send errors, %d 4008 and %d 1013 closes)",
+		len(msgs), deliveries, errs, closes4008.Load()-before4008, closes1013.Load()-before1013),
+		strconv.Itoa(lost), "0", b(lost == 0))
+	return nil
+}
+
+// sendStorm sends rate messages a second from owner, to the fan-out group and the idle groups
+// by turns, until stop, which returns the count of failed sends once the last has returned.
+func sendStorm(base string, owner *user, guids []string, groupSocks map[string][]*sock, rate float64) (stop func() int) {
+	quit := make(chan struct{})
 	senderDone := make(chan int)
 	go func() {
-		interval := time.Duration(float64(time.Second) / c.stormRate)
+		interval := time.Duration(float64(time.Second) / rate)
 		start := time.Now()
 		var wg sync.WaitGroup
 		var errs atomic.Int64
 		for i := 0; ; i++ {
 			at := start.Add(time.Duration(i) * interval)
 			select {
-			case <-stop:
+			case <-quit:
 				wg.Wait()
 				senderDone <- int(errs.Load())
 				return
@@ -120,73 +162,41 @@ func storm(base string, owner *user, all, memberSocks []*sock, idleGroups map[st
 			}()
 		}
 	}()
-	time.Sleep(1500 * time.Millisecond)
-	t0 := time.Now()
-	dropAt.Store(t0.UnixNano())
+	return func() int { close(quit); return <-senderDone }
+}
+
+// resumedSockets counts the sockets ready again after the storm, and those of them holding
+// every message of msgs acked before their ready; it returns when the last got ready and when
+// the last caught up (Unix ns).
+func resumedSockets(all []*sock, msgs []*message) (readyN, resumedN int, lastReady, lastResumed int64) {
 	for _, s := range all {
-		s.drop()
-	}
-	// Every socket ready again and holding every message acked before its ready.
-	deadline := time.Now().Add(120 * time.Second)
-	var allReady, allResumed time.Duration
-	for {
-		time.Sleep(50 * time.Millisecond)
-		msgs := since(lo)
-		readyN, resumedN := 0, 0
-		var lastReady, lastResumed int64
-		for _, s := range all {
-			s.mu.Lock()
-			ra := s.readyAfter
-			s.mu.Unlock()
-			if ra == 0 {
+		s.mu.Lock()
+		ra := s.readyAfter
+		s.mu.Unlock()
+		if ra == 0 {
+			continue
+		}
+		readyN++
+		lastReady = max(lastReady, ra)
+		caught := ra
+		ok := true
+		for _, m := range msgs {
+			if m.ackAt >= ra || !s.convs[m.conv] {
 				continue
 			}
-			readyN++
-			lastReady = max(lastReady, ra)
-			caught := ra
-			ok := true
-			for _, m := range msgs {
-				if m.ackAt >= ra || !s.convs[m.conv] {
-					continue
-				}
-				s.mu.Lock()
-				at, got := s.got[m.id]
-				s.mu.Unlock()
-				if !got {
-					ok = false
-					break
-				}
-				caught = max(caught, at)
+			s.mu.Lock()
+			at, got := s.got[m.id]
+			s.mu.Unlock()
+			if !got {
+				ok = false
+				break
 			}
-			if ok {
-				resumedN++
-				lastResumed = max(lastResumed, caught)
-			}
+			caught = max(caught, at)
 		}
-		if readyN == len(all) && resumedN == len(all) {
-			allReady = time.Duration(lastReady - t0.UnixNano())
-			allResumed = time.Duration(lastResumed - t0.UnixNano())
-			break
-		}
-		if time.Now().After(deadline) {
-			close(stop)
-			<-senderDone
-			return fmt.Errorf("storm: after 120 s only %d of %d sockets are ready and %d caught up", readyN, len(all), resumedN)
+		if ok {
+			resumedN++
+			lastResumed = max(lastResumed, caught)
 		}
 	}
-	time.Sleep(time.Second) // traffic continues after the storm
-	close(stop)
-	errs := <-senderDone
-	msgs := since(lo)
-	lost := waitDelivered(msgs, 30*time.Second)
-	deliveries := 0
-	for _, m := range msgs {
-		deliveries += len(m.to)
-	}
-	report(fmt.Sprintf("reconnect storm: %d sockets dropped at once, all ready again after", len(all)), allReady.Round(time.Millisecond).String(), "—", nil)
-	report("reconnect storm: all resumed (ready + caught up) after", allResumed.Round(time.Millisecond).String(), "—", nil)
-	report(fmt.Sprintf("reconnect storm: messages lost (%d msgs, %d deliveries expected; %d send errors, %d 4008 and %d 1013 closes)",
-		len(msgs), deliveries, errs, closes4008.Load()-before4008, closes1013.Load()-before1013),
-		strconv.Itoa(lost), "0", b(lost == 0))
-	return nil
+	return readyN, resumedN, lastReady, lastResumed
 }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // ---------------------------------------------------------------------------------------------
@@ -60,7 +60,7 @@ type user struct {
 // createUsers creates the uids and mints their tokens, 32 at a time.
 func createUsers(base string, uids []string) ([]*user, error) {
 	users := make([]*user, len(uids))
-	err := parallel(len(uids), 32, func(i int) error {
+	err := testutil.Parallel(len(uids), 32, func(i int) error {
 		uid := uids[i]
 		if err := call("POST", base+"/users", "", map[string]any{"uid": uid, "name": "User " + uid}, nil); err != nil {
 			return err
@@ -96,33 +96,4 @@ func createGroup(base string, owner *user, guid string, members []*user) error {
 		}
 	}
 	return nil
-}
-
-func parallel(n, workers int, f func(i int) error) error {
-	var next atomic.Int64
-	var first error
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := f(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
 }

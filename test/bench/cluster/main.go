@@ -57,37 +57,87 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	// Every pod's creation and Ready as first seen by a 100 ms poll (a watch opened this early
-	// can end at once while the apiserver's watch cache warms up).
-	var mu sync.Mutex
-	created, ready := map[string]time.Time{}, map[string]time.Time{}
 	pollCtx, stopPoll := context.WithCancel(ctx)
 	defer stopPoll()
+	times := pollPods(pollCtx, cs)
+	deployed, err := deploy(ctx, c)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, deployed...)
+	time.Sleep(10 * time.Second) // old pods gone, memory settled
+
+	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "status.phase=Running"})
+	if err != nil {
+		return err
+	}
+	rows = append(rows, times.rows(pods.Items)...)
+	rows = append(rows, memoryRows(pods.Items)...)
+	fmt.Println()
+	fmt.Println("| measure | result | goal | |")
+	fmt.Println("|---|---|---|---|")
+	for _, r := range rows {
+		fmt.Printf("| %s | %s | %s | %s |\n", r.measure, r.result, r.goal, r.verdict)
+	}
+	return nil
+}
+
+// podTimes are every pod's creation and Ready as first seen by a 100 ms poll (a watch opened
+// this early can end at once while the apiserver's watch cache warms up).
+type podTimes struct {
+	mu             sync.Mutex
+	created, ready map[string]time.Time
+}
+
+// pollPods polls the cluster's pods until ctx ends.
+func pollPods(ctx context.Context, cs kubernetes.Interface) *podTimes {
+	pt := &podTimes{created: map[string]time.Time{}, ready: map[string]time.Time{}}
 	go func() {
-		for pollCtx.Err() == nil {
-			list, err := cs.CoreV1().Pods("").List(pollCtx, metav1.ListOptions{})
+		for ctx.Err() == nil {
+			list, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 			now := time.Now()
 			if err == nil {
-				mu.Lock()
+				pt.mu.Lock()
 				for _, p := range list.Items {
 					key := p.Namespace + "/" + p.Name
-					if _, seen := created[key]; !seen {
-						created[key] = now
+					if _, seen := pt.created[key]; !seen {
+						pt.created[key] = now
 					}
 					for _, cond := range p.Status.Conditions {
 						if cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue {
-							if _, seen := ready[key]; !seen {
-								ready[key] = now
+							if _, seen := pt.ready[key]; !seen {
+								pt.ready[key] = now
 							}
 						}
 					}
 				}
-				mu.Unlock()
+				pt.mu.Unlock()
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
 	}()
+	return pt
+}
 
+// rows are the agent pods' times from creation to Ready.
+func (pt *podTimes) rows(pods []corev1.Pod) []row {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	var rows []row
+	for _, p := range pods {
+		if a := p.Labels["agentry.dev/agent"]; a != "" {
+			key := p.Namespace + "/" + p.Name
+			if c, r := pt.created[key], pt.ready[key]; !c.IsZero() && !r.IsZero() {
+				rows = append(rows, row{"agent pod " + a + ": created → Ready", dur(r.Sub(c)), "—", ""})
+			}
+		}
+	}
+	return rows
+}
+
+// deploy installs the chart, the scripted model and the samples (pointed at it) as the README
+// says, and measures the install and the samples' rollout.
+func deploy(ctx context.Context, c *cluster.Cluster) ([]row, error) {
 	repo, _ := filepath.Abs("../..")
 	if _, err := os.Stat(filepath.Join(repo, "charts")); err != nil {
 		repo, _ = os.Getwd()
@@ -101,39 +151,38 @@ func run() error {
 		}
 		return nil
 	}
+	readyReplicas := func(what string, within time.Duration, args ...string) error {
+		return c.Wait(ctx, within, what, func() (bool, error) {
+			out, _ := c.Kubectl(ctx, append(args, "-o", "jsonpath={.status.readyReplicas}")...)
+			return strings.TrimSpace(out) == "1", nil
+		})
+	}
 	t0 := time.Now()
 	if err := sh("helm install agentry charts/agentry --namespace agentry-system --create-namespace"); err != nil {
-		return err
+		return nil, err
 	}
-	if err := c.Wait(ctx, 3*time.Minute, "operator ready", func() (bool, error) {
-		out, _ := c.Kubectl(ctx, "-n", "agentry-system", "get", "deployment", "agentry-operator", "-o", "jsonpath={.status.readyReplicas}")
-		return strings.TrimSpace(out) == "1", nil
-	}); err != nil {
-		return err
+	if err := readyReplicas("operator ready", 3*time.Minute, "-n", "agentry-system", "get", "deployment", "agentry-operator"); err != nil {
+		return nil, err
 	}
-	install := time.Since(t0)
-	rows = append(rows, row{"helm install → operator Ready", dur(install), "—", ""})
+	rows := []row{{"helm install → operator Ready", dur(time.Since(t0)), "—", ""}}
 
 	image, err := c.Kubectl(ctx, "-n", "agentry-system", "get", "deployment", "agentry-operator", "-o", "jsonpath={.spec.template.spec.containers[0].image}")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := c.Apply(ctx, cluster.ScriptedModel(strings.TrimSpace(image))); err != nil {
-		return err
+		return nil, err
 	}
-	if err := c.Wait(ctx, 2*time.Minute, "scripted model ready", func() (bool, error) {
-		out, _ := c.Kubectl(ctx, "get", "deployment", "scripted-model", "-o", "jsonpath={.status.readyReplicas}")
-		return strings.TrimSpace(out) == "1", nil
-	}); err != nil {
-		return err
+	if err := readyReplicas("scripted model ready", 2*time.Minute, "get", "deployment", "scripted-model"); err != nil {
+		return nil, err
 	}
 	if err := sh("kubectl create secret generic openai --from-literal=apiKey=sk-scripted"); err != nil {
-		return err
+		return nil, err
 	}
 	// The samples as they are, pointed at the scripted model (one apply: one rollout).
 	t1 := time.Now()
 	if err := sh(`for f in config/samples/*.yaml; do echo ---; sed 's|^    name: gpt-4o-mini$|    name: gpt-4o-mini\n    baseURL: http://scripted-model.default.svc.cluster.local:8090/v1|' "$f"; done | kubectl apply -f -`); err != nil {
-		return err
+		return nil, err
 	}
 	agents := []string{"chef", "weather"}
 	if err := c.Wait(ctx, 3*time.Minute, "every sample Agent Available", func() (bool, error) {
@@ -145,36 +194,26 @@ func run() error {
 		}
 		return true, nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	apply := time.Since(t1)
 	rows = append(rows, row{"kubectl apply -f config/samples/ → every sample Agent Available", dur(apply), "≤ 30 s", verdict(apply <= 30*time.Second)})
 	for _, a := range agents {
 		if _, err := c.Kubectl(ctx, "rollout", "status", "deployment/agentry-"+a, "--timeout=120s"); err != nil {
-			return err
+			return nil, err
 		}
 		rs, _ := c.Kubectl(ctx, "get", "replicasets", "-l", "agentry.dev/agent="+a, "-o", "name")
 		// kubectl applies the files in name order: an Agent before the Tools it names, so its
 		// first revision runs without them and the next one with them.
 		rows = append(rows, row{"agent " + a + ": Deployment revisions after the apply", strconv.Itoa(len(strings.Fields(rs))), "—", ""})
 	}
-	time.Sleep(10 * time.Second) // old pods gone, memory settled
+	return rows, nil
+}
 
-	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "status.phase=Running"})
-	if err != nil {
-		return err
-	}
-	mu.Lock()
-	for _, p := range pods.Items {
-		if a := p.Labels["agentry.dev/agent"]; a != "" {
-			key := p.Namespace + "/" + p.Name
-			if c, r := created[key], ready[key]; !c.IsZero() && !r.IsZero() {
-				rows = append(rows, row{"agent pod " + a + ": created → Ready", dur(r.Sub(c)), "—", ""})
-			}
-		}
-	}
-	mu.Unlock()
-	for _, p := range pods.Items {
+// memoryRows are the running pods' memory as their cgroups report it.
+func memoryRows(pods []corev1.Pod) []row {
+	var rows []row
+	for _, p := range pods {
 		if p.DeletionTimestamp != nil {
 			continue
 		}
@@ -196,14 +235,7 @@ func run() error {
 		}
 		rows = append(rows, row{"pod " + name + ": RSS / working set (cgroup)", fmt.Sprintf("%.1f MiB / %.1f MiB", float64(rss)/(1<<20), float64(ws)/(1<<20)), "—", ""})
 	}
-
-	fmt.Println()
-	fmt.Println("| measure | result | goal | |")
-	fmt.Println("|---|---|---|---|")
-	for _, r := range rows {
-		fmt.Printf("| %s | %s | %s | %s |\n", r.measure, r.result, r.goal, r.verdict)
-	}
-	return nil
+	return rows
 }
 
 func dur(d time.Duration) string { return d.Round(10 * time.Millisecond).String() }

@@ -11,24 +11,15 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -137,12 +128,13 @@ func (b *bench) run(baseline string) error {
 	if err := os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(script), 0o600); err != nil {
 		return err
 	}
-	model, err := startModel(agentry, filepath.Join(dir, "script.yaml"))
+	model, modelURL, err := testutil.Launch(exec.Command(agentry, "scripted-model", "--addr", "127.0.0.1:0", "--script", filepath.Join(dir, "script.yaml")),
+		`listening on (http://\S+)`, 30*time.Second, nil)
 	if err != nil {
 		return err
 	}
-	defer model.stop()
-	b.modelURL = model.addr
+	defer model.Stop()
+	b.modelURL = modelURL
 
 	// What the rendered Deployment passes (controllers/render.DeploymentFor), on a free port:
 	// its args and its env (a binary of main ignores the env: it validated with the CRDs).
@@ -275,14 +267,14 @@ func (b *bench) measure(bin string, args, env []string) (measurement, error) {
 			// Idle: what a pod holds between conversations, once start-up garbage had its chance
 			// to go.
 			time.Sleep(3 * time.Second)
-			r, _, err := readRSS(strconv.Itoa(p.cmd.Process.Pid))
+			r, _, err := readRSS(strconv.Itoa(p.Cmd.Process.Pid))
 			if err != nil {
-				p.stop()
+				p.Stop()
 				return m, err
 			}
 			idle = append(idle, r)
 		}
-		p.stop()
+		p.Stop()
 	}
 	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
 	m.start = starts[len(starts)/2]
@@ -297,194 +289,15 @@ func (b *bench) measure(bin string, args, env []string) (measurement, error) {
 	if err != nil {
 		return m, err
 	}
-	defer p.stop()
+	defer p.Stop()
 	if err := b.load(p.addr); err != nil {
 		return m, err
 	}
 	time.Sleep(time.Second)
-	if m.loaded, m.peak, err = readRSS(strconv.Itoa(p.cmd.Process.Pid)); err != nil {
+	if m.loaded, m.peak, err = readRSS(strconv.Itoa(p.Cmd.Process.Pid)); err != nil {
 		return m, err
 	}
 	return m, nil
-}
-
-type proc struct {
-	cmd   *exec.Cmd
-	done  chan struct{} // closed when the process has exited
-	addr  string
-	ready time.Duration
-}
-
-func run(cmd *exec.Cmd) (*proc, error) {
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &proc{cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.done) }()
-	return p, nil
-}
-
-// stop interrupts the process and waits for it (killing it after 10 s).
-func (p *proc) stop() {
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-// start runs `bin args --addr 127.0.0.1:PORT` and polls /readyz until it answers 200: the
-// time from exec to ready is what a rollout waits for (before the kubelet's probe period).
-func (b *bench) start(bin string, args, env []string) (*proc, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(bin, append(args, "--addr", addr)...)
-	cmd.Env = append(append(testutil.CleanEnv(), "OPENAI_API_KEY=bench", "OPENAI_BASE_URL="+b.modelURL), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	client := &http.Client{Timeout: time.Second}
-	t0 := time.Now()
-	p, err := run(cmd)
-	if err != nil {
-		return nil, err
-	}
-	for deadline := t0.Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		resp, err := client.Get("http://" + addr + "/readyz")
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				p.addr, p.ready = addr, time.Since(t0)
-				return p, nil
-			}
-		}
-		select {
-		case <-p.done:
-			return nil, fmt.Errorf("%s %v exited:\n%s", bin, args, out.String())
-		default:
-		}
-	}
-	p.stop()
-	return nil, fmt.Errorf("%s %v did not get ready:\n%s", bin, args, out.String())
-}
-
-// clients is how many users (client addresses) the load comes from.
-const clients = 256
-
-// load sends b.requests generate requests, alternating between the agents, from
-// b.concurrency connections on behalf of clients users; every answer must be complete.
-func (b *bench) load(addr string) error {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: b.concurrency}}
-	body := `{"messages":[{"id":"u1","role":"user","content":"Say something short."}]}`
-	var next, failed atomic.Int64
-	var firstErr atomic.Value
-	var wg sync.WaitGroup
-	for w := 0; w < b.concurrency; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1)
-				if i > int64(b.requests) {
-					return
-				}
-				agent := []string{"chef", "weather"}[i%2]
-				req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/agents/"+agent+"/generate", strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				// Users behind a proxy (loopback is trusted), each within the per-IP rate limit.
-				req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.0.%d.%d", i%clients/256, i%clients%256))
-				resp, err := client.Do(req)
-				if err == nil {
-					data, rerr := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					if rerr == nil && resp.StatusCode == http.StatusOK && bytes.Contains(data, []byte("thirty words")) {
-						continue
-					}
-					err = fmt.Errorf("%s: %d %s", agent, resp.StatusCode, data)
-				}
-				failed.Add(1)
-				firstErr.CompareAndSwap(nil, err)
-			}
-		}()
-	}
-	wg.Wait()
-	if n := failed.Load(); n > 0 {
-		return fmt.Errorf("%d of %d generate requests failed, the first: %v", n, b.requests, firstErr.Load())
-	}
-	return nil
-}
-
-func readRSS(pid string) (rss, float64, error) {
-	data, err := os.ReadFile("/proc/" + pid + "/status")
-	if err != nil {
-		return rss{}, 0, err
-	}
-	var r rss
-	var peak float64
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(f[1], 64)
-		switch f[0] {
-		case "VmRSS:":
-			r.total = kb / 1024
-		case "RssAnon:":
-			r.anon = kb / 1024
-		case "RssFile:":
-			r.file = kb / 1024
-		case "VmHWM:":
-			peak = kb / 1024
-		}
-	}
-	return r, peak, nil
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// startModel runs the scripted model; its URL is in p.addr.
-func startModel(bin, scriptPath string) (*proc, error) {
-	cmd := exec.Command(bin, "scripted-model", "--addr", "127.0.0.1:0", "--script", scriptPath)
-	out, w := io.Pipe()
-	cmd.Stdout, cmd.Stderr = w, os.Stderr
-	p, err := run(cmd)
-	if err != nil {
-		return nil, err
-	}
-	re := regexp.MustCompile(`listening on (http://\S+)`)
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		p.addr = u
-		return p, nil
-	case <-time.After(30 * time.Second):
-		p.stop()
-		return nil, errors.New("the scripted model did not start")
-	}
 }
 
 // renderSamples writes each sample Agent's config the way the operator renders it into the

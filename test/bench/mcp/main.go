@@ -16,13 +16,13 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 
 	"github.com/agentry-dev/agentry/internal/devkit/samplemcp"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/server"
@@ -169,52 +169,27 @@ func run(n int) error {
 func measure(client *http.Client, url, prompt string, n, c int) ([]time.Duration, time.Duration, error) {
 	body := fmt.Sprintf(`{"messages":[{"role":"user","content":%q}]}`, prompt)
 	lat := make([]time.Duration, n)
-	var next int
-	var mu sync.Mutex
-	var firstErr error
-	var wg sync.WaitGroup
 	start := time.Now()
-	for w := 0; w < c; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				t0 := time.Now()
-				res, err := client.Post(url, "application/json", strings.NewReader(body))
-				if err == nil {
-					var out struct {
-						Text        string `json:"text"`
-						ToolResults []struct {
-							IsError bool `json:"isError"`
-						} `json:"toolResults"`
-					}
-					raw, _ := io.ReadAll(res.Body)
-					res.Body.Close()
-					if jerr := json.Unmarshal(raw, &out); jerr != nil || out.Text != "done" || len(out.ToolResults) != 1 || out.ToolResults[0].IsError {
-						err = fmt.Errorf("unexpected answer %d %s", res.StatusCode, raw)
-					}
-				}
-				lat[i] = time.Since(t0)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
+	err := testutil.Parallel(n, c, func(i int) error {
+		t0 := time.Now()
+		res, err := client.Post(url, "application/json", strings.NewReader(body))
+		if err == nil {
+			var out struct {
+				Text        string `json:"text"`
+				ToolResults []struct {
+					IsError bool `json:"isError"`
+				} `json:"toolResults"`
 			}
-		}()
-	}
-	wg.Wait()
-	return lat, time.Since(start), firstErr
+			raw, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if jerr := json.Unmarshal(raw, &out); jerr != nil || out.Text != "done" || len(out.ToolResults) != 1 || out.ToolResults[0].IsError {
+				err = fmt.Errorf("unexpected answer %d %s", res.StatusCode, raw)
+			}
+		}
+		lat[i] = time.Since(t0)
+		return err
+	})
+	return lat, time.Since(start), err
 }
 
 func stats(lat []time.Duration) (p50, p95, mean time.Duration) {

@@ -16,8 +16,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -47,21 +45,10 @@ func main() {
 }
 
 func run(n, workers int) error {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		out, err := exec.Command("hack/setup-envtest.sh").Output()
-		if err != nil {
-			return fmt.Errorf("hack/setup-envtest.sh: %w", err)
-		}
-		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	env, err := newEnvtest()
+	if err != nil {
+		return err
 	}
-	if os.Getenv("BENCH_DEBUG") != "" {
-		ctrl.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, nil)))
-	} else {
-		ctrl.SetLogger(logr.Discard())
-	}
-	env := &envtest.Environment{CRDDirectoryPaths: []string{"config/crd/bases"}, ErrorIfCRDPathMissing: true}
-	// envtest's default Service range (a /24) holds 254 Services; the benchmark needs one per Agent.
-	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
 	cfg, err := env.Start()
 	if err != nil {
 		return err
@@ -90,31 +77,8 @@ func run(n, workers int) error {
 	runtime.GC()
 
 	start := time.Now()
-	var created atomic.Int64
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
-	errs := make(chan error, 1)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := createAgent(ctx, k8s, ns, i); err != nil {
-				select {
-				case errs <- err:
-				default:
-				}
-				return
-			}
-			created.Add(1)
-		}()
-	}
-	wg.Wait()
-	select {
-	case err := <-errs:
+	if err := createAgents(ctx, k8s, ns, n); err != nil {
 		return err
-	default:
 	}
 	createdIn := time.Since(start)
 
@@ -133,19 +97,7 @@ func run(n, workers int) error {
 	elapsed := time.Since(start)
 	reconciles, _ := testutil.ReconcileCount("agent")
 	if os.Getenv("BENCH_DEBUG") != "" {
-		var deps appsv1.DeploymentList
-		_ = k8s.List(ctx, &deps, client.InNamespace(ns))
-		gens := map[int64]int{}
-		for _, d := range deps.Items {
-			gens[d.Generation]++
-		}
-		var cms corev1.ConfigMapList
-		_ = k8s.List(ctx, &cms, client.InNamespace(ns))
-		rv := map[string]int{}
-		for _, c := range cms.Items {
-			rv[fmt.Sprint(len(c.ManagedFields))]++
-		}
-		fmt.Println("deployment generations:", gens, "configmaps:", len(cms.Items), rv)
+		printObjects(ctx, k8s, ns)
 	}
 	cur, peak, _ := testutil.RSS("self")
 	fmt.Printf("\nOperator benchmark: %d Agents with 2 Tools each on envtest, %d reconcilers, %d cores\n\n", n, workers, runtime.NumCPU())
@@ -162,6 +114,50 @@ func run(n, workers int) error {
 	}
 	fmt.Printf("\nTargets: ≤ 60 s: %s (%.1f s); ≤ 200 MiB: %s (%.0f MiB peak)\n", verdict(elapsed <= time.Minute && done == n), elapsed.Seconds(), verdict(peak <= 200), peak)
 	return nil
+}
+
+// newEnvtest is envtest with the CRDs and room for a Service per Agent, its binaries where make
+// test puts them; the operator logs only with BENCH_DEBUG.
+func newEnvtest() (*envtest.Environment, error) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		out, err := exec.Command("hack/setup-envtest.sh").Output()
+		if err != nil {
+			return nil, fmt.Errorf("hack/setup-envtest.sh: %w", err)
+		}
+		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	}
+	if os.Getenv("BENCH_DEBUG") != "" {
+		ctrl.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, nil)))
+	} else {
+		ctrl.SetLogger(logr.Discard())
+	}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{"config/crd/bases"}, ErrorIfCRDPathMissing: true}
+	// envtest's default Service range (a /24) holds 254 Services; the benchmark needs one per Agent.
+	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
+	return env, nil
+}
+
+// createAgents creates n Agents with their Tools, 16 at a time.
+func createAgents(ctx context.Context, k8s client.Client, ns string, n int) error {
+	return testutil.Parallel(n, 16, func(i int) error { return createAgent(ctx, k8s, ns, i) })
+}
+
+// printObjects prints how many generations the Deployments went through and how many writers
+// the ConfigMaps had (BENCH_DEBUG).
+func printObjects(ctx context.Context, k8s client.Client, ns string) {
+	var deps appsv1.DeploymentList
+	_ = k8s.List(ctx, &deps, client.InNamespace(ns))
+	gens := map[int64]int{}
+	for _, d := range deps.Items {
+		gens[d.Generation]++
+	}
+	var cms corev1.ConfigMapList
+	_ = k8s.List(ctx, &cms, client.InNamespace(ns))
+	rv := map[string]int{}
+	for _, c := range cms.Items {
+		rv[fmt.Sprint(len(c.ManagedFields))]++
+	}
+	fmt.Println("deployment generations:", gens, "configmaps:", len(cms.Items), rv)
 }
 
 func rest(cfg *restclient.Config) *restclient.Config {

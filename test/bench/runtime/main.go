@@ -8,7 +8,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -21,7 +20,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,7 +74,7 @@ func main() {
 var abRounds int
 
 type proc struct {
-	cmd  *exec.Cmd
+	*testutil.Proc
 	addr string
 }
 
@@ -86,42 +84,14 @@ func start(place []string, name string, env []string, ready string, args ...stri
 	argv := append(append(append([]string{}, place...), name), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.StdoutPipe()
+	p, addr, err := testutil.Launch(cmd, ready, 60*time.Second, nil)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	re := regexp.MustCompile(ready)
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case addr := <-found:
-		return &proc{cmd: cmd, addr: addr}, nil
-	case <-time.After(60 * time.Second):
-		_ = cmd.Process.Kill()
-		return nil, fmt.Errorf("%s %v did not start", name, args)
-	}
+	return &proc{p, addr}, nil
 }
 
-func (p *proc) server() server { return server{p.addr, p.cmd.Process.Pid} }
-
-func (p *proc) stop() {
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	_ = p.cmd.Wait()
-}
+func (p *proc) server() server { return server{p.addr, p.Cmd.Process.Pid} }
 
 // pinEnv marks the bench process once it runs on the load's CPUs.
 const pinEnv = "AGENTRY_BENCH_PINNED"
@@ -159,24 +129,75 @@ func pinSelf() error {
 }
 
 func run(duration time.Duration, levels, beforeBin string, pin bool) error {
-	var servers, others string
-	var onServers, onOthers, collector []string
+	var concs []int
+	for _, s := range strings.Split(levels, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return fmt.Errorf("bad concurrency %q", s)
+		}
+		concs = append(concs, n)
+	}
+	var cpus [2]string // the servers', the others'
+	var onServers, onOthers []string
 	if pin {
-		servers, others, _ = cpuLists()
-		onServers, onOthers = []string{"taskset", "-c", servers}, []string{"taskset", "-c", others}
-		collector = onOthers
+		cpus[0], cpus[1], _ = cpuLists()
+		onServers, onOthers = []string{"taskset", "-c", cpus[0]}, []string{"taskset", "-c", cpus[1]}
 	}
 	dir, err := os.MkdirTemp("", "agentry-bench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "agentry")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build agentry: %w", err)
+	var ps servers
+	defer ps.stop()
+	if err := ps.start(dir, beforeBin, onServers, onOthers); err != nil {
+		return err
 	}
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
+	body := `{"messages":[{"id":"u1","role":"user","content":"Say something short."}]}`
+	targets := ps.targets()
+	sent := map[string]int{} // every request, warm-up and failed ones too (each is a run with its spans)
+	colStart := cpuTime(ps.col.Cmd.Process.Pid)
+	results := measureTargets(client, targets, body, concs, duration, sent)
+	printResults(results, targets, concs, duration, pin, cpus)
+	ps.printAfter(results, concs)
+
+	busiest := slices.Max(concs)
+	abSent, _ := tracingCost(client, ps.runtime.server(), ps.traced.server(), ps.control.server(), body, busiest, abRounds, duration/4)
+	tracedSent := sent["generate (traced)"] + sent["ag-ui (traced)"] + abSent
+	// The traced runtime flushes its last batch when it stops; the collector writes its file
+	// every 100 ms.
+	ps.traced.Stop()
+	time.Sleep(2 * time.Second)
+	fmt.Printf("Collector CPU per traced request (receiving and writing its spans to a file; not on the runtimes' CPU when pinned): %.0f µs\n",
+		perRequest(cpuTime(ps.col.Cmd.Process.Pid)-colStart, tracedSent))
+	// Every run is an invoke_agent and a chat span: a batch the SDK dropped (its queue full)
+	// would make tracing look cheaper than it is.
+	got, err := countSpans(filepath.Join(dir, "traces.jsonl"))
+	verdict := "all exported"
+	if err != nil || got != 2*tracedSent {
+		verdict = "SPANS LOST"
+	}
+	fmt.Printf("Spans the collector received: %d of %d (%s)\n", got, 2*tracedSent, verdict)
+	return nil
+}
+
+// servers are the bench's processes: the scripted model, the runtime, the runtime before
+// (with -before), the collector, the runtime exporting its traces to it and another without,
+// the control of the tracing cost, and the floor.
+type servers struct {
+	model, runtime, before, col, traced, control, floor *proc
+}
+
+// start builds agentry into dir and starts the servers, the ones under test with onServers,
+// the others with onOthers.
+func (ps *servers) start(dir, beforeBin string, onServers, onOthers []string) error {
+	bin, removeBin, err := testutil.BuildBinary(".")
+	if err != nil {
+		return err
+	}
+	defer removeBin()
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -184,25 +205,20 @@ func run(duration time.Duration, levels, beforeBin string, pin bool) error {
 	_ = os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(script), 0o600)
 	_ = os.MkdirAll(filepath.Join(dir, "config"), 0o700)
 	_ = os.WriteFile(filepath.Join(dir, "config", "agent.yaml"), []byte(manifest), 0o600)
-
-	model, err := start(onOthers, bin, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0", "--script", filepath.Join(dir, "script.yaml"))
-	if err != nil {
+	if ps.model, err = start(onOthers, bin, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0", "--script", filepath.Join(dir, "script.yaml")); err != nil {
 		return err
 	}
-	defer model.stop()
-	runtime, err := start(onServers, bin, []string{"OPENAI_BASE_URL=" + model.addr, "OPENAI_API_KEY=bench"}, `msg="serving agents" addr=(\S+)`,
-		"serve", "--config", filepath.Join(dir, "config"), "--addr", "127.0.0.1:0")
-	if err != nil {
+	runtime := func(bin string, env ...string) (*proc, error) {
+		return start(onServers, bin, append([]string{"OPENAI_BASE_URL=" + ps.model.addr, "OPENAI_API_KEY=bench"}, env...), `msg="serving agents" addr=(\S+)`,
+			"serve", "--config", filepath.Join(dir, "config"), "--addr", "127.0.0.1:0")
+	}
+	if ps.runtime, err = runtime(bin); err != nil {
 		return err
 	}
-	defer runtime.stop()
-	var before *proc
 	if beforeBin != "" {
-		if before, err = start(onServers, beforeBin, []string{"OPENAI_BASE_URL=" + model.addr, "OPENAI_API_KEY=bench"}, `msg="serving agents" addr=(\S+)`,
-			"serve", "--config", filepath.Join(dir, "config"), "--addr", "127.0.0.1:0"); err != nil {
+		if ps.before, err = runtime(beforeBin); err != nil {
 			return err
 		}
-		defer before.stop()
 	}
 	// The same runtime exporting every trace to a real collector (tracing on costs ≤ 5 %: the goal).
 	colBin, err := testutil.CollectorBinary(".")
@@ -216,68 +232,66 @@ func run(duration time.Duration, levels, beforeBin string, pin bool) error {
 	colPort := ln.Addr().(*net.TCPAddr).Port
 	_ = ln.Close()
 	_ = os.WriteFile(filepath.Join(dir, "otelcol.yaml"), []byte(testutil.CollectorConfig(colPort, filepath.Join(dir, "traces.jsonl"))), 0o600)
-	col, err := start(collector, colBin, nil, `(Everything is ready)`, "--config", "file:"+filepath.Join(dir, "otelcol.yaml"))
-	if err != nil {
+	if ps.col, err = start(onOthers, colBin, nil, `(Everything is ready)`, "--config", "file:"+filepath.Join(dir, "otelcol.yaml")); err != nil {
 		return err
 	}
-	defer col.stop()
-	traced, err := start(onServers, bin, []string{"OPENAI_BASE_URL=" + model.addr, "OPENAI_API_KEY=bench", fmt.Sprintf("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:%d", colPort)},
-		`msg="serving agents" addr=(\S+)`, "serve", "--config", filepath.Join(dir, "config"), "--addr", "127.0.0.1:0")
-	if err != nil {
+	if ps.traced, err = runtime(bin, fmt.Sprintf("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:%d", colPort)); err != nil {
 		return err
 	}
-	defer traced.stop()
-	control, err := start(onServers, bin, []string{"OPENAI_BASE_URL=" + model.addr, "OPENAI_API_KEY=bench"}, `msg="serving agents" addr=(\S+)`,
-		"serve", "--config", filepath.Join(dir, "config"), "--addr", "127.0.0.1:0")
-	if err != nil {
+	if ps.control, err = runtime(bin); err != nil {
 		return err
 	}
-	defer control.stop()
-	floor, err := start(onServers, self, nil, `floor listening on (\S+)`, "serve-floor", "127.0.0.1:0", model.addr)
-	if err != nil {
-		return err
-	}
-	defer floor.stop()
+	ps.floor, err = start(onServers, self, nil, `floor listening on (\S+)`, "serve-floor", "127.0.0.1:0", ps.model.addr)
+	return err
+}
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
-	body := `{"messages":[{"id":"u1","role":"user","content":"Say something short."}]}`
-	// Each answer must be complete to count: the full text, or the AG-UI stream's last event.
-	type target struct {
-		name, url, marker string
-	}
-	targets := []target{
-		{"floor", "http://" + floor.addr + "/floor", "thirty words"},
-		{"generate", "http://" + runtime.addr + "/api/agents/bench/generate", "thirty words"},
-		{"ag-ui", "http://" + runtime.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
-		{"generate (traced)", "http://" + traced.addr + "/api/agents/bench/generate", "thirty words"},
-		{"ag-ui (traced)", "http://" + traced.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
-	}
-	if before != nil {
-		targets = append(targets,
-			target{"generate (before)", "http://" + before.addr + "/api/agents/bench/generate", "thirty words"},
-			target{"ag-ui (before)", "http://" + before.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`})
-	}
-	sent := map[string]int{} // every request, warm-up and failed ones too (each is a run with its spans)
-	colStart := cpuTime(col.cmd.Process.Pid)
-	type cell struct {
-		rps      float64
-		p50, p99 time.Duration
-		errors   int
-	}
-	results := map[string]map[int]cell{}
-	var concs []int
-	for _, s := range strings.Split(levels, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			return fmt.Errorf("bad concurrency %q", s)
+// stop stops the servers started, the last first.
+func (ps *servers) stop() {
+	for _, p := range []*proc{ps.floor, ps.control, ps.traced, ps.col, ps.before, ps.runtime, ps.model} {
+		if p != nil {
+			p.Stop()
 		}
-		concs = append(concs, n)
 	}
-	// Targets take turns in short rounds, so a drift of the machine (GC, caches, the other
-	// processes) affects them alike instead of whichever happened to run last, and each round
-	// starts one target further on: a target's place in the round (which one ran just before
-	// it) was worth about 2 % in an A/A run of two identical runtimes.
+}
+
+// target is an endpoint measured; an answer counts when it is complete: it holds the marker
+// (the full text, or the AG-UI stream's last event).
+type target struct {
+	name, url, marker string
+}
+
+func (ps *servers) targets() []target {
+	targets := []target{
+		{"floor", "http://" + ps.floor.addr + "/floor", "thirty words"},
+		{"generate", "http://" + ps.runtime.addr + "/api/agents/bench/generate", "thirty words"},
+		{"ag-ui", "http://" + ps.runtime.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
+		{"generate (traced)", "http://" + ps.traced.addr + "/api/agents/bench/generate", "thirty words"},
+		{"ag-ui (traced)", "http://" + ps.traced.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`},
+	}
+	if ps.before != nil {
+		targets = append(targets,
+			target{"generate (before)", "http://" + ps.before.addr + "/api/agents/bench/generate", "thirty words"},
+			target{"ag-ui (before)", "http://" + ps.before.addr + "/api/agents/bench/ag-ui", `"type":"RUN_FINISHED"`})
+	}
+	return targets
+}
+
+type cell struct {
+	rps      float64
+	p50, p99 time.Duration
+	errors   int
+}
+
+// measureTargets measures every target at every concurrency for duration, and counts the
+// requests sent to each in sent.
+//
+// Targets take turns in short rounds, so a drift of the machine (GC, caches, the other
+// processes) affects them alike instead of whichever happened to run last, and each round
+// starts one target further on: a target's place in the round (which one ran just before it)
+// was worth about 2 % in an A/A run of two identical runtimes.
+func measureTargets(client *http.Client, targets []target, body string, concs []int, duration time.Duration, sent map[string]int) map[string]map[int]cell {
 	const rounds = 5
+	results := map[string]map[int]cell{}
 	for _, c := range concs {
 		lats := map[string][]time.Duration{}
 		errs := map[string]int{}
@@ -304,10 +318,14 @@ func run(duration time.Duration, levels, beforeBin string, pin bool) error {
 			results[t.name][c] = cell{rps: float64(len(lat)) / elapsed[t.name].Seconds(), p50: testutil.Percentile(lat, 50), p99: testutil.Percentile(lat, 99), errors: errs[t.name]}
 		}
 	}
+	return results
+}
 
+// printResults prints the table of every target against the floor.
+func printResults(results map[string]map[int]cell, targets []target, concs []int, duration time.Duration, pin bool, cpus [2]string) {
 	fmt.Printf("\nRuntime benchmark: scripted model with zero delay, %s per cell, %d cores\n", duration, testutil.NumCPU())
 	if pin {
-		fmt.Printf("Servers under test on CPU %s; the load, the scripted model and the collector on CPU %s\n", servers, others)
+		fmt.Printf("Servers under test on CPU %s; the load, the scripted model and the collector on CPU %s\n", cpus[0], cpus[1])
 	} else {
 		fmt.Println("Every process shares every CPU")
 	}
@@ -321,10 +339,15 @@ func run(duration time.Duration, levels, beforeBin string, pin bool) error {
 				float64(r.p50)/float64(f.p50), r.rps/f.rps, r.errors)
 		}
 	}
-	cur, peak, _ := testutil.RSS(strconv.Itoa(runtime.cmd.Process.Pid))
+}
+
+// printAfter prints the runtime's memory after the run (and the runtime before's, with the
+// throughputs compared), and AG-UI's latency against the floor's at c=32.
+func (ps *servers) printAfter(results map[string]map[int]cell, concs []int) {
+	cur, peak, _ := testutil.RSS(strconv.Itoa(ps.runtime.Cmd.Process.Pid))
 	fmt.Printf("\nRuntime RSS after the run: %.1f MiB (peak %.1f MiB)\n", cur, peak)
-	if before != nil {
-		cur, peak, _ := testutil.RSS(strconv.Itoa(before.cmd.Process.Pid))
+	if ps.before != nil {
+		cur, peak, _ := testutil.RSS(strconv.Itoa(ps.before.Cmd.Process.Pid))
 		fmt.Printf("Before: %.1f MiB (peak %.1f MiB)\n", cur, peak)
 		for _, c := range concs {
 			for _, ep := range []string{"generate", "ag-ui"} {
@@ -343,25 +366,6 @@ func run(duration time.Duration, levels, beforeBin string, pin bool) error {
 		}
 		fmt.Printf("Target: AG-UI p50 at c=32 within 1.5× of the floor: %.2f× (%s)\n", ratio, verdict)
 	}
-
-	busiest := slices.Max(concs)
-	abSent, _ := tracingCost(client, runtime.server(), traced.server(), control.server(), body, busiest, abRounds, duration/4)
-	tracedSent := sent["generate (traced)"] + sent["ag-ui (traced)"] + abSent
-	// The traced runtime flushes its last batch when it stops; the collector writes its file
-	// every 100 ms.
-	traced.stop()
-	time.Sleep(2 * time.Second)
-	fmt.Printf("Collector CPU per traced request (receiving and writing its spans to a file; not on the runtimes' CPU when pinned): %.0f µs\n",
-		perRequest(cpuTime(col.cmd.Process.Pid)-colStart, tracedSent))
-	// Every run is an invoke_agent and a chat span: a batch the SDK dropped (its queue full)
-	// would make tracing look cheaper than it is.
-	got, err := countSpans(filepath.Join(dir, "traces.jsonl"))
-	verdict := "all exported"
-	if err != nil || got != 2*tracedSent {
-		verdict = "SPANS LOST"
-	}
-	fmt.Printf("Spans the collector received: %d of %d (%s)\n", got, 2*tracedSent, verdict)
-	return nil
 }
 
 // cpuTime is the user and system CPU time a process has used so far (0 when it cannot be read).

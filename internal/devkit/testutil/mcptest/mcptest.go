@@ -154,11 +154,10 @@ func (s *Server) Restart(t testing.TB) {
 	s.Stop()
 	var ln net.Listener
 	var err error
-	for i := 0; i < 50; i++ {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if ln, err = net.Listen("tcp", s.addr); err == nil {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	if err != nil {
 		t.Fatalf("failed to listen on %s again: %v", s.addr, err)

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -172,27 +171,12 @@ func measure(binary string, agents, secrets, size int) (result, error) {
 }
 
 func createSecrets(ctx context.Context, c client.Client, n, size int) error {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
-	errs := make(chan error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			data := make([]byte, size)
-			_, _ = rand.Read(data)
-			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("unrelated-%d", i), Namespace: "noise"},
-				Data: map[string][]byte{"blob": data}}
-			if err := c.Create(ctx, s); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
+	return testutil.Parallel(n, 16, func(i int) error {
+		data := make([]byte, size)
+		_, _ = rand.Read(data)
+		return c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("unrelated-%d", i), Namespace: "noise"},
+			Data: map[string][]byte{"blob": data}})
+	})
 }
 
 func reconciled(ctx context.Context, c client.Client) (int, error) {
