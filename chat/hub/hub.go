@@ -12,8 +12,6 @@ package hub
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -23,6 +21,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 )
 
 // Hub holds this process's sockets and feeds them from the event log.
@@ -85,11 +84,7 @@ func New(o Options) *Hub {
 	return h
 }
 
-func replicaID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
+func replicaID() string { return ids.Hex(8) }
 
 // Notify wakes the feed after a local commit so delivery does not wait for the poll. It never
 // blocks.

@@ -9,7 +9,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/model"
 )
 
-func ids(msgs []model.Message) string {
+func messageIDs(msgs []model.Message) string {
 	var out []string
 	for _, m := range msgs {
 		out = append(out, m.Text)
@@ -133,7 +133,7 @@ var _ = cases(
 		list := func(q MessageQuery) string {
 			t.Helper()
 			q.UID = "b"
-			return ids(must[[]model.Message](t)(s.ListMessages(ctx, "a", q)))
+			return messageIDs(must[[]model.Message](t)(s.ListMessages(ctx, "a", q)))
 		}
 		for _, c := range []struct {
 			q    MessageQuery

@@ -2,12 +2,11 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"regexp"
 	"strings"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 )
 
 // Rules implements Moderation, in the order they were put.
@@ -69,9 +68,7 @@ func (s *sqlStore) PutRules(ctx context.Context, rules []Rule) error {
 			return model.Errorf(model.ErrValidation, "rule action must be pending or disapproved")
 		}
 		if r.ID == "" {
-			b := make([]byte, 8)
-			_, _ = rand.Read(b)
-			rules[i].ID = hex.EncodeToString(b)
+			rules[i].ID = ids.Hex(8)
 		}
 		if seen[rules[i].ID] {
 			return model.Errorf(model.ErrValidation, "rule id %q appears twice", r.ID)

@@ -2,13 +2,13 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
 	"errors"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 )
 
 // CreateToken implements Tokens. The caller hashes the token (SHA-256); only the hash is
@@ -17,9 +17,7 @@ func (s *sqlStore) CreateToken(ctx context.Context, uid string, hash []byte, exp
 	if len(hash) == 0 {
 		return "", model.Errorf(model.ErrValidation, "token hash is required")
 	}
-	raw := make([]byte, 16)
-	_, _ = rand.Read(raw)
-	id := hex.EncodeToString(raw)
+	id := ids.Hex(16)
 	var exp int64
 	if !expires.IsZero() {
 		exp = us(expires)

@@ -3,8 +3,6 @@
 package agent
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"sync/atomic"
 
@@ -73,11 +71,4 @@ func (a *Agent) EffectiveMaxSteps() int {
 		return HardMaxSteps
 	}
 	return a.MaxSteps
-}
-
-// NewID returns a random identifier with a prefix, e.g. msg_3f2a….
-func NewID(prefix string) string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return prefix + "_" + hex.EncodeToString(b[:])
 }

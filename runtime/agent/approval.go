@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/tools"
@@ -18,9 +19,6 @@ import (
 type Approval struct {
 	Timeout time.Duration
 }
-
-// ReasonToolApproval is the AG-UI interrupt reason of a held tool call.
-const ReasonToolApproval = "tool_approval"
 
 // FinishSuspended is a run's finish reason when it stopped for approval (Mastra's word).
 const FinishSuspended = "suspended"
@@ -168,7 +166,7 @@ func (a *Agent) suspend(ls *loopState, msgID string, held, frontend []llm.ToolCa
 	res := ls.res
 	now := time.Now().UTC()
 	s := &Suspension{
-		ID: NewID("apr"), Step: ls.step, MessageID: msgID, Added: res.Messages, Steps: res.Steps, Text: res.Text,
+		ID: ids.New("apr"), Step: ls.step, MessageID: msgID, Added: res.Messages, Steps: res.Steps, Text: res.Text,
 		Usage: res.Usage, MaxSteps: ls.maxSteps, ClientTools: ls.clientTools, Frontend: frontend, ConversationID: ls.conversation,
 	}
 	for _, m := range ls.msgs {

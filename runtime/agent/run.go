@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/tools"
@@ -196,7 +197,7 @@ func (a *Agent) loop(ctx context.Context, ls *loopState, sink Sink) (*Result, er
 	defs, frontend := a.offeredTools(ls.clientTools)
 	res := ls.res
 	for step := ls.step + 1; ; step++ {
-		msgID := NewID("msg")
+		msgID := ids.New("msg")
 		if err := sink(Event{Type: EventStepStarted, Step: step, MessageID: msgID}); err != nil {
 			return nil, err
 		}

@@ -50,10 +50,6 @@ type Options struct {
 	Version string
 }
 
-// MemoryURLEnv carries the storage URL of an Agent whose spec.memory.urlSecretRef names a
-// Secret (the operator sets it from secretKeyRef).
-const MemoryURLEnv = "AGENTRY_MEMORY_URL"
-
 // DefaultLastMessages is how many messages are recalled when spec.memory.lastMessages is unset.
 const DefaultLastMessages = 20
 
@@ -327,14 +323,14 @@ func (r *Registry) attachMemory(ctx context.Context, e *Entry, opts Options) err
 		case spec.URL != "":
 			url = spec.URL
 		case spec.URLSecretRef != nil:
-			url = opts.Getenv(MemoryURLEnv)
+			url = opts.Getenv(secrets.MemoryURLEnv)
 			if url == "" && opts.Secrets != nil {
 				if data, err := opts.Secrets.Secret(spec.URLSecretRef.Name); err == nil {
 					url = data[spec.URLSecretRef.Key]
 				}
 			}
 			if url == "" {
-				return fmt.Errorf("spec.memory.urlSecretRef: set %s or provide key %q of Secret %q", MemoryURLEnv, spec.URLSecretRef.Key, spec.URLSecretRef.Name)
+				return fmt.Errorf("spec.memory.urlSecretRef: set %s or provide key %q of Secret %q", secrets.MemoryURLEnv, spec.URLSecretRef.Key, spec.URLSecretRef.Name)
 			}
 		}
 	}

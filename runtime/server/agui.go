@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 	wire "github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/internal/protocol/sse"
 	"github.com/agentry-dev/agentry/runtime/agent"
@@ -164,7 +165,7 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *wire.RunAgent
 		return invalidRequest(c, err)
 	}
 	if in.RunID == "" {
-		in.RunID = agent.NewID("run")
+		in.RunID = ids.New("run")
 	}
 	resource := resourceOf(c, in.ForwardedProps)
 	sus, stored, err := s.decide(s.beginResume(c, e), e, run, resource, answers)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/llm"
 )
@@ -216,7 +217,7 @@ func (s *Server) parseGenerate(c echo.Context) (*generateInput, error) {
 	}
 	in := &generateInput{Input: agent.Input{Messages: msgs, MaxSteps: req.MaxSteps, Conversation: req.ThreadID}, RunID: req.RunID, Memory: ref}
 	if in.RunID == "" {
-		in.RunID = agent.NewID("run")
+		in.RunID = ids.New("run")
 	}
 	if ref != nil {
 		if in.Fresh, err = s.withMemory(beginRun(c, agentOf(c), ref.Thread), agentOf(c), ref, &in.Input); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry-dev/agentry/internal/platform/ids"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/memory"
@@ -96,7 +97,7 @@ func (s *Server) withMemory(ctx context.Context, e *registry.Entry, ref *memoryR
 	fresh := make([]llm.Message, 0, len(in.Messages))
 	for _, m := range in.Messages {
 		if m.ID == "" {
-			m.ID = agent.NewID("msg")
+			m.ID = ids.New("msg")
 		}
 		fresh = append(fresh, m)
 	}
