@@ -65,6 +65,14 @@ func TestApprovalRoutedToAnApproverOutsideTheGroup(t *testing.T) {
 	bobSock := e.connect("bob")
 
 	e.must(e.send("alice", "group:kitchen", "@cautious What can I use instead of butter?"), http.StatusCreated)
+	req := waitRequestForBob(t, e, bobSock)
+	decided := decideOnceAsBob(t, e, req)
+	checkResumedInTheGroup(t, e, req, decided)
+}
+
+// waitRequestForBob waits for the approval request in the group and in bob's one-to-one with
+// the agent (stored and live), before the held call ran.
+func waitRequestForBob(t *testing.T, e *chatEnv, bobSock *socket) model.ApprovalData {
 	inGroup := e.waitMessage("alice", "group:kitchen", 10*time.Second, isRequest)
 	req := approvalOf(t, inGroup)
 	if req.Status != model.ApprovalPending || req.ToolName != "suggest-substitute" || req.RequestedBy != "alice" ||
@@ -79,10 +87,8 @@ func TestApprovalRoutedToAnApproverOutsideTheGroup(t *testing.T) {
 	if approvalOf(t, copyForBob).ID != req.ID {
 		t.Fatalf("bob's copy: %s", copyForBob.Data)
 	}
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(bobSock.all(), req.ID); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("bob's socket never got the request: %s", bobSock.all())
-		}
+	if !waitUntil(5*time.Second, func() bool { return strings.Contains(bobSock.all(), req.ID) }) {
+		t.Fatalf("bob's socket never got the request: %s", bobSock.all())
 	}
 	// The held call has not run, and the agent's answer is not there yet.
 	for _, m := range e.messages("alice", "group:kitchen") {
@@ -90,7 +96,11 @@ func TestApprovalRoutedToAnApproverOutsideTheGroup(t *testing.T) {
 			t.Fatalf("a tool result before the approval: %s", m.Data)
 		}
 	}
+	return req
+}
 
+// decideOnceAsBob checks that only bob decides, and only once.
+func decideOnceAsBob(t *testing.T, e *chatEnv, req model.ApprovalData) model.Approval {
 	path := "/approvals/" + req.ID + "/decision"
 	if r := e.do(http.MethodPost, path, "alice", map[string]any{"approved": true}); r.Status != http.StatusForbidden {
 		t.Errorf("the requester deciding: %d %s", r.Status, r.Body)
@@ -128,9 +138,13 @@ func TestApprovalRoutedToAnApproverOutsideTheGroup(t *testing.T) {
 	if decided.DecidedBy != "bob" || decided.DecidedAt == nil {
 		t.Fatalf("decided: %+v", decided)
 	}
+	return decided
+}
 
-	// The decision is stored in the group, every copy of the request says so, and the run
-	// resumes there: the tool ran (approved) or not (declined), and the agent answered.
+// checkResumedInTheGroup: the decision is stored in the group, every copy of the request says
+// so, and the run resumes there: the tool ran (approved) or not (declined), and the agent
+// answered.
+func checkResumedInTheGroup(t *testing.T, e *chatEnv, req model.ApprovalData, decided model.Approval) {
 	note := e.waitMessage("alice", "group:kitchen", 10*time.Second, func(m model.Message) bool { return m.Type == model.TypeApprovalDecision })
 	if !strings.HasPrefix(note.Text, "bob "+string(decided.Status)) {
 		t.Errorf("decision note: %q", note.Text)

@@ -15,24 +15,20 @@ const (
 	failRun  = 2 * time.Second
 )
 
-// TestFailures: every way an agent can fail, against one misbehaving server. Each failure
-// ends the run with a RUN_ERROR frame and an agent_error message with its code, promptly;
-// then the server behaves and the next message in the same conversation is answered, so the
-// failed run released the conversation and the error did not reach the agent's history.
-func TestFailures(t *testing.T) {
-	f := startFakeAgent(t)
-	env := startChat(t, bridge.Options{IdleTimeout: failIdle, RunTimeout: failRun})
-	tlsURL := untrustedTLSURL(t, f)
-	for _, c := range []struct {
-		name     string
-		provider string // "" = ag-ui
-		url      string // "" = the fake agent
-		mode     string
-		code     string
-		text     string // in the error frame and message
-	}{
+// failureCase is one way an agent fails.
+type failureCase struct {
+	name     string
+	provider string // "" = ag-ui
+	url      string // "" = the fake agent
+	mode     string
+	code     string
+	text     string // in the error frame and message
+}
+
+func failureCases(t *testing.T, f *fakeAgent) []failureCase {
+	return []failureCase{
 		{name: "unreachable", url: closedURL(t), code: model.RunErrUnreachable, text: "could not be reached"},
-		{name: "tls", url: tlsURL, mode: modeGood, code: model.RunErrTLS, text: "TLS certificate could not be verified"},
+		{name: "tls", url: untrustedTLSURL(t, f), mode: modeGood, code: model.RunErrTLS, text: "TLS certificate could not be verified"},
 		{name: "https-to-http", url: strings.Replace(f.URL, "http:", "https:", 1) + "/agent", code: model.RunErrTLS, text: "TLS"},
 		{name: "status-401", mode: modeStatus401, code: model.RunErrUnauthorized, text: "HTTP 401); an admin should check the agent's headers"},
 		{name: "status-403", mode: modeStatus403, code: model.RunErrUnauthorized, text: "HTTP 403"},
@@ -49,7 +45,17 @@ func TestFailures(t *testing.T) {
 		{name: "mastra-500", provider: "mastra", mode: modeMastra500, code: model.RunErrHTTP, text: "it answered HTTP 500"},
 		{name: "mastra-text", provider: "mastra", mode: modeMastraText, code: model.RunErrContentType, text: "content type text/plain instead of JSON"},
 		{name: "mastra-noise", provider: "mastra", mode: modeMastraNoise, code: model.RunErrProtocol, text: "its answer is not JSON"},
-	} {
+	}
+}
+
+// TestFailures: every way an agent can fail, against one misbehaving server. Each failure
+// ends the run with a RUN_ERROR frame and an agent_error message with its code, promptly;
+// then the server behaves and the next message in the same conversation is answered, so the
+// failed run released the conversation and the error did not reach the agent's history.
+func TestFailures(t *testing.T) {
+	f := startFakeAgent(t)
+	env := startChat(t, bridge.Options{IdleTimeout: failIdle, RunTimeout: failRun})
+	for _, c := range failureCases(t, f) {
 		t.Run(c.name, func(t *testing.T) {
 			e := env.forTest(t)
 			uid, agent := "u-"+c.name, "a-"+c.name
@@ -63,61 +69,71 @@ func TestFailures(t *testing.T) {
 			}
 			f.set(c.mode, "This is not the answer.")
 			e.putAgent(map[string]any{"agentId": agent, "provider": provider, "deploymentUrl": url})
-			sock := e.connect(uid)
-
-			sent := time.Now()
-			r := e.must(e.send(uid, agent, "Hello, are you there?"), http.StatusCreated)
-			if d := time.Since(sent); d > time.Second {
-				t.Errorf("sending the message took %s: the request waited for the run", d)
-			}
-			runID := r.Header.Get("X-Agent-Run")
-			if runID == "" {
-				t.Fatal("no X-Agent-Run header: the message started no run")
-			}
-			// The limit of the case plus slack: whatever fails must fail by then.
-			within := 3 * time.Second
-			if c.code == model.RunErrRunTimeout {
-				within += failRun
-			}
-			ev := sock.waitRunError(t, within, c.code)
-			if !strings.Contains(ev.Message, c.text) {
-				t.Errorf("RUN_ERROR message %q does not say %q", ev.Message, c.text)
-			}
-			m := e.waitAgentError(uid, agent, runID, c.code, within)
-			if !strings.Contains(m.Text, c.text) || !strings.HasPrefix(m.Text, agent+" could not answer: ") {
-				t.Errorf("agent_error text %q, want %q", m.Text, c.text)
-			}
-			if strings.Contains(m.Text, "127.0.0.1") || strings.Contains(ev.Message, "127.0.0.1") {
-				t.Errorf("the error names the agent's address: %q", m.Text)
-			}
-			if m.Sender != agent || m.ReceiverID != uid {
-				t.Errorf("agent_error from %q to %q", m.Sender, m.ReceiverID)
-			}
-			if c.code == model.RunErrRunTimeout && time.Since(sent) < failRun {
-				t.Errorf("the run ended after %s, before its time limit: keep-alives tripped the idle limit", time.Since(sent))
-			}
+			c.fails(t, e, uid, agent)
 
 			// The agent recovers: the next message in the same conversation is answered.
 			if c.url != "" {
 				e.putAgent(map[string]any{"agentId": agent, "provider": provider, "deploymentUrl": f.URL + "/agent"})
 			}
-			good := "Back to normal after " + c.name + "."
-			f.set(goodMode, good)
-			e.must(e.send(uid, agent, "Try again, please."), http.StatusCreated)
-			e.waitMessage(uid, agent, 5*time.Second, func(m model.Message) bool {
-				return m.Type == model.TypeAssistant && m.Text == good
-			})
-			bodies := f.requests()
-			last := bodies[len(bodies)-1]
-			if !strings.Contains(last, "Try again, please.") || strings.Contains(last, "could not answer") {
-				t.Errorf("the retry's request does not hold the new message or holds the failed run's error:\n%s", last)
-			}
-			if f.requested("/elsewhere") {
-				t.Error("the bridge followed a redirect (with the agent's headers)")
-			}
-			if c.mode == modeNoFinish && !strings.Contains(last, "I was about to say") {
-				t.Errorf("the text that arrived before the stream broke was not kept:\n%s", last)
-			}
+			c.recovers(t, e, f, uid, agent, goodMode)
 		})
+	}
+}
+
+// fails sends the message the agent fails on and checks the error frame and message.
+func (c failureCase) fails(t *testing.T, e *chatEnv, uid, agent string) {
+	sock := e.connect(uid)
+	sent := time.Now()
+	r := e.must(e.send(uid, agent, "Hello, are you there?"), http.StatusCreated)
+	if d := time.Since(sent); d > time.Second {
+		t.Errorf("sending the message took %s: the request waited for the run", d)
+	}
+	runID := r.Header.Get("X-Agent-Run")
+	if runID == "" {
+		t.Fatal("no X-Agent-Run header: the message started no run")
+	}
+	// The limit of the case plus slack: whatever fails must fail by then.
+	within := 3 * time.Second
+	if c.code == model.RunErrRunTimeout {
+		within += failRun
+	}
+	ev := sock.waitRunError(t, within, c.code)
+	if !strings.Contains(ev.Message, c.text) {
+		t.Errorf("RUN_ERROR message %q does not say %q", ev.Message, c.text)
+	}
+	m := e.waitAgentError(uid, agent, runID, c.code, within)
+	if !strings.Contains(m.Text, c.text) || !strings.HasPrefix(m.Text, agent+" could not answer: ") {
+		t.Errorf("agent_error text %q, want %q", m.Text, c.text)
+	}
+	if strings.Contains(m.Text, "127.0.0.1") || strings.Contains(ev.Message, "127.0.0.1") {
+		t.Errorf("the error names the agent's address: %q", m.Text)
+	}
+	if m.Sender != agent || m.ReceiverID != uid {
+		t.Errorf("agent_error from %q to %q", m.Sender, m.ReceiverID)
+	}
+	if c.code == model.RunErrRunTimeout && time.Since(sent) < failRun {
+		t.Errorf("the run ended after %s, before its time limit: keep-alives tripped the idle limit", time.Since(sent))
+	}
+}
+
+// recovers has the fake agent behave and checks the next message is answered from a history
+// without the failed run's error.
+func (c failureCase) recovers(t *testing.T, e *chatEnv, f *fakeAgent, uid, agent, goodMode string) {
+	good := "Back to normal after " + c.name + "."
+	f.set(goodMode, good)
+	e.must(e.send(uid, agent, "Try again, please."), http.StatusCreated)
+	e.waitMessage(uid, agent, 5*time.Second, func(m model.Message) bool {
+		return m.Type == model.TypeAssistant && m.Text == good
+	})
+	bodies := f.requests()
+	last := bodies[len(bodies)-1]
+	if !strings.Contains(last, "Try again, please.") || strings.Contains(last, "could not answer") {
+		t.Errorf("the retry's request does not hold the new message or holds the failed run's error:\n%s", last)
+	}
+	if f.requested("/elsewhere") {
+		t.Error("the bridge followed a redirect (with the agent's headers)")
+	}
+	if c.mode == modeNoFinish && !strings.Contains(last, "I was about to say") {
+		t.Errorf("the text that arrived before the stream broke was not kept:\n%s", last)
 	}
 }

@@ -339,6 +339,16 @@ func (e *chatEnv) waitMessage(uid, with string, within time.Duration, ok func(mo
 	}
 }
 
+// waitUntil polls cond until it holds or within passes, and reports whether it held.
+func waitUntil(within time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(within); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
 // frame is what a socket receives: stored events and agent frames.
 type frame struct {
 	Type           string          `json:"type"`

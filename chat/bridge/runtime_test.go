@@ -73,36 +73,29 @@ spec:
     auth: {headersSecretRef: {name: platform-auth}}
 `
 
+// answerLog calls the API and keeps every answer, to search them for header values.
+type answerLog struct {
+	e       *chatEnv
+	answers []string
+}
+
+func (l *answerLog) call(method, path, uid string, body any) response {
+	l.e.t.Helper()
+	r := l.e.do(method, path, uid, body)
+	l.answers = append(l.answers, string(r.Body))
+	return r
+}
+
 // TestAgentHeaders: the configured headers reach a protected agent (it answers), wrong or
 // missing headers give AGENT_UNAUTHORIZED, and the header values appear in no API answer,
 // log line, socket frame or stored message.
 func TestAgentHeaders(t *testing.T) {
-	const secret, wrong = "Bearer s3cr3t-value", "Bearer wr0ng-guess-value"
+	const secret = "Bearer s3cr3t-value"
 	rt := startRuntime(t, samplesDir(), map[string]string{"agent_chef-private.yaml": privateChef},
 		secrets.Static{"platform-auth": {"Authorization": secret}}, nil)
 	e := startChat(t, bridge.Options{})
-	url := rt.URL + "/api/agents/chef-private/ag-ui"
-	var answers []string // every API answer of the test
-	call := func(method, path, uid string, body any) response {
-		t.Helper()
-		r := e.do(method, path, uid, body)
-		answers = append(answers, string(r.Body))
-		return r
-	}
-	for id, headers := range map[string]map[string]string{
-		"vault":       {"Authorization": secret, "X-Trace": "trace-value-42"},
-		"vault-wrong": {"Authorization": wrong},
-		"vault-none":  nil,
-	} {
-		body := map[string]any{"name": id, "provider": "ag-ui", "deploymentUrl": url, "enabled": true}
-		if headers != nil {
-			body["headers"] = headers
-		}
-		e.must(call(http.MethodPut, "/agents/"+id, "", body), http.StatusCreated)
-		// Saved again without headers: the stored ones are kept.
-		delete(body, "headers")
-		e.must(call(http.MethodPut, "/agents/"+id, "", body), http.StatusOK)
-	}
+	l := &answerLog{e: e}
+	putVaults(l, rt.URL+"/api/agents/chef-private/ag-ui", secret)
 	sock := e.connect("alice")
 
 	r := e.must(e.send("alice", "vault", butter), http.StatusCreated)
@@ -128,28 +121,52 @@ func TestAgentHeaders(t *testing.T) {
 		OK    bool   `json:"ok"`
 		Error string `json:"error"`
 	}
-	call(http.MethodPost, "/agents/vault/test", "", nil).decode(t, &probe)
+	l.call(http.MethodPost, "/agents/vault/test", "", nil).decode(t, &probe)
 	if !probe.OK {
 		t.Errorf("connection test with the right headers: %+v", probe)
 	}
-	call(http.MethodPost, "/agents/vault-wrong/test", "", nil).decode(t, &probe)
+	l.call(http.MethodPost, "/agents/vault-wrong/test", "", nil).decode(t, &probe)
 	if probe.OK || !strings.Contains(probe.Error, "headers") {
 		t.Errorf("connection test with wrong headers: %+v", probe)
 	}
 
 	var cfg model.AgentConfig
-	e.must(call(http.MethodGet, "/agents/vault", "", nil), http.StatusOK).decode(t, &cfg)
+	e.must(l.call(http.MethodGet, "/agents/vault", "", nil), http.StatusOK).decode(t, &cfg)
 	if !cfg.HasHeaders {
 		t.Error("GET /agents/vault: hasHeaders is false")
 	}
-	e.must(call(http.MethodGet, "/agents", "", nil), http.StatusOK)
-	e.must(call(http.MethodGet, "/agents/vault-wrong", "", nil), http.StatusOK)
-	call(http.MethodGet, "/agents/vault/profile", "alice", nil)
-	call(http.MethodGet, "/users?limit=100", "alice", nil)
+	e.must(l.call(http.MethodGet, "/agents", "", nil), http.StatusOK)
+	e.must(l.call(http.MethodGet, "/agents/vault-wrong", "", nil), http.StatusOK)
+	l.call(http.MethodGet, "/agents/vault/profile", "alice", nil)
+	l.call(http.MethodGet, "/users?limit=100", "alice", nil)
+	checkNoHeaderValues(t, l, sock)
+}
 
+// putVaults saves the protected agent three times: with the right headers, wrong ones and none.
+func putVaults(l *answerLog, url, secret string) {
+	for id, headers := range map[string]map[string]string{
+		"vault":       {"Authorization": secret, "X-Trace": "trace-value-42"},
+		"vault-wrong": {"Authorization": "Bearer wr0ng-guess-value"},
+		"vault-none":  nil,
+	} {
+		body := map[string]any{"name": id, "provider": "ag-ui", "deploymentUrl": url, "enabled": true}
+		if headers != nil {
+			body["headers"] = headers
+		}
+		l.e.must(l.call(http.MethodPut, "/agents/"+id, "", body), http.StatusCreated)
+		// Saved again without headers: the stored ones are kept.
+		delete(body, "headers")
+		l.e.must(l.call(http.MethodPut, "/agents/"+id, "", body), http.StatusOK)
+	}
+}
+
+// checkNoHeaderValues searches the API answers, the logs, the socket's frames and the stored
+// messages for the header values.
+func checkNoHeaderValues(t *testing.T, l *answerLog, sock *socket) {
+	t.Helper()
 	var stored []string
 	for _, id := range []string{"vault", "vault-wrong", "vault-none"} {
-		ms, err := e.Store.ListMessages(context.Background(), "alice", store.MessageQuery{UID: id, Limit: 100})
+		ms, err := l.e.Store.ListMessages(context.Background(), "alice", store.MessageQuery{UID: id, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +174,7 @@ func TestAgentHeaders(t *testing.T) {
 		stored = append(stored, string(b))
 	}
 	for where, text := range map[string]string{
-		"API answers": strings.Join(answers, "\n"), "logs": e.Logs.String(), "socket frames": sock.all(), "stored messages": strings.Join(stored, "\n"),
+		"API answers": strings.Join(l.answers, "\n"), "logs": l.e.Logs.String(), "socket frames": sock.all(), "stored messages": strings.Join(stored, "\n"),
 	} {
 		if text == "" {
 			t.Errorf("%s: nothing to search", where)
