@@ -216,16 +216,17 @@ func TestLoginTokenTTL(t *testing.T) {
 		return tok.AuthToken
 	}
 	st := stores(t)["sqlite"](t)
-	short := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz", LoginTokenTTL: 50 * time.Millisecond})
+	// Long enough for the first check to come in time on a loaded machine.
+	const ttl = time.Second
+	short := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz", LoginTokenTTL: ttl})
 	short.user("u1")
 	tok := login(short)
+	loggedIn := time.Now() // the token expires at the latest ttl after this
 	short.expect(short.do(http.MethodGet, "/me", tok, nil), http.StatusOK, "")
-	time.Sleep(100 * time.Millisecond)
+	never := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz"}) // LoginTokenTTL 0: until revoked
+	kept := login(never)
+	time.Sleep(time.Until(loggedIn.Add(ttl)))
 	short.expect(short.do(http.MethodGet, "/me", tok, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
 	short.expect(short.do(http.MethodPost, "/logout", tok, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
-
-	never := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz"}) // LoginTokenTTL 0: until revoked
-	tok = login(never)
-	time.Sleep(100 * time.Millisecond)
-	never.expect(never.do(http.MethodGet, "/me", tok, nil), http.StatusOK, "")
+	never.expect(never.do(http.MethodGet, "/me", kept, nil), http.StatusOK, "")
 }
