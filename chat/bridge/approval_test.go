@@ -2,7 +2,6 @@ package bridge_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -190,9 +189,7 @@ func TestApprovalDeclineExpiryAndRestart(t *testing.T) {
 		t.Fatalf("default approvers: %v", req.Approvers)
 	}
 	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "alice", map[string]any{"approved": false, "reason": "no olive oil at home"}), http.StatusOK)
-	answer := e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "declined")
-	})
+	answer := e.waitMessage("alice", "cautious", 10*time.Second, answerWith("declined"))
 	if !strings.Contains(answer.Text, "no olive oil at home") {
 		t.Errorf("the agent was not told the reason: %q", answer.Text)
 	}
@@ -205,9 +202,7 @@ func TestApprovalDeclineExpiryAndRestart(t *testing.T) {
 	if d := approvalOf(t, expired); d.DecidedAt == nil || d.DecidedAt.Before(d.ExpiresAt) || d.DecidedBy != "" {
 		t.Errorf("expired before its time, or by someone: %+v", d)
 	}
-	e.waitMessage("alice", "hasty", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "in time")
-	})
+	e.waitMessage("alice", "hasty", 10*time.Second, answerWith("in time"))
 	if r := e.do(http.MethodPost, "/approvals/"+approvalOf(t, expired).ID+"/decision", "alice", map[string]any{"approved": true}); r.Status != http.StatusConflict || r.code() != model.ErrApprovalDecided {
 		t.Errorf("approving an expired request: %d %s", r.Status, r.Body)
 	}
@@ -222,14 +217,10 @@ func TestApprovalDeclineExpiryAndRestart(t *testing.T) {
 	e = startChatAt(t, bridge.Options{}, db, nil)
 	e.tokens = tokens
 	e.must(e.do(http.MethodPost, "/approvals/"+approvalOf(t, waiting).ID+"/decision", "alice", map[string]any{"approved": true}), http.StatusOK)
-	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "honey")
-	})
+	e.waitMessage("alice", "cautious", 10*time.Second, answerWith("honey"))
 	// The conversation goes on as usual afterwards: the agent is not stuck on the held call.
 	e.must(e.send("alice", "cautious", "Thanks!"), http.StatusCreated)
-	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, fmt.Sprint("Thanks"))
-	})
+	e.waitMessage("alice", "cautious", 10*time.Second, answerWith("Thanks"))
 }
 
 // TestApprovalThroughMastra: a Mastra-provider agent's suspended generate answer becomes an
@@ -245,9 +236,7 @@ func TestApprovalThroughMastra(t *testing.T) {
 		t.Fatalf("request: %+v", req)
 	}
 	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "alice", map[string]any{"approved": true}), http.StatusOK)
-	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "olive oil")
-	})
+	e.waitMessage("alice", "cautious", 10*time.Second, answerWith("olive oil"))
 }
 
 // TestApproversFromAGroup: group:<guid>:admins names the group's admins when the request is
@@ -272,7 +261,5 @@ func TestApproversFromAGroup(t *testing.T) {
 		t.Errorf("a participant of the group deciding: %d %s", r.Status, r.Body)
 	}
 	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "dave", map[string]any{"approved": true}), http.StatusOK)
-	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "olive oil")
-	})
+	e.waitMessage("alice", "cautious", 10*time.Second, answerWith("olive oil"))
 }

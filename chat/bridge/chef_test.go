@@ -49,9 +49,7 @@ func TestChefOverTheChatService(t *testing.T) {
 	if again.Status != http.StatusConflict || again.code() != model.ErrActionNotPending {
 		t.Errorf("answering twice: %d %s, want 409 %s", again.Status, again.Body, model.ErrActionNotPending)
 	}
-	final := e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "recipe card is on your screen")
-	})
+	final := e.waitMessage("alice", "chef", 10*time.Second, answerWith("recipe card is on your screen"))
 
 	// The whole conversation, stored once: question, tool call, tool result, text + action,
 	// action result, final text.
@@ -74,9 +72,7 @@ func TestChefOverTheChatService(t *testing.T) {
 	}
 	// The run released the conversation: the next message starts a new run.
 	e.must(e.send("alice", "chef", "What can I use instead of butter?"), http.StatusCreated)
-	e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try ")
-	})
+	e.waitMessage("alice", "chef", 10*time.Second, answerStarting("Try "))
 }
 
 // waitLiveChefRun waits for the live frames: the server tool's call and result, then the

@@ -2,12 +2,14 @@ package bridge_test
 
 import (
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 )
 
 const (
@@ -25,8 +27,14 @@ type failureCase struct {
 	text     string // in the error frame and message
 }
 
-func failureCases(t *testing.T, f *fakeAgent) []failureCase {
-	return []failureCase{
+// TestFailures: every way an agent can fail, against one misbehaving server. Each failure
+// ends the run with a RUN_ERROR frame and an agent_error message with its code, promptly;
+// then the server behaves and the next message in the same conversation is answered, so the
+// failed run released the conversation and the error did not reach the agent's history.
+func TestFailures(t *testing.T) {
+	f := startFakeAgent(t)
+	env := startChat(t, bridge.Options{IdleTimeout: failIdle, RunTimeout: failRun})
+	for _, c := range []failureCase{
 		{name: "unreachable", url: closedURL(t), code: model.RunErrUnreachable, text: "could not be reached"},
 		{name: "tls", url: untrustedTLSURL(t, f), mode: modeGood, code: model.RunErrTLS, text: "TLS certificate could not be verified"},
 		{name: "https-to-http", url: strings.Replace(f.URL, "http:", "https:", 1) + "/agent", code: model.RunErrTLS, text: "TLS"},
@@ -45,17 +53,7 @@ func failureCases(t *testing.T, f *fakeAgent) []failureCase {
 		{name: "mastra-500", provider: "mastra", mode: modeMastra500, code: model.RunErrHTTP, text: "it answered HTTP 500"},
 		{name: "mastra-text", provider: "mastra", mode: modeMastraText, code: model.RunErrContentType, text: "content type text/plain instead of JSON"},
 		{name: "mastra-noise", provider: "mastra", mode: modeMastraNoise, code: model.RunErrProtocol, text: "its answer is not JSON"},
-	}
-}
-
-// TestFailures: every way an agent can fail, against one misbehaving server. Each failure
-// ends the run with a RUN_ERROR frame and an agent_error message with its code, promptly;
-// then the server behaves and the next message in the same conversation is answered, so the
-// failed run released the conversation and the error did not reach the agent's history.
-func TestFailures(t *testing.T) {
-	f := startFakeAgent(t)
-	env := startChat(t, bridge.Options{IdleTimeout: failIdle, RunTimeout: failRun})
-	for _, c := range failureCases(t, f) {
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := env.forTest(t)
 			uid, agent := "u-"+c.name, "a-"+c.name
@@ -135,5 +133,37 @@ func (c failureCase) recovers(t *testing.T, e *chatEnv, f *fakeAgent, uid, agent
 	}
 	if c.mode == modeNoFinish && !strings.Contains(last, "I was about to say") {
 		t.Errorf("the text that arrived before the stream broke was not kept:\n%s", last)
+	}
+}
+
+// TestDeploymentURLsCannotReachInternalAddresses: with no allowed networks (agentry chat's
+// default), an agent whose Deployment URL points at a loopback service or a metadata address
+// fails with AGENT_UNREACHABLE ("its address is not allowed") before any connection: the
+// loopback service's answer never becomes the agent's reply, and no message names the address.
+func TestDeploymentURLsCannotReachInternalAddresses(t *testing.T) {
+	f := startFakeAgent(t)
+	f.set(modeGood, "INTERNAL SECRET")
+	e := startChat(t, bridge.Options{Egress: egress.Policy{Allow: []netip.Prefix{}}})
+	port := f.URL[strings.LastIndex(f.URL, ":")+1:]
+	for i, url := range []string{f.URL + "/agent", "http://localhost:" + port + "/agent", "http://169.254.169.254/latest/meta-data/", "http://metadata.google.internal/"} {
+		agent := "internal" + string(rune('a'+i))
+		e.putAgent(map[string]any{"agentId": agent, "deploymentUrl": url})
+		sock := e.connect("mallory")
+		r := e.must(e.send("mallory", agent, "What do you have?"), http.StatusCreated)
+		ev := sock.waitRunError(t, 5*time.Second, model.RunErrUnreachable)
+		m := e.waitAgentError("mallory", agent, r.Header.Get("X-Agent-Run"), model.RunErrUnreachable, 5*time.Second)
+		for _, text := range []string{ev.Message, m.Text} {
+			if !strings.Contains(text, "its address is not allowed") || strings.Contains(text, port) || strings.Contains(text, "169.254") || strings.Contains(text, "127.0.0.1") {
+				t.Errorf("%s: error %q", url, text)
+			}
+		}
+		for _, got := range e.messages("mallory", agent) {
+			if strings.Contains(got.Text, "INTERNAL SECRET") {
+				t.Fatalf("%s: the internal service's answer reached the chat", url)
+			}
+		}
+	}
+	if n := len(f.requests()); n != 0 {
+		t.Errorf("the loopback agent received %d requests", n)
 	}
 }

@@ -67,18 +67,8 @@ func startRuntime(t *testing.T, dir string, extra map[string]string, secretValue
 	if len(extra) > 0 {
 		tmp := t.TempDir()
 		if dir != "" {
-			entries, err := os.ReadDir(dir)
-			if err != nil {
+			if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
 				t.Fatal(err)
-			}
-			for _, e := range entries {
-				b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(tmp, e.Name()), b, 0o600); err != nil {
-					t.Fatal(err)
-				}
 			}
 		}
 		for name, body := range extra {
@@ -347,6 +337,16 @@ func waitUntil(within time.Duration, cond func() bool) bool {
 		}
 	}
 	return true
+}
+
+// answerWith matches the agent's answers whose text contains text; answerStarting, those that
+// start with it.
+func answerWith(text string) func(model.Message) bool {
+	return func(m model.Message) bool { return m.Type == model.TypeAssistant && strings.Contains(m.Text, text) }
+}
+
+func answerStarting(text string) func(model.Message) bool {
+	return func(m model.Message) bool { return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, text) }
 }
 
 // frame is what a socket receives: stored events and agent frames.

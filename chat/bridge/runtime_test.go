@@ -44,9 +44,7 @@ func TestFrontendActionTimeout(t *testing.T) {
 		!strings.Contains(res.Error, "did not run the action within 1s") {
 		t.Errorf("the timeout's tool result: sender %q, data %+v", timedOut.Sender, res)
 	}
-	final := e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "recipe card is on your screen")
-	})
+	final := e.waitMessage("alice", "chef", 10*time.Second, answerWith("recipe card is on your screen"))
 	if final.ID < timedOut.ID || assistantData(t, final).RunID != runID {
 		t.Errorf("final message %d (run %s) after the timeout result %d of run %s", final.ID, assistantData(t, final).RunID, timedOut.ID, runID)
 	}
@@ -73,19 +71,6 @@ spec:
     auth: {headersSecretRef: {name: platform-auth}}
 `
 
-// answerLog calls the API and keeps every answer, to search them for header values.
-type answerLog struct {
-	e       *chatEnv
-	answers []string
-}
-
-func (l *answerLog) call(method, path, uid string, body any) response {
-	l.e.t.Helper()
-	r := l.e.do(method, path, uid, body)
-	l.answers = append(l.answers, string(r.Body))
-	return r
-}
-
 // TestAgentHeaders: the configured headers reach a protected agent (it answers), wrong or
 // missing headers give AGENT_UNAUTHORIZED, and the header values appear in no API answer,
 // log line, socket frame or stored message.
@@ -94,14 +79,18 @@ func TestAgentHeaders(t *testing.T) {
 	rt := startRuntime(t, samplesDir(), map[string]string{"agent_chef-private.yaml": privateChef},
 		secrets.Static{"platform-auth": {"Authorization": secret}}, nil)
 	e := startChat(t, bridge.Options{})
-	l := &answerLog{e: e}
-	putVaults(l, rt.URL+"/api/agents/chef-private/ag-ui", secret)
+	var answers []string // every API answer of the test
+	call := func(method, path, uid string, body any) response {
+		t.Helper()
+		r := e.do(method, path, uid, body)
+		answers = append(answers, string(r.Body))
+		return r
+	}
+	putVaults(e, call, rt.URL+"/api/agents/chef-private/ag-ui", secret)
 	sock := e.connect("alice")
 
 	r := e.must(e.send("alice", "vault", butter), http.StatusCreated)
-	e.waitMessage("alice", "vault", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try olive oil")
-	})
+	e.waitMessage("alice", "vault", 10*time.Second, answerStarting("Try olive oil"))
 	if r.Header.Get("X-Agent-Run") == "" {
 		t.Error("no run")
 	}
@@ -121,29 +110,29 @@ func TestAgentHeaders(t *testing.T) {
 		OK    bool   `json:"ok"`
 		Error string `json:"error"`
 	}
-	l.call(http.MethodPost, "/agents/vault/test", "", nil).decode(t, &probe)
+	call(http.MethodPost, "/agents/vault/test", "", nil).decode(t, &probe)
 	if !probe.OK {
 		t.Errorf("connection test with the right headers: %+v", probe)
 	}
-	l.call(http.MethodPost, "/agents/vault-wrong/test", "", nil).decode(t, &probe)
+	call(http.MethodPost, "/agents/vault-wrong/test", "", nil).decode(t, &probe)
 	if probe.OK || !strings.Contains(probe.Error, "headers") {
 		t.Errorf("connection test with wrong headers: %+v", probe)
 	}
 
 	var cfg model.AgentConfig
-	e.must(l.call(http.MethodGet, "/agents/vault", "", nil), http.StatusOK).decode(t, &cfg)
+	e.must(call(http.MethodGet, "/agents/vault", "", nil), http.StatusOK).decode(t, &cfg)
 	if !cfg.HasHeaders {
 		t.Error("GET /agents/vault: hasHeaders is false")
 	}
-	e.must(l.call(http.MethodGet, "/agents", "", nil), http.StatusOK)
-	e.must(l.call(http.MethodGet, "/agents/vault-wrong", "", nil), http.StatusOK)
-	l.call(http.MethodGet, "/agents/vault/profile", "alice", nil)
-	l.call(http.MethodGet, "/users?limit=100", "alice", nil)
-	checkNoHeaderValues(t, l, sock)
+	e.must(call(http.MethodGet, "/agents", "", nil), http.StatusOK)
+	e.must(call(http.MethodGet, "/agents/vault-wrong", "", nil), http.StatusOK)
+	call(http.MethodGet, "/agents/vault/profile", "alice", nil)
+	call(http.MethodGet, "/users?limit=100", "alice", nil)
+	checkNoHeaderValues(t, e, answers, sock)
 }
 
 // putVaults saves the protected agent three times: with the right headers, wrong ones and none.
-func putVaults(l *answerLog, url, secret string) {
+func putVaults(e *chatEnv, call func(method, path, uid string, body any) response, url, secret string) {
 	for id, headers := range map[string]map[string]string{
 		"vault":       {"Authorization": secret, "X-Trace": "trace-value-42"},
 		"vault-wrong": {"Authorization": "Bearer wr0ng-guess-value"},
@@ -153,20 +142,20 @@ func putVaults(l *answerLog, url, secret string) {
 		if headers != nil {
 			body["headers"] = headers
 		}
-		l.e.must(l.call(http.MethodPut, "/agents/"+id, "", body), http.StatusCreated)
+		e.must(call(http.MethodPut, "/agents/"+id, "", body), http.StatusCreated)
 		// Saved again without headers: the stored ones are kept.
 		delete(body, "headers")
-		l.e.must(l.call(http.MethodPut, "/agents/"+id, "", body), http.StatusOK)
+		e.must(call(http.MethodPut, "/agents/"+id, "", body), http.StatusOK)
 	}
 }
 
 // checkNoHeaderValues searches the API answers, the logs, the socket's frames and the stored
 // messages for the header values.
-func checkNoHeaderValues(t *testing.T, l *answerLog, sock *socket) {
+func checkNoHeaderValues(t *testing.T, e *chatEnv, answers []string, sock *socket) {
 	t.Helper()
 	var stored []string
 	for _, id := range []string{"vault", "vault-wrong", "vault-none"} {
-		ms, err := l.e.Store.ListMessages(context.Background(), "alice", store.MessageQuery{UID: id, Limit: 100})
+		ms, err := e.Store.ListMessages(context.Background(), "alice", store.MessageQuery{UID: id, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +163,7 @@ func checkNoHeaderValues(t *testing.T, l *answerLog, sock *socket) {
 		stored = append(stored, string(b))
 	}
 	for where, text := range map[string]string{
-		"API answers": strings.Join(l.answers, "\n"), "logs": l.e.Logs.String(), "socket frames": sock.all(), "stored messages": strings.Join(stored, "\n"),
+		"API answers": strings.Join(answers, "\n"), "logs": e.Logs.String(), "socket frames": sock.all(), "stored messages": strings.Join(stored, "\n"),
 	} {
 		if text == "" {
 			t.Errorf("%s: nothing to search", where)
@@ -214,9 +203,7 @@ func TestMastraProvider(t *testing.T) {
 	}
 	// A second turn sends the history: the agent still answers the latest question.
 	e.must(e.send("alice", "chef", "And what can I use instead of milk?"), http.StatusCreated)
-	e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try oat milk")
-	})
+	e.waitMessage("alice", "chef", 10*time.Second, answerStarting("Try oat milk"))
 }
 
 // TestAgentRef: configurations naming an in-cluster Agent are called at the URL the resolver
@@ -231,9 +218,7 @@ func TestAgentRef(t *testing.T) {
 
 	for _, id := range []string{"chef", "chef-gen"} {
 		e.must(e.send("alice", id, butter), http.StatusCreated)
-		e.waitMessage("alice", id, 10*time.Second, func(m model.Message) bool {
-			return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try olive oil")
-		})
+		e.waitMessage("alice", id, 10*time.Second, answerStarting("Try olive oil"))
 	}
 	r := e.must(e.send("alice", "ghost", butter), http.StatusCreated)
 	m := e.waitAgentError("alice", "ghost", r.Header.Get("X-Agent-Run"), model.RunErrNotReady, 5*time.Second)
