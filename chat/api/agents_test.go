@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -16,6 +15,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 )
 
 const agentSecret = "Bearer agent-s3cret-9f2c"
@@ -46,8 +46,7 @@ func (r *recorder) checkNoSecret() {
 		}
 		for k, v := range res.header {
 			if strings.Contains(k+strings.Join(v, ","), "s3cret") {
-				t := r.t
-				t.Fatalf("an answer header holds the header value: %s", k)
+				r.t.Fatalf("an answer header holds the header value: %s", k)
 			}
 		}
 	}

@@ -171,7 +171,7 @@ func TestLogout(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t, open(t), Options{AuthKey: "dev-auth-key-xyz", LoginTokenTTL: DefaultLoginTokenTTL})
 			minted := e.user("u1")
-			t1, t2 := e.login("u1"), e.login("u1")
+			t1, t2 := e.login("u1", "dev-auth-key-xyz"), e.login("u1", "dev-auth-key-xyz")
 			before := e.hub.notified.Load()
 			e.expect(e.do(http.MethodPost, "/logout", t1, nil), http.StatusNoContent, "")
 			if e.hub.notified.Load() == before {
@@ -198,11 +198,11 @@ func TestLoginTokenTTL(t *testing.T) {
 	const ttl = time.Second
 	short := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz", LoginTokenTTL: ttl})
 	short.user("u1")
-	tok := short.login("u1")
+	tok := short.login("u1", "dev-auth-key-xyz")
 	loggedIn := time.Now() // the token expires at the latest ttl after this
 	short.expect(short.do(http.MethodGet, "/me", tok, nil), http.StatusOK, "")
 	never := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz"}) // LoginTokenTTL 0: until revoked
-	kept := never.login("u1")
+	kept := never.login("u1", "dev-auth-key-xyz")
 	time.Sleep(time.Until(loggedIn.Add(ttl)))
 	short.expect(short.do(http.MethodGet, "/me", tok, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
 	short.expect(short.do(http.MethodPost, "/logout", tok, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")

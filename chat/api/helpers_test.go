@@ -292,10 +292,10 @@ func (e *env) user2(uid string) string {
 	return tok.AuthToken
 }
 
-// login signs uid in with the development Auth Key dev-auth-key-xyz.
-func (e *env) login(uid string) string {
+// login signs uid in with the development Auth Key.
+func (e *env) login(uid, authKey string) string {
 	e.t.Helper()
-	r := e.do(http.MethodPost, "/login", "", map[string]string{"uid": uid, "authKey": "dev-auth-key-xyz"})
+	r := e.do(http.MethodPost, "/login", "", map[string]string{"uid": uid, "authKey": authKey})
 	e.expect(r, http.StatusOK, "")
 	var tok tokenResponse
 	r.decode(e.t, &tok)

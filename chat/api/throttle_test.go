@@ -166,13 +166,11 @@ func TestRateLimitOverHTTP(t *testing.T) {
 	e.expect(e.do(http.MethodGet, "/me", "", nil), http.StatusUnauthorized, model.ErrUnauthenticated)
 
 	e.expect(e.do(http.MethodPost, "/users", keyAuth, map[string]any{"uid": "root", "name": "Root", "role": RoleAdmin}), http.StatusCreated, "")
-	tr := e.do(http.MethodPost, "/users/root/auth_tokens", keyAuth, nil)
-	var tok tokenResponse
-	tr.decode(t, &tok)
+	root := e.user2("root")
 	for range 3 {
-		e.expect(e.do(http.MethodGet, "/me", tok.AuthToken, nil), http.StatusOK, "")
+		e.expect(e.do(http.MethodGet, "/me", root, nil), http.StatusOK, "")
 	}
-	e.expect(e.do(http.MethodGet, "/agents", tok.AuthToken, nil), http.StatusTooManyRequests, model.ErrRateLimited)
+	e.expect(e.do(http.MethodGet, "/agents", root, nil), http.StatusTooManyRequests, model.ErrRateLimited)
 
 	// The zero Options do not limit.
 	free := newStubEnv(t, Options{})

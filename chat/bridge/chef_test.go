@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +81,7 @@ func TestChefOverTheChatService(t *testing.T) {
 func waitLiveChefRun(t *testing.T, sock *socket) {
 	sock.waitAgentEvent(t, 10*time.Second, "RUN_STARTED", func(ev agentEvent) bool { return ev.Type == "RUN_STARTED" })
 	sock.waitAgentEvent(t, 10*time.Second, "server tool result", func(ev agentEvent) bool {
-		return ev.Type == "TOOL_CALL_RESULT" && strings.Contains(ev.Content, "title")
+		return ev.Type == "TOOL_CALL_RESULT" && strings.Contains(string(ev.Content), "title")
 	})
 	start := sock.waitAgentEvent(t, 10*time.Second, "frontend action start", func(ev agentEvent) bool {
 		return ev.Type == "TOOL_CALL_START" && ev.ToolCallName == "show-recipe-card"
@@ -111,19 +112,12 @@ func waitAwaitingAction(t *testing.T, e *chatEnv, sock *socket, runID string) mo
 		t.Fatalf("the action's arguments are not complete JSON: %q (%v)", d.ToolCalls[0].Arguments, err)
 	}
 	// The socket saw the same message live (that is what a client executes on).
-	if !waitUntil(5*time.Second, func() bool { return containsID(sock.storedMessages(), waiting.ID) }) {
+	if !waitUntil(5*time.Second, func() bool {
+		return slices.ContainsFunc(sock.storedMessages(), func(m model.Message) bool { return m.ID == waiting.ID })
+	}) {
 		t.Fatalf("message %d did not arrive on the socket", waiting.ID)
 	}
 	return d
-}
-
-func containsID(ms []model.Message, id int64) bool {
-	for _, m := range ms {
-		if m.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // TestNextMessageRightAfterTheAnswer: the answer and the release of the conversation commit

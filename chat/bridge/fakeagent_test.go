@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,12 +91,7 @@ func (f *fakeAgent) requests() []string {
 func (f *fakeAgent) requested(path string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, p := range f.paths {
-		if p == path {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(f.paths, path)
 }
 
 func (f *fakeAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -314,14 +310,4 @@ func (s *socket) waitRunError(t *testing.T, within time.Duration, code string) a
 		t.Errorf("RUN_ERROR code %q, want %q (message %q)", ev.Code, code, ev.Message)
 	}
 	return ev
-}
-
-// hasText reports whether any message has the text.
-func hasText(ms []model.Message, text string) bool {
-	for _, m := range ms {
-		if m.Text == text {
-			return true
-		}
-	}
-	return false
 }

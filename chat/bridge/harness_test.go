@@ -27,6 +27,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
@@ -359,19 +360,12 @@ type frame struct {
 	raw            []byte
 }
 
-// agentEvent is an agent frame's AG-UI event.
+// agentEvent is an agent frame's AG-UI event, with the chat's fields for frontend actions.
 type agentEvent struct {
-	Type          string `json:"type"`
-	MessageID     string `json:"messageId"`
-	Delta         string `json:"delta"`
-	ToolCallID    string `json:"toolCallId"`
-	ToolCallName  string `json:"toolCallName"`
+	agui.Event
 	DisplayName   string `json:"displayName"`
 	ExecutionText string `json:"executionText"`
 	Frontend      bool   `json:"frontend"`
-	Content       string `json:"content"`
-	Message       string `json:"message"`
-	Code          string `json:"code"`
 	runID         string // the chat-level run of the frame that carried it
 }
 

@@ -381,9 +381,18 @@ func TestFinishedTurnsSurviveTheClientLeaving(t *testing.T) {
 		}
 		return scriptedmodel.Reply{Text: "stored answer"}
 	})
-	gone := make(chan string, 8)
+	gone := make(chan string, 8) // the path of each POST once its request's context ended
 	e := startEnv(t, responder, envOptions{manifests: memoryAgent("file:" + path), server: func(o *Options) {
-		o.Mount = func(e *echo.Echo) { e.Use(noticeGone(gone)) }
+		o.Mount = func(e *echo.Echo) {
+			e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+				return func(c echo.Context) error {
+					if r := c.Request(); r.Method == http.MethodPost {
+						go func() { <-r.Context().Done(); gone <- r.URL.Path }()
+					}
+					return next(c)
+				}
+			})
+		}
 	}})
 	cases := []struct{ path, body, lastEvent string }{
 		{"generate", `{"messages":"wait for me","memory":{"thread":"gen","resource":"erin"}}`, ""},
@@ -421,7 +430,13 @@ func TestFinishedTurnsSurviveTheClientLeaving(t *testing.T) {
 				}
 			}
 			leave()
-			waitGone(t, gone, "/api/agents/rememberer/"+tc.path) // the server noticed the client is gone
+			for p := ""; p != "/api/agents/rememberer/"+tc.path; { // the server notices the client is gone
+				select {
+				case p = <-gone:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the server did not notice the client leave")
+				}
+			}
 			release()
 			waitFor(t, func() bool {
 				_, page := e.do("GET", "/api/memory/threads/"+thread+"/messages?agentId=rememberer&resourceId=erin", "")
@@ -429,34 +444,5 @@ func TestFinishedTurnsSurviveTheClientLeaving(t *testing.T) {
 				return len(msgs) == 2 && msgs[1].(map[string]any)["content"] == "stored answer"
 			}, "the turn to be stored")
 		})
-	}
-}
-
-// noticeGone sends the path of each POST on gone once its request's context ends: the client
-// left, or the request finished.
-func noticeGone(gone chan<- string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if c.Request().Method == http.MethodPost {
-				ctx, path := c.Request().Context(), c.Request().URL.Path
-				go func() { <-ctx.Done(); gone <- path }()
-			}
-			return next(c)
-		}
-	}
-}
-
-// waitGone waits until the POST to path has ended on the server's side.
-func waitGone(t *testing.T, gone <-chan string, path string) {
-	t.Helper()
-	for timeout := time.After(10 * time.Second); ; {
-		select {
-		case p := <-gone:
-			if p == path {
-				return
-			}
-		case <-timeout:
-			t.Fatalf("the server did not notice the client of %s leave", path)
-		}
 	}
 }
