@@ -325,16 +325,56 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		return fmt.Errorf("failed to open chat storage %q: %w", store.Redact(o.storage), err)
 	}
 	defer st.Close()
+	svc, err := newChatService(log, o, apiKey, st)
+	if err != nil {
+		return err
+	}
+	ln, mln, err := listenChat(log, o)
+	if err != nil {
+		return err
+	}
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan error, 1)
+	go func() { hubDone <- svc.hub.Run(hubCtx) }()
+	log.Info("serving the chat service", "addr", ln.Addr().String(), "path", chatapi.Prefix, "storage", st.Kind(), "replicas", o.replicas)
+	err = svc.serve(ctx, log, o, st, ln, mln)
+	// Runs end with an error message while the store is still open.
+	runsCtx, cancelRuns := context.WithTimeout(context.Background(), 10*time.Second)
+	if berr := svc.bridge.Close(runsCtx); berr != nil {
+		log.Error(berr, "agent runs did not stop in time")
+	}
+	cancelRuns()
+	// Sockets are hijacked connections Shutdown does not wait for: the hub closes them.
+	stopHub()
+	if herr := <-hubDone; herr != nil && !errors.Is(herr, context.Canceled) {
+		log.Error(herr, "chat hub stopped with an error")
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("failed to serve the chat service: %w", err)
+	}
+	return nil
+}
+
+// chatService is the chat service on its store: the hub, the agent bridge, the API, and the
+// registry of their metrics.
+type chatService struct {
+	hub     *hub.Hub
+	bridge  *bridge.Bridge
+	api     *chatapi.API
+	metrics *prometheus.Registry
+}
+
+func newChatService(log logr.Logger, o *chatOptions, apiKey string, st store.Store) (*chatService, error) {
 	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log, OriginPatterns: originPatterns(o.corsOrigins), Retention: o.eventRetention,
 		Presence: st.SetPresence})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m, err := chatmetrics.New(reg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := chatmetrics.RegisterHub(reg, h.Stats); err != nil {
-		return err
+		return nil, err
 	}
 	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver, Metrics: m, Egress: o.egress,
 		IdleTimeout: o.bridge.idle, RunTimeout: o.bridge.run, ActionTimeout: o.bridge.action})
@@ -345,28 +385,34 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m, AgentEgress: o.egress,
 		TrustedProxies: o.proxies,
 	})
-	ln, err := net.Listen("tcp", o.addr)
+	return &chatService{hub: h, bridge: br, api: a, metrics: reg}, nil
+}
+
+// listenChat opens the public listener and the metrics listener (nil when off, or when the
+// default address is taken).
+func listenChat(log logr.Logger, o *chatOptions) (ln, mln net.Listener, err error) {
+	ln, err = net.Listen("tcp", o.addr)
 	if err != nil {
-		return fmt.Errorf("failed to listen on %q: %w", o.addr, err)
+		return nil, nil, fmt.Errorf("failed to listen on %q: %w", o.addr, err)
 	}
 	// Metrics and probes listen apart, so an Ingress in front of the public port never
 	// exposes them.
-	var mln net.Listener
 	if o.metricsAddr != "" {
 		if mln, err = net.Listen("tcp", o.metricsAddr); err != nil {
 			if o.metricsAddrSet {
 				_ = ln.Close()
-				return fmt.Errorf("failed to listen on --metrics-addr %q: %w", o.metricsAddr, err)
+				return nil, nil, fmt.Errorf("failed to listen on --metrics-addr %q: %w", o.metricsAddr, err)
 			}
 			log.Error(err, "WARNING: serving no metrics: the default --metrics-addr is taken (set --metrics-addr, or --metrics-addr= to turn metrics off)", "addr", o.metricsAddr)
 			mln = nil
 		}
 	}
-	hubCtx, stopHub := context.WithCancel(context.Background())
-	hubDone := make(chan error, 1)
-	go func() { hubDone <- h.Run(hubCtx) }()
-	log.Info("serving the chat service", "addr", ln.Addr().String(), "path", chatapi.Prefix, "storage", st.Kind(), "replicas", o.replicas)
+	return ln, mln, nil
+}
 
+// serve serves the API (and the web app) on ln and the metrics on mln until ctx ends or a
+// listener fails.
+func (svc *chatService) serve(ctx context.Context, log logr.Logger, o *chatOptions, st store.Store, ln, mln net.Listener) (err error) {
 	var mounts []func(*echo.Echo)
 	if o.web {
 		mounts = append(mounts, mountWeb(st, o.appID, o.authKey, false))
@@ -374,13 +420,13 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 			log.Info("the web app is not built into this binary (make web, then rebuild): / answers how to build it")
 		}
 	}
-	srv := httpserve.Server(a.Handler(mounts...), httpserve.Limits{Uploads: chatapi.IsUpload, Timeout: chatapi.RequestTimeout, MaxConnsPerIP: connsPerIP(o.maxConnsPerIP)})
+	srv := httpserve.Server(svc.api.Handler(mounts...), httpserve.Limits{Uploads: chatapi.IsUpload, Timeout: chatapi.RequestTimeout, MaxConnsPerIP: connsPerIP(o.maxConnsPerIP)})
 	ln = httpserve.LimitPerIP(ln, max(o.maxConnsPerIP, 0))
 	errc := make(chan error, 2)
 	var msrv *http.Server
 	if mln != nil {
 		log.Info("serving chat metrics and probes", "addr", mln.Addr().String(), "paths", "/metrics /healthz /readyz")
-		msrv = &http.Server{Handler: metricsHandler(reg, st, log), ReadHeaderTimeout: 10 * time.Second}
+		msrv = &http.Server{Handler: metricsHandler(svc.metrics, st, log), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			if err := msrv.Serve(mln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- fmt.Errorf("metrics listener: %w", err)
@@ -400,21 +446,7 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	if msrv != nil {
 		_ = msrv.Close()
 	}
-	// Runs end with an error message while the store is still open.
-	runsCtx, cancelRuns := context.WithTimeout(context.Background(), 10*time.Second)
-	if berr := br.Close(runsCtx); berr != nil {
-		log.Error(berr, "agent runs did not stop in time")
-	}
-	cancelRuns()
-	// Sockets are hijacked connections Shutdown does not wait for: the hub closes them.
-	stopHub()
-	if herr := <-hubDone; herr != nil && !errors.Is(herr, context.Canceled) {
-		log.Error(herr, "chat hub stopped with an error")
-	}
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("failed to serve the chat service: %w", err)
-	}
-	return nil
+	return err
 }
 
 // metricsHandler serves the private listener: Prometheus metrics, liveness and readiness

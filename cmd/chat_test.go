@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"context"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -10,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-logr/logr"
 )
 
 func TestChatFlagsValidate(t *testing.T) {
@@ -137,50 +133,15 @@ func TestChatDurations(t *testing.T) {
 // TestChatServes runs the command's server on SQLite: the API answers, and the process stops
 // cleanly when its context ends.
 func TestChatServes(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	addr := freeAddr(t)
 	dir := t.TempDir()
 	o := &chatOptions{addr: addr, storage: "file:" + filepath.Join(dir, "chat.db"), replicas: 1, mediaDir: filepath.Join(dir, "media"), maxMediaBytes: 1 << 20}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- runChat(ctx, logr.Discard(), o, "0123456789abcdef-key") }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := http.Get("http://" + addr + "/chat/v1/healthz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode != http.StatusOK {
-				t.Fatalf("healthz answered %d", res.StatusCode)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the chat service did not come up: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/chat/v1/users", strings.NewReader(`{"uid":"u1","name":"U"}`))
-	req.Header.Set("apikey", "0123456789abcdef-key")
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusCreated {
+	stop := serveChat(o, "0123456789abcdef-key")
+	waitOK(t, "http://"+addr+"/chat/v1/healthz", "the chat service did not come up")
+	if res, _ := jsonCall(t, http.MethodPost, "http://"+addr+"/chat/v1/users", `{"uid":"u1","name":"U"}`, "apikey", "0123456789abcdef-key"); res.StatusCode != http.StatusCreated {
 		t.Fatalf("creating a user answered %d", res.StatusCode)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("runChat: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("runChat did not stop")
+	if err := stop(); err != nil {
+		t.Fatalf("runChat: %v", err)
 	}
 }

@@ -3,6 +3,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
 	chatapi "github.com/agentry-dev/agentry/chat/api"
@@ -20,6 +22,7 @@ import (
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
+	"github.com/agentry-dev/agentry/runtime/server"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
@@ -55,82 +58,7 @@ the agents to it through the same client, so tools and frontend actions work off
 
 With the default directories, it also serves the sample MCP server (kitchen unit conversions)
 that config/samples-mcp's sous-chef agent uses, on --sample-mcp-addr (default 127.0.0.1:4112).`,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := g.logger()
-			if err != nil {
-				return err
-			}
-			opts := registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir), DiscoverMCP: true, Version: Version}
-			if o.memory != "none" {
-				opts.MemoryDefault = o.memory
-			}
-			out := cmd.OutOrStdout()
-			// The sample MCP server runs with the samples that use it (the default directories);
-			// it must be up before the agents load, as discovery runs then.
-			if !cmd.Flags().Changed("dir") && o.sampleMCP != "none" {
-				srv, url, err := samplemcp.Serve(o.sampleMCP, Version)
-				if err != nil {
-					fmt.Fprintf(out, "\n  The sample MCP server did not start (%v): the sous-chef agent's MCP tools are unavailable.\n", err)
-				} else {
-					defer srv.Close()
-					fmt.Fprintf(out, "\n  Sample MCP server (kitchen unit conversions): %s\n", url)
-				}
-			}
-			if os.Getenv(llm.APIKeyEnv) == "" {
-				sm, err := scriptedmodel.Start(o.modelAddr, scriptedmodel.DevScript(), scriptedmodel.Options{Pace: o.modelPace})
-				if err != nil {
-					return err
-				}
-				defer sm.Close()
-				opts.ModelOverride = &registry.ModelOverride{BaseURL: sm.URL()}
-				fmt.Fprintf(out, "\n  No %s is set: the agents use Agentry's scripted dev model at %s.\n", llm.APIKeyEnv, sm.URL())
-				fmt.Fprintf(out, "  It answers the samples' suggested prompts with real tool calls; set %s for a real model.\n", llm.APIKeyEnv)
-			}
-			srvOpts, err := o.http.options()
-			if err != nil {
-				return err
-			}
-			srvOpts.Secrets = secrets.Dir(o.secretsDir)
-			var chat *devChat
-			if o.chat != "none" {
-				dc, mount, err := startDevChat(cmd.Context(), log, o.chat, ".agentry", o.web)
-				if err != nil {
-					return err
-				}
-				defer dc.close(log)
-				chat, srvOpts.Mount = dc, mount
-				srvOpts.Limits.Uploads = chatapi.IsUpload
-				srvOpts.Limits.Timeout = func(w http.ResponseWriter, r *http.Request) {
-					if strings.HasPrefix(r.URL.Path, chatapi.Prefix+"/") {
-						chatapi.RequestTimeout(w, r) // the chat's error shape; the runtime keeps its own
-						return
-					}
-					httpserve.RequestTimeout(w, r)
-				}
-			}
-			if loopbackListen(o.addr) {
-				srvOpts.Mount = withLoopbackHosts(srvOpts.Mount)
-			}
-			loader, err := crdLoader()
-			if err != nil {
-				return err
-			}
-			return serveAgents(cmd.Context(), log, loader, o.dirs, o.addr, opts, srvOpts,
-				func(addr net.Addr, reg *registry.Registry) {
-					base := "http://" + displayAddr(addr)
-					fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
-					for _, id := range reg.IDs() {
-						fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/generate\n", id, base, id)
-					}
-					if chat != nil {
-						chat.registerAgents(cmd.Context(), log, base, reg, srvOpts.Secrets)
-						fmt.Fprintf(out, "\n  Chat service: %s/chat/v1 (storage %s)\n", base, chat.store.Kind())
-						fmt.Fprintf(out, "    App ID %s, Auth Key %s (development only); REST API key in .agentry/chat-api-key\n", DevChatAppID, DevChatAuthKey)
-					}
-					fmt.Fprintln(out)
-					printWebBanner(out, base, chat != nil && o.web, webapp.Built())
-				})
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd, g) },
 	}
 	cmd.Flags().StringSliceVar(&o.dirs, "dir", []string{"config/samples", "config/samples-mcp"}, "directories (or files) of manifests, comma-separated or repeated")
 	cmd.Flags().StringVar(&o.sampleMCP, "sample-mcp-addr", samplemcp.DefaultAddr, "listen address of the sample MCP server, started with the default --dir (none: do not start it)")
@@ -144,6 +72,99 @@ that config/samples-mcp's sous-chef agent uses, on --sample-mcp-addr (default 12
 	cmd.Flags().StringVar(&o.chat, "chat", "file:.agentry/chat.db", "storage of the chat service mounted at /chat/v1 (file:PATH, postgres://…, or none)")
 	o.http.register(cmd.Flags())
 	return cmd
+}
+
+// run serves the agents with what they need locally: the sample MCP server, the scripted model
+// when no model key is set, and the chat service.
+func (o *devOptions) run(cmd *cobra.Command, g *globalFlags) error {
+	log, err := g.logger()
+	if err != nil {
+		return err
+	}
+	opts := registry.Options{Getenv: os.Getenv, Secrets: secrets.Dir(o.secretsDir), DiscoverMCP: true, Version: Version}
+	if o.memory != "none" {
+		opts.MemoryDefault = o.memory
+	}
+	out := cmd.OutOrStdout()
+	// The sample MCP server runs with the samples that use it (the default directories);
+	// it must be up before the agents load, as discovery runs then.
+	if !cmd.Flags().Changed("dir") && o.sampleMCP != "none" {
+		srv, url, err := samplemcp.Serve(o.sampleMCP, Version)
+		if err != nil {
+			fmt.Fprintf(out, "\n  The sample MCP server did not start (%v): the sous-chef agent's MCP tools are unavailable.\n", err)
+		} else {
+			defer srv.Close()
+			fmt.Fprintf(out, "\n  Sample MCP server (kitchen unit conversions): %s\n", url)
+		}
+	}
+	if os.Getenv(llm.APIKeyEnv) == "" {
+		sm, err := scriptedmodel.Start(o.modelAddr, scriptedmodel.DevScript(), scriptedmodel.Options{Pace: o.modelPace})
+		if err != nil {
+			return err
+		}
+		defer sm.Close()
+		opts.ModelOverride = &registry.ModelOverride{BaseURL: sm.URL()}
+		fmt.Fprintf(out, "\n  No %s is set: the agents use Agentry's scripted dev model at %s.\n", llm.APIKeyEnv, sm.URL())
+		fmt.Fprintf(out, "  It answers the samples' suggested prompts with real tool calls; set %s for a real model.\n", llm.APIKeyEnv)
+	}
+	srvOpts, err := o.http.options()
+	if err != nil {
+		return err
+	}
+	srvOpts.Secrets = secrets.Dir(o.secretsDir)
+	var chat *devChat
+	if o.chat != "none" {
+		if chat, err = o.mountChat(cmd.Context(), log, &srvOpts); err != nil {
+			return err
+		}
+		defer chat.close(log)
+	}
+	if loopbackListen(o.addr) {
+		srvOpts.Mount = withLoopbackHosts(srvOpts.Mount)
+	}
+	loader, err := crdLoader()
+	if err != nil {
+		return err
+	}
+	return serveAgents(cmd.Context(), log, loader, o.dirs, o.addr, opts, srvOpts, o.announce(cmd.Context(), log, out, chat, srvOpts.Secrets))
+}
+
+// mountChat starts the chat service and mounts it beside the agents, with its uploads and its
+// error shape for requests that time out.
+func (o *devOptions) mountChat(ctx context.Context, log logr.Logger, srvOpts *server.Options) (*devChat, error) {
+	dc, mount, err := startDevChat(ctx, log, o.chat, ".agentry", o.web)
+	if err != nil {
+		return nil, err
+	}
+	srvOpts.Mount = mount
+	srvOpts.Limits.Uploads = chatapi.IsUpload
+	srvOpts.Limits.Timeout = func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, chatapi.Prefix+"/") {
+			chatapi.RequestTimeout(w, r) // the chat's error shape; the runtime keeps its own
+			return
+		}
+		httpserve.RequestTimeout(w, r)
+	}
+	return dc, nil
+}
+
+// announce prints the banner once the agents are served: their routes, the chat service (whose
+// agent users it registers) and the web app.
+func (o *devOptions) announce(ctx context.Context, log logr.Logger, out io.Writer, chat *devChat, sec secrets.Source) func(net.Addr, *registry.Registry) {
+	return func(addr net.Addr, reg *registry.Registry) {
+		base := "http://" + displayAddr(addr)
+		fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
+		for _, id := range reg.IDs() {
+			fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/generate\n", id, base, id)
+		}
+		if chat != nil {
+			chat.registerAgents(ctx, log, base, reg, sec)
+			fmt.Fprintf(out, "\n  Chat service: %s/chat/v1 (storage %s)\n", base, chat.store.Kind())
+			fmt.Fprintf(out, "    App ID %s, Auth Key %s (development only); REST API key in .agentry/chat-api-key\n", DevChatAppID, DevChatAuthKey)
+		}
+		fmt.Fprintln(out)
+		printWebBanner(out, base, chat != nil && o.web, webapp.Built())
+	}
 }
 
 // printWebBanner ends the banner with the one URL to open: the web app.

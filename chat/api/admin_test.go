@@ -15,11 +15,7 @@ func TestAdminRole(t *testing.T) {
 			e := newEnv(t, open(t), Options{AuthKey: "dev-auth-key"})
 			alice := e.user("alice")
 			e.expect(e.do(http.MethodPost, "/users", keyAuth, map[string]any{"uid": "root", "name": "Root", "role": RoleAdmin}), http.StatusCreated, "")
-			r := e.do(http.MethodPost, "/users/root/auth_tokens", keyAuth, nil)
-			e.expect(r, http.StatusCreated, "")
-			var tok tokenResponse
-			r.decode(t, &tok)
-			root := tok.AuthToken
+			root := e.user2("root")
 
 			// The admin's token reaches every agent route.
 			e.expect(e.do("PUT", "/agents/chef", root, chefBody("https://chef.example.com/agent")), http.StatusCreated, "")
@@ -54,7 +50,7 @@ func TestAdminRole(t *testing.T) {
 			e.expect(e.do("PUT", "/users/alice", "", map[string]any{"role": RoleAdmin}, "authkey", "dev-auth-key"), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
 			e.expect(e.do("POST", "/users", "", map[string]any{"uid": "mallory", "name": "Mallory", "role": RoleAdmin}, "authkey", "dev-auth-key"), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
 			e.expect(e.do("POST", "/users", "", map[string]any{"uid": "bob", "name": "Bob", "role": "user"}, "authkey", "dev-auth-key"), http.StatusCreated, "")
-			r = e.do("GET", "/me", alice, nil)
+			r := e.do("GET", "/me", alice, nil)
 			var me model.User
 			r.decode(t, &me)
 			if me.Role == RoleAdmin {
@@ -80,9 +76,5 @@ func TestAdminRole(t *testing.T) {
 func TestAuthKeyAdminsInDev(t *testing.T) {
 	e := newEnv(t, keyedStores()["sqlite"](t), Options{AuthKey: "dev-auth-key", AuthKeyAdmins: true})
 	e.expect(e.do(http.MethodPost, "/users", keyAuth, map[string]any{"uid": "root", "name": "Root", "role": RoleAdmin}), http.StatusCreated, "")
-	r := e.do("POST", "/login", "", map[string]any{"uid": "root", "authKey": "dev-auth-key"})
-	e.expect(r, http.StatusOK, "")
-	var tok tokenResponse
-	r.decode(t, &tok)
-	e.expect(e.do("GET", "/agents", tok.AuthToken, nil), http.StatusOK, "")
+	e.expect(e.do("GET", "/agents", e.login("root", "dev-auth-key"), nil), http.StatusOK, "")
 }

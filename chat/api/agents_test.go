@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -16,6 +15,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 )
 
 const agentSecret = "Bearer agent-s3cret-9f2c"
@@ -46,8 +46,7 @@ func (r *recorder) checkNoSecret() {
 		}
 		for k, v := range res.header {
 			if strings.Contains(k+strings.Join(v, ","), "s3cret") {
-				t := r.t
-				t.Fatalf("an answer header holds the header value: %s", k)
+				r.t.Fatalf("an answer header holds the header value: %s", k)
 			}
 		}
 	}
@@ -69,101 +68,11 @@ func TestAgentsAPI(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := &recorder{env: newEnv(t, open(t), Options{})}
 			alice := e.user("alice")
-
-			// Admin routes refuse users without role admin and anonymous callers.
-			for _, r := range []struct{ method, path string }{
-				{"GET", "/agents"}, {"PUT", "/agents/chef"}, {"GET", "/agents/chef"}, {"DELETE", "/agents/chef"},
-				{"POST", "/agents/chef/enable"}, {"POST", "/agents/chef/disable"}, {"POST", "/agents/chef/test"},
-				{"GET", "/agents/chef/actions"}, {"PUT", "/agents/chef/actions/x"}, {"GET", "/agents/chef/actions/x"}, {"DELETE", "/agents/chef/actions/x"},
-			} {
-				e.expect(e.do(r.method, r.path, alice, chefBody("https://chef.example.com/agent")), http.StatusForbidden, model.ErrPermissionDenied)
-				e.expect(e.do(r.method, r.path, "", nil), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
-			}
-			e.expect(e.do("GET", "/agents/chef/profile", "", nil), http.StatusUnauthorized, model.ErrUnauthenticated)
-
-			// https only outside development mode; field validation.
-			e.expect(e.do("PUT", "/agents/chef", keyAuth, chefBody("http://chef.example.com/agent")), http.StatusBadRequest, model.ErrValidation)
-			bad := chefBody("https://chef.example.com/agent")
-			bad["provider"] = "openai"
-			e.expect(e.do("PUT", "/agents/chef", keyAuth, bad), http.StatusBadRequest, model.ErrValidation)
-			bad = chefBody("https://chef.example.com/agent")
-			bad["headers"] = map[string]any{"X-Number": 1}
-			e.expect(e.do("PUT", "/agents/chef", keyAuth, bad), http.StatusBadRequest, model.ErrValidation)
-			e.expect(e.do("PUT", "/agents/bad%20id", keyAuth, chefBody("https://chef.example.com/agent")), http.StatusBadRequest, model.ErrValidation)
-
-			r := e.do("PUT", "/agents/chef", keyAuth, chefBody("https://chef.example.com/agent"))
-			e.expect(r, http.StatusCreated, "")
-			var cfg model.AgentConfig
-			r.decode(t, &cfg)
-			if !cfg.HasHeaders || cfg.Enabled || cfg.AgentID != "chef" {
-				t.Fatalf("created: %s", r.body)
-			}
-			// Replace without headers keeps them; enabled stays.
-			body := chefBody("https://chef.example.com/v2")
-			delete(body, "headers")
-			r = e.do("PUT", "/agents/chef", keyAuth, body)
-			e.expect(r, http.StatusOK, "")
-			r.decode(t, &cfg)
-			if !cfg.HasHeaders || cfg.DeploymentURL != "https://chef.example.com/v2" {
-				t.Fatalf("replaced: %s", r.body)
-			}
-			r = e.do("GET", "/agents", keyAuth, nil)
-			e.expect(r, http.StatusOK, "")
-			if !strings.Contains(string(r.body), `"hasHeaders":true`) {
-				t.Fatalf("list: %s", r.body)
-			}
-			e.expect(e.do("GET", "/agents/chef", keyAuth, nil), http.StatusOK, "")
-			e.expect(e.do("GET", "/agents/nobody", keyAuth, nil), http.StatusNotFound, model.ErrUIDNotFound)
-
-			// Disabled: no profile, not listed for users.
-			e.expect(e.do("GET", "/agents/chef/profile", alice, nil), http.StatusNotFound, model.ErrUIDNotFound)
-			listAgents := func() int {
-				r := e.do("GET", "/users?kind=agent", alice, nil)
-				e.expect(r, http.StatusOK, "")
-				var p store.Page[model.User]
-				r.decode(t, &p)
-				return len(p.Items)
-			}
-			if n := listAgents(); n != 0 {
-				t.Fatalf("disabled agent listed to a user: %d", n)
-			}
-			e.expect(e.do("POST", "/agents/chef/enable", keyAuth, nil), http.StatusOK, "")
-			if n := listAgents(); n != 1 {
-				t.Fatalf("enabled agent not listed: %d", n)
-			}
-			r = e.do("GET", "/agents/chef/profile", alice, nil)
-			e.expect(r, http.StatusOK, "")
-			var prof agentProfile
-			r.decode(t, &prof)
-			if prof.Name != "Chef" || prof.Greeting != "Hello, hungry?" || prof.IntroductoryMessage != "I suggest recipes." || len(prof.SuggestedMessages) != 2 || prof.Icon == "" {
-				t.Fatalf("profile: %s", r.body)
-			}
-			e.expect(e.do("POST", "/agents/chef/disable", keyAuth, nil), http.StatusOK, "")
-			e.expect(e.do("GET", "/agents/chef/profile", alice, nil), http.StatusNotFound, model.ErrUIDNotFound)
-
-			// Frontend actions.
-			action := map[string]any{
-				"displayName": "Show recipe card", "executionText": "Showing the recipe…", "description": "Shows a recipe card",
-				"parameters": map[string]any{"type": "object", "required": []string{"title"}, "properties": map[string]any{"title": map[string]any{"type": "string", "description": "Recipe title"}}},
-			}
-			e.expect(e.do("PUT", "/agents/chef/actions/show-recipe-card", keyAuth, action), http.StatusCreated, "")
-			e.expect(e.do("PUT", "/agents/chef/actions/show-recipe-card", keyAuth, action), http.StatusOK, "")
-			e.expect(e.do("PUT", "/agents/nobody/actions/show-recipe-card", keyAuth, action), http.StatusNotFound, model.ErrUIDNotFound)
-			action["parameters"] = map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}
-			r = e.do("PUT", "/agents/chef/actions/weather", keyAuth, action)
-			e.expect(r, http.StatusBadRequest, model.ErrValidation)
-			if !strings.Contains(string(r.body), "parameters.properties.city.description is required") {
-				t.Fatalf("error does not name the field: %s", r.body)
-			}
-			e.expect(e.do("PUT", "/agents/chef/actions/bad!name", keyAuth, action), http.StatusBadRequest, model.ErrValidation)
-			r = e.do("GET", "/agents/chef/actions", keyAuth, nil)
-			e.expect(r, http.StatusOK, "")
-			if !strings.Contains(string(r.body), `"show-recipe-card"`) {
-				t.Fatalf("actions: %s", r.body)
-			}
-			e.expect(e.do("GET", "/agents/chef/actions/show-recipe-card", keyAuth, nil), http.StatusOK, "")
-			e.expect(e.do("DELETE", "/agents/chef/actions/show-recipe-card", keyAuth, nil), http.StatusNoContent, "")
-			e.expect(e.do("GET", "/agents/chef/actions/show-recipe-card", keyAuth, nil), http.StatusNotFound, model.ErrActionNotFound)
+			e.checkAdminOnly(alice)
+			e.checkAgentValidation()
+			e.checkPutKeepsHeaders()
+			e.checkProfileWhenEnabled(alice)
+			e.checkFrontendActions()
 
 			// A person's uid cannot become an agent.
 			e.expect(e.do("PUT", "/agents/alice", keyAuth, chefBody("https://chef.example.com/agent")), http.StatusConflict, model.ErrUIDExists)
@@ -173,6 +82,120 @@ func TestAgentsAPI(t *testing.T) {
 			e.checkNoSecret()
 		})
 	}
+}
+
+// checkAdminOnly: admin routes refuse users without role admin and anonymous callers.
+func (e *recorder) checkAdminOnly(alice string) {
+	e.t.Helper()
+	for _, r := range []struct{ method, path string }{
+		{"GET", "/agents"}, {"PUT", "/agents/chef"}, {"GET", "/agents/chef"}, {"DELETE", "/agents/chef"},
+		{"POST", "/agents/chef/enable"}, {"POST", "/agents/chef/disable"}, {"POST", "/agents/chef/test"},
+		{"GET", "/agents/chef/actions"}, {"PUT", "/agents/chef/actions/x"}, {"GET", "/agents/chef/actions/x"}, {"DELETE", "/agents/chef/actions/x"},
+	} {
+		e.expect(e.do(r.method, r.path, alice, chefBody("https://chef.example.com/agent")), http.StatusForbidden, model.ErrPermissionDenied)
+		e.expect(e.do(r.method, r.path, "", nil), http.StatusUnauthorized, model.ErrAPIKeyInvalid)
+	}
+	e.expect(e.do("GET", "/agents/chef/profile", "", nil), http.StatusUnauthorized, model.ErrUnauthenticated)
+}
+
+// checkAgentValidation: https only outside development mode; field validation.
+func (e *recorder) checkAgentValidation() {
+	e.t.Helper()
+	e.expect(e.do("PUT", "/agents/chef", keyAuth, chefBody("http://chef.example.com/agent")), http.StatusBadRequest, model.ErrValidation)
+	bad := chefBody("https://chef.example.com/agent")
+	bad["provider"] = "openai"
+	e.expect(e.do("PUT", "/agents/chef", keyAuth, bad), http.StatusBadRequest, model.ErrValidation)
+	bad = chefBody("https://chef.example.com/agent")
+	bad["headers"] = map[string]any{"X-Number": 1}
+	e.expect(e.do("PUT", "/agents/chef", keyAuth, bad), http.StatusBadRequest, model.ErrValidation)
+	e.expect(e.do("PUT", "/agents/bad%20id", keyAuth, chefBody("https://chef.example.com/agent")), http.StatusBadRequest, model.ErrValidation)
+}
+
+// checkPutKeepsHeaders creates chef, disabled, with headers, and replaces it without them.
+func (e *recorder) checkPutKeepsHeaders() {
+	t := e.t
+	t.Helper()
+	r := e.do("PUT", "/agents/chef", keyAuth, chefBody("https://chef.example.com/agent"))
+	e.expect(r, http.StatusCreated, "")
+	var cfg model.AgentConfig
+	r.decode(t, &cfg)
+	if !cfg.HasHeaders || cfg.Enabled || cfg.AgentID != "chef" {
+		t.Fatalf("created: %s", r.body)
+	}
+	// Replace without headers keeps them; enabled stays.
+	body := chefBody("https://chef.example.com/v2")
+	delete(body, "headers")
+	r = e.do("PUT", "/agents/chef", keyAuth, body)
+	e.expect(r, http.StatusOK, "")
+	r.decode(t, &cfg)
+	if !cfg.HasHeaders || cfg.DeploymentURL != "https://chef.example.com/v2" {
+		t.Fatalf("replaced: %s", r.body)
+	}
+	r = e.do("GET", "/agents", keyAuth, nil)
+	e.expect(r, http.StatusOK, "")
+	if !strings.Contains(string(r.body), `"hasHeaders":true`) {
+		t.Fatalf("list: %s", r.body)
+	}
+	e.expect(e.do("GET", "/agents/chef", keyAuth, nil), http.StatusOK, "")
+	e.expect(e.do("GET", "/agents/nobody", keyAuth, nil), http.StatusNotFound, model.ErrUIDNotFound)
+}
+
+// checkProfileWhenEnabled: a disabled agent has no profile and is not listed for users.
+func (e *recorder) checkProfileWhenEnabled(alice string) {
+	t := e.t
+	t.Helper()
+	e.expect(e.do("GET", "/agents/chef/profile", alice, nil), http.StatusNotFound, model.ErrUIDNotFound)
+	listAgents := func() int {
+		r := e.do("GET", "/users?kind=agent", alice, nil)
+		e.expect(r, http.StatusOK, "")
+		var p store.Page[model.User]
+		r.decode(t, &p)
+		return len(p.Items)
+	}
+	if n := listAgents(); n != 0 {
+		t.Fatalf("disabled agent listed to a user: %d", n)
+	}
+	e.expect(e.do("POST", "/agents/chef/enable", keyAuth, nil), http.StatusOK, "")
+	if n := listAgents(); n != 1 {
+		t.Fatalf("enabled agent not listed: %d", n)
+	}
+	r := e.do("GET", "/agents/chef/profile", alice, nil)
+	e.expect(r, http.StatusOK, "")
+	var prof agentProfile
+	r.decode(t, &prof)
+	if prof.Name != "Chef" || prof.Greeting != "Hello, hungry?" || prof.IntroductoryMessage != "I suggest recipes." || len(prof.SuggestedMessages) != 2 || prof.Icon == "" {
+		t.Fatalf("profile: %s", r.body)
+	}
+	e.expect(e.do("POST", "/agents/chef/disable", keyAuth, nil), http.StatusOK, "")
+	e.expect(e.do("GET", "/agents/chef/profile", alice, nil), http.StatusNotFound, model.ErrUIDNotFound)
+}
+
+// checkFrontendActions puts, validates, lists, gets and deletes chef's frontend actions.
+func (e *recorder) checkFrontendActions() {
+	t := e.t
+	t.Helper()
+	action := map[string]any{
+		"displayName": "Show recipe card", "executionText": "Showing the recipe…", "description": "Shows a recipe card",
+		"parameters": map[string]any{"type": "object", "required": []string{"title"}, "properties": map[string]any{"title": map[string]any{"type": "string", "description": "Recipe title"}}},
+	}
+	e.expect(e.do("PUT", "/agents/chef/actions/show-recipe-card", keyAuth, action), http.StatusCreated, "")
+	e.expect(e.do("PUT", "/agents/chef/actions/show-recipe-card", keyAuth, action), http.StatusOK, "")
+	e.expect(e.do("PUT", "/agents/nobody/actions/show-recipe-card", keyAuth, action), http.StatusNotFound, model.ErrUIDNotFound)
+	action["parameters"] = map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}
+	r := e.do("PUT", "/agents/chef/actions/weather", keyAuth, action)
+	e.expect(r, http.StatusBadRequest, model.ErrValidation)
+	if !strings.Contains(string(r.body), "parameters.properties.city.description is required") {
+		t.Fatalf("error does not name the field: %s", r.body)
+	}
+	e.expect(e.do("PUT", "/agents/chef/actions/bad!name", keyAuth, action), http.StatusBadRequest, model.ErrValidation)
+	r = e.do("GET", "/agents/chef/actions", keyAuth, nil)
+	e.expect(r, http.StatusOK, "")
+	if !strings.Contains(string(r.body), `"show-recipe-card"`) {
+		t.Fatalf("actions: %s", r.body)
+	}
+	e.expect(e.do("GET", "/agents/chef/actions/show-recipe-card", keyAuth, nil), http.StatusOK, "")
+	e.expect(e.do("DELETE", "/agents/chef/actions/show-recipe-card", keyAuth, nil), http.StatusNoContent, "")
+	e.expect(e.do("GET", "/agents/chef/actions/show-recipe-card", keyAuth, nil), http.StatusNotFound, model.ErrActionNotFound)
 }
 
 // sseAgent is a local AG-UI agent: it checks the configured header and the body, and streams.

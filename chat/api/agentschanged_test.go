@@ -59,10 +59,11 @@ func TestAgentsChangedFrames(t *testing.T) {
 	step("PUT", "/agents/chef", body, http.StatusCreated, chefChanged) // recreated enabled (the user stayed)
 }
 
-// chatServer is the API with a real hub on st, served over HTTP.
+// chatServer is the API with a real hub on st, served over HTTP; admin calls it.
 type chatServer struct {
-	url string
-	hub *hub.Hub
+	url   string
+	hub   *hub.Hub
+	admin *env
 }
 
 func startChatServer(t *testing.T, st store.Store) chatServer {
@@ -78,7 +79,7 @@ func startChatServer(t *testing.T, st store.Store) chatServer {
 		<-done
 		srv.Close()
 	})
-	return chatServer{url: srv.URL, hub: h}
+	return chatServer{url: srv.URL, hub: h, admin: &env{t: t, srv: srv, api: a, apiKey: testAPIKey}}
 }
 
 // frames is a WebSocket client that keeps every frame after ready.
@@ -155,12 +156,12 @@ func TestAgentsChangedOverWebSocket(t *testing.T) {
 		t.Cleanup(func() { _ = st.Close() })
 		srv := startChatServer(t, st)
 		alice := dialChat(t, srv.url, tokenFor(t, st, "alice"))
-		putEnabledChef(t, srv.url)
+		putEnabledChef(srv)
 		waitFrame(t, alice, chefChanged, "alice")
 		alice.mu.Lock()
 		alice.got = nil
 		alice.mu.Unlock()
-		adminDo(t, srv.url, "POST", "/agents/chef/disable", http.StatusOK)
+		srv.admin.expect(srv.admin.do("POST", "/agents/chef/disable", keyAuth, nil), http.StatusOK, "")
 		waitFrame(t, alice, chefChanged, "alice")
 	})
 	t.Run("postgres replicas", func(t *testing.T) {
@@ -180,7 +181,7 @@ func TestAgentsChangedOverWebSocket(t *testing.T) {
 		a, b := startChatServer(t, sa), startChatServer(t, sb)
 		onA := dialChat(t, a.url, tokenFor(t, sa, "alice"))
 		onB := dialChat(t, b.url, tokenFor(t, sb, "bob"))
-		putEnabledChef(t, a.url)
+		putEnabledChef(a)
 		waitFrame(t, onA, chefChanged, "alice on A")
 		waitFrame(t, onB, chefChanged, "bob on B")
 		for _, f := range []*frames{onA, onB} {
@@ -188,7 +189,7 @@ func TestAgentsChangedOverWebSocket(t *testing.T) {
 			f.got = nil
 			f.mu.Unlock()
 		}
-		adminDo(t, b.url, "POST", "/agents/chef/disable", http.StatusOK)
+		b.admin.expect(b.admin.do("POST", "/agents/chef/disable", keyAuth, nil), http.StatusOK, "")
 		waitFrame(t, onB, chefChanged, "bob on B")
 		waitFrame(t, onA, chefChanged, "alice on A")
 		if s := b.hub.Stats(); s.BroadcastDropped != 0 {
@@ -214,37 +215,10 @@ func tokenFor(t *testing.T, st store.Store, uid string) string {
 	return tok
 }
 
-func putEnabledChef(t *testing.T, base string) {
-	t.Helper()
+func putEnabledChef(s chatServer) {
+	s.admin.t.Helper()
 	body := chefBody("https://chef.example.com/agent")
 	delete(body, "headers") // the stores here have no headers key
 	body["enabled"] = true
-	adminDoBody(t, base, "PUT", "/agents/chef", body, http.StatusCreated)
-}
-
-func adminDo(t *testing.T, base, method, path string, status int) {
-	t.Helper()
-	adminDoBody(t, base, method, path, nil, status)
-}
-
-func adminDoBody(t *testing.T, base, method, path string, body any, status int) {
-	t.Helper()
-	var rd *strings.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = strings.NewReader(string(b))
-	} else {
-		rd = strings.NewReader("")
-	}
-	req, _ := http.NewRequest(method, base+Prefix+path, rd)
-	req.Header.Set("apikey", testAPIKey)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = res.Body.Close()
-	if res.StatusCode != status {
-		t.Fatalf("%s %s: %d, want %d", method, path, res.StatusCode, status)
-	}
+	s.admin.expect(s.admin.do("PUT", "/agents/chef", keyAuth, body), http.StatusCreated, "")
 }

@@ -153,14 +153,6 @@ func TestTokens(t *testing.T) {
 	}
 }
 
-func (e *env) user2(uid string) string {
-	r := e.do(http.MethodPost, "/users/"+uid+"/auth_tokens", keyAuth, nil)
-	e.expect(r, http.StatusCreated, "")
-	var tok tokenResponse
-	r.decode(e.t, &tok)
-	return tok.AuthToken
-}
-
 // TestNoAPIKeyConfigured: an unset key refuses server routes even to an empty apikey header.
 func TestNoAPIKeyConfigured(t *testing.T) {
 	e := newStubEnv(t, Options{})
@@ -179,14 +171,7 @@ func TestLogout(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t, open(t), Options{AuthKey: "dev-auth-key-xyz", LoginTokenTTL: DefaultLoginTokenTTL})
 			minted := e.user("u1")
-			login := func() string {
-				r := e.do(http.MethodPost, "/login", "", map[string]string{"uid": "u1", "authKey": "dev-auth-key-xyz"})
-				e.expect(r, http.StatusOK, "")
-				var tok tokenResponse
-				r.decode(t, &tok)
-				return tok.AuthToken
-			}
-			t1, t2 := login(), login()
+			t1, t2 := e.login("u1", "dev-auth-key-xyz"), e.login("u1", "dev-auth-key-xyz")
 			before := e.hub.notified.Load()
 			e.expect(e.do(http.MethodPost, "/logout", t1, nil), http.StatusNoContent, "")
 			if e.hub.notified.Load() == before {
@@ -208,24 +193,18 @@ func TestLogout(t *testing.T) {
 // TestLoginTokenTTL: a development login's token expires after Options.LoginTokenTTL; 0 keeps
 // it until revoked.
 func TestLoginTokenTTL(t *testing.T) {
-	login := func(e *env) string {
-		r := e.do(http.MethodPost, "/login", "", map[string]string{"uid": "u1", "authKey": "dev-auth-key-xyz"})
-		e.expect(r, http.StatusOK, "")
-		var tok tokenResponse
-		r.decode(t, &tok)
-		return tok.AuthToken
-	}
 	st := stores(t)["sqlite"](t)
-	short := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz", LoginTokenTTL: 50 * time.Millisecond})
+	// Long enough for the first check to come in time on a loaded machine.
+	const ttl = time.Second
+	short := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz", LoginTokenTTL: ttl})
 	short.user("u1")
-	tok := login(short)
+	tok := short.login("u1", "dev-auth-key-xyz")
+	loggedIn := time.Now() // the token expires at the latest ttl after this
 	short.expect(short.do(http.MethodGet, "/me", tok, nil), http.StatusOK, "")
-	time.Sleep(100 * time.Millisecond)
+	never := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz"}) // LoginTokenTTL 0: until revoked
+	kept := never.login("u1", "dev-auth-key-xyz")
+	time.Sleep(time.Until(loggedIn.Add(ttl)))
 	short.expect(short.do(http.MethodGet, "/me", tok, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
 	short.expect(short.do(http.MethodPost, "/logout", tok, nil), http.StatusUnauthorized, "ERR_AUTH_TOKEN_INVALID")
-
-	never := newEnv(t, st, Options{AuthKey: "dev-auth-key-xyz"}) // LoginTokenTTL 0: until revoked
-	tok = login(never)
-	time.Sleep(100 * time.Millisecond)
-	never.expect(never.do(http.MethodGet, "/me", tok, nil), http.StatusOK, "")
+	never.expect(never.do(http.MethodGet, "/me", kept, nil), http.StatusOK, "")
 }

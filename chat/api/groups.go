@@ -266,10 +266,7 @@ func (a *API) listGroups(c echo.Context) error {
 		return q.err
 	}
 	page, err := a.opts.Store.ListGroups(c.Request().Context(), uidOf(c), gq)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, nonNil(page))
+	return pageJSON(c, page, err)
 }
 
 type joinRequest struct {

@@ -279,8 +279,24 @@ func (s *stubStore) RevokeToken(_ context.Context, uid, id string) error {
 func (e *env) user(uid string) string {
 	e.t.Helper()
 	e.expect(e.do(http.MethodPost, "/users", keyAuth, map[string]any{"uid": uid, "name": "User " + uid}), http.StatusCreated, "")
+	return e.user2(uid)
+}
+
+// user2 mints another token for uid with the REST API key.
+func (e *env) user2(uid string) string {
+	e.t.Helper()
 	r := e.do(http.MethodPost, "/users/"+uid+"/auth_tokens", keyAuth, nil)
 	e.expect(r, http.StatusCreated, "")
+	var tok tokenResponse
+	r.decode(e.t, &tok)
+	return tok.AuthToken
+}
+
+// login signs uid in with the development Auth Key.
+func (e *env) login(uid, authKey string) string {
+	e.t.Helper()
+	r := e.do(http.MethodPost, "/login", "", map[string]string{"uid": uid, "authKey": authKey})
+	e.expect(r, http.StatusOK, "")
 	var tok tokenResponse
 	r.decode(e.t, &tok)
 	return tok.AuthToken

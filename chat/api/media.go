@@ -221,8 +221,6 @@ func cleanName(n string) string {
 	return n
 }
 
-// sendMedia stores an uploaded file and sends the media message that points at it. The file is
-// in place before the message commits, and removed again if the message is refused.
 // IsUpload says whether r is a media upload: its body streams to disk under the server's
 // longer upload timeout instead of being read up front (internal/platform/httpserve).
 func IsUpload(r *http.Request) bool {
@@ -237,6 +235,8 @@ func RequestTimeout(w http.ResponseWriter, _ *http.Request) {
 	_ = json.NewEncoder(w).Encode(errorBody{Error: errorDetail{Code: model.ErrRequestTimeout, Message: "the request body did not arrive in time"}})
 }
 
+// sendMedia stores an uploaded file and sends the media message that points at it. The file is
+// in place before the message commits, and removed again if the message is refused.
 func (a *API) sendMedia(c echo.Context) error {
 	u, err := a.readUpload(c)
 	if err != nil {
@@ -244,34 +244,8 @@ func (a *API) sendMedia(c echo.Context) error {
 	}
 	defer u.discard()
 	f := u.fields
-	receiver, rtype := f["receiver"], model.ReceiverType(f["receiverType"])
-	if err := checkReceiver(receiver, rtype); err != nil {
-		return err
-	}
-	msgType := f["type"]
-	if msgType == "" {
-		msgType = model.TypeFile
-		switch t, _, _ := strings.Cut(u.declared, "/"); t {
-		case model.TypeImage, model.TypeVideo, model.TypeAudio:
-			msgType = t
-		}
-	}
-	var parentID int64
-	if v := f["parentId"]; v != "" {
-		if parentID, err = strconv.ParseInt(v, 10, 64); err != nil || parentID < 0 {
-			return errValidation("parentId must be a message id")
-		}
-	}
-	var quotedID int64
-	if v := f["quotedMessageId"]; v != "" {
-		if quotedID, err = strconv.ParseInt(v, 10, 64); err != nil || quotedID < 0 {
-			return errValidation("quotedMessageId must be a message id")
-		}
-	}
-	if err := checkText("text", f["text"], maxTextRunes, false); err != nil {
-		return err
-	}
-	if err := checkMUID(f["muid"]); err != nil {
+	mf, err := readMediaFields(u)
+	if err != nil {
 		return err
 	}
 	if done, err := a.sentBefore(c, f["muid"]); done || err != nil {
@@ -292,36 +266,22 @@ func (a *API) sendMedia(c echo.Context) error {
 	}
 	if a.opts.Bridge != nil {
 		// Refuses media to a disabled agent; media never start a run.
-		if _, err := a.opts.Bridge.Prepare(c.Request().Context(), bridge.Message{Sender: uidOf(c), ReceiverType: rtype, Receiver: receiver,
-			Category: model.CategoryMessage, Type: msgType}); err != nil {
+		if _, err := a.opts.Bridge.Prepare(c.Request().Context(), bridge.Message{Sender: uidOf(c), ReceiverType: mf.rtype, Receiver: mf.receiver,
+			Category: model.CategoryMessage, Type: mf.msgType}); err != nil {
 			return err
 		}
 	}
-	head := make([]byte, 512)
-	n, err := u.file.ReadAt(head, 0)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("failed to read uploaded media %q: %w", u.file.Name(), err)
-	}
-	served, err := mediaType(msgType, u.declared, head[:n])
+	id, served, err := a.keepUpload(u, mf.msgType)
 	if err != nil {
 		return err
 	}
-	id := ids.Hex(16)
-	if err := u.file.Close(); err != nil {
-		return fmt.Errorf("failed to write uploaded media %q: %w", u.file.Name(), err)
-	}
-	final := a.media.path(id)
-	if err := os.Rename(u.file.Name(), final); err != nil {
-		return fmt.Errorf("failed to store uploaded media %q: %w", final, err)
-	}
-	u.file = nil
 	att := &model.Attachment{URL: Prefix + "/media/" + id, Name: cleanName(u.name), MimeType: served, Size: u.size}
 	m, err := a.opts.Store.SendMessage(c.Request().Context(), model.Message{
-		Sender: uidOf(c), ReceiverID: receiver, ReceiverType: rtype, Category: model.CategoryMessage, Type: msgType,
-		Text: f["text"], Attachment: att, Metadata: metadata, ParentID: parentID, QuotedMessageID: quotedID, MUID: f["muid"],
+		Sender: uidOf(c), ReceiverID: mf.receiver, ReceiverType: mf.rtype, Category: model.CategoryMessage, Type: mf.msgType,
+		Text: f["text"], Attachment: att, Metadata: metadata, ParentID: mf.parentID, QuotedMessageID: mf.quotedID, MUID: f["muid"],
 	})
 	if err != nil {
-		_ = os.Remove(final)
+		_ = os.Remove(a.media.path(id))
 		if errors.Is(err, store.ErrAlreadySent) { // a concurrent retry stored it first
 			return c.JSON(http.StatusOK, m)
 		}
@@ -334,6 +294,78 @@ func (a *API) sendMedia(c echo.Context) error {
 	}
 	a.notify()
 	return c.JSON(http.StatusCreated, m)
+}
+
+// mediaFields are a media upload's checked form fields.
+type mediaFields struct {
+	receiver           string
+	rtype              model.ReceiverType
+	msgType            string
+	parentID, quotedID int64
+}
+
+// readMediaFields checks the receiver, the message type (from the declared content type when
+// none is given), the parent and quoted ids, the text and the muid.
+func readMediaFields(u *upload) (mediaFields, error) {
+	f := u.fields
+	mf := mediaFields{receiver: f["receiver"], rtype: model.ReceiverType(f["receiverType"]), msgType: f["type"]}
+	if err := checkReceiver(mf.receiver, mf.rtype); err != nil {
+		return mf, err
+	}
+	if mf.msgType == "" {
+		mf.msgType = model.TypeFile
+		switch t, _, _ := strings.Cut(u.declared, "/"); t {
+		case model.TypeImage, model.TypeVideo, model.TypeAudio:
+			mf.msgType = t
+		}
+	}
+	var err error
+	if mf.parentID, err = formID(f, "parentId"); err != nil {
+		return mf, err
+	}
+	if mf.quotedID, err = formID(f, "quotedMessageId"); err != nil {
+		return mf, err
+	}
+	if err := checkText("text", f["text"], maxTextRunes, false); err != nil {
+		return mf, err
+	}
+	return mf, checkMUID(f["muid"])
+}
+
+// formID is the message id in form field name (0 when absent).
+func formID(f map[string]string, name string) (int64, error) {
+	v := f[name]
+	if v == "" {
+		return 0, nil
+	}
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || id < 0 {
+		return 0, errValidation("%s must be a message id", name)
+	}
+	return id, nil
+}
+
+// keepUpload checks the file's content against its message type and moves it into the media
+// directory under a new id; it returns the id and the content type it will be served with.
+func (a *API) keepUpload(u *upload, msgType string) (id, served string, err error) {
+	head := make([]byte, 512)
+	n, err := u.file.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", "", fmt.Errorf("failed to read uploaded media %q: %w", u.file.Name(), err)
+	}
+	if served, err = mediaType(msgType, u.declared, head[:n]); err != nil {
+		return "", "", err
+	}
+	id = ids.Hex(16)
+	if err := u.file.Close(); err != nil {
+		return "", "", fmt.Errorf("failed to write uploaded media %q: %w", u.file.Name(), err)
+	}
+	final := a.media.path(id)
+	if err := os.Rename(u.file.Name(), final); err != nil {
+		return "", "", fmt.Errorf("failed to store uploaded media %q: %w", final, err)
+	}
+	u.file = nil
+	return id, served, nil
 }
 
 // getMedia serves an upload to whoever may see its message, in a way browsers will not run:

@@ -41,10 +41,7 @@ func (a *API) listGroupMembers(c echo.Context, list func(ctx context.Context, vi
 		return err
 	}
 	page, err := list(c.Request().Context(), uidOf(c), guid, mq)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, nonNil(page))
+	return pageJSON(c, page, err)
 }
 
 type addMembersRequest struct {

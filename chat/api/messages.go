@@ -277,13 +277,7 @@ func (a *API) listMessages(c echo.Context, mq store.MessageQuery) error {
 		return errValidation("use at most one of before, after and around")
 	}
 	msgs, err := a.opts.Store.ListMessages(c.Request().Context(), uidOf(c), mq)
-	if err != nil {
-		return err
-	}
-	if msgs == nil {
-		msgs = []model.Message{}
-	}
-	return c.JSON(http.StatusOK, map[string]any{"items": msgs})
+	return listJSON(c, "items", msgs, err)
 }
 
 type typingRequest struct {
@@ -334,10 +328,7 @@ func (a *API) listConversations(c echo.Context) error {
 		return errValidation("type must be user or group")
 	}
 	page, err := a.opts.Store.ListConversations(c.Request().Context(), uidOf(c), cq)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, nonNil(page))
+	return pageJSON(c, page, err)
 }
 
 // searchMessages answers GET /messages?searchKeyword=: the viewer's messages containing the

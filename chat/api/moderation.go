@@ -13,13 +13,7 @@ import (
 
 func (a *API) getRules(c echo.Context) error {
 	rules, err := a.opts.Store.Rules(c.Request().Context())
-	if err != nil {
-		return err
-	}
-	if rules == nil {
-		rules = []store.Rule{}
-	}
-	return c.JSON(http.StatusOK, map[string]any{"rules": rules})
+	return listJSON(c, "rules", rules, err)
 }
 
 type rulesRequest struct {
@@ -75,10 +69,7 @@ func (a *API) listFlags(c echo.Context) error {
 		return q.err
 	}
 	page, err := a.opts.Store.ListFlags(c.Request().Context(), mq)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, nonNil(page))
+	return pageJSON(c, page, err)
 }
 
 type moderateRequest struct {

@@ -39,24 +39,16 @@ func TestMount(t *testing.T) {
 	if code, _ := get("/elsewhere"); code != 599 {
 		t.Fatalf("host 404 went through %d, not the host's error handler", code)
 	}
-	res, err := http.Get(srv.URL + Prefix + "/me")
-	if err != nil {
-		t.Fatal(err)
-	}
+	code, raw := get(Prefix + "/me")
 	var body errorBody
-	_ = json.NewDecoder(res.Body).Decode(&body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusUnauthorized || body.Error.Code != "ERR_AUTH_TOKEN_INVALID" {
-		t.Fatalf("mounted API answered %d %+v", res.StatusCode, body)
+	_ = json.Unmarshal([]byte(raw), &body)
+	if code != http.StatusUnauthorized || body.Error.Code != "ERR_AUTH_TOKEN_INVALID" {
+		t.Fatalf("mounted API answered %d %+v", code, body)
 	}
-	res, err = http.Get(srv.URL + Prefix + "/no-such-route")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = json.NewDecoder(res.Body).Decode(&body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusNotFound || body.Error.Code != "ERR_NOT_FOUND" {
-		t.Fatalf("unknown chat route answered %d %+v", res.StatusCode, body)
+	code, raw = get(Prefix + "/no-such-route")
+	_ = json.Unmarshal([]byte(raw), &body)
+	if code != http.StatusNotFound || body.Error.Code != "ERR_NOT_FOUND" {
+		t.Fatalf("unknown chat route answered %d %+v", code, body)
 	}
 	if code, _ := get(Prefix + "/ws"); code != http.StatusTeapot {
 		t.Fatalf("/ws was not handed to the hub: %d", code)

@@ -69,10 +69,7 @@ func (a *API) listReactions(c echo.Context) error {
 		return q.err
 	}
 	page, err := a.opts.Store.ListReactions(c.Request().Context(), uidOf(c), id, r, mq)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, nonNil(page))
+	return pageJSON(c, page, err)
 }
 
 // receipt moves one of the viewer's watermarks.
@@ -106,13 +103,7 @@ func (a *API) messageInfo(c echo.Context) error {
 		return err
 	}
 	info, err := a.opts.Store.MessageInfo(c.Request().Context(), uidOf(c), id)
-	if err != nil {
-		return err
-	}
-	if info == nil {
-		info = []store.ReceiptInfo{}
-	}
-	return c.JSON(http.StatusOK, map[string]any{"items": info})
+	return listJSON(c, "items", info, err)
 }
 
 type flagRequest struct {

@@ -183,16 +183,27 @@ func (a *API) listUsers(c echo.Context) error {
 		return errValidation("kind must be user or agent")
 	}
 	page, err := a.opts.Store.ListUsers(c.Request().Context(), uq)
+	return pageJSON(c, page, err)
+}
+
+// pageJSON answers a page (an empty one as "items": [] rather than null), or the error.
+func pageJSON[T any](c echo.Context, p store.Page[T], err error) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, nonNil(page))
-}
-
-// nonNil answers an empty page as "items": [] rather than null.
-func nonNil[T any](p store.Page[T]) store.Page[T] {
 	if p.Items == nil {
 		p.Items = []T{}
 	}
-	return p
+	return c.JSON(http.StatusOK, p)
+}
+
+// listJSON answers {key: list} (an empty list as [] rather than null), or the error.
+func listJSON[T any](c echo.Context, key string, list []T, err error) error {
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []T{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{key: list})
 }

@@ -1,25 +1,23 @@
 package api
 
 import (
-	"bytes"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
 )
 
-// TestValidation sends bad input to every kind of route; each must be refused with a 4xx and a
-// code before the store is reached (the stub store panics on anything but users and tokens).
-func TestValidation(t *testing.T) {
-	e := newStubEnv(t, Options{})
-	tok := e.user("u1")
+// validationCase is a bad request and the 4xx and code it gets.
+type validationCase struct {
+	name, method, path, auth string
+	body                     any
+	status                   int
+	code                     string
+}
+
+// validationCases are bad inputs to every kind of route, sent with the user token tok.
+func validationCases(tok string) []validationCase {
 	long := strings.Repeat("x", 73)
-	cases := []struct {
-		name, method, path, auth string
-		body                     any
-		status                   int
-		code                     string
-	}{
+	return []validationCase{
 		{"malformed JSON", "POST", "/groups", tok, `{"guid":`, 400, "ERR_VALIDATION"},
 		{"empty body", "POST", "/groups", tok, nil, 400, "ERR_VALIDATION"},
 		{"two JSON values", "POST", "/groups", tok, `{} {}`, 400, "ERR_VALIDATION"},
@@ -88,7 +86,13 @@ func TestValidation(t *testing.T) {
 		{"media without multipart", "POST", "/messages/media", tok, map[string]any{}, 400, "ERR_VALIDATION"},
 		{"media bad id", "GET", "/media/..%2Fetc", tok, nil, 404, "ERR_NOT_FOUND"},
 	}
-	for _, c := range cases {
+}
+
+// TestValidation sends bad input to every kind of route; each must be refused with a 4xx and a
+// code before the store is reached (the stub store panics on anything but users and tokens).
+func TestValidation(t *testing.T) {
+	e := newStubEnv(t, Options{})
+	for _, c := range validationCases(e.user("u1")) {
 		t.Run(c.name, func(t *testing.T) {
 			e.t = t
 			e.expect(e.do(c.method, c.path, c.auth, c.body), c.status, c.code)
@@ -134,16 +138,8 @@ func TestNULIsRefusedNamingTheField(t *testing.T) {
 			}
 		})
 	}
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	_ = w.WriteField("receiver", "u2")
-	_ = w.WriteField("receiverType", "user")
-	_ = w.WriteField("text", "cap\x00tion")
-	fw, _ := w.CreateFormFile("file", "a.txt")
-	_, _ = fw.Write([]byte("hello"))
-	_ = w.Close()
 	e.t = t
-	r := e.do("POST", "/messages/media", tok, body.Bytes(), "Content-Type", w.FormDataContentType())
+	r := e.upload(tok, "application/octet-stream", "a.txt", []byte("hello"), map[string]string{"receiver": "u2", "receiverType": "user", "text": "cap\x00tion"})
 	e.expect(r, http.StatusBadRequest, "ERR_VALIDATION")
 	if !strings.Contains(string(r.body), "text must not contain NUL") {
 		t.Errorf("media answer %s does not name the text field", r.body)

@@ -2,7 +2,6 @@ package bridge_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -65,6 +64,14 @@ func TestApprovalRoutedToAnApproverOutsideTheGroup(t *testing.T) {
 	bobSock := e.connect("bob")
 
 	e.must(e.send("alice", "group:kitchen", "@cautious What can I use instead of butter?"), http.StatusCreated)
+	req := waitRequestForBob(t, e, bobSock)
+	decided := decideOnceAsBob(t, e, req)
+	checkResumedInTheGroup(t, e, req, decided)
+}
+
+// waitRequestForBob waits for the approval request in the group and in bob's one-to-one with
+// the agent (stored and live), before the held call ran.
+func waitRequestForBob(t *testing.T, e *chatEnv, bobSock *socket) model.ApprovalData {
 	inGroup := e.waitMessage("alice", "group:kitchen", 10*time.Second, isRequest)
 	req := approvalOf(t, inGroup)
 	if req.Status != model.ApprovalPending || req.ToolName != "suggest-substitute" || req.RequestedBy != "alice" ||
@@ -79,10 +86,8 @@ func TestApprovalRoutedToAnApproverOutsideTheGroup(t *testing.T) {
 	if approvalOf(t, copyForBob).ID != req.ID {
 		t.Fatalf("bob's copy: %s", copyForBob.Data)
 	}
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(bobSock.all(), req.ID); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("bob's socket never got the request: %s", bobSock.all())
-		}
+	if !waitUntil(5*time.Second, func() bool { return strings.Contains(bobSock.all(), req.ID) }) {
+		t.Fatalf("bob's socket never got the request: %s", bobSock.all())
 	}
 	// The held call has not run, and the agent's answer is not there yet.
 	for _, m := range e.messages("alice", "group:kitchen") {
@@ -90,7 +95,11 @@ func TestApprovalRoutedToAnApproverOutsideTheGroup(t *testing.T) {
 			t.Fatalf("a tool result before the approval: %s", m.Data)
 		}
 	}
+	return req
+}
 
+// decideOnceAsBob checks that only bob decides, and only once.
+func decideOnceAsBob(t *testing.T, e *chatEnv, req model.ApprovalData) model.Approval {
 	path := "/approvals/" + req.ID + "/decision"
 	if r := e.do(http.MethodPost, path, "alice", map[string]any{"approved": true}); r.Status != http.StatusForbidden {
 		t.Errorf("the requester deciding: %d %s", r.Status, r.Body)
@@ -128,9 +137,13 @@ func TestApprovalRoutedToAnApproverOutsideTheGroup(t *testing.T) {
 	if decided.DecidedBy != "bob" || decided.DecidedAt == nil {
 		t.Fatalf("decided: %+v", decided)
 	}
+	return decided
+}
 
-	// The decision is stored in the group, every copy of the request says so, and the run
-	// resumes there: the tool ran (approved) or not (declined), and the agent answered.
+// checkResumedInTheGroup: the decision is stored in the group, every copy of the request says
+// so, and the run resumes there: the tool ran (approved) or not (declined), and the agent
+// answered.
+func checkResumedInTheGroup(t *testing.T, e *chatEnv, req model.ApprovalData, decided model.Approval) {
 	note := e.waitMessage("alice", "group:kitchen", 10*time.Second, func(m model.Message) bool { return m.Type == model.TypeApprovalDecision })
 	if !strings.HasPrefix(note.Text, "bob "+string(decided.Status)) {
 		t.Errorf("decision note: %q", note.Text)
@@ -176,9 +189,7 @@ func TestApprovalDeclineExpiryAndRestart(t *testing.T) {
 		t.Fatalf("default approvers: %v", req.Approvers)
 	}
 	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "alice", map[string]any{"approved": false, "reason": "no olive oil at home"}), http.StatusOK)
-	answer := e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "declined")
-	})
+	answer := e.waitMessage("alice", "cautious", 10*time.Second, answerWith("declined"))
 	if !strings.Contains(answer.Text, "no olive oil at home") {
 		t.Errorf("the agent was not told the reason: %q", answer.Text)
 	}
@@ -191,9 +202,7 @@ func TestApprovalDeclineExpiryAndRestart(t *testing.T) {
 	if d := approvalOf(t, expired); d.DecidedAt == nil || d.DecidedAt.Before(d.ExpiresAt) || d.DecidedBy != "" {
 		t.Errorf("expired before its time, or by someone: %+v", d)
 	}
-	e.waitMessage("alice", "hasty", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "in time")
-	})
+	e.waitMessage("alice", "hasty", 10*time.Second, answerWith("in time"))
 	if r := e.do(http.MethodPost, "/approvals/"+approvalOf(t, expired).ID+"/decision", "alice", map[string]any{"approved": true}); r.Status != http.StatusConflict || r.code() != model.ErrApprovalDecided {
 		t.Errorf("approving an expired request: %d %s", r.Status, r.Body)
 	}
@@ -208,14 +217,10 @@ func TestApprovalDeclineExpiryAndRestart(t *testing.T) {
 	e = startChatAt(t, bridge.Options{}, db, nil)
 	e.tokens = tokens
 	e.must(e.do(http.MethodPost, "/approvals/"+approvalOf(t, waiting).ID+"/decision", "alice", map[string]any{"approved": true}), http.StatusOK)
-	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "honey")
-	})
+	e.waitMessage("alice", "cautious", 10*time.Second, answerWith("honey"))
 	// The conversation goes on as usual afterwards: the agent is not stuck on the held call.
 	e.must(e.send("alice", "cautious", "Thanks!"), http.StatusCreated)
-	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, fmt.Sprint("Thanks"))
-	})
+	e.waitMessage("alice", "cautious", 10*time.Second, answerWith("Thanks"))
 }
 
 // TestApprovalThroughMastra: a Mastra-provider agent's suspended generate answer becomes an
@@ -231,9 +236,7 @@ func TestApprovalThroughMastra(t *testing.T) {
 		t.Fatalf("request: %+v", req)
 	}
 	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "alice", map[string]any{"approved": true}), http.StatusOK)
-	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "olive oil")
-	})
+	e.waitMessage("alice", "cautious", 10*time.Second, answerWith("olive oil"))
 }
 
 // TestApproversFromAGroup: group:<guid>:admins names the group's admins when the request is
@@ -258,7 +261,5 @@ func TestApproversFromAGroup(t *testing.T) {
 		t.Errorf("a participant of the group deciding: %d %s", r.Status, r.Body)
 	}
 	e.must(e.do(http.MethodPost, "/approvals/"+req.ID+"/decision", "dave", map[string]any{"approved": true}), http.StatusOK)
-	e.waitMessage("alice", "cautious", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "olive oil")
-	})
+	e.waitMessage("alice", "cautious", 10*time.Second, answerWith("olive oil"))
 }

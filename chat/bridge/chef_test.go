@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,44 +37,8 @@ func TestChefOverTheChatService(t *testing.T) {
 		t.Fatal("no X-Agent-Run header: the message started no run")
 	}
 
-	// Live: the server tool's call and result, then the frontend action with its texts.
-	sock.waitAgentEvent(t, 10*time.Second, "RUN_STARTED", func(ev agentEvent) bool { return ev.Type == "RUN_STARTED" })
-	sock.waitAgentEvent(t, 10*time.Second, "server tool result", func(ev agentEvent) bool {
-		return ev.Type == "TOOL_CALL_RESULT" && strings.Contains(ev.Content, "title")
-	})
-	start := sock.waitAgentEvent(t, 10*time.Second, "frontend action start", func(ev agentEvent) bool {
-		return ev.Type == "TOOL_CALL_START" && ev.ToolCallName == "show-recipe-card"
-	})
-	if start.DisplayName != "Show recipe card" || start.ExecutionText != "Showing the recipe card" || !start.Frontend {
-		t.Errorf("frontend tool call start = %+v, want the action's display name and execution text", start)
-	}
-	sock.waitAgentEvent(t, 10*time.Second, "text delta", func(ev agentEvent) bool {
-		return ev.Type == "TEXT_MESSAGE_CONTENT" && ev.Delta != ""
-	})
-
-	// Stored: the assistant message that waits for the action, addressed to alice's client.
-	waiting := e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && len(assistantData(t, m).AwaitingActions) > 0
-	})
-	d := assistantData(t, waiting)
-	if d.Executor != "alice" || d.RunID != runID || len(d.ToolCalls) != 1 || d.ToolCalls[0].Name != "show-recipe-card" {
-		t.Fatalf("waiting assistant message data = %+v", d)
-	}
-	var args struct {
-		Title string   `json:"title"`
-		Steps []string `json:"steps"`
-	}
-	if err := json.Unmarshal([]byte(d.ToolCalls[0].Arguments), &args); err != nil || args.Title == "" || len(args.Steps) == 0 {
-		t.Fatalf("the action's arguments are not complete JSON: %q (%v)", d.ToolCalls[0].Arguments, err)
-	}
-	// The socket saw the same message live (that is what a client executes on).
-	deadline := time.Now().Add(5 * time.Second)
-	for !containsID(sock.storedMessages(), waiting.ID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("message %d did not arrive on the socket", waiting.ID)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitLiveChefRun(t, sock)
+	d := waitAwaitingAction(t, e, sock, runID)
 
 	// Only the executor may answer; then the run continues.
 	bob := e.do(http.MethodPost, "/agent-runs/"+runID+"/actions/"+d.AwaitingActions[0], "bob", map[string]any{"result": map[string]bool{"shown": true}})
@@ -85,9 +50,7 @@ func TestChefOverTheChatService(t *testing.T) {
 	if again.Status != http.StatusConflict || again.code() != model.ErrActionNotPending {
 		t.Errorf("answering twice: %d %s, want 409 %s", again.Status, again.Body, model.ErrActionNotPending)
 	}
-	final := e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "recipe card is on your screen")
-	})
+	final := e.waitMessage("alice", "chef", 10*time.Second, answerWith("recipe card is on your screen"))
 
 	// The whole conversation, stored once: question, tool call, tool result, text + action,
 	// action result, final text.
@@ -110,18 +73,51 @@ func TestChefOverTheChatService(t *testing.T) {
 	}
 	// The run released the conversation: the next message starts a new run.
 	e.must(e.send("alice", "chef", "What can I use instead of butter?"), http.StatusCreated)
-	e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try ")
+	e.waitMessage("alice", "chef", 10*time.Second, answerStarting("Try "))
+}
+
+// waitLiveChefRun waits for the live frames: the server tool's call and result, then the
+// frontend action with its texts.
+func waitLiveChefRun(t *testing.T, sock *socket) {
+	sock.waitAgentEvent(t, 10*time.Second, "RUN_STARTED", func(ev agentEvent) bool { return ev.Type == "RUN_STARTED" })
+	sock.waitAgentEvent(t, 10*time.Second, "server tool result", func(ev agentEvent) bool {
+		return ev.Type == "TOOL_CALL_RESULT" && strings.Contains(string(ev.Content), "title")
+	})
+	start := sock.waitAgentEvent(t, 10*time.Second, "frontend action start", func(ev agentEvent) bool {
+		return ev.Type == "TOOL_CALL_START" && ev.ToolCallName == "show-recipe-card"
+	})
+	if start.DisplayName != "Show recipe card" || start.ExecutionText != "Showing the recipe card" || !start.Frontend {
+		t.Errorf("frontend tool call start = %+v, want the action's display name and execution text", start)
+	}
+	sock.waitAgentEvent(t, 10*time.Second, "text delta", func(ev agentEvent) bool {
+		return ev.Type == "TEXT_MESSAGE_CONTENT" && ev.Delta != ""
 	})
 }
 
-func containsID(ms []model.Message, id int64) bool {
-	for _, m := range ms {
-		if m.ID == id {
-			return true
-		}
+// waitAwaitingAction waits for the stored assistant message that waits for the action,
+// addressed to alice's client, and for the same message on her socket.
+func waitAwaitingAction(t *testing.T, e *chatEnv, sock *socket, runID string) model.AssistantData {
+	waiting := e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
+		return m.Type == model.TypeAssistant && len(assistantData(t, m).AwaitingActions) > 0
+	})
+	d := assistantData(t, waiting)
+	if d.Executor != "alice" || d.RunID != runID || len(d.ToolCalls) != 1 || d.ToolCalls[0].Name != "show-recipe-card" {
+		t.Fatalf("waiting assistant message data = %+v", d)
 	}
-	return false
+	var args struct {
+		Title string   `json:"title"`
+		Steps []string `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(d.ToolCalls[0].Arguments), &args); err != nil || args.Title == "" || len(args.Steps) == 0 {
+		t.Fatalf("the action's arguments are not complete JSON: %q (%v)", d.ToolCalls[0].Arguments, err)
+	}
+	// The socket saw the same message live (that is what a client executes on).
+	if !waitUntil(5*time.Second, func() bool {
+		return slices.ContainsFunc(sock.storedMessages(), func(m model.Message) bool { return m.ID == waiting.ID })
+	}) {
+		t.Fatalf("message %d did not arrive on the socket", waiting.ID)
+	}
+	return d
 }
 
 // TestNextMessageRightAfterTheAnswer: the answer and the release of the conversation commit
@@ -138,24 +134,25 @@ func TestNextMessageRightAfterTheAnswer(t *testing.T) {
 		if r.Status != http.StatusCreated {
 			t.Fatalf("message %d sent right after the previous answer: %d %s", i, r.Status, r.Body)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			n := 0
-			for _, m := range sock.storedMessages() {
-				if m.Sender == "chef" && m.Type == model.TypeAssistant && m.Text != "" {
-					n++
-				}
-			}
-			if n > seen {
-				seen = n
-				break
-			}
+		deadline, n := time.Now().Add(10*time.Second), answers(sock.storedMessages())
+		for ; n <= seen; n = answers(sock.storedMessages()) {
 			if time.Now().After(deadline) {
 				t.Fatalf("answer %d did not arrive", i)
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // the next message goes the moment the answer is there
+		}
+		seen = n
+	}
+}
+
+// answers counts the chef's answers with text.
+func answers(ms []model.Message) (n int) {
+	for _, m := range ms {
+		if m.Sender == "chef" && m.Type == model.TypeAssistant && m.Text != "" {
+			n++
 		}
 	}
+	return n
 }
 
 // TestThreadRepliesStartNoRun: the agent reads the main conversation, so a reply in a thread

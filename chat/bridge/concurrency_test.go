@@ -3,14 +3,15 @@ package bridge_test
 import (
 	"context"
 	"fmt"
-	"github.com/agentry-dev/agentry/chat/store"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/store"
 )
 
 // waitHeld waits until the fake agent holds a request.
@@ -44,7 +45,7 @@ func TestOneRunPerConversation(t *testing.T) {
 	if busy.Header.Get("X-Agent-Run") != "" {
 		t.Error("the refused message started a run")
 	}
-	if hasText(e.messages("alice", "slow"), "Are you still there?") {
+	if slices.ContainsFunc(e.messages("alice", "slow"), func(m model.Message) bool { return m.Text == "Are you still there?" }) {
 		t.Error("the refused message was stored")
 	}
 

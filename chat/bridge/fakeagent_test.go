@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,113 +91,127 @@ func (f *fakeAgent) requests() []string {
 func (f *fakeAgent) requested(path string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, p := range f.paths {
-		if p == path {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(f.paths, path)
 }
 
 func (f *fakeAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	in, mode, reply := f.record(r)
+	if !f.answerPlain(w, r, mode, reply) {
+		f.stream(sseWriter{w}, r, in, mode, reply)
+	}
+}
+
+// runInput is what the fake agent reads of a request.
+type runInput struct {
+	ThreadID string `json:"threadId"`
+	RunID    string `json:"runId"`
+	Messages []struct {
+		Content string `json:"content"`
+	} `json:"messages"`
+}
+
+// record keeps the request (body, path, headers) and returns its input and the current mode.
+func (f *fakeAgent) record(r *http.Request) (in runInput, mode, reply string) {
 	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
-	mode, reply := f.mode, f.reply
+	mode, reply = f.mode, f.reply
 	f.bodies = append(f.bodies, string(body))
 	f.paths = append(f.paths, r.URL.Path)
 	f.headers = append(f.headers, r.Header.Clone())
 	f.mu.Unlock()
-	var in struct {
-		ThreadID string `json:"threadId"`
-		RunID    string `json:"runId"`
-		Messages []struct {
-			Content string `json:"content"`
-		} `json:"messages"`
-	}
 	_ = json.Unmarshal(body, &in)
+	return in, mode, reply
+}
 
+// answerPlain answers the modes that are no event stream; false for the streaming ones.
+func (f *fakeAgent) answerPlain(w http.ResponseWriter, r *http.Request, mode, reply string) bool {
 	switch mode {
 	case modeSilent:
-		select {
-		case <-r.Context().Done():
-		case <-f.stop:
-		}
-		return
+		f.untilGone(r)
 	case modeRedirect:
 		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
-		return
 	case modeStatus401:
 		http.Error(w, "missing credentials", http.StatusUnauthorized)
-		return
 	case modeStatus403:
 		http.Error(w, "forbidden", http.StatusForbidden)
-		return
 	case modeStatus500:
 		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
 	case modeHTML:
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = io.WriteString(w, "<html><body>Not an agent</body></html>")
-		return
 	case modeMastraGood:
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]string{"text": reply})
-		return
 	case modeMastra500:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = io.WriteString(w, `{"error":"the model provider is down"}`)
-		return
 	case modeMastraText:
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = io.WriteString(w, "hello")
-		return
 	case modeMastraNoise:
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, "{this is not json")
-		return
+	default:
+		return false
 	}
+	return true
+}
 
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	fl, _ := w.(http.Flusher)
-	write := func(s string) {
-		_, _ = io.WriteString(w, s)
-		if fl != nil {
-			fl.Flush()
-		}
+// untilGone waits until the client goes away or the test ends.
+func (f *fakeAgent) untilGone(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-f.stop:
 	}
-	send := func(ev map[string]any) {
-		ev["timestamp"] = time.Now().UnixMilli()
-		b, _ := json.Marshal(ev)
-		write("data: " + string(b) + "\n\n")
+}
+
+// released waits until the test releases held requests; false when the client went away or
+// the test ended first.
+func (f *fakeAgent) released(r *http.Request) bool {
+	select {
+	case <-r.Context().Done():
+		return false
+	case <-f.stop:
+		return false
+	case <-f.release:
+		return true
 	}
-	wait := func() bool { // false: the client went away or the test ended
-		select {
-		case <-r.Context().Done():
-			return false
-		case <-f.stop:
-			return false
-		case <-f.release:
-			return true
-		}
+}
+
+// sseWriter writes an event stream, flushing every event.
+type sseWriter struct{ w http.ResponseWriter }
+
+func (s sseWriter) write(text string) {
+	_, _ = io.WriteString(s.w, text)
+	if fl, ok := s.w.(http.Flusher); ok {
+		fl.Flush()
 	}
+}
+
+func (s sseWriter) send(ev map[string]any) {
+	ev["timestamp"] = time.Now().UnixMilli()
+	b, _ := json.Marshal(ev)
+	s.write("data: " + string(b) + "\n\n")
+}
+
+// stream answers the streaming modes with AG-UI events.
+func (f *fakeAgent) stream(s sseWriter, r *http.Request, in runInput, mode, reply string) {
+	s.w.Header().Set("Content-Type", "text/event-stream")
+	s.w.Header().Set("Cache-Control", "no-cache")
+	s.w.WriteHeader(http.StatusOK)
 	started := map[string]any{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID}
 	switch mode {
 	case modeRunError:
-		send(started)
-		send(map[string]any{"type": "RUN_ERROR", "message": "the model provider is down", "code": "PROVIDER_DOWN"})
+		s.send(started)
+		s.send(map[string]any{"type": "RUN_ERROR", "message": "the model provider is down", "code": "PROVIDER_DOWN"})
 	case modeErrorEvent:
-		send(map[string]any{"type": "error", "message": "Agent processing failed"})
+		s.send(map[string]any{"type": "error", "message": "Agent processing failed"})
 	case modeIdle:
-		send(started)
-		select {
-		case <-r.Context().Done():
-		case <-f.stop:
-		}
+		s.send(started)
+		f.untilGone(r)
 	case modeKeepAlive:
-		send(started)
+		s.send(started)
 		tick := time.NewTicker(40 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -206,33 +221,29 @@ func (f *fakeAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			case <-f.stop:
 				return
 			case <-tick.C:
-				write(": keep-alive\n\n")
+				s.write(": keep-alive\n\n")
 			}
 		}
 	case modeNoFinish:
-		send(started)
-		send(map[string]any{"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"})
-		send(map[string]any{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "I was about to say"})
-		send(map[string]any{"type": "TEXT_MESSAGE_END", "messageId": "m1"})
+		s.send(started)
+		s.send(map[string]any{"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"})
+		s.send(map[string]any{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "I was about to say"})
+		s.send(map[string]any{"type": "TEXT_MESSAGE_END", "messageId": "m1"})
 	case modeBadJSON:
-		send(started)
-		write("data: {\"type\": \"TEXT_MESSAGE_START\", oops\n\n")
+		s.send(started)
+		s.write("data: {\"type\": \"TEXT_MESSAGE_START\", oops\n\n")
 	case modeHold:
-		last := ""
-		if n := len(in.Messages); n > 0 {
-			last = in.Messages[n-1].Content
-		}
-		send(started)
-		if strings.Contains(last, holdMarker) {
+		s.send(started)
+		if n := len(in.Messages); n > 0 && strings.Contains(in.Messages[n-1].Content, holdMarker) {
 			f.held <- struct{}{}
-			if !wait() {
+			if !f.released(r) {
 				return
 			}
 		}
-		f.good(send, in.ThreadID, in.RunID, reply)
+		f.good(s.send, in.ThreadID, in.RunID, reply)
 	default:
-		send(started)
-		f.good(send, in.ThreadID, in.RunID, reply)
+		s.send(started)
+		f.good(s.send, in.ThreadID, in.RunID, reply)
 	}
 }
 
@@ -299,14 +310,4 @@ func (s *socket) waitRunError(t *testing.T, within time.Duration, code string) a
 		t.Errorf("RUN_ERROR code %q, want %q (message %q)", ev.Code, code, ev.Message)
 	}
 	return ev
-}
-
-// hasText reports whether any message has the text.
-func hasText(ms []model.Message, text string) bool {
-	for _, m := range ms {
-		if m.Text == text {
-			return true
-		}
-	}
-	return false
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
@@ -67,18 +68,8 @@ func startRuntime(t *testing.T, dir string, extra map[string]string, secretValue
 	if len(extra) > 0 {
 		tmp := t.TempDir()
 		if dir != "" {
-			entries, err := os.ReadDir(dir)
-			if err != nil {
+			if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
 				t.Fatal(err)
-			}
-			for _, e := range entries {
-				b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(tmp, e.Name()), b, 0o600); err != nil {
-					t.Fatal(err)
-				}
 			}
 		}
 		for name, body := range extra {
@@ -339,6 +330,26 @@ func (e *chatEnv) waitMessage(uid, with string, within time.Duration, ok func(mo
 	}
 }
 
+// waitUntil polls cond until it holds or within passes, and reports whether it held.
+func waitUntil(within time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(within); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// answerWith matches the agent's answers whose text contains text; answerStarting, those that
+// start with it.
+func answerWith(text string) func(model.Message) bool {
+	return func(m model.Message) bool { return m.Type == model.TypeAssistant && strings.Contains(m.Text, text) }
+}
+
+func answerStarting(text string) func(model.Message) bool {
+	return func(m model.Message) bool { return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, text) }
+}
+
 // frame is what a socket receives: stored events and agent frames.
 type frame struct {
 	Type           string          `json:"type"`
@@ -349,19 +360,12 @@ type frame struct {
 	raw            []byte
 }
 
-// agentEvent is an agent frame's AG-UI event.
+// agentEvent is an agent frame's AG-UI event, with the chat's fields for frontend actions.
 type agentEvent struct {
-	Type          string `json:"type"`
-	MessageID     string `json:"messageId"`
-	Delta         string `json:"delta"`
-	ToolCallID    string `json:"toolCallId"`
-	ToolCallName  string `json:"toolCallName"`
+	agui.Event
 	DisplayName   string `json:"displayName"`
 	ExecutionText string `json:"executionText"`
 	Frontend      bool   `json:"frontend"`
-	Content       string `json:"content"`
-	Message       string `json:"message"`
-	Code          string `json:"code"`
 	runID         string // the chat-level run of the frame that carried it
 }
 

@@ -44,9 +44,7 @@ func TestFrontendActionTimeout(t *testing.T) {
 		!strings.Contains(res.Error, "did not run the action within 1s") {
 		t.Errorf("the timeout's tool result: sender %q, data %+v", timedOut.Sender, res)
 	}
-	final := e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.Contains(m.Text, "recipe card is on your screen")
-	})
+	final := e.waitMessage("alice", "chef", 10*time.Second, answerWith("recipe card is on your screen"))
 	if final.ID < timedOut.ID || assistantData(t, final).RunID != runID {
 		t.Errorf("final message %d (run %s) after the timeout result %d of run %s", final.ID, assistantData(t, final).RunID, timedOut.ID, runID)
 	}
@@ -77,11 +75,10 @@ spec:
 // missing headers give AGENT_UNAUTHORIZED, and the header values appear in no API answer,
 // log line, socket frame or stored message.
 func TestAgentHeaders(t *testing.T) {
-	const secret, wrong = "Bearer s3cr3t-value", "Bearer wr0ng-guess-value"
+	const secret = "Bearer s3cr3t-value"
 	rt := startRuntime(t, samplesDir(), map[string]string{"agent_chef-private.yaml": privateChef},
 		secrets.Static{"platform-auth": {"Authorization": secret}}, nil)
 	e := startChat(t, bridge.Options{})
-	url := rt.URL + "/api/agents/chef-private/ag-ui"
 	var answers []string // every API answer of the test
 	call := func(method, path, uid string, body any) response {
 		t.Helper()
@@ -89,26 +86,11 @@ func TestAgentHeaders(t *testing.T) {
 		answers = append(answers, string(r.Body))
 		return r
 	}
-	for id, headers := range map[string]map[string]string{
-		"vault":       {"Authorization": secret, "X-Trace": "trace-value-42"},
-		"vault-wrong": {"Authorization": wrong},
-		"vault-none":  nil,
-	} {
-		body := map[string]any{"name": id, "provider": "ag-ui", "deploymentUrl": url, "enabled": true}
-		if headers != nil {
-			body["headers"] = headers
-		}
-		e.must(call(http.MethodPut, "/agents/"+id, "", body), http.StatusCreated)
-		// Saved again without headers: the stored ones are kept.
-		delete(body, "headers")
-		e.must(call(http.MethodPut, "/agents/"+id, "", body), http.StatusOK)
-	}
+	putVaults(e, call, rt.URL+"/api/agents/chef-private/ag-ui", secret)
 	sock := e.connect("alice")
 
 	r := e.must(e.send("alice", "vault", butter), http.StatusCreated)
-	e.waitMessage("alice", "vault", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try olive oil")
-	})
+	e.waitMessage("alice", "vault", 10*time.Second, answerStarting("Try olive oil"))
 	if r.Header.Get("X-Agent-Run") == "" {
 		t.Error("no run")
 	}
@@ -146,7 +128,31 @@ func TestAgentHeaders(t *testing.T) {
 	e.must(call(http.MethodGet, "/agents/vault-wrong", "", nil), http.StatusOK)
 	call(http.MethodGet, "/agents/vault/profile", "alice", nil)
 	call(http.MethodGet, "/users?limit=100", "alice", nil)
+	checkNoHeaderValues(t, e, answers, sock)
+}
 
+// putVaults saves the protected agent three times: with the right headers, wrong ones and none.
+func putVaults(e *chatEnv, call func(method, path, uid string, body any) response, url, secret string) {
+	for id, headers := range map[string]map[string]string{
+		"vault":       {"Authorization": secret, "X-Trace": "trace-value-42"},
+		"vault-wrong": {"Authorization": "Bearer wr0ng-guess-value"},
+		"vault-none":  nil,
+	} {
+		body := map[string]any{"name": id, "provider": "ag-ui", "deploymentUrl": url, "enabled": true}
+		if headers != nil {
+			body["headers"] = headers
+		}
+		e.must(call(http.MethodPut, "/agents/"+id, "", body), http.StatusCreated)
+		// Saved again without headers: the stored ones are kept.
+		delete(body, "headers")
+		e.must(call(http.MethodPut, "/agents/"+id, "", body), http.StatusOK)
+	}
+}
+
+// checkNoHeaderValues searches the API answers, the logs, the socket's frames and the stored
+// messages for the header values.
+func checkNoHeaderValues(t *testing.T, e *chatEnv, answers []string, sock *socket) {
+	t.Helper()
 	var stored []string
 	for _, id := range []string{"vault", "vault-wrong", "vault-none"} {
 		ms, err := e.Store.ListMessages(context.Background(), "alice", store.MessageQuery{UID: id, Limit: 100})
@@ -197,9 +203,7 @@ func TestMastraProvider(t *testing.T) {
 	}
 	// A second turn sends the history: the agent still answers the latest question.
 	e.must(e.send("alice", "chef", "And what can I use instead of milk?"), http.StatusCreated)
-	e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool {
-		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try oat milk")
-	})
+	e.waitMessage("alice", "chef", 10*time.Second, answerStarting("Try oat milk"))
 }
 
 // TestAgentRef: configurations naming an in-cluster Agent are called at the URL the resolver
@@ -214,9 +218,7 @@ func TestAgentRef(t *testing.T) {
 
 	for _, id := range []string{"chef", "chef-gen"} {
 		e.must(e.send("alice", id, butter), http.StatusCreated)
-		e.waitMessage("alice", id, 10*time.Second, func(m model.Message) bool {
-			return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try olive oil")
-		})
+		e.waitMessage("alice", id, 10*time.Second, answerStarting("Try olive oil"))
 	}
 	r := e.must(e.send("alice", "ghost", butter), http.StatusCreated)
 	m := e.waitAgentError("alice", "ghost", r.Header.Get("X-Agent-Run"), model.RunErrNotReady, 5*time.Second)

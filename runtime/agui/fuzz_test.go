@@ -130,27 +130,11 @@ func checkConversation(t *testing.T, msgs []llm.Message) {
 // wireMessages writes model messages back as AG-UI messages.
 func wireMessages(t *testing.T, msgs []llm.Message) json.RawMessage {
 	t.Helper()
-	type fn struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}
-	type call struct {
-		ID       string `json:"id"`
-		Type     string `json:"type"`
-		Function fn     `json:"function"`
-	}
-	type msg struct {
-		ID         string `json:"id"`
-		Role       string `json:"role"`
-		Content    string `json:"content"`
-		ToolCallID string `json:"toolCallId,omitempty"`
-		ToolCalls  []call `json:"toolCalls,omitempty"`
-	}
-	out := make([]msg, 0, len(msgs))
+	out := make([]wire.Message, 0, len(msgs))
 	for _, m := range msgs {
-		w := msg{ID: m.ID, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		w := wire.Message{ID: m.ID, Role: m.Role, Content: wire.Raw(m.Content), ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {
-			w.ToolCalls = append(w.ToolCalls, call{ID: tc.ID, Type: "function", Function: fn{Name: tc.Name, Arguments: tc.Arguments}})
+			w.ToolCalls = append(w.ToolCalls, wire.ToolCall{ID: tc.ID, Type: "function", Function: wire.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
 		}
 		out = append(out, w)
 	}
@@ -163,14 +147,9 @@ func wireMessages(t *testing.T, msgs []llm.Message) json.RawMessage {
 
 func wireTools(t *testing.T, defs []tools.Definition) json.RawMessage {
 	t.Helper()
-	type tool struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		Parameters  json.RawMessage `json:"parameters"`
-	}
-	out := make([]tool, 0, len(defs))
+	out := make([]wire.Tool, 0, len(defs))
 	for _, d := range defs {
-		out = append(out, tool{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
+		out = append(out, wire.Tool{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 	}
 	b, err := json.Marshal(out)
 	if err != nil {

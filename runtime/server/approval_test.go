@@ -126,7 +126,8 @@ func TestApprovalToolsAreListedAndNotExecutableDirectly(t *testing.T) {
 }
 
 func TestDeclinedAndExpiredCallsDoNotExecute(t *testing.T) {
-	e := startEnv(t, substituteModel(), envOptions{manifests: cautiousAgent("1s", "")})
+	// Long enough for the first decision to come in time on a loaded machine.
+	e := startEnv(t, substituteModel(), envOptions{manifests: cautiousAgent("2s", "")})
 	_, out := e.do("POST", "/api/agents/cautious/generate", `{"messages":"What can I use instead of butter milk?"}`)
 	if held := pendingApprovals(t, out); len(held) != 2 {
 		t.Fatalf("generate: %v", out)
@@ -137,12 +138,16 @@ func TestDeclinedAndExpiredCallsDoNotExecute(t *testing.T) {
 	if held := pendingApprovals(t, out); status != 200 || out["finishReason"] != "suspended" || len(held) != 1 || held[0]["toolCallId"] != "call_2" {
 		t.Fatalf("first decision: %d %v", status, out)
 	}
+	expires, err := time.Parse(time.RFC3339Nano, fmt.Sprint(pendingApprovals(t, out)[0]["expiresAt"]))
+	if err != nil {
+		t.Fatal(err)
+	}
 	status, out = e.do("POST", "/api/agents/cautious/approve-tool-call", fmt.Sprintf(`{"runId":%q,"toolCallId":"call_1"}`, runID))
 	if status != 409 || out["error"] != msgAlreadyDecided {
 		t.Fatalf("second decision of call_1: %d %v", status, out)
 	}
 	// The second is approved after it expired: a decline, whatever it says.
-	time.Sleep(1100 * time.Millisecond)
+	time.Sleep(time.Until(expires.Add(100 * time.Millisecond)))
 	status, out = e.do("POST", "/api/agents/cautious/approve-tool-call", fmt.Sprintf(`{"runId":%q,"toolCallId":"call_2"}`, runID))
 	if status != 200 || out["finishReason"] != "stop" {
 		t.Fatalf("late approval: %d %v", status, out)

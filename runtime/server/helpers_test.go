@@ -54,18 +54,8 @@ func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *en
 	t.Cleanup(func() { _ = sm.Close() })
 
 	dir := t.TempDir()
-	samples, err := filepath.Glob("../../config/samples/*.yaml")
-	if err != nil || len(samples) == 0 {
+	if err := os.CopyFS(dir, os.DirFS("../../config/samples")); err != nil {
 		t.Fatalf("no samples: %v", err)
-	}
-	for _, f := range samples {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
 	}
 	if o.manifests != "" {
 		if err := os.WriteFile(filepath.Join(dir, "zz-extra.yaml"), []byte(o.manifests), 0o600); err != nil {

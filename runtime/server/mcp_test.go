@@ -211,8 +211,11 @@ func TestMCPServerRestarts(t *testing.T) {
 		t.Fatalf("first call %v", r)
 	}
 
-	go func() {
-		time.Sleep(300 * time.Millisecond)
+	calls := srv.Calls.Load()
+	go func() { // the server dies once the call has reached it
+		for deadline := time.Now().Add(10 * time.Second); srv.Calls.Load() == calls && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
 		srv.Stop()
 	}()
 	r := call("5s")

@@ -143,37 +143,33 @@ func sinkForMemory(remembering bool, sink agent.Sink) agent.Sink {
 	}
 }
 
-// memoryAgent resolves ?agentId= for the memory routes, through the same guard as the agent
-// routes (auth, rate limit).
-func (s *Server) memoryAgent(c echo.Context) (*registry.Entry, error) {
-	e := agentOf(c)
-	if e.Memory == nil {
-		return nil, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("agent %s has no memory configured (spec.memory)", e.Agent.ID))
-	}
-	return e, nil
-}
-
 // readQuery is what both read routes need: the caller's resource and the page.
 type readQuery struct {
 	resource string
 	page     memory.Page
 }
 
-// parseReadQuery reads ?resourceId= (required: a thread is only readable by its owner; older
-// Mastra clients spell it resourceid) and the Mastra-style page: ?page= counts from 0,
-// ?perPage= (or ?limit=) defaults to 50 and is capped at 100.
-func parseReadQuery(c echo.Context) (*readQuery, error) {
+// parseReadQuery takes the agent of ?agentId= (resolved through the same guard as the agent
+// routes: auth, rate limit), which must have memory, and reads ?resourceId= (required: a
+// thread is only readable by its owner; older Mastra clients spell it resourceid) and the
+// Mastra-style page: ?page= counts from 0, ?perPage= (or ?limit=) defaults to 50 and is
+// capped at 100.
+func parseReadQuery(c echo.Context) (*registry.Entry, *readQuery, error) {
+	e := agentOf(c)
+	if e.Memory == nil {
+		return nil, nil, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("agent %s has no memory configured (spec.memory)", e.Agent.ID))
+	}
 	q := &readQuery{resource: c.QueryParam("resourceId"), page: memory.Page{Size: memory.DefaultPageSize}}
 	if q.resource == "" {
 		q.resource = c.QueryParam("resourceid")
 	}
 	if q.resource == "" {
-		return nil, echo.NewHTTPError(http.StatusBadRequest, "resourceId is required")
+		return nil, nil, echo.NewHTTPError(http.StatusBadRequest, "resourceId is required")
 	}
 	if v := c.QueryParam("page"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return nil, echo.NewHTTPError(http.StatusBadRequest, "page must be a whole number from 0")
+			return nil, nil, echo.NewHTTPError(http.StatusBadRequest, "page must be a whole number from 0")
 		}
 		q.page.Number = n
 	}
@@ -181,12 +177,12 @@ func parseReadQuery(c echo.Context) (*readQuery, error) {
 		if v := c.QueryParam(name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
-				return nil, echo.NewHTTPError(http.StatusBadRequest, name+" must be a whole number from 1")
+				return nil, nil, echo.NewHTTPError(http.StatusBadRequest, name+" must be a whole number from 1")
 			}
 			q.page.Size = min(n, memory.MaxPageSize)
 		}
 	}
-	return q, nil
+	return e, q, nil
 }
 
 // readFailure logs a store failure of a read route and answers without its cause.
@@ -201,11 +197,7 @@ func (s *Server) readFailure(c echo.Context, e *registry.Entry, err error) error
 // listThreads serves GET /api/memory/threads?agentId=&resourceId=[&page=&perPage=], answering
 // Mastra's {threads, total, page, perPage, hasMore}.
 func (s *Server) listThreads(c echo.Context) error {
-	e, err := s.memoryAgent(c)
-	if err != nil {
-		return err
-	}
-	q, err := parseReadQuery(c)
+	e, q, err := parseReadQuery(c)
 	if err != nil {
 		return err
 	}
@@ -221,11 +213,7 @@ func (s *Server) listThreads(c echo.Context) error {
 // threadMessages serves GET /api/memory/threads/{threadId}/messages?agentId=&resourceId=
 // [&page=&perPage=], answering {messages, total, page, perPage, hasMore}, oldest first.
 func (s *Server) threadMessages(c echo.Context) error {
-	e, err := s.memoryAgent(c)
-	if err != nil {
-		return err
-	}
-	q, err := parseReadQuery(c)
+	e, q, err := parseReadQuery(c)
 	if err != nil {
 		return err
 	}

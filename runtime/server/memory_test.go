@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
+
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
@@ -238,31 +240,7 @@ func TestThreadsBelongToTheirResource(t *testing.T) {
 		t.Fatalf("alice: %d", status)
 	}
 	calls := len(e.model.Requests())
-	forbidden := func(what string, status int, header http.Header, body []byte) {
-		t.Helper()
-		if status != 403 || !strings.HasPrefix(header.Get("Content-Type"), "application/json") ||
-			string(body) != `{"error":"Access denied: thread belongs to a different resource"}`+"\n" {
-			t.Errorf("%s: %d %s %s", what, status, header.Get("Content-Type"), body)
-		}
-	}
-	for _, path := range []string{"generate", "stream"} {
-		for _, mem := range []string{`"memory":{"thread":"T","resource":"mallory"}`, `"threadId":"T","resourceId":"mallory"`, `"memory":{"thread":"T"}`} {
-			status, header, body := send(t, e.base+"/api/agents/rememberer/"+path, `{"messages":"what is the secret?",`+mem+`}`, nil)
-			forbidden(path+" "+mem, status, header, body)
-		}
-	}
-	for name, req := range map[string]struct {
-		body   string
-		header http.Header
-	}{
-		"forwardedProps.resourceId": {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}],"forwardedProps":{"resourceId":"mallory"}}`, nil},
-		"forwardedProps.userId":     {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}],"forwardedProps":{"userId":"mallory"}}`, nil},
-		"user header":               {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}]}`, http.Header{"X-User-Id": {"mallory"}}},
-		"no resource":               {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}]}`, nil},
-	} {
-		status, header, body := send(t, e.base+"/api/agents/rememberer/ag-ui", req.body, req.header)
-		forbidden("ag-ui with "+name, status, header, body)
-	}
+	checkOthersRefusedOnRuns(t, e)
 	if n := len(e.model.Requests()); n != calls {
 		t.Errorf("refused runs must not reach the model: %d calls", n-calls)
 	}
@@ -282,8 +260,46 @@ func TestThreadsBelongToTheirResource(t *testing.T) {
 			t.Errorf("%s's run without a threadId was remembered: %v", who, list)
 		}
 	}
+	checkThreadReads(t, e)
+}
+
+// checkForbidden checks the answer that refuses another resource's thread.
+func checkForbidden(t *testing.T, what string, status int, header http.Header, body []byte) {
+	t.Helper()
+	if status != 403 || !strings.HasPrefix(header.Get("Content-Type"), "application/json") ||
+		string(body) != `{"error":"Access denied: thread belongs to a different resource"}`+"\n" {
+		t.Errorf("%s: %d %s %s", what, status, header.Get("Content-Type"), body)
+	}
+}
+
+// checkOthersRefusedOnRuns: generate, stream and AG-UI runs on alice's thread T as another
+// resource, or as none, are refused.
+func checkOthersRefusedOnRuns(t *testing.T, e *env) {
+	for _, path := range []string{"generate", "stream"} {
+		for _, mem := range []string{`"memory":{"thread":"T","resource":"mallory"}`, `"threadId":"T","resourceId":"mallory"`, `"memory":{"thread":"T"}`} {
+			status, header, body := send(t, e.base+"/api/agents/rememberer/"+path, `{"messages":"what is the secret?",`+mem+`}`, nil)
+			checkForbidden(t, path+" "+mem, status, header, body)
+		}
+	}
+	for name, req := range map[string]struct {
+		body   string
+		header http.Header
+	}{
+		"forwardedProps.resourceId": {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}],"forwardedProps":{"resourceId":"mallory"}}`, nil},
+		"forwardedProps.userId":     {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}],"forwardedProps":{"userId":"mallory"}}`, nil},
+		"user header":               {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}]}`, http.Header{"X-User-Id": {"mallory"}}},
+		"no resource":               {`{"threadId":"T","messages":[{"id":"m1","role":"user","content":"hi"}]}`, nil},
+	} {
+		status, header, body := send(t, e.base+"/api/agents/rememberer/ag-ui", req.body, req.header)
+		checkForbidden(t, "ag-ui with "+name, status, header, body)
+	}
+}
+
+// checkThreadReads: mallory cannot read alice's thread nor list it; reads need a resource and
+// valid paging; alice lists and pages through her thread.
+func checkThreadReads(t *testing.T, e *env) {
 	status, raw := e.raw("GET", "/api/memory/threads/T/messages?agentId=rememberer&resourceId=mallory", "")
-	forbidden("mallory reading", status, http.Header{"Content-Type": {"application/json"}}, raw)
+	checkForbidden(t, "mallory reading", status, http.Header{"Content-Type": {"application/json"}}, raw)
 	for path, want := range map[string]int{
 		"/api/memory/threads?agentId=rememberer":                                     400,
 		"/api/memory/threads/T/messages?agentId=rememberer":                          400,
@@ -365,7 +381,19 @@ func TestFinishedTurnsSurviveTheClientLeaving(t *testing.T) {
 		}
 		return scriptedmodel.Reply{Text: "stored answer"}
 	})
-	e := startEnv(t, responder, envOptions{manifests: memoryAgent("file:" + path)})
+	gone := make(chan string, 8) // the path of each POST once its request's context ended
+	e := startEnv(t, responder, envOptions{manifests: memoryAgent("file:" + path), server: func(o *Options) {
+		o.Mount = func(e *echo.Echo) {
+			e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+				return func(c echo.Context) error {
+					if r := c.Request(); r.Method == http.MethodPost {
+						go func() { <-r.Context().Done(); gone <- r.URL.Path }()
+					}
+					return next(c)
+				}
+			})
+		}
+	}})
 	cases := []struct{ path, body, lastEvent string }{
 		{"generate", `{"messages":"wait for me","memory":{"thread":"gen","resource":"erin"}}`, ""},
 		{"stream", `{"messages":"wait for me","memory":{"thread":"str","resource":"erin"}}`, "step-finish"},
@@ -402,7 +430,13 @@ func TestFinishedTurnsSurviveTheClientLeaving(t *testing.T) {
 				}
 			}
 			leave()
-			time.Sleep(300 * time.Millisecond) // the server notices the client is gone
+			for p := ""; p != "/api/agents/rememberer/"+tc.path; { // the server notices the client is gone
+				select {
+				case p = <-gone:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the server did not notice the client leave")
+				}
+			}
 			release()
 			waitFor(t, func() bool {
 				_, page := e.do("GET", "/api/memory/threads/"+thread+"/messages?agentId=rememberer&resourceId=erin", "")

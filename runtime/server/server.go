@@ -203,15 +203,6 @@ func (s *Server) runContext(c echo.Context) (ctx context.Context, stopped func()
 	}
 }
 
-// ListenAndServe listens on addr and serves until ctx ends.
-func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("failed to listen on %q: %w", addr, err)
-	}
-	return s.Serve(ctx, ln)
-}
-
 // jsonError is the body of every error response.
 type jsonError struct {
 	Error string `json:"error"`
