@@ -7,6 +7,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,23 +23,18 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
-// CaptureContentEnv opts in to recording prompt and completion text on spans (the GenAI
-// conventions' OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT): off by default, as
-// conversations are the users' data.
-const CaptureContentEnv = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-
 // Enabled reports whether the environment asks for trace export.
 func Enabled(getenv func(string) string) bool {
-	if v := strings.TrimSpace(getenv("OTEL_SDK_DISABLED")); strings.EqualFold(v, "true") {
+	if v := strings.TrimSpace(getenv(sdkDisabledEnv)); strings.EqualFold(v, "true") {
 		return false
 	}
-	switch strings.ToLower(strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER"))) {
+	switch strings.ToLower(strings.TrimSpace(getenv(exporterEnv))) {
 	case "none":
 		return false
 	case "otlp":
 		return true
 	}
-	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+	return getenv(EndpointEnv) != "" || getenv(tracesEndpointEnv) != ""
 }
 
 // CaptureContent reports whether prompt and completion text may go on spans.
@@ -76,16 +72,13 @@ func Setup(ctx context.Context, service, version string) (shutdown func(context.
 }
 
 func exporter(ctx context.Context) (sdktrace.SpanExporter, error) {
-	protocol := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-	if protocol == "" {
-		protocol = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
-	}
+	protocol := cmp.Or(os.Getenv(tracesProtocolEnv), os.Getenv(protocolEnv))
 	// gRPC is not offered: every collector takes OTLP over HTTP (port 4318), and the gRPC
 	// exporter's client would grow every agent pod for nothing a collector needs.
 	switch strings.ToLower(strings.TrimSpace(protocol)) {
 	case "", "http/protobuf":
 		return otlptracehttp.New(ctx)
 	default:
-		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL %q is not supported: use http/protobuf (the collector's port 4318)", protocol)
+		return nil, fmt.Errorf(protocolEnv+" %q is not supported: use http/protobuf (the collector's port 4318)", protocol)
 	}
 }
