@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -40,21 +37,12 @@ func TestMain(m *testing.M) {
 }
 
 func runSuite(m *testing.M) int {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		// The assets are built once and cached outside the repository (hack/setup-envtest.sh).
-		out, err := exec.Command("../hack/setup-envtest.sh").Output()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set and hack/setup-envtest.sh failed:", err)
-			return 1
-		}
-		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
-	}
 	ctrl.SetLogger(logr.Discard())
-	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
 	var err error
+	if testEnv, err = testutil.NewEnvtest(".."); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	cfg, err = testEnv.Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "failed to start envtest:", err)

@@ -60,12 +60,8 @@ type cluster struct {
 
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		out, err := exec.Command(filepath.Join(root, "hack/setup-envtest.sh")).Output()
-		if err != nil {
-			t.Fatalf("hack/setup-envtest.sh: %v", err)
-		}
-		t.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	if err := testutil.EnvtestAssets(root); err != nil {
+		t.Fatal(err)
 	}
 	env := &envtest.Environment{}
 	if _, err := env.Start(); err != nil {

@@ -3,6 +3,7 @@ package testutil
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +13,28 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
+
+// EnvtestAssets points KUBEBUILDER_ASSETS at a kube-apiserver and etcd, building them first
+// when it is unset (hack/setup-envtest.sh of the repository at root; cached outside it).
+func EnvtestAssets(root string) error {
+	if os.Getenv("KUBEBUILDER_ASSETS") != "" {
+		return nil
+	}
+	out, err := exec.Command(filepath.Join(root, "hack", "setup-envtest.sh")).Output()
+	if err != nil {
+		return fmt.Errorf("KUBEBUILDER_ASSETS is not set and hack/setup-envtest.sh failed: %w", err)
+	}
+	return os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+}
+
+// NewEnvtest is envtest (a real kube-apiserver and etcd, not started yet) with the CRDs of the
+// repository at root.
+func NewEnvtest(root string) (*envtest.Environment, error) {
+	if err := EnvtestAssets(root); err != nil {
+		return nil, err
+	}
+	return &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}, nil
+}
 
 // Kubeconfig writes a kubeconfig for a new user of the envtest API server and returns its path.
 func Kubeconfig(t testing.TB, env *envtest.Environment, u envtest.User) string {

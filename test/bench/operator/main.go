@@ -12,10 +12,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -119,19 +117,15 @@ func run(n, workers int) error {
 // newEnvtest is envtest with the CRDs and room for a Service per Agent, its binaries where make
 // test puts them; the operator logs only with BENCH_DEBUG.
 func newEnvtest() (*envtest.Environment, error) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		out, err := exec.Command("hack/setup-envtest.sh").Output()
-		if err != nil {
-			return nil, fmt.Errorf("hack/setup-envtest.sh: %w", err)
-		}
-		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	env, err := testutil.NewEnvtest(".")
+	if err != nil {
+		return nil, err
 	}
 	if os.Getenv("BENCH_DEBUG") != "" {
 		ctrl.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, nil)))
 	} else {
 		ctrl.SetLogger(logr.Discard())
 	}
-	env := &envtest.Environment{CRDDirectoryPaths: []string{"config/crd/bases"}, ErrorIfCRDPathMissing: true}
 	// envtest's default Service range (a /24) holds 254 Services; the benchmark needs one per Agent.
 	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
 	return env, nil

@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -52,12 +51,8 @@ func main() {
 }
 
 func run(secrets, size, agents int, binary string) error {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		out, err := exec.Command("hack/setup-envtest.sh").Output()
-		if err != nil {
-			return fmt.Errorf("hack/setup-envtest.sh: %w", err)
-		}
-		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	if err := testutil.EnvtestAssets("."); err != nil {
+		return err
 	}
 	if binary == "" {
 		bin, cleanup, err := testutil.BuildBinary(".")
@@ -92,7 +87,10 @@ func run(secrets, size, agents int, binary string) error {
 // measure starts a fresh envtest, creates the Secrets and Agents, runs the operator process
 // until every Agent is reconciled, and samples its RSS once things are quiet.
 func measure(binary string, agents, secrets, size int) (result, error) {
-	env := &envtest.Environment{CRDDirectoryPaths: []string{"config/crd/bases"}, ErrorIfCRDPathMissing: true}
+	env, err := testutil.NewEnvtest(".")
+	if err != nil {
+		return result{}, err
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		return result{}, err
