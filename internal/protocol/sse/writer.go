@@ -2,6 +2,7 @@ package sse
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"sync"
@@ -25,6 +26,8 @@ type Writer struct {
 
 	mu      sync.Mutex
 	pending []byte
+	// enc encodes events straight into pending (no copy of each event's JSON).
+	enc *json.Encoder
 	// err is sticky: after the client went away or a write failed every Send fails, so a gone
 	// client stops the run.
 	err error
@@ -34,8 +37,9 @@ type Writer struct {
 	closeOnce  sync.Once
 }
 
-// Start sends the stream's headers and starts writing; Close must follow. ctx is the request's:
-// once it ends, Send fails.
+// Start sets the stream's headers and starts writing; Close must follow. The headers go out
+// with the first events (a stream's first event follows at once), saving a write. ctx is the
+// request's: once it ends, Send fails.
 func Start(ctx context.Context, w http.ResponseWriter, keepAlive time.Duration) *Writer {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -45,7 +49,7 @@ func Start(ctx context.Context, w http.ResponseWriter, keepAlive time.Duration) 
 	w.WriteHeader(http.StatusOK)
 	s := &Writer{w: w, rc: http.NewResponseController(w), ctx: ctx, keepAlive: keepAlive,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	s.fail(s.rc.Flush())
+	s.enc = json.NewEncoder(appender{&s.pending})
 	go s.loop()
 	return s
 }
@@ -57,11 +61,16 @@ func (s *Writer) Send(v any) error {
 		s.mu.Unlock()
 		return err
 	}
-	var err error
-	if s.pending, err = AppendEvent(s.pending, v); err != nil {
+	n := len(s.pending)
+	s.pending = append(s.pending, "data: "...)
+	// Encode ends the JSON with "\n" (the same bytes as AppendEvent's json.Marshal); one more
+	// ends the event.
+	if err := s.enc.Encode(v); err != nil {
+		s.pending = s.pending[:n]
 		s.mu.Unlock()
 		return err
 	}
+	s.pending = append(s.pending, '\n')
 	s.mu.Unlock()
 	s.signal()
 	return nil
@@ -102,6 +111,14 @@ func (s *Writer) usable() error {
 		s.err = s.ctx.Err()
 	}
 	return s.err
+}
+
+// appender appends what is written to a byte slice.
+type appender struct{ b *[]byte }
+
+func (a appender) Write(p []byte) (int, error) {
+	*a.b = append(*a.b, p...)
+	return len(p), nil
 }
 
 func (s *Writer) signal() {
