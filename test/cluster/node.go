@@ -102,16 +102,6 @@ func (c *Cluster) images(ctx context.Context) error {
 	return nil
 }
 
-// Import loads more images (docker-archive tarballs) into the node.
-func (c *Cluster) Import(ctx context.Context, tars ...string) error {
-	for _, tar := range tars {
-		if _, err := c.ctr(ctx, "images", "import", tar); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // killContainers stops every container and sandbox this cluster's containerd runs.
 func (c *Cluster) killContainers(ctx context.Context) error {
 	if _, err := os.Stat(c.containerdSocket()); err != nil {

@@ -155,9 +155,6 @@ func Start(addr string, r Responder, opts Options) (*Server, error) {
 // URL is the base URL to give an OpenAI client (ends in /v1).
 func (s *Server) URL() string { return "http://" + s.listener.Addr().String() + "/v1" }
 
-// Addr is the listening address.
-func (s *Server) Addr() string { return s.listener.Addr().String() }
-
 // Requests returns the requests received so far.
 func (s *Server) Requests() []*Request {
 	s.mu.Lock()

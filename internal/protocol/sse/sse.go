@@ -6,22 +6,12 @@ package sse
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 )
 
 // KeepAliveFrame is an SSE comment: clients ignore it, proxies see traffic.
 const KeepAliveFrame = ": keep-alive\n\n"
-
-// AppendEvent appends v's frame to dst: `data: <json>` and a blank line.
-func AppendEvent(dst []byte, v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return dst, err
-	}
-	return AppendData(dst, b), nil
-}
 
 // AppendData appends a frame of data (one line: JSON holds no raw newline) to dst.
 func AppendData(dst, data []byte) []byte {

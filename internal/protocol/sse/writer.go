@@ -63,8 +63,7 @@ func (s *Writer) Send(v any) error {
 	}
 	n := len(s.pending)
 	s.pending = append(s.pending, "data: "...)
-	// Encode ends the JSON with "\n" (the same bytes as AppendEvent's json.Marshal); one more
-	// ends the event.
+	// Encode ends the JSON with "\n"; one more ends the event.
 	if err := s.enc.Encode(v); err != nil {
 		s.pending = s.pending[:n]
 		s.mu.Unlock()

@@ -23,14 +23,13 @@ type Server struct {
 	MCP *mcp.Server
 	// URL is the streamable HTTP endpoint; SSEURL the HTTP+SSE one.
 	URL, SSEURL string
-	// Calls counts tools/call requests; Headers has the last request's headers.
+	// Calls counts tools/call requests.
 	Calls atomic.Int64
 
-	token   string
-	addr    string
-	mu      sync.Mutex
-	srv     *http.Server
-	headers http.Header
+	token string
+	addr  string
+	mu    sync.Mutex
+	srv   *http.Server
 }
 
 // Options configure Start.
@@ -113,9 +112,6 @@ func (s *Server) serve(ln net.Listener, stateless bool) {
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: stateless}))
 	mux.Handle("/sse", mcp.NewSSEHandler(get, nil))
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.headers = r.Header.Clone()
-		s.mu.Unlock()
 		if s.token != "" && r.Header.Get("Authorization") != "Bearer "+s.token {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcptest"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -128,13 +124,6 @@ func (s *Server) serve(ln net.Listener, stateless bool) {
 	s.srv = srv
 	s.mu.Unlock()
 	go func() { _ = srv.Serve(ln) }()
-}
-
-// LastHeaders are the headers of the last request the server received.
-func (s *Server) LastHeaders() http.Header {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.headers.Clone()
 }
 
 // Stop closes the listener and every connection (sessions die with them).
