@@ -3,14 +3,14 @@
  * (tests, a second account) with new ChatClient().
  */
 import type { ConnectionStatus, GroupMemberScope, GroupType, ReceiverType } from "./constants";
-import { toException } from "./exception";
+import { ChatException } from "./exception";
 import type {
   AgentListenerCallbacks,
   ConnectionListenerCallbacks,
   GroupListenerCallbacks,
   MessageListenerCallbacks,
 } from "./listeners";
-import type { ActionResult, AgentProfile, Approval, ApprovalDecision } from "./models/agent";
+import type { ActionResult, AgentConfig, AgentConfigWrite, AgentProfile, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
 import type { Group } from "./models/group";
 import type { BaseMessage, CustomMessage, MediaMessage, TextMessage } from "./models/message";
 import type { MessageReceipt, TypingIndicator } from "./models/receipt";
@@ -28,7 +28,7 @@ function run<T>(f: () => Promise<T> | T): Promise<T> {
   return Promise.resolve()
     .then(f)
     .catch((err: unknown) => {
-      throw toException(err);
+      throw ChatException.from(err);
     });
 }
 
@@ -54,6 +54,10 @@ export class ChatClient {
   }
   getLoggedinUser(): Promise<User | null> {
     return run(() => this.s.user ?? null);
+  }
+  /** The session's bearer token (the one login received or was given), or undefined. */
+  getAuthToken(): string | undefined {
+    return this.s.user ? this.s.token : undefined;
   }
   /** Reopens the WebSocket after disconnect(), resuming after the last event received. */
   connect(): void {
@@ -207,6 +211,36 @@ export class ChatClient {
   }
   translateMessage(id: number, language: string): Promise<string> {
     return run(() => agents.translateMessage(this.s, id, language));
+  }
+
+  // Agent configurations and frontend actions (admins).
+  getAgentConfigs(): Promise<AgentConfig[]> {
+    return run(() => agents.getAgentConfigs(this.s));
+  }
+  /** Creates or replaces the agent's configuration (PUT). */
+  saveAgentConfig(agentId: string, config: AgentConfigWrite): Promise<AgentConfig> {
+    return run(() => agents.saveAgentConfig(this.s, agentId, config));
+  }
+  /** Deletes the agent's configuration and its frontend actions. */
+  deleteAgentConfig(agentId: string): Promise<void> {
+    return run(() => agents.deleteAgentConfig(this.s, agentId));
+  }
+  setAgentEnabled(agentId: string, enabled: boolean): Promise<AgentConfig> {
+    return run(() => agents.setAgentEnabled(this.s, agentId, enabled));
+  }
+  /** Calls the agent once and reports what came back. */
+  testAgentConnection(agentId: string): Promise<ConnectionTest> {
+    return run(() => agents.testAgentConnection(this.s, agentId));
+  }
+  getFrontendActions(agentId: string): Promise<FrontendAction[]> {
+    return run(() => agents.getFrontendActions(this.s, agentId));
+  }
+  /** Creates or replaces the agent's frontend action with this name (PUT). */
+  saveFrontendAction(agentId: string, name: string, action: FrontendActionWrite): Promise<FrontendAction> {
+    return run(() => agents.saveFrontendAction(this.s, agentId, name, action));
+  }
+  deleteFrontendAction(agentId: string, name: string): Promise<void> {
+    return run(() => agents.deleteFrontendAction(this.s, agentId, name));
   }
 
   // Listeners: id-keyed; adding an id again replaces its listener.
