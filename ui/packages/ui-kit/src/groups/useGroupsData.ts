@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Chat } from "@agentry/chat-sdk";
+import { reporter } from "../base/useLoggedInUser";
 import { builderKey, filterOf, groupsReducer, initialGroupsState, requestBuilder, type GroupFilter, type GroupsAction, type GroupsState } from "./state";
 
 export interface GroupsData {
@@ -18,11 +19,6 @@ export interface GroupsData {
   retry(): void;
   /** From the first page again (the SDK's reset). */
   reload(): void;
-}
-
-export function toChatException(err: unknown): Chat.ChatException {
-  if (err instanceof Chat.ChatException) return err;
-  return new Chat.ChatException("ERR_INTERNAL", err instanceof Error ? err.message : String(err));
 }
 
 interface Current {
@@ -62,12 +58,12 @@ export function useGroupsData(
   const current = useRef<Current>(NONE);
   const generations = useRef(0);
 
+  const report = useMemo(() => reporter(() => onErrorRef.current, "ChatGroups"), []);
   const fail = useCallback((generation: number, err: unknown) => {
-    const e = toChatException(err);
+    const e = Chat.ChatException.from(err);
     dispatch({ type: "failed", generation, error: e });
-    const cb = onErrorRef.current;
-    if (typeof cb === "function") cb(e);
-  }, []);
+    report(e);
+  }, [report]);
 
   const fetchPage = useCallback(
     (generation: number, request: Chat.GroupsRequest) => {

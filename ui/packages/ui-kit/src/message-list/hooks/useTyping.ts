@@ -1,0 +1,22 @@
+/** Who is typing in the conversation now, by uid. */
+import { useCallback, useMemo, useState } from "react";
+import type { Chat } from "@agentry/chat-sdk";
+
+export interface Typing {
+  typing: Chat.User[];
+  start(who: Chat.User): void;
+  stop(uid: string | undefined): void;
+  clear(): void;
+}
+
+export function useTyping(): Typing {
+  const [byUid, setByUid] = useState<ReadonlyMap<string, Chat.User>>(new Map());
+  return {
+    typing: useMemo(() => [...byUid.values()], [byUid]),
+    start: useCallback((who: Chat.User) => setByUid((m) => new Map([...m, [who.getUid(), who]])), []),
+    stop: useCallback((uid: string | undefined) => {
+      if (uid) setByUid((t) => (t.has(uid) ? new Map([...t].filter(([k]) => k !== uid)) : t));
+    }, []),
+    clear: useCallback(() => setByUid(new Map()), []),
+  };
+}
