@@ -2,7 +2,6 @@
 // then shows the chat (groups, people, agents, threads) and, for admins, the agent admin page.
 import type { Chat } from "@agentry/chat-sdk";
 import { useCallback, useEffect, useState } from "react";
-import { setApiBase } from "./admin-api";
 import { AdminPage } from "./admin/AdminPage";
 import { ChatPage } from "./chat/ChatPage";
 import { loadConfig, type AppConfig } from "./config";
@@ -30,7 +29,6 @@ export function App() {
     (async () => {
       try {
         const config = await loadConfig();
-        setApiBase(config.chatPath);
         await initChat(config);
         const u = await resume();
         if (!live) return;

@@ -1,4 +1,5 @@
 import type { Chat } from "@agentry/chat-sdk";
+import { Avatar } from "@agentry/ui-kit";
 import { useId, useState, type FormEvent } from "react";
 import type { AppConfig } from "./config";
 import { errorText, loginWithAuthKey, loginWithToken } from "./session";
@@ -52,9 +53,7 @@ export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Ch
                 <li key={u.uid}>
                   <button type="button" className="agentry-web__user-button" disabled={busy}
                     onClick={() => void run(() => loginWithAuthKey(u.uid, dev.authKey))}>
-                    <span className="agentry-web__avatar" aria-hidden="true">
-                      {(u.name || u.uid).slice(0, 1).toUpperCase()}
-                    </span>
+                    <Avatar className="agentry-web__avatar" name={u.name || u.uid} />
                     <span className="agentry-web__user-button-text">
                       <span className="agentry-web__user-name">Sign in as {u.name}</span>
                       <span className="agentry-web__muted">

@@ -2,7 +2,7 @@
 // (message list and composer; agent chat with the welcome view, streamed answers and the
 // recipe card), the thread panel and the group details; a URL per conversation and thread.
 import { Chat } from "@agentry/chat-sdk";
-import { ChatGroups, ChatUIEvents } from "@agentry/ui-kit";
+import { Avatar, ChatGroups, ChatUIEvents } from "@agentry/ui-kit";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { errorText } from "../session";
 import "./composer.css";
@@ -13,7 +13,7 @@ import { GroupDetails } from "./GroupDetails";
 import { NewGroupDialog } from "./NewGroupDialog";
 import { SearchPanel } from "./SearchPanel";
 import { parsePath, pathOf, type Place } from "./places";
-import { Avatar, ConnectionBanner, previewOf, UserRow } from "./Sidebar";
+import { ConnectionBanner, previewOf, UserRow } from "./Sidebar";
 
 export type { Target } from "./Conversation";
 
@@ -208,7 +208,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
                   <li key={c.getConversationId()}>
                     <button type="button" className="agentry-web__list-item" aria-current={key === active ? "true" : undefined}
                       onClick={() => (w instanceof Chat.Group ? void openGroup(w) : open({ kind: "user", user: w }))}>
-                      <Avatar name={name} image={w instanceof Chat.Group ? w.getIcon() : w.getAvatar()} />
+                      <Avatar className="agentry-web__avatar" name={name} image={w instanceof Chat.Group ? w.getIcon() : w.getAvatar()} />
                       <span className="agentry-web__list-text">
                         <span className="agentry-web__list-title">{name}</span>
                         <span className="agentry-web__list-sub">{lastText}</span>
