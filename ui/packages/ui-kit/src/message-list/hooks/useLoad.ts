@@ -89,7 +89,6 @@ export function useLoad(refs: ListRefs, o: { loadKey: string; reset(): void; del
   const [unreadBefore, setUnreadBefore] = useState(false);
   const unreadFrom = useRef(0);
   const [target, setTarget] = useState<ScrollTarget>();
-  const jumps = useRef(0);
   const { reset, deliver } = o;
 
   /** The page is in: receipts, the unread divider and the target follow from it. */
@@ -145,9 +144,13 @@ export function useLoad(refs: ListRefs, o: { loadKey: string; reset(): void; del
     }
   }, [latest, gen, scope, dispatch, reset, settle]);
 
-  // The first load waits for a connecting socket (see useReadyGate).
+  const gate = useFirstLoad(o.loadKey, load, gen);
+  return { status, error, firstUnreadId, unreadBefore, target, gate, load, ...useJumps(latest, load, firstUnreadId, unreadFrom, setTarget) };
+}
+
+/** The first load, when the conversation (key) is known; it waits for a connecting socket (see useReadyGate). */
+function useFirstLoad(key: string, load: (mode: LoadMode) => Promise<void>, gen: ListRefs["gen"]): ReadyGate {
   const gate = useReadyGate();
-  const key = o.loadKey;
   useEffect(() => {
     if (!key || !gate.open) return;
     void load("initial");
@@ -155,17 +158,20 @@ export function useLoad(refs: ListRefs, o: { loadKey: string; reset(): void; del
       gen.current++; // answers of this conversation's requests are dropped from now on
     };
   }, [key, load, gate.open, gen]);
+  return gate;
+}
 
+function useJumps(latest: ListRefs["latest"], load: (mode: LoadMode) => Promise<void>, firstUnreadId: number | undefined, unreadFrom: { current: number }, setTarget: (t: ScrollTarget) => void) {
+  const jumps = useRef(0);
   return {
-    status, error, firstUnreadId, unreadBefore, target, gate, load,
     jumpTo: useCallback((id: number) => {
       // Its own sequence: taking a load generation would drop a page load in flight.
       if (latest.current.state.byId.has(id)) setTarget({ id, kind: "goto", seq: 1e9 + ++jumps.current });
       else void load({ around: id });
-    }, [latest, load]),
+    }, [latest, load, setTarget]),
     jumpToUnread: useCallback(() => {
       if (firstUnreadId !== undefined) setTarget({ id: firstUnreadId, kind: "unread", seq: 1e9 + ++jumps.current });
       else if (unreadFrom.current) void load({ around: unreadFrom.current, unread: true });
-    }, [firstUnreadId, load]),
+    }, [firstUnreadId, load, unreadFrom, setTarget]),
   };
 }
