@@ -56,14 +56,9 @@ export function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
     if (taken) m["agentId"] ??= taken;
     return m;
   });
-  const [enabled, setEnabled] = useState(agent?.enabled ?? false);
-  const savedEnabled = agent?.enabled;
-  useEffect(() => {
-    if (savedEnabled !== undefined) setEnabled(savedEnabled);
-  }, [savedEnabled]);
+  const [enabled, toggle] = useEnabled(agent, ed, onSaved);
   const [test, setTest] = useState<Chat.ConnectionTest | undefined>();
   const headingId = useId();
-  const enabledId = useId();
 
   const save = () =>
     ed.submit(async () => {
@@ -72,18 +67,6 @@ export function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
       ed.setForm((x) => ({ ...x, headers: "" }));
       onSaved(saved);
     }, (e) => (e.code === "ERR_UID_ALREADY_EXISTS" ? "agentId" : fieldOfMessage(e.message, agentFields))); // a taken uid names no field
-  const toggle = async (on: boolean) => {
-    setEnabled(on);
-    if (isNew) return;
-    await ed.run(async () => {
-      const saved = await Chat.setAgentEnabled(agent.agentId, on);
-      ed.setStatus(on ? "Enabled: users see this agent." : "Disabled: users no longer see this agent.");
-      onSaved(saved);
-    }, (e) => {
-      setEnabled(!on);
-      ed.setStatus(`Not changed: ${errorText(e)}`);
-    });
-  };
   const remove = async () => {
     if (isNew || !window.confirm(`Delete the agent ${agent.agentId}? Its frontend actions are deleted too.`)) return;
     await ed.run(async () => {
@@ -104,15 +87,7 @@ export function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
         <h1 id={headingId} className="agentry-web__title">
           {isNew ? "New agent" : `Agent ${agent.name || agent.agentId}`}
         </h1>
-        {/* The switch is named "Enabled" (its state says on or off); the visible text says the
-            state in words, so an off switch does not read "Enabled". */}
-        <label className="agentry-web__switch-row" htmlFor={enabledId}>
-          <input id={enabledId} type="checkbox" role="switch" className="agentry-web__switch" checked={enabled} disabled={ed.busy}
-            aria-label="Enabled" onChange={(e) => void toggle(e.target.checked)} />
-          <span className={`agentry-web__switch-text agentry-web__switch-text--${enabled ? "on" : "off"}`} aria-hidden="true">
-            {enabled ? "Enabled" : "Disabled"}
-          </span>
-        </label>
+        <EnabledSwitch enabled={enabled} busy={ed.busy} onToggle={(on) => void toggle(on)} />
       </div>
       <form className="agentry-web__form" onSubmit={(e) => { e.preventDefault(); void save(); }} noValidate>
         <AgentFields ed={ed} isNew={isNew} hasHeaders={!!agent?.hasHeaders} />
@@ -137,6 +112,43 @@ export function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
         {test ? <TestResult test={test} /> : null}
       </form>
     </section>
+  );
+}
+
+/** The agent's enabled switch: saved at once for an agent that exists, with the form for a new one. */
+function useEnabled(agent: Chat.AgentConfig | undefined, ed: EditorForm<AgentForm>, onSaved: (a: Chat.AgentConfig) => void) {
+  const [enabled, setEnabled] = useState(agent?.enabled ?? false);
+  const savedEnabled = agent?.enabled;
+  useEffect(() => {
+    if (savedEnabled !== undefined) setEnabled(savedEnabled);
+  }, [savedEnabled]);
+  const toggle = async (on: boolean) => {
+    setEnabled(on);
+    if (!agent) return;
+    await ed.run(async () => {
+      const saved = await Chat.setAgentEnabled(agent.agentId, on);
+      ed.setStatus(on ? "Enabled: users see this agent." : "Disabled: users no longer see this agent.");
+      onSaved(saved);
+    }, (e) => {
+      setEnabled(!on);
+      ed.setStatus(`Not changed: ${errorText(e)}`);
+    });
+  };
+  return [enabled, toggle] as const;
+}
+
+/** The switch is named "Enabled" (its state says on or off); the visible text says the state
+ * in words, so an off switch does not read "Enabled". */
+function EnabledSwitch({ enabled, busy, onToggle }: { enabled: boolean; busy: boolean; onToggle(on: boolean): void }) {
+  const id = useId();
+  return (
+    <label className="agentry-web__switch-row" htmlFor={id}>
+      <input id={id} type="checkbox" role="switch" className="agentry-web__switch" checked={enabled} disabled={busy} aria-label="Enabled"
+        onChange={(e) => onToggle(e.target.checked)} />
+      <span className={`agentry-web__switch-text agentry-web__switch-text--${enabled ? "on" : "off"}`} aria-hidden="true">
+        {enabled ? "Enabled" : "Disabled"}
+      </span>
+    </label>
   );
 }
 

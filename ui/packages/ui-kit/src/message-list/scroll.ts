@@ -140,19 +140,22 @@ export function useScrollKeeper(o: {
     [capture, keep],
   );
 
-  // Content that changes size on its own (images, the agent's streaming answer) and a scroller
-  // that changes size (window, footer) keep the position too.
+  useKeepOnResize(o.active, o.scroller, o.content, keep);
+  return keeper;
+}
+
+/** Content that changes size on its own (images, the agent's streaming answer) and a scroller
+ * that changes size (window, footer) keep the position too. */
+function useKeepOnResize(active: boolean, scroller: RefObject<HTMLElement | null>, content: RefObject<HTMLElement | null>, keep: () => void): void {
   useEffect(() => {
-    const s = o.scroller.current;
-    const c = o.content.current;
-    if (!o.active || !s || typeof ResizeObserver === "undefined") return;
+    const s = scroller.current;
+    const c = content.current;
+    if (!active || !s || typeof ResizeObserver === "undefined") return;
     const ro = new ResizeObserver(() => keep());
     ro.observe(s);
     if (c) ro.observe(c);
     return () => ro.disconnect();
-  }, [o.active, o.scroller, o.content, keep]);
-
-  return keeper;
+  }, [active, scroller, content, keep]);
 }
 
 /** The scroller's position: what the list is told, and the first visible message as the anchor to keep. */
