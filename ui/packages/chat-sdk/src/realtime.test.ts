@@ -103,7 +103,9 @@ describe("real time", () => {
     expect(log.filter((l) => l.startsWith("text"))).toEqual(["text 1 Name of alice", "text 2 Name of alice", "text 3 Name of alice"]);
     expect(log.filter((l) => !l.startsWith("text"))).toEqual(["connecting", "connected", "connecting", "connected"]);
   });
+});
 
+describe("real time: closes and reconnects", () => {
   test("4008 reconnects at once; 1001 and 1013 back off and resume", async () => {
     await connected();
     for (const code of [4008, 1001, 1013]) {
@@ -160,7 +162,9 @@ describe("real time", () => {
     await until(() => FakeWebSocket.instances.length === 2 && FakeWebSocket.last().sent.length === 1, "a reconnect");
     expect(FakeWebSocket.last().sent[0]).toMatchObject({ resume: 41 });
   });
+});
 
+describe("real time: typing, logout and disconnect", () => {
   test("typing indicators end by themselves, and are not ended twice", async () => {
     const { log } = await connected();
     const ws = FakeWebSocket.last();

@@ -73,7 +73,9 @@ describe("agents", () => {
     expect(history.map((m) => m.getType())).toEqual(expect.arrayContaining(["text", "assistant", "tool_result"]));
     expect(alice.rec.named("onTextMessageReceived").map((e) => (e.args[0] as TextMessage).getSender()?.getUid())).toEqual(["alice"]);
   });
+});
 
+describe("agents: AI features and administration", () => {
   test("AI features are off until an assistant agent is chosen", async () => {
     const bob = await h.client("bob");
     expect(await bob.c.isAIEnabled()).toBe(false);

@@ -196,7 +196,9 @@ describe("ChatGroups: selection, activation, keyboard", () => {
     expect(onItemClick.mock.calls.map(([g]) => g.getGuid())).toEqual(["g005", "g006", "g007"]);
     expect(options()[4]!.getAttribute("aria-checked")).toBeNull();
   });
+});
 
+describe("ChatGroups: keyboard focus", () => {
   it("roving tabindex: one Tab stop; arrows, Home, End, Page keys move the focus", async () => {
     await mount();
     const tabStops = () => options().filter((o) => o.tabIndex === 0);

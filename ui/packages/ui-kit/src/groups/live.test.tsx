@@ -91,7 +91,9 @@ describe("ChatGroups: the state table, from the SDK's group listener", () => {
     await waitFor(() => expect(rows()).toContain("j: joined participant · 2 members"));
     expect(rows()).toHaveLength(3);
   });
+});
 
+describe("ChatGroups: the state table, additions, scope and others", () => {
   it("not in list → member-added (current user) → the group appears at the top, with its count", async () => {
     await mount();
     svc.add({ guid: "p", name: "Private", type: "private", membersCount: 5, hasJoined: true, scope: "participant" });

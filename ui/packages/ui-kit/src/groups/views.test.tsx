@@ -92,7 +92,9 @@ describe("ChatGroups: views and hide props", () => {
     expect(screen.getByText("Wait")).toBeTruthy();
     await screen.findByText("Nothing here");
   });
+});
 
+describe("ChatGroups: errors", () => {
   it("on failure: onError with the ChatException, the error view, retry recovers", async () => {
     svc.down = true;
     const onError = vi.fn<(e: Chat.ChatException) => void>();
@@ -151,7 +153,9 @@ describe("ChatGroups: views and hide props", () => {
     expect(document.querySelector(".chat-groups__error-state-view")).toBeNull();
     expect(document.querySelector(".chat-groups__shimmer")).toBeNull();
   });
+});
 
+describe("ChatGroups: options and styling hooks", () => {
   it("options: a toolbar of the hovered or focused row, its buttons call onClick", async () => {
     const clicked: string[] = [];
     const { container } = await mount({

@@ -138,6 +138,18 @@ function fakeBuilders(real: Real, f: FakeChat) {
   return { MessagesRequestBuilder: FakeMessagesRequestBuilder, ConversationsRequestBuilder: FakeConversationsRequestBuilder };
 }
 
+/** vi.mock's factory: the real SDK with a copy of its Chat namespace, whose functions tests spy on. */
+export async function spyableChatSDK(importOriginal: () => Promise<unknown>): Promise<Real> {
+  const real = (await importOriginal()) as Real;
+  return { ...real, Chat: { ...real.Chat } };
+}
+
+/** vi.mock's factory: the real SDK with the fake Chat namespace. */
+export async function mockChatSDK(importOriginal: () => Promise<unknown>): Promise<Real> {
+  const real = (await importOriginal()) as Real;
+  return { ...real, Chat: installFakeChat(real) };
+}
+
 export function installFakeChat(real: Real): Chat {
   const f: FakeChat = {
     ...emptied(),
