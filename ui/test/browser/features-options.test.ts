@@ -11,61 +11,61 @@ interface Msg {
   id: number;
 }
 
+let chat: ChatProcess;
+const tokens: Record<string, string> = {};
+const ids: Record<string, number> = {};
+beforeAll(async () => {
+  chat = await startChat();
+  for (const [uid, name] of [["alice", "Alice"], ["bob", "Bob"], ["carol", "Carol"]] as const) {
+    await chat.createUser(uid, name);
+    tokens[uid] = await chat.mintToken(uid);
+  }
+  await chat.call("POST", "/groups", { guid: "kitchen", name: "Kitchen", type: "public", members: [{ uid: "bob" }, { uid: "carol" }] }, tokens.alice);
+  const send = async (from: string, receiver: string, receiverType: "user" | "group", text: string) =>
+    (await chat.call<Msg>("POST", "/messages", { receiver, receiverType, text }, tokens[from])).id;
+  ids.question = await send("bob", "alice", "user", "Hello Alice, what time is dinner?");
+  ids.answer = await send("alice", "bob", "user", "Around seven");
+  ids.toDelete = await send("alice", "bob", "user", "Bring wine");
+  ids.groupBob = await send("bob", "kitchen", "group", "Who brings dessert?");
+  ids.groupAlice = await send("alice", "kitchen", "group", "I will");
+  // Bob read Alice's messages: the info dialog has a read receipt to show.
+  await chat.call("POST", `/messages/${ids.toDelete}/read`, undefined, tokens.bob);
+});
+afterAll(() => chat?.stop());
+const b = useBrowser({ target: () => chat.base });
+
+const open = async (params: Record<string, unknown>) => {
+  const page = await b.newPage();
+  await openCase(page, "features-list", params, { token: tokens.alice });
+  await page.locator("article").first().waitFor();
+  return page;
+};
+const article = (page: Page, text: string) => page.locator("article", { hasText: text }).last();
+const optionsOf = async (page: Page, text: string) => {
+  const a = article(page, text);
+  await a.hover();
+  return a.getByRole("group", { name: "Message options" });
+};
+/** Every option of a message: quick buttons, then the overflow menu's items. */
+const optionLabels = async (page: Page, text: string): Promise<string[]> => {
+  const a = article(page, text);
+  await a.hover();
+  const g = a.getByRole("group", { name: "Message options" });
+  if (!(await g.count())) return [];
+  const quick = await g.locator(":scope > button").evaluateAll((bs) => bs.map((x) => x.getAttribute("aria-label") ?? ""));
+  const more = g.getByRole("button", { name: "More options" });
+  if (!(await more.count())) return quick;
+  await more.click();
+  const rest = await page.getByRole("menuitem").allTextContents();
+  await page.keyboard.press("Escape");
+  return [...quick, ...rest];
+};
+const noErrors = async (page: Page) => {
+  expect((await events(page, "onError")).map((e) => e.args)).toEqual([]);
+  expect(pageErrors(page)).toEqual([]);
+};
+
 describe("ChatMessageList options", () => {
-  let chat: ChatProcess;
-  const tokens: Record<string, string> = {};
-  const ids: Record<string, number> = {};
-  beforeAll(async () => {
-    chat = await startChat();
-    for (const [uid, name] of [["alice", "Alice"], ["bob", "Bob"], ["carol", "Carol"]] as const) {
-      await chat.createUser(uid, name);
-      tokens[uid] = await chat.mintToken(uid);
-    }
-    await chat.call("POST", "/groups", { guid: "kitchen", name: "Kitchen", type: "public", members: [{ uid: "bob" }, { uid: "carol" }] }, tokens.alice);
-    const send = async (from: string, receiver: string, receiverType: "user" | "group", text: string) =>
-      (await chat.call<Msg>("POST", "/messages", { receiver, receiverType, text }, tokens[from])).id;
-    ids.question = await send("bob", "alice", "user", "Hello Alice, what time is dinner?");
-    ids.answer = await send("alice", "bob", "user", "Around seven");
-    ids.toDelete = await send("alice", "bob", "user", "Bring wine");
-    ids.groupBob = await send("bob", "kitchen", "group", "Who brings dessert?");
-    ids.groupAlice = await send("alice", "kitchen", "group", "I will");
-    // Bob read Alice's messages: the info dialog has a read receipt to show.
-    await chat.call("POST", `/messages/${ids.toDelete}/read`, undefined, tokens.bob);
-  });
-  afterAll(() => chat?.stop());
-  const b = useBrowser({ target: () => chat.base });
-
-  const open = async (params: Record<string, unknown>) => {
-    const page = await b.newPage();
-    await openCase(page, "features-list", params, { token: tokens.alice });
-    await page.locator("article").first().waitFor();
-    return page;
-  };
-  const article = (page: Page, text: string) => page.locator("article", { hasText: text }).last();
-  const optionsOf = async (page: Page, text: string) => {
-    const a = article(page, text);
-    await a.hover();
-    return a.getByRole("group", { name: "Message options" });
-  };
-  /** Every option of a message: quick buttons, then the overflow menu's items. */
-  const optionLabels = async (page: Page, text: string): Promise<string[]> => {
-    const a = article(page, text);
-    await a.hover();
-    const g = a.getByRole("group", { name: "Message options" });
-    if (!(await g.count())) return [];
-    const quick = await g.locator(":scope > button").evaluateAll((bs) => bs.map((x) => x.getAttribute("aria-label") ?? ""));
-    const more = g.getByRole("button", { name: "More options" });
-    if (!(await more.count())) return quick;
-    await more.click();
-    const rest = await page.getByRole("menuitem").allTextContents();
-    await page.keyboard.press("Escape");
-    return [...quick, ...rest];
-  };
-  const noErrors = async (page: Page) => {
-    expect((await events(page, "onError")).map((e) => e.args)).toEqual([]);
-    expect(pageErrors(page)).toEqual([]);
-  };
-
   test("each option is shown by default where it applies and hidden by its prop", async () => {
     const all = { user: "bob", quickOptionsCount: 20, showMarkAsUnreadOption: true };
     let page = await open(all);
@@ -128,7 +128,9 @@ describe("ChatMessageList options", () => {
     expect(await g1.locator(":scope > button").evaluateAll((bs) => bs.map((x) => x.getAttribute("aria-label")))).toEqual(["React"]);
     await noErrors(page);
   });
+});
 
+describe("ChatMessageList options: reply, react and edit", () => {
   test("reply, reply in thread, message privately and copy", async () => {
     const page = await b.newPage();
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: b.server.url });
@@ -187,7 +189,9 @@ describe("ChatMessageList options", () => {
     expect(stored.text).toBe("Around seven sharp");
     await noErrors(page);
   });
+});
 
+describe("ChatMessageList options: info, report and delete", () => {
   test("message info lists the receipts; report with reason and remark; mark as unread", async () => {
     const page = await open({ user: "bob", quickOptionsCount: 0, showMarkAsUnreadOption: true });
     let g = await optionsOf(page, "Bring wine");

@@ -4,7 +4,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, clearEvents, events, formatViolations, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
+import { axe, clearEvents, events, formatViolations, frames, openCase, pageErrors, screenshot, settled, useBrowser, waitForEvent } from "./harness";
 
 /** expect.poll waits 1 s by default: a loaded machine may need longer. */
 const SOON = { timeout: 10_000 };
@@ -23,45 +23,45 @@ function groupSpec(n: number) {
   return { guid, name, type, ...(type === "password" ? { password: "secret" } : {}), ...(n === 1 || n === 6 ? { icon: icon(n === 1 ? "#0b7a75" : "#b5487d") } : {}), members };
 }
 
-describe("ChatGroups (browser)", () => {
-  let chat: ChatProcess;
-  let alice = "";
-  beforeAll(async () => {
-    chat = await startChat();
-    for (const uid of ["alice", "admin", "bob"]) await chat.createUser(uid, uid[0]!.toUpperCase() + uid.slice(1));
-    alice = await chat.mintToken("alice");
-    const admin = await chat.mintToken("admin");
-    for (let n = 1; n <= 75; n++) await chat.call("POST", "/groups", groupSpec(n), admin);
+let chat: ChatProcess;
+let alice = "";
+beforeAll(async () => {
+  chat = await startChat();
+  for (const uid of ["alice", "admin", "bob"]) await chat.createUser(uid, uid[0]!.toUpperCase() + uid.slice(1));
+  alice = await chat.mintToken("alice");
+  const admin = await chat.mintToken("admin");
+  for (let n = 1; n <= 75; n++) await chat.call("POST", "/groups", groupSpec(n), admin);
+});
+afterAll(() => chat?.stop());
+const b = useBrowser({ target: () => chat.base });
+
+const options = (page: Page) => page.getByRole("option");
+const names = (page: Page) => page.locator(".chat-list-item__body-title").allTextContents();
+/** GET /groups requests the page made (their query). */
+const track = (page: Page) => {
+  const seen: URLSearchParams[] = [];
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    if (u.pathname === "/chat/v1/groups") seen.push(u.searchParams);
   });
-  afterAll(() => chat?.stop());
-  const b = useBrowser({ target: () => chat.base });
+  return seen;
+};
+const open = async (page: Page, params: Record<string, unknown> = {}, count = 30) => {
+  await openCase(page, "groups", params, { token: alice });
+  await expect.poll(() => options(page).count(), SOON).toBe(count);
+};
+const scrollToBottom = (page: Page) => page.locator(".chat-groups__list-container").evaluate((el) => el.scrollTo(0, el.scrollHeight));
+const noViolations = async (page: Page) => {
+  const v = await axe(page);
+  expect(v, formatViolations(v)).toEqual([]);
+};
 
-  const options = (page: Page) => page.getByRole("option");
-  const names = (page: Page) => page.locator(".chat-list-item__body-title").allTextContents();
-  /** GET /groups requests the page made (their query). */
-  const track = (page: Page) => {
-    const seen: URLSearchParams[] = [];
-    page.on("request", (r) => {
-      const u = new URL(r.url());
-      if (u.pathname === "/chat/v1/groups") seen.push(u.searchParams);
-    });
-    return seen;
-  };
-  const open = async (page: Page, params: Record<string, unknown> = {}, count = 30) => {
-    await openCase(page, "groups", params, { token: alice });
-    await expect.poll(() => options(page).count(), SOON).toBe(count);
-  };
-  const scrollToBottom = (page: Page) => page.locator(".chat-groups__list-container").evaluate((el) => el.scrollTo(0, el.scrollHeight));
-  const noViolations = async (page: Page) => {
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
-  };
-
+describe("ChatGroups (browser)", () => {
   test("pages 30 at a time as the list is scrolled to the bottom (75 groups)", async () => {
     const page = await b.newPage();
     const requests = track(page);
     await open(page);
-    await page.waitForTimeout(400);
+    await settled(page);
     expect(await options(page).count()).toBe(30); // the first page fills the view: no more yet
     expect(requests.map((q) => q.get("limit"))).toEqual(["30"]);
     await noViolations(page);
@@ -71,7 +71,7 @@ describe("ChatGroups (browser)", () => {
     await scrollToBottom(page);
     await expect.poll(() => options(page).count(), SOON).toBe(75);
     await scrollToBottom(page);
-    await page.waitForTimeout(400);
+    await settled(page);
     expect(await options(page).count()).toBe(75);
     expect(requests).toHaveLength(3);
     expect(requests.slice(1).every((q) => q.get("cursor"))).toBe(true);
@@ -85,7 +85,7 @@ describe("ChatGroups (browser)", () => {
     const page = await b.newPage({ viewport: { width: 1024, height: 2400 } });
     const requests = track(page);
     await open(page, {}, 60);
-    await page.waitForTimeout(400);
+    await settled(page);
     expect(await options(page).count()).toBe(60);
     expect(requests).toHaveLength(2);
     await screenshot(page, "groups/tall");
@@ -117,7 +117,9 @@ describe("ChatGroups (browser)", () => {
     await expect.poll(() => options(page).count(), SOON).toBe(60);
     expect(await page.getByRole("listbox").getAttribute("aria-busy")).toBe("false");
   });
+});
 
+describe("ChatGroups (browser): search and selection", () => {
   test("search: debounced, results replace the list, clearing restores it", async () => {
     const page = await b.newPage();
     const requests = track(page);
@@ -181,7 +183,9 @@ describe("ChatGroups (browser)", () => {
     await noViolations(page);
     await screenshot(page, "groups/selection-multiple");
   });
+});
 
+describe("ChatGroups (browser): activation and row actions", () => {
   test("activeGroup highlights its row (by guid); click and Enter call onItemClick; arrows move", async () => {
     const page = await b.newPage();
     await open(page, { activeGuid: "g005" });
@@ -235,7 +239,9 @@ describe("ChatGroups (browser)", () => {
     await page.keyboard.press("Escape");
     expect(await page.evaluate(() => document.activeElement?.closest("li")?.getAttribute("data-guid"))).toBe("g004");
   });
+});
 
+describe("ChatGroups (browser): type indicators and names", () => {
   test("group type indicators, long names truncated, hideGroupType, showScrollbar", async () => {
     const page = await b.newPage({ deviceScaleFactor: 2 });
     await open(page);
@@ -268,7 +274,9 @@ describe("ChatGroups (browser)", () => {
     expect(await page2.getByRole("searchbox").count()).toBe(0);
     expect(await scrollbar(page2)).toBe("thin");
   });
+});
 
+describe("ChatGroups (browser): errors", () => {
   test("the service down: error view and onError; back: retry recovers; hideError hides the view", async () => {
     const page = await b.newPage();
     await open(page);
@@ -284,7 +292,7 @@ describe("ChatGroups (browser)", () => {
       b.server.setTarget(chat.base);
     }
     // Back: "Try again" reloads (unless the socket's reconnection already retried).
-    await page.getByRole("button", { name: "Try again" }).click({ timeout: 3000 }).catch(() => undefined);
+    await page.getByRole("button", { name: "Try again" }).click().catch(() => undefined);
     await expect.poll(() => options(page).count(), SOON).toBe(15);
     expect(await page.locator(".chat-groups__error-state-view").count()).toBe(0);
   });
@@ -296,7 +304,7 @@ describe("ChatGroups (browser)", () => {
     try {
       await page.getByRole("searchbox").fill("Garden");
       expect((await waitForEvent(page, "onError")).args).toEqual(["ERR_NETWORK"]);
-      await page.waitForTimeout(200);
+      await frames(page);
       expect(await page.locator(".chat-groups__error-state-view").count()).toBe(0);
       expect(await page.getByRole("button", { name: "Try again" }).count()).toBe(0);
       expect(await options(page).count()).toBe(0);
@@ -305,7 +313,9 @@ describe("ChatGroups (browser)", () => {
     }
     await expect.poll(() => options(page).count(), { timeout: 40_000 }).toBe(15);
   });
+});
 
+describe("ChatGroups (browser): a host page's styles", () => {
   test("a host page's own styles: untouched by the kit, and the kit's rows unaffected by them", async () => {
     const plain = await b.newPage();
     await open(plain, { options: true });

@@ -70,6 +70,7 @@ export async function newPage(browser: Browser, server: PageServer | string, opt
     reducedMotion: "reduce",
     ...options,
   });
+  await context.addInitScript(instrument);
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const log: PageLog = { errors: [], console: [] };
@@ -81,6 +82,52 @@ export async function newPage(browser: Browser, server: PageServer | string, opt
   });
   page.on("close", () => void context.close().catch(() => {}));
   return page;
+}
+
+/** In the page, before any script: remembers every message the list highlighted (a jump's
+ * highlight lasts 2.5 s, which a busy machine may let pass before a test looks), as
+ * "<id> <text>", and counts the fetches in flight (settled). */
+function instrument(): void {
+  const w = window as unknown as { __highlighted: string[]; __inflight: number };
+  const seen: string[] = (w.__highlighted = []);
+  const cls = "chat-message-list__message--highlighted";
+  const note = (el: Element) => seen.push(`${el.getAttribute("data-message-id")} ${el.textContent}`);
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === "attributes" && r.target instanceof Element && r.target.classList.contains(cls)) note(r.target);
+      for (const n of r.addedNodes) if (n instanceof Element) n.querySelectorAll(`.${cls}`).forEach(note);
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["class"] });
+  w.__inflight = 0;
+  const fetch0 = window.fetch.bind(window);
+  window.fetch = (...args) => {
+    w.__inflight++;
+    return fetch0(...args).finally(() => w.__inflight--);
+  };
+}
+
+/** Waits until what the page set off has happened: two frames painted and no fetch in flight. */
+export async function settled(page: Page): Promise<void> {
+  await frames(page);
+  await page.waitForFunction(() => (window as unknown as { __inflight: number }).__inflight === 0, undefined, { polling: 20 });
+}
+
+/** "<id> <text>" of each message the list has highlighted so far (instrument). */
+export function highlighted(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { __highlighted?: string[] }).__highlighted ?? []);
+}
+
+/** Waits until the page has received a response whose path matches (Resource Timing: the fetch has completed). */
+export async function responded(page: Page, path: RegExp): Promise<void> {
+  await page.waitForFunction((src) => performance.getEntriesByType("resource").some((e) => new RegExp(src).test(new URL(e.name).pathname)), path.source, { polling: 50 });
+}
+
+/** Waits until the page has painted n more frames (what a scroll or a click set off has rendered). */
+export function frames(page: Page, n = 2): Promise<void> {
+  return page.evaluate((k) => new Promise<void>((done) => {
+    const next = (left: number) => (left ? requestAnimationFrame(() => next(left - 1)) : done());
+    next(k);
+  }), n);
 }
 
 export interface OpenCaseOptions {

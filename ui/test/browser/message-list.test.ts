@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, events, formatViolations, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
+import { axe, events, formatViolations, frames, highlighted, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
 import { conversation, firstVisible, gapToBottom, inView, LIST, people, send, texts } from "./message-list.fixtures";
 
 const hasSqlite = (() => {
@@ -19,14 +19,14 @@ const hasSqlite = (() => {
   }
 })();
 
-describe("ChatMessageList", () => {
-  let chat: ChatProcess;
-  beforeAll(async () => {
-    chat = await startChat();
-  });
-  afterAll(() => chat?.stop());
-  const b = useBrowser({ target: () => chat.base });
+let chat: ChatProcess;
+beforeAll(async () => {
+  chat = await startChat();
+});
+afterAll(() => chat?.stop());
+const b = useBrowser({ target: () => chat.base });
 
+describe("ChatMessageList", () => {
   test("loads a conversation at its newest message: bubbles, receipts, formatted text, axe", async () => {
     const { alice, bob } = await people(chat, ["alice", "bob"]);
     await send(chat, bob, alice.uid, "Hi Alice! The menu is at https://example.com/menu.");
@@ -94,7 +94,9 @@ describe("ChatMessageList", () => {
     expect(await gapToBottom(page)).toBeLessThanOrEqual(1); // still at the newest message
     expect(await inView(page, `${LIST} [data-message-id]:nth-last-child(1 of [data-message-id])`)).toBe(true);
   });
+});
 
+describe("ChatMessageList: jumps to a message and to the first unread", () => {
   test("goToMessageId loads around the message, shows and highlights it, then pages newer to the end", async () => {
     const { alice, bob } = await people(chat, ["alice", "bob"]);
     const sent = await conversation(chat, alice, bob, 100);
@@ -103,10 +105,10 @@ describe("ChatMessageList", () => {
     await openCase(page, "message-list", { user: bob.uid, limit: 20, props: { goToMessageId: String(target) } }, { token: alice.token });
     const el = `[data-message-id="${target}"]`;
     await expect.poll(() => inView(page, el)).toBe(true);
-    expect(await page.locator(el).getAttribute("class")).toContain("chat-message-list__message--highlighted");
+    await expect.poll(async () => (await highlighted(page)).some((h) => h.startsWith(`${target} `))).toBe(true);
     expect(await texts(page)).not.toContain("m 100");
     await screenshot(page, "message-list/go-to-message");
-    await expect.poll(() => page.locator(el).getAttribute("class"), { timeout: 5000 }).not.toContain("--highlighted");
+    await expect.poll(() => page.locator(el).getAttribute("class")).not.toContain("--highlighted");
     // Scrolling down loads the newer pages until the newest message.
     await expect
       .poll(async () => {
@@ -135,7 +137,9 @@ describe("ChatMessageList", () => {
     expect(v, formatViolations(v)).toEqual([]);
     await screenshot(page, "message-list/unread");
   });
+});
 
+describe("ChatMessageList: dates", () => {
   test("date separators and the sticky date use the calendar formats (page clock moved ahead)", async () => {
     const { alice, bob } = await people(chat, ["alice", "bob"]);
     await conversation(chat, alice, bob, 40);
@@ -171,7 +175,7 @@ describe("ChatMessageList", () => {
     await openCase(hidden, "message-list", { user: bob.uid, props: { hideDateSeparator: true, hideStickyDate: true } }, { token: alice.token });
     await hidden.locator(".chat-text-bubble").first().waitFor();
     await hidden.evaluate((sel) => { document.querySelector<HTMLElement>(sel)!.scrollTop = 300; }, LIST);
-    await hidden.waitForTimeout(200);
+    await frames(hidden);
     expect(await hidden.locator(".chat-message-list__date-separator, .chat-message-list__sticky-date").count()).toBe(0);
   });
 
@@ -212,7 +216,9 @@ describe("ChatMessageList", () => {
     await scrollTo(sent[40]!.id);
     await expect.poll(sticky).toBe("Today");
   });
+});
 
+describe("ChatMessageList: alignment and state views", () => {
   test("messageAlignment: standard puts outgoing messages on the right, left puts all on the left", async () => {
     const { alice, bob } = await people(chat, ["alice", "bob"]);
     await conversation(chat, alice, bob, 6);
@@ -270,7 +276,9 @@ describe("ChatMessageList", () => {
     expect(await custom.locator(".chat-message-list__empty-state-view").count()).toBe(0);
     await custom.unrouteAll();
   });
+});
 
+describe("ChatMessageList: errors", () => {
   test("error view when the service is down, onError with the code, retry when it is back", async () => {
     const { alice, bob } = await people(chat, ["alice", "bob"]);
     await send(chat, bob, alice.uid, "are you there?");
@@ -294,7 +302,7 @@ describe("ChatMessageList", () => {
     // happened already. A button that stays and cannot be clicked still fails. (The button's own
     // reload is also the kit's unit test.)
     const retry = page.getByRole("button", { name: "Try again" });
-    await retry.click({ timeout: 5000 }).catch(async (err: unknown) => {
+    await retry.click().catch(async (err: unknown) => {
       if ((await retry.count()) > 0) throw err;
     });
     await expect.poll(() => texts(page)).toEqual(["are you there?"]);
@@ -340,7 +348,9 @@ describe("ChatMessageList", () => {
       b.server.setTarget(chat.base);
     }
   });
+});
 
+describe("ChatMessageList: a host page's styles", () => {
   test("a host page's own styles: untouched by the kit, and kit class names outside the list stay unstyled", async () => {
     const { alice, bob } = await people(chat, ["alice", "bob"]);
     await conversation(chat, alice, bob, 5);
