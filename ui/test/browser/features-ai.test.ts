@@ -2,10 +2,9 @@
 // (PUT /ai/assistant: the chef, answered by the scripted dev model, whose answers are generic
 // text): conversation starters in an empty conversation, smart replies after the delay for a
 // message with a keyword, translation into the browser's language; nothing while AI is off.
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startDev, type DevProcess } from "../agentry.mjs";
-import { axe, events, formatViolations, openCase, pageErrors, responded, screenshot, settled, useBrowser, waitForEvent } from "./harness";
+import { expectAccessible, expectNoErrors, openCase, responded, screenshot, settled, useBrowser, waitForEvent } from "./harness";
 
 let dev: DevProcess;
 const tokens: Record<string, string> = {};
@@ -24,10 +23,6 @@ const open = async (who: string, params: Record<string, unknown>) => {
   await openCase(page, "features-list", { appId: "agentry-dev", ...params }, { token: tokens[who] });
   return page;
 };
-const noErrors = async (page: Page) => {
-  expect((await events(page, "onError")).map((e) => e.args)).toEqual([]);
-  expect(pageErrors(page)).toEqual([]);
-};
 
 describe("ChatMessageList AI features", () => {
   test("AI off (no assistant): no starters, no smart replies, no translate", async () => {
@@ -41,7 +36,7 @@ describe("ChatMessageList AI features", () => {
     await settled(page);
     expect(await a.getByRole("button", { name: "Translate" }).count()).toBe(0);
     expect(await page.locator(".chat-message-list__footer-smart-replies, .chat-message-list__footer-conversation-starter").count()).toBe(0);
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("conversation starters in an empty conversation; choosing one sends it", async () => {
@@ -50,8 +45,7 @@ describe("ChatMessageList AI features", () => {
     const starters = page.locator(".chat-message-list__footer-conversation-starter");
     await starters.getByRole("button").first().waitFor({ timeout: 30_000 });
     expect(await starters.getAttribute("aria-label")).toBe("Conversation starters");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/conversation-starters");
     const first = (await starters.getByRole("button").first().textContent()) ?? "";
     expect(first.length).toBeGreaterThan(0);
@@ -59,7 +53,7 @@ describe("ChatMessageList AI features", () => {
     await starters.waitFor({ state: "detached" });
     expect((await waitForEvent(page, "ccMessageSent")).args).toEqual([first]);
     await page.getByRole("log").locator("article", { hasText: first.slice(0, 40) }).waitFor();
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 });
 
@@ -78,8 +72,7 @@ describe("ChatMessageList AI features: smart replies and translation", () => {
     });
     expect(asked).toBeGreaterThanOrEqual(1000);
     expect(await replies.getAttribute("aria-label")).toBe("Smart replies");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/smart-replies");
     const reply = replies.locator(".chat-ai-reply").first();
     const text = (await reply.textContent()) ?? "";
@@ -89,7 +82,7 @@ describe("ChatMessageList AI features: smart replies and translation", () => {
     // The sent reply is the user's own: no smart replies for it, even after the delay (1.5 s).
     await page.waitForTimeout(2000);
     expect(await replies.count()).toBe(0);
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("translate into the browser's language shows the translation under the bubble", async () => {
@@ -107,6 +100,6 @@ describe("ChatMessageList AI features: smart replies and translation", () => {
     await translation.waitFor({ timeout: 30_000 });
     expect(((await translation.textContent()) ?? "").length).toBeGreaterThan("Translation".length);
     await screenshot(page, "features/translation");
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 });

@@ -5,7 +5,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, events, formatViolations, openCase, pageErrors, screenshot, useBrowser, waitForEvent, waitUntil } from "./harness";
+import { expectAccessible, expectNoErrors, openCase, screenshot, useBrowser, waitForEvent, waitUntil } from "./harness";
 
 interface Msg {
   id: number;
@@ -60,10 +60,6 @@ const optionLabels = async (page: Page, text: string): Promise<string[]> => {
   await page.keyboard.press("Escape");
   return [...quick, ...rest];
 };
-const noErrors = async (page: Page) => {
-  expect((await events(page, "onError")).map((e) => e.args)).toEqual([]);
-  expect(pageErrors(page)).toEqual([]);
-};
 
 describe("ChatMessageList options", () => {
   test("each option is shown by default where it applies and hidden by its prop", async () => {
@@ -97,7 +93,7 @@ describe("ChatMessageList options", () => {
     page = await open({ user: "bob", quickOptionsCount: 20 });
     expect(await optionLabels(page, "what time is dinner")).not.toContain("Mark as unread"); // off unless shown
     expect(await optionLabels(page, "what time is dinner")).not.toContain("Translate"); // no assistant: AI is off
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("quickOptionsCount before the overflow menu; the menu by keyboard; axe with it open", async () => {
@@ -116,8 +112,7 @@ describe("ChatMessageList options", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Edit");
     await page.keyboard.press("End");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Delete");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/options-menu");
     await page.keyboard.press("Escape");
     await menu.waitFor({ state: "detached" });
@@ -126,7 +121,7 @@ describe("ChatMessageList options", () => {
     const one = await open({ user: "bob", quickOptionsCount: 1 });
     const g1 = await optionsOf(one, "Around seven");
     expect(await g1.locator(":scope > button").evaluateAll((bs) => bs.map((x) => x.getAttribute("aria-label")))).toEqual(["React"]);
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 });
 
@@ -148,7 +143,7 @@ describe("ChatMessageList options: reply, react and edit", () => {
     await g.getByRole("button", { name: "Copy" }).click();
     await g.getByText("Copied").waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("Who brings dessert?");
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("react with the emoji picker; the reaction appears on the bubble", async () => {
@@ -157,8 +152,7 @@ describe("ChatMessageList options: reply, react and edit", () => {
     await g.getByRole("button", { name: "React" }).click();
     const picker = page.getByRole("menu", { name: "Add a reaction" });
     await picker.waitFor();
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/emoji-picker");
     await page.keyboard.press("ArrowRight");
     await page.keyboard.press("Enter");
@@ -168,7 +162,7 @@ describe("ChatMessageList options: reply, react and edit", () => {
     // A click on the user's own reaction (no onReactionClick) takes it back.
     await chip.click();
     await chip.waitFor({ state: "detached" });
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("edit in place: Enter saves, the list shows the new text", async () => {
@@ -187,7 +181,7 @@ describe("ChatMessageList options: reply, react and edit", () => {
     expect((await waitForEvent(page, "ccMessageEdited")).args).toEqual([ids.answer, "Around seven sharp"]);
     const stored = await chat.call<{ text: string }>("GET", `/messages/${ids.answer}`, undefined, tokens.bob);
     expect(stored.text).toBe("Around seven sharp");
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 });
 
@@ -201,8 +195,7 @@ describe("ChatMessageList options: info, report and delete", () => {
     const receipts = info.getByRole("list", { name: "Receipts" });
     await receipts.waitFor();
     expect(await receipts.textContent()).toMatch(/Bob.*Delivered Today \d\d:\d\d [AP]M.*Read Today \d\d:\d\d [AP]M/);
-    let v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/info-dialog");
     await page.keyboard.press("Escape");
     await info.waitFor({ state: "detached" });
@@ -213,8 +206,7 @@ describe("ChatMessageList options: info, report and delete", () => {
     const report = page.getByRole("dialog", { name: "Report message" });
     await report.getByLabel("Reason").selectOption("spam");
     await report.getByLabel("Remark (optional)").fill("Not dinner related");
-    v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/report-dialog");
     await report.getByRole("button", { name: "Report" }).click();
     await report.waitFor({ state: "detached" });
@@ -227,7 +219,7 @@ describe("ChatMessageList options: info, report and delete", () => {
     await page.getByRole("menuitem", { name: "Mark as unread" }).click();
     expect((await unread).status()).toBe(204);
     await g.getByText("Marked as unread").waitFor();
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("report without the remark field (hideFlagRemarkField)", async () => {
@@ -245,7 +237,7 @@ describe("ChatMessageList options: info, report and delete", () => {
       const flags = await chat.call<{ items: { messageId: number; reason: string; remark?: string }[] }>("GET", "/moderation/flags");
       return flags.items.find((f) => f.messageId === ids.groupBob && f.reason === "harassment" && !f.remark);
     });
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("delete asks first, then the bubble becomes a tombstone", async () => {
@@ -261,13 +253,12 @@ describe("ChatMessageList options: info, report and delete", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Cancel");
     for (let i = 0; i < 3; i++) await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Cancel");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/delete-dialog");
     await dialog.getByRole("button", { name: "Delete" }).click();
     await dialog.waitFor({ state: "detached" });
     await page.getByText("You deleted this message").waitFor();
     expect((await waitForEvent(page, "ccMessageDeleted")).args).toEqual([ids.toDelete, true]);
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 });

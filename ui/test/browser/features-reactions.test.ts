@@ -4,7 +4,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, events, formatViolations, openCase, pageErrors, screenshot, settled, useBrowser, waitForEvent } from "./harness";
+import { expectAccessible, expectNoErrors, openCase, screenshot, settled, useBrowser, waitForEvent } from "./harness";
 
 let chat: ChatProcess;
 const tokens: Record<string, string> = {};
@@ -31,10 +31,6 @@ const open = async (params: Record<string, unknown>) => {
   return page;
 };
 const row = (page: Page) => page.locator("article", { hasText: "Pizza tonight" }).getByRole("group", { name: "Reactions" });
-const noErrors = async (page: Page) => {
-  expect((await events(page, "onError")).map((e) => e.args)).toEqual([]);
-  expect(pageErrors(page)).toEqual([]);
-};
 
 describe("ChatMessageList reactions", () => {
   test("chips show counts and the user's own; onReactionClick replaces the toggle", async () => {
@@ -49,7 +45,7 @@ describe("ChatMessageList reactions", () => {
     const stored = await chat.call<{ reactions?: { reaction: string; count: number }[] }>("GET", `/messages/${id}`, undefined, tokens.alice);
     expect(stored.reactions?.find((r) => r.reaction === "🎉")?.count).toBe(1); // not toggled
     await screenshot(page, "features/reactions", { selector: ".chat-message-list" });
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("without onReactionClick a click toggles the user's own reaction", async () => {
@@ -59,7 +55,7 @@ describe("ChatMessageList reactions", () => {
     await mine.waitFor();
     await mine.click();
     await row(page).getByRole("button", { name: "🎉 1 reaction" }).waitFor();
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("the detail view pages through who reacted, filters per emoji, and calls onReactionListItemClick", async () => {
@@ -75,8 +71,7 @@ describe("ChatMessageList reactions", () => {
     await list.getByRole("listitem").nth(3).waitFor();
     const names = await list.locator(".chat-reactions-detail__name").allTextContents();
     expect(names).toEqual(["You", "Bob", "Dave", "Carol"]);
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/reactions-detail");
 
     await dialog.getByRole("button", { name: "🎉 1" }).click();
@@ -88,7 +83,7 @@ describe("ChatMessageList reactions", () => {
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
     expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Who reacted");
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("a right click on a chip opens the detail view on that emoji", async () => {
@@ -100,6 +95,6 @@ describe("ChatMessageList reactions", () => {
     const names = dialog.locator(".chat-reactions-detail__name");
     await names.nth(2).waitFor();
     expect(await names.allTextContents()).toEqual(["You", "Bob", "Dave"]);
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 });

@@ -5,7 +5,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, formatViolations, openCase, pageErrors, screenshot, useBrowser } from "./harness";
+import { expectAccessible, openCase, pageErrors, screenshot, useBrowser } from "./harness";
 
 /** expect.poll waits 1 s by default: a loaded machine may need longer. */
 const SOON = { timeout: 10_000 };
@@ -122,8 +122,7 @@ describe("ChatGroups live membership (browser)", () => {
     // (a group alice is not in tells her nothing: its count stays as loaded)
     expect(await state(page, kickMe)).toBe("false - · 1 member");
 
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await page.mouse.move(900, 700);
     await screenshot(page, "groups/live-membership");
     expect(pageErrors(page)).toEqual([]);

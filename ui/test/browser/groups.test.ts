@@ -4,7 +4,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, clearEvents, events, formatViolations, frames, openCase, pageErrors, screenshot, settled, useBrowser, waitForEvent } from "./harness";
+import { clearEvents, events, expectAccessible, frames, openCase, pageErrors, screenshot, settled, useBrowser, waitForEvent } from "./harness";
 
 /** expect.poll waits 1 s by default: a loaded machine may need longer. */
 const SOON = { timeout: 10_000 };
@@ -51,10 +51,6 @@ const open = async (page: Page, params: Record<string, unknown> = {}, count = 30
   await expect.poll(() => options(page).count(), SOON).toBe(count);
 };
 const scrollToBottom = (page: Page) => page.locator(".chat-groups__list-container").evaluate((el) => el.scrollTo(0, el.scrollHeight));
-const noViolations = async (page: Page) => {
-  const v = await axe(page);
-  expect(v, formatViolations(v)).toEqual([]);
-};
 
 describe("ChatGroups (browser)", () => {
   test("pages 30 at a time as the list is scrolled to the bottom (75 groups)", async () => {
@@ -64,7 +60,7 @@ describe("ChatGroups (browser)", () => {
     await settled(page);
     expect(await options(page).count()).toBe(30); // the first page fills the view: no more yet
     expect(requests.map((q) => q.get("limit"))).toEqual(["30"]);
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/list");
     await scrollToBottom(page);
     await expect.poll(() => options(page).count(), SOON).toBe(60);
@@ -101,7 +97,7 @@ describe("ChatGroups (browser)", () => {
     await openCase(page, "groups", {}, { token: alice });
     await expect.poll(() => page.locator(".chat-groups__shimmer .chat-groups__shimmer-item").count(), SOON).toBeGreaterThan(4);
     expect(await page.getByRole("status").textContent()).toContain("Loading groups");
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/loading");
     await expect.poll(() => hold !== undefined, SOON).toBe(true);
     hold!();
@@ -134,7 +130,7 @@ describe("ChatGroups (browser): search and selection", () => {
     expect((await names(page))[0]).toBe("Kitchen crew 1");
     await box.fill("no such group");
     await expect.poll(() => page.locator(".chat-groups__empty-state-view-body-title").textContent(), SOON).toBe("No groups found");
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/empty");
   });
 
@@ -162,7 +158,7 @@ describe("ChatGroups (browser): search and selection", () => {
     expect(await page.locator("[role=option][aria-checked=true]").count()).toBe(1);
     expect(await row("g005").getAttribute("aria-checked")).toBe("true");
     expect(await page.getByRole("listbox").getAttribute("aria-multiselectable")).toBeNull();
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/selection-single");
   });
 
@@ -180,7 +176,7 @@ describe("ChatGroups (browser): search and selection", () => {
     expect((await events(page, "onSelect")).map((e) => e.args)).toEqual([["g002", true], ["g003", true], ["g004", true], ["g002", false]]);
     expect(await page.locator("[role=option][aria-checked=true]").count()).toBe(2);
     expect(await events(page, "onItemClick")).toEqual([]);
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/selection-multiple");
   });
 });
@@ -227,7 +223,7 @@ describe("ChatGroups (browser): activation and row actions", () => {
     const bar = page.getByRole("toolbar", { name: "Actions for Garden club 2" });
     await bar.getByRole("button", { name: "Mute" }).click();
     expect((await waitForEvent(page, "onOption")).args).toEqual(["mute", "g002"]);
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/options");
     await page.mouse.move(900, 700);
     await page.getByRole("option", { name: /Support desk 4/ }).focus();
@@ -286,7 +282,7 @@ describe("ChatGroups (browser): errors", () => {
       await expect.poll(() => page.locator(".chat-groups__error-state-view-body-title").textContent(), SOON).toBe("Couldn’t load groups");
       await expect.poll(() => page.locator(".chat-groups__error-state-view-body-description").count(), SOON).toBe(1);
       expect((await waitForEvent(page, "onError")).args).toEqual(["ERR_NETWORK"]);
-      await noViolations(page);
+      await expectAccessible(page);
       await screenshot(page, "groups/error");
     } finally {
       b.server.setTarget(chat.base);

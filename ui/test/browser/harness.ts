@@ -26,7 +26,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { RecordedEvent } from "./page/case";
 import { startServer, type PageServer } from "./server.mjs";
 
@@ -268,6 +268,18 @@ export async function axe(
 }
 
 /** A readable list of violations for an assertion message. */
+/** No axe violations on the page (what names the view in the failure). */
+export async function expectAccessible(page: Page, what = "the page"): Promise<void> {
+  const v = await axe(page);
+  expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
+}
+
+/** No onError call recorded by the case and no uncaught error in the page. */
+export async function expectNoErrors(page: Page): Promise<void> {
+  expect((await events(page, "onError")).map((e) => e.args)).toEqual([]);
+  expect(pageErrors(page)).toEqual([]);
+}
+
 export function formatViolations(v: AxeViolation[]): string {
   return v
     .map((x) => `${x.id} (${x.impact}): ${x.help}\n${x.nodes.map((n) => `    ${JSON.stringify(n.target)} ${n.html}`).join("\n")}`)

@@ -5,7 +5,7 @@
 // artifacts/message-list/.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, formatViolations, frames, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
+import { expectAccessible, frames, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
 import { article, conversation, firstVisible, gapToBottom, group, LIST, people, send, texts, type WireMessage } from "./message-list.fixtures";
 
 let chat: ChatProcess;
@@ -47,8 +47,7 @@ describe("ChatMessageList live", () => {
     await chat.call("POST", "/typing/start", { receiver: alice.uid, receiverType: "user" }, bob.token);
     await expect.poll(() => typing.textContent()).toBe("Bob is typing…");
     await screenshot(page, "message-list/live");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await chat.call("POST", "/typing/end", { receiver: alice.uid, receiverType: "user" }, bob.token);
     await expect.poll(() => typing.textContent()).toBe("");
 
@@ -106,8 +105,7 @@ describe("ChatMessageList live: groups and the bottom", () => {
     expect(await page.getByText("Carol joined").count()).toBe(1); // history
     await chat.call("POST", `/groups/${guid}/join`, {}, dave.token);
     await page.getByText("Dave joined").waitFor();
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "message-list/group");
 
     const hidden = await b.newPage();
@@ -139,8 +137,7 @@ describe("ChatMessageList live: groups and the bottom", () => {
     const after = await firstVisible(page);
     expect([after.id, Math.round(after.offset)]).toEqual([before.id, Math.round(before.offset)]);
     expect(await gapToBottom(page)).toBeGreaterThan(100);
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "message-list/new-messages-indicator");
     await indicator.click();
     await expect.poll(() => gapToBottom(page)).toBeLessThanOrEqual(1);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Page } from "playwright-core";
 import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, formatViolations, frames, openCase, pageErrors, screenshot, useBrowser } from "./harness";
+import { expectAccessible, frames, openCase, pageErrors, screenshot, useBrowser } from "./harness";
 import { conversation, firstVisible, gapToBottom, inView, LIST, people, send, texts } from "./message-list.fixtures";
 
 /** The messages in the DOM, and every element. */
@@ -74,8 +74,7 @@ describe("ChatMessageList virtualized", () => {
     // 600 loaded, about a window rendered at any time.
     expect(most.messages).toBeLessThanOrEqual(120);
     expect(most.nodes).toBeLessThan(3000);
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     expect(pageErrors(page)).toEqual([]);
   });
 });
@@ -168,8 +167,7 @@ describe("ChatMessageList virtualized: a phone", () => {
     const after = await page.evaluate(() => document.querySelector<HTMLElement>(".chat-message-bubble-incoming .chat-message-bubble__body")!.getBoundingClientRect().width);
     expect(after).toBeCloseTo(sizes.body, 0);
     expect(await page.locator("article:focus-within .chat-message-bubble__options").evaluate((e) => getComputedStyle(e).visibility)).toBe("visible");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "message-list/phone-width");
   });
 });

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, events, formatViolations, frames, highlighted, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
+import { events, expectAccessible, frames, highlighted, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
 import { conversation, firstVisible, gapToBottom, inView, LIST, people, send, texts } from "./message-list.fixtures";
 
 const hasSqlite = (() => {
@@ -45,8 +45,7 @@ describe("ChatMessageList", () => {
     expect(await page.locator(".chat-message-bubble-outgoing .chat-receipt").getAttribute("aria-label")).toBe("Sent");
     expect(await page.locator(".chat-message-bubble__status-info-view .chat-date").first().textContent()).toMatch(/^\d\d:\d\d (AM|PM)$/);
     expect(await page.getByRole("article").count()).toBe(3);
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "message-list/one-to-one");
     expect(pageErrors(page)).toEqual([]);
   });
@@ -133,8 +132,7 @@ describe("ChatMessageList: jumps to a message and to the first unread", () => {
     const next = await page.evaluate(() => document.querySelector("[data-unread-divider]")!.nextElementSibling!.textContent);
     expect(next).toContain("u 21");
     expect(await texts(page)).not.toContain("u 70");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "message-list/unread");
   });
 });
@@ -238,8 +236,7 @@ describe("ChatMessageList: alignment and state views", () => {
     await left.locator(".chat-text-bubble").first().waitFor();
     expect(await sides(left)).toEqual({ out: ["left"], inc: ["left"] });
     expect(await left.locator(".chat-message-bubble__sender-name").first().isVisible()).toBe(true);
-    const v = await axe(left);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(left);
     await screenshot(left, "message-list/align-left");
   });
 
@@ -257,8 +254,7 @@ describe("ChatMessageList: alignment and state views", () => {
     await screenshot(page, "message-list/loading");
     release();
     await page.getByText("No messages yet").waitFor();
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "message-list/empty");
     await page.unrouteAll();
 
@@ -291,8 +287,7 @@ describe("ChatMessageList: errors", () => {
       await view.waitFor();
       expect(await view.getAttribute("role")).toBe("alert");
       expect((await waitForEvent(page, "onError")).args).toEqual(["ERR_NETWORK"]);
-      const v = await axe(page);
-      expect(v, formatViolations(v)).toEqual([]);
+      await expectAccessible(page);
       await screenshot(page, "message-list/error");
     } finally {
       b.server.setTarget(chat.base);

@@ -9,8 +9,7 @@ import { pageErrors, screenshot, settled } from "./harness";
 import { composer, main, send, useWebApp } from "./webapp";
 
 const app = useWebApp();
-const signIn = app.signIn;
-const expectAccessible = app.expectAccessible;
+const { signIn, expectAccessible } = app;
 let n = 0;
 const unique = (s: string) => `${s}-${Date.now() % 100000}-${++n}`;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

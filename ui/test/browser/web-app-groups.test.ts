@@ -8,8 +8,7 @@ import { pageErrors, screenshot } from "./harness";
 import { composer, main, send, useWebApp } from "./webapp";
 
 const app = useWebApp();
-const signIn = app.signIn;
-const expectAccessible = app.expectAccessible;
+const { signIn, expectAccessible } = app;
 const details = (p: Page) => p.getByRole("complementary", { name: "Group details" });
 type Group = { guid: string; type: string; hasJoined?: boolean; membersCount?: number };
 

@@ -8,8 +8,7 @@ import { frames, newPage, pageErrors, screenshot } from "./harness";
 import { composer, main, send, useWebApp } from "./webapp";
 
 const app = useWebApp();
-const signIn = app.signIn;
-const expectAccessible = app.expectAccessible;
+const { signIn, expectAccessible } = app;
 let n = 0;
 const unique = (s: string) => `${s} ${Date.now() % 100000}-${++n}`;
 const post = async (from: string, to: string, type: "user" | "group", text: string) =>
@@ -50,8 +49,14 @@ describe("web app views on agentry dev", () => {
     const alice = await signIn("Alice", "/user/carol");
     const row = alice.getByRole("list", { name: "People" }).getByRole("button", { name: /Carol/ });
     const carol = await signIn("Carol");
-    await alice.evaluate(() => window.dispatchEvent(new Event("focus"))); // the directory reloads on focus
-    await row.getByText("Online").waitFor();
+    // The directory reloads on focus: again until Carol's socket has made her online (her sign-in
+    // may finish before the service counts her in).
+    await expect
+      .poll(async () => {
+        await alice.evaluate(() => window.dispatchEvent(new Event("focus")));
+        return row.getByText("Online").count();
+      }, { interval: 500 })
+      .toBe(1);
     await main(alice).getByRole("heading", { name: "Carol" }).waitFor();
     await main(alice).getByText("Online", { exact: true }).waitFor();
     await screenshot(alice, "web/presence");

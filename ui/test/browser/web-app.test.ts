@@ -5,58 +5,19 @@
 // agent and a user's open page loses it without a reload (agents.changed); a new agent or action cannot take an existing one's id; the
 // frontend-action form refuses a bad Parameters schema naming the field. Every page passes axe;
 // screenshots in artifacts/web/.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { agentryBin, startDev, type DevProcess } from "../agentry.mjs";
-import { axe, formatViolations, launchBrowser, newPage, pageErrors, screenshot } from "./harness";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, test } from "vitest";
+import { agentryBin, type DevProcess } from "../agentry.mjs";
+import { newPage, pageErrors, screenshot } from "./harness";
+import { composer, main as conversation, send, useWebApp } from "./webapp";
 
+const app = useWebApp();
+const { signIn, expectAccessible } = app;
 let dev: DevProcess;
-let browser: Browser;
-const pages: Page[] = [];
-
-beforeAll(async () => {
-  [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "" } }), launchBrowser()]);
+beforeAll(() => {
+  dev = app.dev();
 });
-afterAll(async () => {
-  await Promise.all(pages.map((p) => p.context().close().catch(() => {})));
-  await browser?.close();
-  await dev?.stop();
-});
-
-async function open(): Promise<Page> {
-  const page = await newPage(browser, dev.base);
-  pages.push(page);
-  return page;
-}
-
-async function expectAccessible(page: Page, what: string): Promise<void> {
-  const v = await axe(page);
-  expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
-}
-
-/** Opens the app and signs in as one of the development users. */
-/** What each signed-in page's WebSockets received (text frames). */
-const socketFrames = new WeakMap<Page, string[]>();
-
-async function signIn(name: string): Promise<Page> {
-  const page = await open();
-  const frames: string[] = [];
-  socketFrames.set(page, frames);
-  page.on("websocket", (ws) => ws.on("framereceived", (f) => void (typeof f.payload === "string" && frames.push(f.payload))));
-  await page.goto("/");
-  await page.getByRole("button", { name: `Sign in as ${name}` }).click();
-  await page.getByText("Signed in as").waitFor();
-  return page;
-}
-
-const conversation = (page: Page) => page.getByRole("main");
-const composer = (page: Page) => conversation(page).getByRole("textbox");
-
-async function send(page: Page, text: string): Promise<void> {
-  await composer(page).fill(text);
-  await composer(page).press("Enter");
-  await expect.poll(() => composer(page).inputValue()).toBe("");
-}
+const open = (): Promise<Page> => newPage(app.browser(), dev.base);
 
 describe("web app on agentry dev", () => {
   test("login page: the development users, accessible", async () => {
@@ -313,7 +274,7 @@ async function disableFromThePanel(admin: Page, alice: Page): Promise<void> {
   expect(Date.now() - disabledAt).toBeLessThan(15_000);
   expect(await aliceAgents.getByRole("button", { name: /Chef/ }).count()).toBe(1);
   expect(await aliceAgents.getByRole("button", { name: /Weather/i }).count()).toBe(0);
-  expect(socketFrames.get(alice)).toContain('{"type":"agents.changed","agentId":"weather"}');
+  expect(app.socketFrames(alice)).toContain('{"type":"agents.changed","agentId":"weather"}');
   expect(await alice.evaluate(() => (window as unknown as { __focus: number }).__focus)).toBe(0);
 }
 
