@@ -20,7 +20,8 @@ export function ChatPage({ me }: { me: Chat.User }) {
   const nav = useChatNavigation(me);
   const { target, thread, details, search, setThread, setDetails, setSearch, open, close } = nav;
   const [creating, setCreating] = useState(false);
-  const { people, agents, agentsLoaded, error: dirError } = useDirectory(me.getUid());
+  const dir = useDirectory(me.getUid());
+  const { people, agents, agentsLoaded } = dir;
   const directory = useMemo(() => [...people, ...agents], [people, agents]);
   const active = target ? keyOf(target.kind === "group" ? target.group : target.user) : "";
   const recent = useRecent(active);
@@ -38,13 +39,7 @@ export function ChatPage({ me }: { me: Chat.User }) {
   const side = thread || (details && target?.kind === "group") || search !== undefined;
   return (
     <div className={`agentry-web__workspace${side ? " agentry-web__workspace--thread" : ""}${target ? " agentry-web__workspace--open" : ""}`}>
-      <ChatSidebar me={me} target={target} active={active} recent={recent} people={people} agents={agents} dirError={dirError} unreadOf={unreadOf}
-        onSearch={(text) => {
-          setThread(undefined);
-          setDetails(false);
-          setSearch(text);
-        }}
-        onNewGroup={() => setCreating(true)} open={open} openGroup={nav.openGroup} setError={nav.setError} />
+      <ChatSidebar me={me} nav={nav} dir={dir} recent={recent} active={active} unreadOf={unreadOf} onNewGroup={() => setCreating(true)} />
       <main className="agentry-web__main" aria-label={target ? `Conversation with ${titleOf(target)}` : "Conversation"}>
         <ConnectionBanner />
         {nav.error ? (

@@ -3,44 +3,42 @@ import { Chat } from "@agentry/chat-sdk";
 import { Avatar, ChatGroups } from "@agentry/ui-kit";
 import { useMemo, useState } from "react";
 import { errorText } from "../session";
-import type { Target } from "./Conversation";
+import type { useDirectory } from "./directory";
 import { previewOf, UserRow } from "./Sidebar";
+import type { useChatNavigation } from "./useChatNavigation";
 
 export const keyOf = (w: Chat.User | Chat.Group): string => (w instanceof Chat.Group ? `group:${w.getGuid()}` : `user:${w.getUid()}`);
 
 export interface ChatSidebarProps {
   me: Chat.User;
-  target: Target | undefined;
+  nav: ReturnType<typeof useChatNavigation>;
+  dir: ReturnType<typeof useDirectory>;
+  recent: readonly Chat.Conversation[];
   /** keyOf the open conversation's user or group. */
   active: string;
-  recent: readonly Chat.Conversation[];
-  people: readonly Chat.User[];
-  agents: readonly Chat.User[];
-  dirError: string;
   unreadOf(key: string): number;
-  onSearch(text: string): void;
   onNewGroup(): void;
-  open(t: Target): void;
-  openGroup(g: Chat.Group): Promise<void>;
-  setError(e: string): void;
 }
 
 export function ChatSidebar(p: ChatSidebarProps) {
+  const { nav, dir } = p;
   const [searchText, setSearchText] = useState("");
   const groupsBuilder = useMemo(() => new Chat.GroupsRequestBuilder().setLimit(30), []);
-  const openUser = (u: Chat.User) => p.open({ kind: "user", user: u });
+  const openUser = (u: Chat.User) => nav.open({ kind: "user", user: u });
   return (
     <nav className="agentry-web__sidebar" aria-label="Conversations">
       <form className="agentry-web__sidebar-search" role="search" aria-label="Messages" onSubmit={(e) => {
         e.preventDefault();
-        p.onSearch(searchText);
+        nav.setThread(undefined);
+        nav.setDetails(false);
+        nav.setSearch(searchText);
       }}>
         <input type="search" className="agentry-web__input" aria-label="Search messages" placeholder="Search messages" value={searchText}
           onChange={(e) => setSearchText(e.target.value)} />
       </form>
       <div className="agentry-web__groups">
-        <ChatGroups groupsRequestBuilder={groupsBuilder} activeGroup={p.target?.kind === "group" ? p.target.group : undefined}
-          onItemClick={(g) => void p.openGroup(g)} onError={(e) => p.setError(errorText(e))}
+        <ChatGroups groupsRequestBuilder={groupsBuilder} activeGroup={nav.target?.kind === "group" ? nav.target.group : undefined}
+          onItemClick={(g) => void nav.openGroup(g)} onError={(e) => nav.setError(errorText(e))}
           headerView={
             <div className="chat-list__header agentry-web__groups-head">
               <h2 className="chat-list__header-title">Groups</h2>
@@ -53,9 +51,9 @@ export function ChatSidebar(p: ChatSidebarProps) {
       <RecentList {...p} />
       <section className="agentry-web__section" aria-labelledby="agentry-agents">
         <h2 id="agentry-agents" className="agentry-web__section-title">Agents</h2>
-        {p.agents.length ? (
+        {dir.agents.length ? (
           <ul className="agentry-web__list" aria-label="Agents">
-            {p.agents.map((u) => <UserRow key={u.getUid()} user={u} active={p.active === keyOf(u)} onOpen={() => openUser(u)} />)}
+            {dir.agents.map((u) => <UserRow key={u.getUid()} user={u} active={p.active === keyOf(u)} onOpen={() => openUser(u)} />)}
           </ul>
         ) : (
           <p className="agentry-web__muted agentry-web__section-empty">No agents yet.</p>
@@ -63,14 +61,14 @@ export function ChatSidebar(p: ChatSidebarProps) {
       </section>
       <section className="agentry-web__section" aria-labelledby="agentry-people">
         <h2 id="agentry-people" className="agentry-web__section-title">People</h2>
-        {p.people.length ? (
+        {dir.people.length ? (
           <ul className="agentry-web__list" aria-label="People">
-            {p.people.map((u) => <UserRow key={u.getUid()} user={u} active={p.active === keyOf(u)} onOpen={() => openUser(u)} badge={p.unreadOf(keyOf(u))} />)}
+            {dir.people.map((u) => <UserRow key={u.getUid()} user={u} active={p.active === keyOf(u)} onOpen={() => openUser(u)} badge={p.unreadOf(keyOf(u))} />)}
           </ul>
         ) : (
           <p className="agentry-web__muted agentry-web__section-empty">Nobody else yet.</p>
         )}
-        {p.dirError ? <p className="agentry-web__error" role="alert">{p.dirError}</p> : null}
+        {dir.error ? <p className="agentry-web__error" role="alert">{dir.error}</p> : null}
       </section>
     </nav>
   );
@@ -80,7 +78,7 @@ export function ChatSidebar(p: ChatSidebarProps) {
 function RecentList(p: ChatSidebarProps) {
   const items = p.recent.filter((c) => {
     const w = c.getConversationWith();
-    return !(w instanceof Chat.User && w.getKind() === "agent" && !p.agents.some((a) => a.getUid() === w.getUid()));
+    return !(w instanceof Chat.User && w.getKind() === "agent" && !p.dir.agents.some((a) => a.getUid() === w.getUid()));
   });
   if (!items.length) return null;
   return (
@@ -95,7 +93,7 @@ function RecentList(p: ChatSidebarProps) {
           return (
             <li key={c.getConversationId()}>
               <button type="button" className="agentry-web__list-item" aria-current={key === p.active ? "true" : undefined}
-                onClick={() => (w instanceof Chat.Group ? void p.openGroup(w) : p.open({ kind: "user", user: w }))}>
+                onClick={() => (w instanceof Chat.Group ? void p.nav.openGroup(w) : p.nav.open({ kind: "user", user: w }))}>
                 <Avatar className="agentry-web__avatar" name={name} image={w instanceof Chat.Group ? w.getIcon() : w.getAvatar()} />
                 <span className="agentry-web__list-text">
                   <span className="agentry-web__list-title">{name}</span>

@@ -11,19 +11,13 @@ import type { ScrollKeeper } from "../scroll";
 import { playSound } from "../sound";
 import type { ListHooks } from "./useLiveSink";
 
-export interface Arrivals {
-  hooks: RefObject<ListHooks>;
-  newCount: number;
-  clearNew(): void;
-}
-
 export function useArrivals(o: {
   props: ChatMessageListProps;
   keeper: RefObject<ScrollKeeper | undefined>;
   /** The reader's own message while the newest pages are not loaded: load them. */
   reloadLatest(): void;
   announce(m: Chat.BaseMessage): void;
-}): Arrivals {
+}) {
   const [newCount, setNewCount] = useState(0);
   const opts = useRef(o);
   opts.current = o;

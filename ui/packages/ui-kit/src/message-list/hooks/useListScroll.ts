@@ -6,23 +6,11 @@
  */
 import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
 import type { MessageListModel } from "../useMessageList";
-import { useScrollKeeper, type ScrollInfo, type ScrollKeeper } from "../scroll";
+import { useScrollKeeper, type ScrollInfo } from "../scroll";
 import type { VirtualWindow } from "../virtual";
-import { useStickyDate, type StickyDate } from "./useStickyDate";
+import { useStickyDate } from "./useStickyDate";
 
 const canMarkRead = () => document.visibilityState === "visible" && document.hasFocus();
-
-export interface ListScroll {
-  scroller: RefObject<HTMLDivElement | null>;
-  content: RefObject<HTMLDivElement | null>;
-  keeper: ScrollKeeper;
-  atBottom: boolean;
-  /** The first message in view. */
-  topId: number | undefined;
-  /** The first unread message was in view during this load: no more "Jump to first unread". */
-  unreadSeen: boolean;
-  sticky: StickyDate;
-}
 
 export function useListScroll(o: {
   model: MessageListModel;
@@ -30,7 +18,7 @@ export function useListScroll(o: {
   win: RefObject<VirtualWindow | undefined>;
   /** Nothing new is pending: the reader reached the bottom of the present, or a load starts there. */
   clearNew(): void;
-}): ListScroll {
+}) {
   const model = useRef(o.model);
   model.current = o.model;
   const opts = useRef(o);
@@ -38,7 +26,8 @@ export function useListScroll(o: {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const [atBottom, setAtBottom] = useState(true);
-  const [topId, setTopId] = useState<number>();
+  const [topId, setTopId] = useState<number>(); // the first message in view
+  // The first unread message was in view during this load: no more "Jump to first unread".
   const [unreadSeen, setUnreadSeen] = useState(false);
   const sticky = useStickyDate();
   const onStickyInfo = sticky.onScrollInfo;

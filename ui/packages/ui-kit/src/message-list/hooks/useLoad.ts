@@ -61,18 +61,7 @@ function withArrived(page: Chat.BaseMessage[], hasNewer: boolean, arrived: Chat.
   return [...page, ...[...new Map(later.map((m) => [m.getId(), m])).values()].sort((a, b) => a.getId() - b.getId())];
 }
 
-export interface Loader {
-  status: LoadStatus;
-  error: Chat.ChatException | undefined;
-  firstUnreadId: number | undefined;
-  /** showUnreadDivider: the unread messages start before the loaded page (jumpToUnread loads there). */
-  unreadBefore: boolean;
-  target: ScrollTarget | undefined;
-  gate: ReadyGate;
-  load(mode: LoadMode): Promise<void>;
-  jumpTo(id: number): void;
-  jumpToUnread(): void;
-}
+export type Loader = ReturnType<typeof useLoad>;
 
 /** What a load depends on: a change loads again ("" while there is no conversation). */
 export function loadKey(props: ChatMessageListProps, conv: ConversationRef | undefined, me: Chat.User | undefined): string {
@@ -81,11 +70,12 @@ export function loadKey(props: ChatMessageListProps, conv: ConversationRef | und
     !!props.showUnreadDivider, !!props.isAgentChat, !!props.loadLastAgentConversation, me.getUid()].join("|");
 }
 
-export function useLoad(refs: ListRefs, o: { loadKey: string; reset(): void; deliver(m: Chat.BaseMessage | undefined): void }): Loader {
+export function useLoad(refs: ListRefs, o: { loadKey: string; reset(): void; deliver(m: Chat.BaseMessage | undefined): void }) {
   const { latest, gen, scope, dispatch } = refs;
   const [status, setStatus] = useState<LoadStatus>("loading");
   const [error, setError] = useState<Chat.ChatException>();
   const [firstUnreadId, setFirstUnreadId] = useState<number>();
+  // showUnreadDivider: the unread messages start before the loaded page (jumpToUnread loads there).
   const [unreadBefore, setUnreadBefore] = useState(false);
   const unreadFrom = useRef(0);
   const [target, setTarget] = useState<ScrollTarget>();
@@ -161,6 +151,9 @@ function useFirstLoad(key: string, load: (mode: LoadMode) => Promise<void>, gen:
   return gate;
 }
 
+/** jumpTo puts a message in view and highlights it (a quoted message): at once when it is loaded,
+ * else after loading the page around it; jumpToUnread puts the first unread message (its divider)
+ * at the top of the view. */
 function useJumps(latest: ListRefs["latest"], load: (mode: LoadMode) => Promise<void>, firstUnreadId: number | undefined, unreadFrom: { current: number }, setTarget: (t: ScrollTarget) => void) {
   const jumps = useRef(0);
   return {

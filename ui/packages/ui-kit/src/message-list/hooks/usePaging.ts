@@ -4,21 +4,12 @@ import type { Chat } from "@agentry/chat-sdk";
 import { mayHaveMore } from "../conversation";
 import type { ListRefs } from "./refs";
 
-export interface Paging {
-  loadingOlder: boolean;
-  loadingNewer: boolean;
-  /** Loading an older or newer page failed; paging waits for retryPaging(). */
-  pagingError: Chat.ChatException | undefined;
-  loadOlder(): void;
-  loadNewer(): void;
-  retryPaging(): void;
-  /** A new load: nothing loading, no error. */
-  reset(): void;
-}
+export type Paging = ReturnType<typeof usePaging>;
 
-export function usePaging({ latest, gen, scope, dispatch }: ListRefs): Paging {
+export function usePaging({ latest, gen, scope, dispatch }: ListRefs) {
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [loadingNewer, setLoadingNewer] = useState(false);
+  // Loading an older or newer page failed; paging waits for retryPaging().
   const [pagingError, setPagingError] = useState<Chat.ChatException>();
 
   const page = useCallback(async (dir: "older" | "newer") => {
@@ -58,6 +49,7 @@ export function usePaging({ latest, gen, scope, dispatch }: ListRefs): Paging {
     loadOlder: useCallback(() => void page("older"), [page]),
     loadNewer: useCallback(() => void page("newer"), [page]),
     retryPaging: useCallback(() => setPagingError(undefined), []),
+    /** A new load: nothing loading, no error. */
     reset: useCallback(() => {
       setPagingError(undefined);
       setLoadingOlder(false);

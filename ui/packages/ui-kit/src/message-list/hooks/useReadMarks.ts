@@ -5,19 +5,16 @@ import { ChatMessageEvents } from "../../events";
 import { isOutgoing } from "../conversation";
 import type { ListRefs } from "./refs";
 
-export interface ReadMarks {
-  /** Incoming messages the list received count as delivered (a watermark: the newest is enough). */
-  deliver(m: Chat.BaseMessage | undefined): void;
-  /** Marks read up to the newest incoming message at or before id (the newest one visible). */
-  markReadUpTo(id: number): void;
-}
+export type ReadMarks = ReturnType<typeof useReadMarks>;
 
-export function useReadMarks({ latest, scope, dispatch }: ListRefs): ReadMarks {
+export function useReadMarks({ latest, scope, dispatch }: ListRefs) {
+  // Incoming messages the list received count as delivered (a watermark: the newest is enough).
   const deliver = useCallback((m: Chat.BaseMessage | undefined) => {
     if (!m || m.getDeliveredAt() !== undefined || m.getCategory() === "action" || !m.getId()) return;
     Chat.markAsDelivered(m).catch((err: unknown) => latest.current.report(err));
   }, [latest]);
 
+  // Marks read up to the newest incoming message at or before upTo (the newest one visible).
   const markReadUpTo = useCallback((upTo: number) => {
     const { state: s, me: user } = latest.current;
     if (!user) return;

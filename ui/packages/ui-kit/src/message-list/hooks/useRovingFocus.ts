@@ -7,15 +7,6 @@ import { useCallback, useMemo, useState, type KeyboardEvent, type RefObject } fr
 import type { ListItem } from "../items";
 import type { VirtualWindow } from "../virtual";
 
-export interface RovingFocus {
-  /** The message in the tab order. */
-  tabStop: number | undefined;
-  onKeyDown(e: KeyboardEvent<HTMLDivElement>): void;
-  onFocusMessage(id: number): void;
-  /** Focuses the message a key moved to once it is rendered; true when it did. */
-  apply(scroller: HTMLElement | null): boolean;
-}
-
 export function useRovingFocus(o: {
   items: readonly ListItem[];
   content: RefObject<HTMLDivElement | null>;
@@ -23,7 +14,7 @@ export function useRovingFocus(o: {
   /** The newest message shown. */
   lastShownId: number | undefined;
   isLoaded(id: number): boolean;
-}): RovingFocus {
+}) {
   const [focusedId, setFocusedId] = useState<number>();
   const [focusKey, setFocusKey] = useState<string>();
   const { content, win } = o;
@@ -44,10 +35,12 @@ export function useRovingFocus(o: {
     }
   }, [messageKeys, content, win]);
   return {
+    /** The message in the tab order. */
     tabStop: focusedId !== undefined && o.isLoaded(focusedId) ? focusedId : o.lastShownId,
     onKeyDown,
     onFocusMessage: setFocusedId,
-    apply(scroller) {
+    /** Focuses the message a key moved to once it is rendered; true when it did. */
+    apply(scroller: HTMLElement | null): boolean {
       const el = focusKey !== undefined ? scroller?.querySelector<HTMLElement>(`[data-message-id="${focusKey.slice(2)}"]`) : undefined;
       if (!el) return false;
       setFocusKey(undefined);

@@ -6,14 +6,8 @@ import type { ScrollInfo } from "../scroll";
 /** How long the pinned date stays after the last scroll. */
 const STICKY_IDLE_MS = 1500;
 
-export interface StickyDate {
-  /** The message whose date is pinned, if any. */
-  stickyId: number | undefined;
-  idle: boolean;
-  onScrollInfo(info: ScrollInfo): void;
-}
-
-export function useStickyDate(): StickyDate {
+export function useStickyDate() {
+  // The message whose date is pinned, if any.
   const [stickyId, setStickyId] = useState<number>();
   const [idle, setIdle] = useState(false);
   const timer = useRef<number | undefined>(undefined);

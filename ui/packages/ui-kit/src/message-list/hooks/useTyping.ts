@@ -2,14 +2,9 @@
 import { useCallback, useMemo, useState } from "react";
 import type { Chat } from "@agentry/chat-sdk";
 
-export interface Typing {
-  typing: Chat.User[];
-  start(who: Chat.User): void;
-  stop(uid: string | undefined): void;
-  clear(): void;
-}
+export type Typing = ReturnType<typeof useTyping>;
 
-export function useTyping(): Typing {
+export function useTyping() {
   const [byUid, setByUid] = useState<ReadonlyMap<string, Chat.User>>(new Map());
   return {
     typing: useMemo(() => [...byUid.values()], [byUid]),
