@@ -3,19 +3,17 @@
 // and every option doing its thing (reply, thread, edit, delete, react, privately, copy, info,
 // report with remark, mark unread); axe with menus and dialogs open.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { expectAccessible, expectNoErrors, openCase, screenshot, useBrowser, waitForEvent, waitUntil } from "./harness";
+import { beforeAll, describe, expect, test } from "vitest";
+import { expectAccessible, expectNoErrors, openCase, screenshot, useChat, waitForEvent, waitUntil } from "./harness";
 
 interface Msg {
   id: number;
 }
 
-let chat: ChatProcess;
+const { chat, b } = useChat();
 const tokens: Record<string, string> = {};
 const ids: Record<string, number> = {};
 beforeAll(async () => {
-  chat = await startChat();
   for (const [uid, name] of [["alice", "Alice"], ["bob", "Bob"], ["carol", "Carol"]] as const) {
     await chat.createUser(uid, name);
     tokens[uid] = await chat.mintToken(uid);
@@ -31,8 +29,6 @@ beforeAll(async () => {
   // Bob read Alice's messages: the info dialog has a read receipt to show.
   await chat.call("POST", `/messages/${ids.toDelete}/read`, undefined, tokens.bob);
 });
-afterAll(() => chat?.stop());
-const b = useBrowser({ target: () => chat.base });
 
 const open = async (params: Record<string, unknown>) => {
   const page = await b.newPage();

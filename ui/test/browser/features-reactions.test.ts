@@ -2,15 +2,13 @@
 // user's own pressed), onReactionClick instead of the toggle, the toggle without it, and the
 // detail view (paging, a filter per emoji, onReactionListItemClick); axe with it open.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { expectAccessible, expectNoErrors, openCase, screenshot, settled, useBrowser, waitForEvent } from "./harness";
+import { beforeAll, describe, expect, test } from "vitest";
+import { expectAccessible, expectNoErrors, openCase, screenshot, settled, useChat, waitForEvent } from "./harness";
 
-let chat: ChatProcess;
+const { chat, b } = useChat();
 const tokens: Record<string, string> = {};
 let id = 0;
 beforeAll(async () => {
-  chat = await startChat();
   for (const [uid, name] of [["alice", "Alice"], ["bob", "Bob"], ["carol", "Carol"], ["dave", "Dave"]] as const) {
     await chat.createUser(uid, name);
     tokens[uid] = await chat.mintToken(uid);
@@ -21,8 +19,6 @@ beforeAll(async () => {
     await chat.call("POST", `/messages/${id}/reactions/${encodeURIComponent(emoji)}`, undefined, tokens[uid]);
   }
 });
-afterAll(() => chat?.stop());
-const b = useBrowser({ target: () => chat.base });
 
 const open = async (params: Record<string, unknown>) => {
   const page = await b.newPage();

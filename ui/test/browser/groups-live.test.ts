@@ -3,9 +3,8 @@
 // memberships through the chat service's REST API; plus the UI events ccGroupCreated /
 // ccGroupDeleted and the SDK's group deletion.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { expectAccessible, openCase, pageErrors, screenshot, useBrowser } from "./harness";
+import { beforeAll, describe, expect, test } from "vitest";
+import { expectAccessible, openCase, pageErrors, screenshot, useChat } from "./harness";
 
 /** expect.poll waits 1 s by default: a loaded machine may need longer. */
 const SOON = { timeout: 10_000 };
@@ -17,7 +16,7 @@ declare global {
   }
 }
 
-let chat: ChatProcess;
+const { chat, b } = useChat();
 let alice = "";
 let admin = "";
 let bob = "";
@@ -25,12 +24,9 @@ const asAdmin = <T = unknown>(method: string, path: string, body?: unknown) => c
 const asAlice = <T = unknown>(method: string, path: string, body?: unknown) => chat.call<T>(method, path, body, alice);
 
 beforeAll(async () => {
-  chat = await startChat();
   for (const uid of ["alice", "admin", "bob", "carol"]) await chat.createUser(uid, uid[0]!.toUpperCase() + uid.slice(1));
   [alice, admin, bob] = await Promise.all([chat.mintToken("alice"), chat.mintToken("admin"), chat.mintToken("bob")]);
 });
-afterAll(() => chat?.stop());
-const b = useBrowser({ target: () => chat.base });
 
 let n = 0;
 /** A fresh public group (or of type) owned by admin, with these members besides admin. */

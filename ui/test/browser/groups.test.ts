@@ -2,9 +2,8 @@
 // selection modes, active highlight, row actions, keyboard, the error view when the service
 // is down, axe, a host page's own styles, screenshots (artifacts/groups/).
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { clearEvents, events, expectAccessible, frames, openCase, pageErrors, screenshot, settled, useBrowser, waitForEvent } from "./harness";
+import { beforeAll, describe, expect, test } from "vitest";
+import { clearEvents, events, expectAccessible, frames, openCase, pageErrors, screenshot, settled, useChat, waitForEvent } from "./harness";
 
 /** expect.poll waits 1 s by default: a loaded machine may need longer. */
 const SOON = { timeout: 10_000 };
@@ -23,17 +22,14 @@ function groupSpec(n: number) {
   return { guid, name, type, ...(type === "password" ? { password: "secret" } : {}), ...(n === 1 || n === 6 ? { icon: icon(n === 1 ? "#0b7a75" : "#b5487d") } : {}), members };
 }
 
-let chat: ChatProcess;
+const { chat, b } = useChat();
 let alice = "";
 beforeAll(async () => {
-  chat = await startChat();
   for (const uid of ["alice", "admin", "bob"]) await chat.createUser(uid, uid[0]!.toUpperCase() + uid.slice(1));
   alice = await chat.mintToken("alice");
   const admin = await chat.mintToken("admin");
   for (let n = 1; n <= 75; n++) await chat.call("POST", "/groups", groupSpec(n), admin);
 });
-afterAll(() => chat?.stop());
-const b = useBrowser({ target: () => chat.base });
 
 const options = (page: Page) => page.getByRole("option");
 const names = (page: Page) => page.locator(".chat-list-item__body-title").allTextContents();

@@ -27,6 +27,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
+import { startChat, type ChatProcess } from "../agentry.mjs";
 import type { RecordedEvent } from "./page/case";
 import { startServer, type PageServer } from "./server.mjs";
 
@@ -336,4 +337,22 @@ export function useBrowser(opts: { target?: string | null | (() => string | null
       return p;
     },
   };
+}
+
+/** A real `agentry chat` for the file (startChat's options) and the browser in front of it;
+ * `chat` answers once the file's set-up has run. */
+export function useChat(opts?: Parameters<typeof startChat>[0]): { chat: ChatProcess; b: BrowserFixture } {
+  let proc: ChatProcess | undefined;
+  beforeAll(async () => {
+    proc = await startChat(opts);
+  });
+  afterAll(() => proc?.stop());
+  const chat = new Proxy({} as ChatProcess, {
+    get(_, key) {
+      if (!proc) throw new Error("agentry chat starts in beforeAll");
+      const v: unknown = Reflect.get(proc, key, proc);
+      return typeof v === "function" ? v.bind(proc) : v;
+    },
+  });
+  return { chat, b: useBrowser({ target: () => proc?.base ?? null }) };
 }

@@ -3,17 +3,11 @@
 // and reply counts; group names, avatars and action messages; following new messages at the
 // bottom versus the new-messages indicator when scrolled up; marking read. Screenshots under
 // artifacts/message-list/.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { expectAccessible, frames, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
+import { describe, expect, test } from "vitest";
+import { expectAccessible, frames, openCase, pageErrors, screenshot, useChat, waitForEvent } from "./harness";
 import { article, conversation, firstVisible, gapToBottom, group, LIST, people, send, texts, type WireMessage } from "./message-list.fixtures";
 
-let chat: ChatProcess;
-beforeAll(async () => {
-  chat = await startChat();
-});
-afterAll(() => chat?.stop());
-const b = useBrowser({ target: () => chat.base });
+const { chat, b } = useChat();
 
 describe("ChatMessageList live", () => {
   test("a second user's messages, edits, deletes, reactions, receipts and typing appear live", async () => {

@@ -4,10 +4,9 @@
 // to messages that were not rendered, and a message arriving far below the window announced
 // and counted, then shown when the reader jumps down. The list holds at most 500 messages
 // (state.ts MAX_LOADED): the far end is let go and paged in again.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { Page } from "playwright-core";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { expectAccessible, frames, openCase, pageErrors, screenshot, useBrowser } from "./harness";
+import { expectAccessible, frames, openCase, pageErrors, screenshot, useChat } from "./harness";
 import { conversation, firstVisible, gapToBottom, inView, LIST, people, send, texts } from "./message-list.fixtures";
 
 /** The messages in the DOM, and every element. */
@@ -17,12 +16,7 @@ const domCounts = (page: Page) =>
 const scrollTo = (page: Page, where: "top" | "bottom") =>
   page.evaluate(([sel, w]) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop = w === "top" ? 0 : s.scrollHeight; }, [LIST, where] as const);
 
-let chat: ChatProcess;
-beforeAll(async () => {
-  chat = await startChat({ args: ["--rate-limit=0"] }); // the tests seed hundreds of messages
-});
-afterAll(() => chat?.stop());
-const b = useBrowser({ target: () => chat.base });
+const { chat, b } = useChat({ args: ["--rate-limit=0"] }); // the tests seed hundreds of messages
 
 describe("ChatMessageList virtualized", () => {
   test("back to the first of 600 messages and forward again: a bounded DOM, the position kept at each page", async () => {

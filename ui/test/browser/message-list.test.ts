@@ -5,9 +5,8 @@
 // screenshots (artifacts/message-list/). Live behaviour: message-list-live.test.ts.
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { events, expectAccessible, frames, highlighted, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
+import { describe, expect, test } from "vitest";
+import { events, expectAccessible, frames, highlighted, openCase, pageErrors, screenshot, useChat, waitForEvent } from "./harness";
 import { conversation, firstVisible, gapToBottom, inView, LIST, people, send, texts } from "./message-list.fixtures";
 
 const hasSqlite = (() => {
@@ -19,12 +18,7 @@ const hasSqlite = (() => {
   }
 })();
 
-let chat: ChatProcess;
-beforeAll(async () => {
-  chat = await startChat();
-});
-afterAll(() => chat?.stop());
-const b = useBrowser({ target: () => chat.base });
+const { chat, b } = useChat();
 
 describe("ChatMessageList", () => {
   test("loads a conversation at its newest message: bubbles, receipts, formatted text, axe", async () => {

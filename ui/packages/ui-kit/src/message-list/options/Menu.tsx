@@ -32,8 +32,8 @@ function placement(anchor: HTMLElement | null): "below" | "above" {
   return r.bottom + 280 > window.innerHeight && r.top > 280 ? "above" : "below";
 }
 
-/** A mouse press outside the menu and its button closes it. */
-function useCloseOnOutsideClick(menu: RefObject<HTMLElement | null>, button: RefObject<HTMLElement | null>, onClose: () => void): void {
+/** A mouse press outside the menu (or picker) and its button closes it. */
+export function useCloseOnOutsideClick(menu: RefObject<HTMLElement | null>, button: RefObject<HTMLElement | null>, onClose: () => void): void {
   const onCloseRef = useRef(onClose);
   onCloseRef.current = onClose;
   useEffect(() => {

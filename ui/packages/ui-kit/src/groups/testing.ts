@@ -5,6 +5,7 @@
  */
 import { Chat } from "@agentry/chat-sdk";
 import { cleanup, render, screen, waitFor } from "@testing-library/react";
+import { createElement } from "react";
 import { afterEach, beforeEach, expect, vi } from "vitest";
 import { ChatGroups } from "./ChatGroups";
 import type { ChatGroupsProps } from "./props";
@@ -279,7 +280,7 @@ export const names = () => options().map((o) => o.querySelector(".chat-list-item
 
 /** Renders the list and waits for its first rows. */
 export async function mount(props: ChatGroupsProps = {}, count = 30) {
-  const r = render(<ChatGroups {...props} />);
+  const r = render(createElement(ChatGroups, props));
   await waitFor(() => expect(options()).toHaveLength(count));
   return r;
 }
