@@ -103,6 +103,7 @@ describe("ChatGroups: errors", () => {
   it("a failed next page keeps the list and offers a retry", async () => {
     const onError = vi.fn();
     await mount({ onError });
+    await waitFor(() => expect(FakeIntersectionObserver.live()).toBe(1)); // observed in a passive effect, after the rows
     t.svc.down = true;
     act(() => FakeIntersectionObserver.intersect());
     await screen.findByText("Couldn’t load more groups");
