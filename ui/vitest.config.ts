@@ -45,6 +45,9 @@ export default defineConfig({
           globalSetup: ["./global-setup.ts"],
           testTimeout: 120000,
           hookTimeout: 120000,
+          // A test waits for a state, for as long as a busy machine may take: expect.poll as long
+          // as playwright's waits (10 s, harness newPage), not vitest's default 1 s.
+          expect: { poll: { timeout: 10_000 } },
           // One chromium and real agentry processes per file: files run one after another.
           fileParallelism: false,
         },

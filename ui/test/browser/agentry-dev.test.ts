@@ -4,16 +4,16 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startDev, type DevProcess } from "../agentry.mjs";
 import { openCase, useBrowser } from "./harness";
 
-describe("page server proxy to agentry dev", () => {
-  let dev: DevProcess;
-  beforeAll(async () => {
-    dev = await startDev({ env: { OPENAI_API_KEY: "" } }); // the scripted dev model
-  });
-  afterAll(async () => {
-    await dev?.stop();
-  });
-  const b = useBrowser({ target: () => dev.base });
+let dev: DevProcess;
+beforeAll(async () => {
+  dev = await startDev({ env: { OPENAI_API_KEY: "" } }); // the scripted dev model
+});
+afterAll(async () => {
+  await dev?.stop();
+});
+const b = useBrowser({ target: () => dev.base });
 
+describe("page server proxy to agentry dev", () => {
   test("REST, /api and the WebSocket on the page's origin; down and back", async () => {
     const page = await b.newPage();
     await openCase(page, "smoke");

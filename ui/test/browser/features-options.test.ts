@@ -3,69 +3,61 @@
 // and every option doing its thing (reply, thread, edit, delete, react, privately, copy, info,
 // report with remark, mark unread); axe with menus and dialogs open.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, events, formatViolations, openCase, pageErrors, screenshot, useBrowser, waitForEvent, waitUntil } from "./harness";
+import { beforeAll, describe, expect, test } from "vitest";
+import { expectAccessible, expectNoErrors, openCase, screenshot, useChat, waitForEvent, waitUntil } from "./harness";
 
 interface Msg {
   id: number;
 }
 
+const { chat, b } = useChat();
+const tokens: Record<string, string> = {};
+const ids: Record<string, number> = {};
+beforeAll(async () => {
+  for (const [uid, name] of [["alice", "Alice"], ["bob", "Bob"], ["carol", "Carol"]] as const) {
+    await chat.createUser(uid, name);
+    tokens[uid] = await chat.mintToken(uid);
+  }
+  await chat.call("POST", "/groups", { guid: "kitchen", name: "Kitchen", type: "public", members: [{ uid: "bob" }, { uid: "carol" }] }, tokens.alice);
+  const send = async (from: string, receiver: string, receiverType: "user" | "group", text: string) =>
+    (await chat.call<Msg>("POST", "/messages", { receiver, receiverType, text }, tokens[from])).id;
+  ids.question = await send("bob", "alice", "user", "Hello Alice, what time is dinner?");
+  ids.answer = await send("alice", "bob", "user", "Around seven");
+  ids.toDelete = await send("alice", "bob", "user", "Bring wine");
+  ids.groupBob = await send("bob", "kitchen", "group", "Who brings dessert?");
+  ids.groupAlice = await send("alice", "kitchen", "group", "I will");
+  // Bob read Alice's messages: the info dialog has a read receipt to show.
+  await chat.call("POST", `/messages/${ids.toDelete}/read`, undefined, tokens.bob);
+});
+
+const open = async (params: Record<string, unknown>) => {
+  const page = await b.newPage();
+  await openCase(page, "features-list", params, { token: tokens.alice });
+  await page.locator("article").first().waitFor();
+  return page;
+};
+const article = (page: Page, text: string) => page.locator("article", { hasText: text }).last();
+const optionsOf = async (page: Page, text: string) => {
+  const a = article(page, text);
+  await a.hover();
+  return a.getByRole("group", { name: "Message options" });
+};
+/** Every option of a message: quick buttons, then the overflow menu's items. */
+const optionLabels = async (page: Page, text: string): Promise<string[]> => {
+  const a = article(page, text);
+  await a.hover();
+  const g = a.getByRole("group", { name: "Message options" });
+  if (!(await g.count())) return [];
+  const quick = await g.locator(":scope > button").evaluateAll((bs) => bs.map((x) => x.getAttribute("aria-label") ?? ""));
+  const more = g.getByRole("button", { name: "More options" });
+  if (!(await more.count())) return quick;
+  await more.click();
+  const rest = await page.getByRole("menuitem").allTextContents();
+  await page.keyboard.press("Escape");
+  return [...quick, ...rest];
+};
+
 describe("ChatMessageList options", () => {
-  let chat: ChatProcess;
-  const tokens: Record<string, string> = {};
-  const ids: Record<string, number> = {};
-  beforeAll(async () => {
-    chat = await startChat();
-    for (const [uid, name] of [["alice", "Alice"], ["bob", "Bob"], ["carol", "Carol"]] as const) {
-      await chat.createUser(uid, name);
-      tokens[uid] = await chat.mintToken(uid);
-    }
-    await chat.call("POST", "/groups", { guid: "kitchen", name: "Kitchen", type: "public", members: [{ uid: "bob" }, { uid: "carol" }] }, tokens.alice);
-    const send = async (from: string, receiver: string, receiverType: "user" | "group", text: string) =>
-      (await chat.call<Msg>("POST", "/messages", { receiver, receiverType, text }, tokens[from])).id;
-    ids.question = await send("bob", "alice", "user", "Hello Alice, what time is dinner?");
-    ids.answer = await send("alice", "bob", "user", "Around seven");
-    ids.toDelete = await send("alice", "bob", "user", "Bring wine");
-    ids.groupBob = await send("bob", "kitchen", "group", "Who brings dessert?");
-    ids.groupAlice = await send("alice", "kitchen", "group", "I will");
-    // Bob read Alice's messages: the info dialog has a read receipt to show.
-    await chat.call("POST", `/messages/${ids.toDelete}/read`, undefined, tokens.bob);
-  });
-  afterAll(() => chat?.stop());
-  const b = useBrowser({ target: () => chat.base });
-
-  const open = async (params: Record<string, unknown>) => {
-    const page = await b.newPage();
-    await openCase(page, "features-list", params, { token: tokens.alice });
-    await page.locator("article").first().waitFor();
-    return page;
-  };
-  const article = (page: Page, text: string) => page.locator("article", { hasText: text }).last();
-  const optionsOf = async (page: Page, text: string) => {
-    const a = article(page, text);
-    await a.hover();
-    return a.getByRole("group", { name: "Message options" });
-  };
-  /** Every option of a message: quick buttons, then the overflow menu's items. */
-  const optionLabels = async (page: Page, text: string): Promise<string[]> => {
-    const a = article(page, text);
-    await a.hover();
-    const g = a.getByRole("group", { name: "Message options" });
-    if (!(await g.count())) return [];
-    const quick = await g.locator(":scope > button").evaluateAll((bs) => bs.map((x) => x.getAttribute("aria-label") ?? ""));
-    const more = g.getByRole("button", { name: "More options" });
-    if (!(await more.count())) return quick;
-    await more.click();
-    const rest = await page.getByRole("menuitem").allTextContents();
-    await page.keyboard.press("Escape");
-    return [...quick, ...rest];
-  };
-  const noErrors = async (page: Page) => {
-    expect((await events(page, "onError")).map((e) => e.args)).toEqual([]);
-    expect(pageErrors(page)).toEqual([]);
-  };
-
   test("each option is shown by default where it applies and hidden by its prop", async () => {
     const all = { user: "bob", quickOptionsCount: 20, showMarkAsUnreadOption: true };
     let page = await open(all);
@@ -97,7 +89,7 @@ describe("ChatMessageList options", () => {
     page = await open({ user: "bob", quickOptionsCount: 20 });
     expect(await optionLabels(page, "what time is dinner")).not.toContain("Mark as unread"); // off unless shown
     expect(await optionLabels(page, "what time is dinner")).not.toContain("Translate"); // no assistant: AI is off
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("quickOptionsCount before the overflow menu; the menu by keyboard; axe with it open", async () => {
@@ -116,8 +108,7 @@ describe("ChatMessageList options", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Edit");
     await page.keyboard.press("End");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Delete");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/options-menu");
     await page.keyboard.press("Escape");
     await menu.waitFor({ state: "detached" });
@@ -126,9 +117,11 @@ describe("ChatMessageList options", () => {
     const one = await open({ user: "bob", quickOptionsCount: 1 });
     const g1 = await optionsOf(one, "Around seven");
     expect(await g1.locator(":scope > button").evaluateAll((bs) => bs.map((x) => x.getAttribute("aria-label")))).toEqual(["React"]);
-    await noErrors(page);
+    await expectNoErrors(page);
   });
+});
 
+describe("ChatMessageList options: reply, react and edit", () => {
   test("reply, reply in thread, message privately and copy", async () => {
     const page = await b.newPage();
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: b.server.url });
@@ -146,7 +139,7 @@ describe("ChatMessageList options", () => {
     await g.getByRole("button", { name: "Copy" }).click();
     await g.getByText("Copied").waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("Who brings dessert?");
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("react with the emoji picker; the reaction appears on the bubble", async () => {
@@ -155,8 +148,7 @@ describe("ChatMessageList options", () => {
     await g.getByRole("button", { name: "React" }).click();
     const picker = page.getByRole("menu", { name: "Add a reaction" });
     await picker.waitFor();
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/emoji-picker");
     await page.keyboard.press("ArrowRight");
     await page.keyboard.press("Enter");
@@ -166,7 +158,7 @@ describe("ChatMessageList options", () => {
     // A click on the user's own reaction (no onReactionClick) takes it back.
     await chip.click();
     await chip.waitFor({ state: "detached" });
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("edit in place: Enter saves, the list shows the new text", async () => {
@@ -185,9 +177,11 @@ describe("ChatMessageList options", () => {
     expect((await waitForEvent(page, "ccMessageEdited")).args).toEqual([ids.answer, "Around seven sharp"]);
     const stored = await chat.call<{ text: string }>("GET", `/messages/${ids.answer}`, undefined, tokens.bob);
     expect(stored.text).toBe("Around seven sharp");
-    await noErrors(page);
+    await expectNoErrors(page);
   });
+});
 
+describe("ChatMessageList options: info, report and delete", () => {
   test("message info lists the receipts; report with reason and remark; mark as unread", async () => {
     const page = await open({ user: "bob", quickOptionsCount: 0, showMarkAsUnreadOption: true });
     let g = await optionsOf(page, "Bring wine");
@@ -197,8 +191,7 @@ describe("ChatMessageList options", () => {
     const receipts = info.getByRole("list", { name: "Receipts" });
     await receipts.waitFor();
     expect(await receipts.textContent()).toMatch(/Bob.*Delivered Today \d\d:\d\d [AP]M.*Read Today \d\d:\d\d [AP]M/);
-    let v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/info-dialog");
     await page.keyboard.press("Escape");
     await info.waitFor({ state: "detached" });
@@ -209,8 +202,7 @@ describe("ChatMessageList options", () => {
     const report = page.getByRole("dialog", { name: "Report message" });
     await report.getByLabel("Reason").selectOption("spam");
     await report.getByLabel("Remark (optional)").fill("Not dinner related");
-    v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/report-dialog");
     await report.getByRole("button", { name: "Report" }).click();
     await report.waitFor({ state: "detached" });
@@ -223,7 +215,7 @@ describe("ChatMessageList options", () => {
     await page.getByRole("menuitem", { name: "Mark as unread" }).click();
     expect((await unread).status()).toBe(204);
     await g.getByText("Marked as unread").waitFor();
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("report without the remark field (hideFlagRemarkField)", async () => {
@@ -241,7 +233,7 @@ describe("ChatMessageList options", () => {
       const flags = await chat.call<{ items: { messageId: number; reason: string; remark?: string }[] }>("GET", "/moderation/flags");
       return flags.items.find((f) => f.messageId === ids.groupBob && f.reason === "harassment" && !f.remark);
     });
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("delete asks first, then the bubble becomes a tombstone", async () => {
@@ -257,13 +249,12 @@ describe("ChatMessageList options", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Cancel");
     for (let i = 0; i < 3; i++) await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Cancel");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/delete-dialog");
     await dialog.getByRole("button", { name: "Delete" }).click();
     await dialog.waitFor({ state: "detached" });
     await page.getByText("You deleted this message").waitFor();
     expect((await waitForEvent(page, "ccMessageDeleted")).args).toEqual([ids.toDelete, true]);
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 });

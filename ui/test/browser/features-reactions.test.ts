@@ -2,41 +2,33 @@
 // user's own pressed), onReactionClick instead of the toggle, the toggle without it, and the
 // detail view (paging, a filter per emoji, onReactionListItemClick); axe with it open.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, events, formatViolations, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
+import { beforeAll, describe, expect, test } from "vitest";
+import { expectAccessible, expectNoErrors, openCase, screenshot, settled, useChat, waitForEvent } from "./harness";
+
+const { chat, b } = useChat();
+const tokens: Record<string, string> = {};
+let id = 0;
+beforeAll(async () => {
+  for (const [uid, name] of [["alice", "Alice"], ["bob", "Bob"], ["carol", "Carol"], ["dave", "Dave"]] as const) {
+    await chat.createUser(uid, name);
+    tokens[uid] = await chat.mintToken(uid);
+  }
+  await chat.call("POST", "/groups", { guid: "kitchen", name: "Kitchen", type: "public", members: [{ uid: "bob" }, { uid: "carol" }, { uid: "dave" }] }, tokens.alice);
+  id = (await chat.call<{ id: number }>("POST", "/messages", { receiver: "kitchen", receiverType: "group", text: "Pizza tonight" }, tokens.alice)).id;
+  for (const [uid, emoji] of [["alice", "👍"], ["bob", "👍"], ["dave", "👍"], ["carol", "🎉"]] as const) {
+    await chat.call("POST", `/messages/${id}/reactions/${encodeURIComponent(emoji)}`, undefined, tokens[uid]);
+  }
+});
+
+const open = async (params: Record<string, unknown>) => {
+  const page = await b.newPage();
+  await openCase(page, "features-list", { group: "kitchen", ...params }, { token: tokens.alice });
+  await page.locator("article", { hasText: "Pizza tonight" }).waitFor();
+  return page;
+};
+const row = (page: Page) => page.locator("article", { hasText: "Pizza tonight" }).getByRole("group", { name: "Reactions" });
 
 describe("ChatMessageList reactions", () => {
-  let chat: ChatProcess;
-  const tokens: Record<string, string> = {};
-  let id = 0;
-  beforeAll(async () => {
-    chat = await startChat();
-    for (const [uid, name] of [["alice", "Alice"], ["bob", "Bob"], ["carol", "Carol"], ["dave", "Dave"]] as const) {
-      await chat.createUser(uid, name);
-      tokens[uid] = await chat.mintToken(uid);
-    }
-    await chat.call("POST", "/groups", { guid: "kitchen", name: "Kitchen", type: "public", members: [{ uid: "bob" }, { uid: "carol" }, { uid: "dave" }] }, tokens.alice);
-    id = (await chat.call<{ id: number }>("POST", "/messages", { receiver: "kitchen", receiverType: "group", text: "Pizza tonight" }, tokens.alice)).id;
-    for (const [uid, emoji] of [["alice", "👍"], ["bob", "👍"], ["dave", "👍"], ["carol", "🎉"]] as const) {
-      await chat.call("POST", `/messages/${id}/reactions/${encodeURIComponent(emoji)}`, undefined, tokens[uid]);
-    }
-  });
-  afterAll(() => chat?.stop());
-  const b = useBrowser({ target: () => chat.base });
-
-  const open = async (params: Record<string, unknown>) => {
-    const page = await b.newPage();
-    await openCase(page, "features-list", { group: "kitchen", ...params }, { token: tokens.alice });
-    await page.locator("article", { hasText: "Pizza tonight" }).waitFor();
-    return page;
-  };
-  const row = (page: Page) => page.locator("article", { hasText: "Pizza tonight" }).getByRole("group", { name: "Reactions" });
-  const noErrors = async (page: Page) => {
-    expect((await events(page, "onError")).map((e) => e.args)).toEqual([]);
-    expect(pageErrors(page)).toEqual([]);
-  };
-
   test("chips show counts and the user's own; onReactionClick replaces the toggle", async () => {
     const page = await open({ reactionClick: true });
     const chips = row(page).locator("button[aria-pressed]");
@@ -45,11 +37,11 @@ describe("ChatMessageList reactions", () => {
     expect(shown).toEqual(expect.arrayContaining([["👍3", "true"], ["🎉1", "false"]]));
     await row(page).getByRole("button", { name: /^🎉 1 reaction/ }).click();
     expect((await waitForEvent(page, "onReactionClick")).args).toEqual(["🎉", 1, id]);
-    await page.waitForTimeout(300);
+    await settled(page); // a toggle would have gone out with the click, and come back
     const stored = await chat.call<{ reactions?: { reaction: string; count: number }[] }>("GET", `/messages/${id}`, undefined, tokens.alice);
     expect(stored.reactions?.find((r) => r.reaction === "🎉")?.count).toBe(1); // not toggled
     await screenshot(page, "features/reactions", { selector: ".chat-message-list" });
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("without onReactionClick a click toggles the user's own reaction", async () => {
@@ -59,7 +51,7 @@ describe("ChatMessageList reactions", () => {
     await mine.waitFor();
     await mine.click();
     await row(page).getByRole("button", { name: "🎉 1 reaction" }).waitFor();
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("the detail view pages through who reacted, filters per emoji, and calls onReactionListItemClick", async () => {
@@ -75,8 +67,7 @@ describe("ChatMessageList reactions", () => {
     await list.getByRole("listitem").nth(3).waitFor();
     const names = await list.locator(".chat-reactions-detail__name").allTextContents();
     expect(names).toEqual(["You", "Bob", "Dave", "Carol"]);
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "features/reactions-detail");
 
     await dialog.getByRole("button", { name: "🎉 1" }).click();
@@ -88,7 +79,7 @@ describe("ChatMessageList reactions", () => {
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
     expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Who reacted");
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 
   test("a right click on a chip opens the detail view on that emoji", async () => {
@@ -100,6 +91,6 @@ describe("ChatMessageList reactions", () => {
     const names = dialog.locator(".chat-reactions-detail__name");
     await names.nth(2).waitFor();
     expect(await names.allTextContents()).toEqual(["You", "Bob", "Dave"]);
-    await noErrors(page);
+    await expectNoErrors(page);
   });
 });

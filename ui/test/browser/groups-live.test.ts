@@ -3,54 +3,65 @@
 // memberships through the chat service's REST API; plus the UI events ccGroupCreated /
 // ccGroupDeleted and the SDK's group deletion.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, formatViolations, openCase, pageErrors, screenshot, useBrowser } from "./harness";
+import { beforeAll, describe, expect, test } from "vitest";
+import { expectAccessible, openCase, pageErrors, screenshot, useChat } from "./harness";
 
 /** expect.poll waits 1 s by default: a loaded machine may need longer. */
 const SOON = { timeout: 10_000 };
 
-describe("ChatGroups live membership (browser)", () => {
-  let chat: ChatProcess;
-  let alice = "";
-  let admin = "";
-  let bob = "";
-  const asAdmin = <T = unknown>(method: string, path: string, body?: unknown) => chat.call<T>(method, path, body, admin);
-  const asAlice = <T = unknown>(method: string, path: string, body?: unknown) => chat.call<T>(method, path, body, alice);
+declare global {
+  interface Window {
+    /** Each row's state now and when it first appeared, by guid (open). */
+    __rows?: { first: Record<string, string>; now(guid: string): string };
+  }
+}
 
-  beforeAll(async () => {
-    chat = await startChat();
-    for (const uid of ["alice", "admin", "bob", "carol"]) await chat.createUser(uid, uid[0]!.toUpperCase() + uid.slice(1));
-    [alice, admin, bob] = await Promise.all([chat.mintToken("alice"), chat.mintToken("admin"), chat.mintToken("bob")]);
-  });
-  afterAll(() => chat?.stop());
-  const b = useBrowser({ target: () => chat.base });
+const { chat, b } = useChat();
+let alice = "";
+let admin = "";
+let bob = "";
+const asAdmin = <T = unknown>(method: string, path: string, body?: unknown) => chat.call<T>(method, path, body, admin);
+const asAlice = <T = unknown>(method: string, path: string, body?: unknown) => chat.call<T>(method, path, body, alice);
 
-  let n = 0;
-  /** A fresh public group (or of type) owned by admin, with these members besides admin. */
-  const group = async (name: string, members: string[] = [], type = "public") => {
-    const guid = `t${++n}-${name.toLowerCase().replace(/\W+/g, "-")}`;
-    await asAdmin("POST", "/groups", { guid, name, type, members: members.map((uid) => ({ uid })) });
-    return guid;
-  };
+beforeAll(async () => {
+  for (const uid of ["alice", "admin", "bob", "carol"]) await chat.createUser(uid, uid[0]!.toUpperCase() + uid.slice(1));
+  [alice, admin, bob] = await Promise.all([chat.mintToken("alice"), chat.mintToken("admin"), chat.mintToken("bob")]);
+});
 
-  const row = (page: Page, guid: string) => page.locator(`.chat-groups__list-item[data-guid="${guid}"]`);
-  /** "<hasJoined> <scope> · <subtitle>" of the group's row, or "absent" (read in one go: a row
-   * removed meanwhile must not leave a locator waiting for it). */
-  const state = (page: Page, guid: string) =>
-    page.evaluate((g) => {
-      const li = [...document.querySelectorAll(".chat-groups__list-item")].find((e) => e.getAttribute("data-guid") === g);
-      if (!li) return "absent";
+let n = 0;
+/** A fresh public group (or of type) owned by admin, with these members besides admin. */
+const group = async (name: string, members: string[] = [], type = "public") => {
+  const guid = `t${++n}-${name.toLowerCase().replace(/\W+/g, "-")}`;
+  await asAdmin("POST", "/groups", { guid, name, type, members: members.map((uid) => ({ uid })) });
+  return guid;
+};
+
+const row = (page: Page, guid: string) => page.locator(`.chat-groups__list-item[data-guid="${guid}"]`);
+/** "<hasJoined> <scope> · <subtitle>" of the group's row, or "absent" (read in one go: a row
+ * removed meanwhile must not leave a locator waiting for it). */
+const state = (page: Page, guid: string) => page.evaluate((g) => window.__rows!.now(g), guid);
+/** The row's state when it first appeared ("absent" if it never did): a row shown too early shows the wrong one. */
+const firstSeen = (page: Page, guid: string) => page.evaluate((g) => window.__rows!.first[g] ?? "absent", guid);
+const open = async (page: Page) => {
+  await openCase(page, "groups", { flags: true }, { token: alice });
+  await expect.poll(() => page.getByRole("option").count(), SOON).toBeGreaterThan(0);
+  await page.evaluate(() => {
+    const of = (li: Element) => {
       const flags = li.querySelector(".case-flags");
       return `${flags?.getAttribute("data-joined")} ${flags?.getAttribute("data-scope") || "-"} · ${li.querySelector(".chat-groups__subtitle")?.textContent}`;
-    }, guid);
-  const open = async (page: Page) => {
-    await openCase(page, "groups", { flags: true }, { token: alice });
-    await expect.poll(() => page.getByRole("option").count(), SOON).toBeGreaterThan(0);
-  };
-  const rowIndex = (page: Page, guid: string) =>
-    page.locator(".chat-groups__list-item").evaluateAll((els, g) => els.findIndex((e) => e.getAttribute("data-guid") === g), guid);
+    };
+    const rows = () => [...document.querySelectorAll(".chat-groups__list-item")];
+    const first: Record<string, string> = {};
+    const look = () => rows().forEach((li) => (first[li.getAttribute("data-guid")!] ??= of(li)));
+    window.__rows = { first, now: (g) => { const li = rows().find((e) => e.getAttribute("data-guid") === g); return li ? of(li) : "absent"; } };
+    look();
+    new MutationObserver(look).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+};
+const rowIndex = (page: Page, guid: string) =>
+  page.locator(".chat-groups__list-item").evaluateAll((els, g) => els.findIndex((e) => e.getAttribute("data-guid") === g), guid);
 
+describe("ChatGroups live membership (browser)", () => {
   test("every transition of the state table, driven through the REST API", async () => {
     const joinMe = await group("Join me");
     const leaveMe = await group("Leave me", ["alice"]);
@@ -88,10 +99,10 @@ describe("ChatGroups live membership (browser)", () => {
 
     // not in list → added (a private group alice could not see): appears at the top
     const secret = await group("Secret", [], "private");
-    await page.waitForTimeout(200);
     expect(await state(page, secret)).toBe("absent");
     await asAdmin("POST", `/groups/${secret}/members`, { members: [{ uid: "alice" }] });
     await expect.poll(() => state(page, secret), SOON).toBe("true participant · 2 members");
+    expect(await firstSeen(page, secret)).toBe("true participant · 2 members"); // not shown before she was added
     expect(await rowIndex(page, secret)).toBe(0);
     expect(await row(page, secret).locator(".chat-list-item__status-icon").getAttribute("aria-label")).toBe("Private group");
 
@@ -107,13 +118,14 @@ describe("ChatGroups live membership (browser)", () => {
     // (a group alice is not in tells her nothing: its count stays as loaded)
     expect(await state(page, kickMe)).toBe("false - · 1 member");
 
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await page.mouse.move(900, 700);
     await screenshot(page, "groups/live-membership");
     expect(pageErrors(page)).toEqual([]);
   });
+});
 
+describe("ChatGroups live membership (browser): UI events and deletion", () => {
   test("ccGroupCreated inserts at the top, ccGroupDeleted and the SDK's deletion remove", async () => {
     const keep = await group("Keep", ["alice"]);
     const doomed = await group("Doomed", ["alice"]);
@@ -121,7 +133,9 @@ describe("ChatGroups live membership (browser)", () => {
     await open(page);
     const fresh = `zz-${++n}-created`;
     await asAdmin("POST", "/groups", { guid: fresh, name: "Freshly created", type: "public" });
-    await page.waitForTimeout(200);
+    // A change alice is told about, made after it: a creation sent to her would have come first.
+    await asAdmin("POST", `/groups/${doomed}/members`, { members: [{ uid: "bob" }] });
+    await expect.poll(() => state(page, doomed), SOON).toBe("true participant · 3 members");
     expect(await state(page, fresh)).toBe("absent"); // alice is no member: the service told her nothing
     await page.evaluate((g) => window.__groups!.created(g), fresh);
     await expect.poll(() => rowIndex(page, fresh), SOON).toBe(0);

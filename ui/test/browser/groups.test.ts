@@ -2,9 +2,8 @@
 // selection modes, active highlight, row actions, keyboard, the error view when the service
 // is down, axe, a host page's own styles, screenshots (artifacts/groups/).
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, clearEvents, events, formatViolations, openCase, pageErrors, screenshot, useBrowser, waitForEvent } from "./harness";
+import { beforeAll, describe, expect, test } from "vitest";
+import { clearEvents, events, expectAccessible, frames, openCase, pageErrors, screenshot, settled, useChat, waitForEvent } from "./harness";
 
 /** expect.poll waits 1 s by default: a loaded machine may need longer. */
 const SOON = { timeout: 10_000 };
@@ -23,55 +22,48 @@ function groupSpec(n: number) {
   return { guid, name, type, ...(type === "password" ? { password: "secret" } : {}), ...(n === 1 || n === 6 ? { icon: icon(n === 1 ? "#0b7a75" : "#b5487d") } : {}), members };
 }
 
-describe("ChatGroups (browser)", () => {
-  let chat: ChatProcess;
-  let alice = "";
-  beforeAll(async () => {
-    chat = await startChat();
-    for (const uid of ["alice", "admin", "bob"]) await chat.createUser(uid, uid[0]!.toUpperCase() + uid.slice(1));
-    alice = await chat.mintToken("alice");
-    const admin = await chat.mintToken("admin");
-    for (let n = 1; n <= 75; n++) await chat.call("POST", "/groups", groupSpec(n), admin);
+const { chat, b } = useChat();
+let alice = "";
+beforeAll(async () => {
+  for (const uid of ["alice", "admin", "bob"]) await chat.createUser(uid, uid[0]!.toUpperCase() + uid.slice(1));
+  alice = await chat.mintToken("alice");
+  const admin = await chat.mintToken("admin");
+  for (let n = 1; n <= 75; n++) await chat.call("POST", "/groups", groupSpec(n), admin);
+});
+
+const options = (page: Page) => page.getByRole("option");
+const names = (page: Page) => page.locator(".chat-list-item__body-title").allTextContents();
+/** GET /groups requests the page made (their query). */
+const track = (page: Page) => {
+  const seen: URLSearchParams[] = [];
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    if (u.pathname === "/chat/v1/groups") seen.push(u.searchParams);
   });
-  afterAll(() => chat?.stop());
-  const b = useBrowser({ target: () => chat.base });
+  return seen;
+};
+const open = async (page: Page, params: Record<string, unknown> = {}, count = 30) => {
+  await openCase(page, "groups", params, { token: alice });
+  await expect.poll(() => options(page).count(), SOON).toBe(count);
+};
+const scrollToBottom = (page: Page) => page.locator(".chat-groups__list-container").evaluate((el) => el.scrollTo(0, el.scrollHeight));
 
-  const options = (page: Page) => page.getByRole("option");
-  const names = (page: Page) => page.locator(".chat-list-item__body-title").allTextContents();
-  /** GET /groups requests the page made (their query). */
-  const track = (page: Page) => {
-    const seen: URLSearchParams[] = [];
-    page.on("request", (r) => {
-      const u = new URL(r.url());
-      if (u.pathname === "/chat/v1/groups") seen.push(u.searchParams);
-    });
-    return seen;
-  };
-  const open = async (page: Page, params: Record<string, unknown> = {}, count = 30) => {
-    await openCase(page, "groups", params, { token: alice });
-    await expect.poll(() => options(page).count(), SOON).toBe(count);
-  };
-  const scrollToBottom = (page: Page) => page.locator(".chat-groups__list-container").evaluate((el) => el.scrollTo(0, el.scrollHeight));
-  const noViolations = async (page: Page) => {
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
-  };
-
+describe("ChatGroups (browser)", () => {
   test("pages 30 at a time as the list is scrolled to the bottom (75 groups)", async () => {
     const page = await b.newPage();
     const requests = track(page);
     await open(page);
-    await page.waitForTimeout(400);
+    await settled(page);
     expect(await options(page).count()).toBe(30); // the first page fills the view: no more yet
     expect(requests.map((q) => q.get("limit"))).toEqual(["30"]);
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/list");
     await scrollToBottom(page);
     await expect.poll(() => options(page).count(), SOON).toBe(60);
     await scrollToBottom(page);
     await expect.poll(() => options(page).count(), SOON).toBe(75);
     await scrollToBottom(page);
-    await page.waitForTimeout(400);
+    await settled(page);
     expect(await options(page).count()).toBe(75);
     expect(requests).toHaveLength(3);
     expect(requests.slice(1).every((q) => q.get("cursor"))).toBe(true);
@@ -85,7 +77,7 @@ describe("ChatGroups (browser)", () => {
     const page = await b.newPage({ viewport: { width: 1024, height: 2400 } });
     const requests = track(page);
     await open(page, {}, 60);
-    await page.waitForTimeout(400);
+    await settled(page);
     expect(await options(page).count()).toBe(60);
     expect(requests).toHaveLength(2);
     await screenshot(page, "groups/tall");
@@ -101,7 +93,7 @@ describe("ChatGroups (browser)", () => {
     await openCase(page, "groups", {}, { token: alice });
     await expect.poll(() => page.locator(".chat-groups__shimmer .chat-groups__shimmer-item").count(), SOON).toBeGreaterThan(4);
     expect(await page.getByRole("status").textContent()).toContain("Loading groups");
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/loading");
     await expect.poll(() => hold !== undefined, SOON).toBe(true);
     hold!();
@@ -117,7 +109,9 @@ describe("ChatGroups (browser)", () => {
     await expect.poll(() => options(page).count(), SOON).toBe(60);
     expect(await page.getByRole("listbox").getAttribute("aria-busy")).toBe("false");
   });
+});
 
+describe("ChatGroups (browser): search and selection", () => {
   test("search: debounced, results replace the list, clearing restores it", async () => {
     const page = await b.newPage();
     const requests = track(page);
@@ -132,7 +126,7 @@ describe("ChatGroups (browser)", () => {
     expect((await names(page))[0]).toBe("Kitchen crew 1");
     await box.fill("no such group");
     await expect.poll(() => page.locator(".chat-groups__empty-state-view-body-title").textContent(), SOON).toBe("No groups found");
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/empty");
   });
 
@@ -160,7 +154,7 @@ describe("ChatGroups (browser)", () => {
     expect(await page.locator("[role=option][aria-checked=true]").count()).toBe(1);
     expect(await row("g005").getAttribute("aria-checked")).toBe("true");
     expect(await page.getByRole("listbox").getAttribute("aria-multiselectable")).toBeNull();
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/selection-single");
   });
 
@@ -178,10 +172,12 @@ describe("ChatGroups (browser)", () => {
     expect((await events(page, "onSelect")).map((e) => e.args)).toEqual([["g002", true], ["g003", true], ["g004", true], ["g002", false]]);
     expect(await page.locator("[role=option][aria-checked=true]").count()).toBe(2);
     expect(await events(page, "onItemClick")).toEqual([]);
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/selection-multiple");
   });
+});
 
+describe("ChatGroups (browser): activation and row actions", () => {
   test("activeGroup highlights its row (by guid); click and Enter call onItemClick; arrows move", async () => {
     const page = await b.newPage();
     await open(page, { activeGuid: "g005" });
@@ -223,7 +219,7 @@ describe("ChatGroups (browser)", () => {
     const bar = page.getByRole("toolbar", { name: "Actions for Garden club 2" });
     await bar.getByRole("button", { name: "Mute" }).click();
     expect((await waitForEvent(page, "onOption")).args).toEqual(["mute", "g002"]);
-    await noViolations(page);
+    await expectAccessible(page);
     await screenshot(page, "groups/options");
     await page.mouse.move(900, 700);
     await page.getByRole("option", { name: /Support desk 4/ }).focus();
@@ -235,7 +231,9 @@ describe("ChatGroups (browser)", () => {
     await page.keyboard.press("Escape");
     expect(await page.evaluate(() => document.activeElement?.closest("li")?.getAttribute("data-guid"))).toBe("g004");
   });
+});
 
+describe("ChatGroups (browser): type indicators and names", () => {
   test("group type indicators, long names truncated, hideGroupType, showScrollbar", async () => {
     const page = await b.newPage({ deviceScaleFactor: 2 });
     await open(page);
@@ -268,7 +266,9 @@ describe("ChatGroups (browser)", () => {
     expect(await page2.getByRole("searchbox").count()).toBe(0);
     expect(await scrollbar(page2)).toBe("thin");
   });
+});
 
+describe("ChatGroups (browser): errors", () => {
   test("the service down: error view and onError; back: retry recovers; hideError hides the view", async () => {
     const page = await b.newPage();
     await open(page);
@@ -278,13 +278,13 @@ describe("ChatGroups (browser)", () => {
       await expect.poll(() => page.locator(".chat-groups__error-state-view-body-title").textContent(), SOON).toBe("Couldn’t load groups");
       await expect.poll(() => page.locator(".chat-groups__error-state-view-body-description").count(), SOON).toBe(1);
       expect((await waitForEvent(page, "onError")).args).toEqual(["ERR_NETWORK"]);
-      await noViolations(page);
+      await expectAccessible(page);
       await screenshot(page, "groups/error");
     } finally {
       b.server.setTarget(chat.base);
     }
     // Back: "Try again" reloads (unless the socket's reconnection already retried).
-    await page.getByRole("button", { name: "Try again" }).click({ timeout: 3000 }).catch(() => undefined);
+    await page.getByRole("button", { name: "Try again" }).click().catch(() => undefined);
     await expect.poll(() => options(page).count(), SOON).toBe(15);
     expect(await page.locator(".chat-groups__error-state-view").count()).toBe(0);
   });
@@ -296,7 +296,7 @@ describe("ChatGroups (browser)", () => {
     try {
       await page.getByRole("searchbox").fill("Garden");
       expect((await waitForEvent(page, "onError")).args).toEqual(["ERR_NETWORK"]);
-      await page.waitForTimeout(200);
+      await frames(page);
       expect(await page.locator(".chat-groups__error-state-view").count()).toBe(0);
       expect(await page.getByRole("button", { name: "Try again" }).count()).toBe(0);
       expect(await options(page).count()).toBe(0);
@@ -305,7 +305,9 @@ describe("ChatGroups (browser)", () => {
     }
     await expect.poll(() => options(page).count(), { timeout: 40_000 }).toBe(15);
   });
+});
 
+describe("ChatGroups (browser): a host page's styles", () => {
   test("a host page's own styles: untouched by the kit, and the kit's rows unaffected by them", async () => {
     const plain = await b.newPage();
     await open(plain, { options: true });

@@ -26,7 +26,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
+import { startChat, type ChatProcess } from "../agentry.mjs";
 import type { RecordedEvent } from "./page/case";
 import { startServer, type PageServer } from "./server.mjs";
 
@@ -70,6 +71,7 @@ export async function newPage(browser: Browser, server: PageServer | string, opt
     reducedMotion: "reduce",
     ...options,
   });
+  await context.addInitScript(instrument);
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const log: PageLog = { errors: [], console: [] };
@@ -81,6 +83,52 @@ export async function newPage(browser: Browser, server: PageServer | string, opt
   });
   page.on("close", () => void context.close().catch(() => {}));
   return page;
+}
+
+/** In the page, before any script: remembers every message the list highlighted (a jump's
+ * highlight lasts 2.5 s, which a busy machine may let pass before a test looks), as
+ * "<id> <text>", and counts the fetches in flight (settled). */
+function instrument(): void {
+  const w = window as unknown as { __highlighted: string[]; __inflight: number };
+  const seen: string[] = (w.__highlighted = []);
+  const cls = "chat-message-list__message--highlighted";
+  const note = (el: Element) => seen.push(`${el.getAttribute("data-message-id")} ${el.textContent}`);
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === "attributes" && r.target instanceof Element && r.target.classList.contains(cls)) note(r.target);
+      for (const n of r.addedNodes) if (n instanceof Element) n.querySelectorAll(`.${cls}`).forEach(note);
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["class"] });
+  w.__inflight = 0;
+  const fetch0 = window.fetch.bind(window);
+  window.fetch = (...args) => {
+    w.__inflight++;
+    return fetch0(...args).finally(() => w.__inflight--);
+  };
+}
+
+/** Waits until what the page set off has happened: two frames painted and no fetch in flight. */
+export async function settled(page: Page): Promise<void> {
+  await frames(page);
+  await page.waitForFunction(() => (window as unknown as { __inflight: number }).__inflight === 0, undefined, { polling: 20 });
+}
+
+/** "<id> <text>" of each message the list has highlighted so far (instrument). */
+export function highlighted(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { __highlighted?: string[] }).__highlighted ?? []);
+}
+
+/** Waits until the page has received a response whose path matches (Resource Timing: the fetch has completed). */
+export async function responded(page: Page, path: RegExp): Promise<void> {
+  await page.waitForFunction((src) => performance.getEntriesByType("resource").some((e) => new RegExp(src).test(new URL(e.name).pathname)), path.source, { polling: 50 });
+}
+
+/** Waits until the page has painted n more frames (what a scroll or a click set off has rendered). */
+export function frames(page: Page, n = 2): Promise<void> {
+  return page.evaluate((k) => new Promise<void>((done) => {
+    const next = (left: number) => (left ? requestAnimationFrame(() => next(left - 1)) : done());
+    next(k);
+  }), n);
 }
 
 export interface OpenCaseOptions {
@@ -221,6 +269,18 @@ export async function axe(
 }
 
 /** A readable list of violations for an assertion message. */
+/** No axe violations on the page (what names the view in the failure). */
+export async function expectAccessible(page: Page, what = "the page"): Promise<void> {
+  const v = await axe(page);
+  expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
+}
+
+/** No onError call recorded by the case and no uncaught error in the page. */
+export async function expectNoErrors(page: Page): Promise<void> {
+  expect((await events(page, "onError")).map((e) => e.args)).toEqual([]);
+  expect(pageErrors(page)).toEqual([]);
+}
+
 export function formatViolations(v: AxeViolation[]): string {
   return v
     .map((x) => `${x.id} (${x.impact}): ${x.help}\n${x.nodes.map((n) => `    ${JSON.stringify(n.target)} ${n.html}`).join("\n")}`)
@@ -277,4 +337,22 @@ export function useBrowser(opts: { target?: string | null | (() => string | null
       return p;
     },
   };
+}
+
+/** A real `agentry chat` for the file (startChat's options) and the browser in front of it;
+ * `chat` answers once the file's set-up has run. */
+export function useChat(opts?: Parameters<typeof startChat>[0]): { chat: ChatProcess; b: BrowserFixture } {
+  let proc: ChatProcess | undefined;
+  beforeAll(async () => {
+    proc = await startChat(opts);
+  });
+  afterAll(() => proc?.stop());
+  const chat = new Proxy({} as ChatProcess, {
+    get(_, key) {
+      if (!proc) throw new Error("agentry chat starts in beforeAll");
+      const v: unknown = Reflect.get(proc, key, proc);
+      return typeof v === "function" ? v.bind(proc) : v;
+    },
+  });
+  return { chat, b: useBrowser({ target: () => proc?.base ?? null }) };
 }

@@ -4,10 +4,9 @@
 // to messages that were not rendered, and a message arriving far below the window announced
 // and counted, then shown when the reader jumps down. The list holds at most 500 messages
 // (state.ts MAX_LOADED): the far end is let go and paged in again.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import type { Page } from "playwright-core";
-import { startChat, type ChatProcess } from "../agentry.mjs";
-import { axe, formatViolations, openCase, pageErrors, screenshot, useBrowser } from "./harness";
+import { expectAccessible, frames, openCase, pageErrors, screenshot, useChat } from "./harness";
 import { conversation, firstVisible, gapToBottom, inView, LIST, people, send, texts } from "./message-list.fixtures";
 
 /** The messages in the DOM, and every element. */
@@ -17,14 +16,9 @@ const domCounts = (page: Page) =>
 const scrollTo = (page: Page, where: "top" | "bottom") =>
   page.evaluate(([sel, w]) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop = w === "top" ? 0 : s.scrollHeight; }, [LIST, where] as const);
 
-describe("ChatMessageList virtualized", () => {
-  let chat: ChatProcess;
-  beforeAll(async () => {
-    chat = await startChat({ args: ["--rate-limit=0"] }); // the tests seed hundreds of messages
-  });
-  afterAll(() => chat?.stop());
-  const b = useBrowser({ target: () => chat.base });
+const { chat, b } = useChat({ args: ["--rate-limit=0"] }); // the tests seed hundreds of messages
 
+describe("ChatMessageList virtualized", () => {
   test("back to the first of 600 messages and forward again: a bounded DOM, the position kept at each page", async () => {
     const { alice, bob } = await people(chat, ["alice", "bob"]);
     await conversation(chat, alice, bob, 600);
@@ -65,7 +59,7 @@ describe("ChatMessageList virtualized", () => {
     const atNewest = async () => (await gapToBottom(page)) <= 1 && (await texts(page)).at(-1) === "far news";
     for (let round = 0; round < 300 && !(await atNewest()); round++) {
       await page.evaluate((sel) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop += s.clientHeight * 2; }, LIST);
-      await page.waitForTimeout(16);
+      await frames(page, 1);
       const c = await domCounts(page);
       most = { messages: Math.max(most.messages, c.messages), nodes: Math.max(most.nodes, c.nodes) };
     }
@@ -74,11 +68,12 @@ describe("ChatMessageList virtualized", () => {
     // 600 loaded, about a window rendered at any time.
     expect(most.messages).toBeLessThanOrEqual(120);
     expect(most.nodes).toBeLessThan(3000);
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     expect(pageErrors(page)).toEqual([]);
   });
+});
 
+describe("ChatMessageList virtualized: the keyboard and far messages", () => {
   test("keyboard: Home and End reach the first and last loaded messages outside the window", async () => {
     const { alice, bob } = await people(chat, ["alice", "bob"]);
     await conversation(chat, alice, bob, 150);
@@ -101,7 +96,7 @@ describe("ChatMessageList virtualized", () => {
     for (const [width, height] of [[1280, 800], [390, 844]] as const) {
       await page.setViewportSize({ width, height });
       await page.evaluate((sel) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop = s.scrollHeight / 2; }, LIST);
-      await page.waitForTimeout(150);
+      await frames(page);
       expect(await page.locator(`${LIST} [data-message-id]`).count()).toBeLessThanOrEqual(64);
       await screenshot(page, `message-list/virtual-${width}`);
     }
@@ -117,9 +112,10 @@ describe("ChatMessageList virtualized", () => {
     // To the oldest loaded message, with the newest out of the window.
     for (let i = 0; i < 20 && !(await texts(page)).includes(keys[0]!); i++) {
       await page.evaluate((sel) => { const s = document.querySelector<HTMLElement>(sel)!; s.scrollTop = Math.max(300, s.scrollTop - s.clientHeight * 2); }, LIST);
-      await page.waitForTimeout(30);
+      await frames(page);
     }
-    expect((await texts(page)).includes("m 200")).toBe(false);
+    // The window follows the view as a transition: it has let the newest go once it renders the older ones.
+    await expect.poll(async () => (await texts(page)).includes("m 200")).toBe(false);
     await send(chat, bob, alice.uid, "late news");
     const indicator = page.locator(".chat-message-list__new-message-indicator");
     await expect.poll(() => indicator.textContent()).toBe("1 new message");
@@ -139,7 +135,9 @@ describe("ChatMessageList virtualized", () => {
     await expect.poll(() => gapToBottom(page)).toBeLessThanOrEqual(1);
     expect(await inView(page, `${LIST} [data-message-id]:nth-last-child(1 of [data-message-id])`)).toBe(true);
   });
+});
 
+describe("ChatMessageList virtualized: a phone", () => {
   test("a phone-wide list: a long message's bubble takes most of the width, the options float over it, \"edited\" stays on one line", async () => {
     const { alice, bob } = await people(chat, ["alice", "bob"]);
     const long = "This is a long message about the plan for tomorrow, with enough words to wrap over several lines on a phone.";
@@ -163,8 +161,7 @@ describe("ChatMessageList virtualized", () => {
     const after = await page.evaluate(() => document.querySelector<HTMLElement>(".chat-message-bubble-incoming .chat-message-bubble__body")!.getBoundingClientRect().width);
     expect(after).toBeCloseTo(sizes.body, 0);
     expect(await page.locator("article:focus-within .chat-message-bubble__options").evaluate((e) => getComputedStyle(e).visibility)).toBe("visible");
-    const v = await axe(page);
-    expect(v, formatViolations(v)).toEqual([]);
+    await expectAccessible(page);
     await screenshot(page, "message-list/phone-width");
   });
 });

@@ -50,98 +50,13 @@ const proxied = (url) => url.startsWith("/chat/v1/") || url === "/chat/v1" || ur
  *   setTarget(t: string | null): void, dropConnections(): void, close(): Promise<void> }>}
  */
 export async function startServer(opts = {}) {
-  const root = resolve(opts.root ?? distDir);
-  let target = parseTarget(opts.target ?? null);
-  const upgraded = new Set(); // [client, upstream] socket pairs of proxied WebSockets
-
+  /** target: where /chat/v1 and /api go (null: down); upgraded: [client, upstream] socket pairs of proxied WebSockets. */
+  const st = { root: resolve(opts.root ?? distDir), target: parseTarget(opts.target ?? null), upgraded: new Set() };
   const server = http.createServer((req, res) => {
-    if (proxied(req.url ?? "/")) return proxyHTTP(req, res);
-    serveStatic(req, res);
+    if (proxied(req.url ?? "/")) return proxyHTTP(st, req, res);
+    serveStatic(st.root, req, res);
   });
-
-  function proxyHTTP(req, res) {
-    if (!target) return bad(res, 502, "proxy target is down");
-    const headers = {};
-    for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k)) headers[k] = v;
-    const up = http.request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
-      (ur) => {
-        const h = {};
-        for (const [k, v] of Object.entries(ur.headers)) if (!HOP.has(k)) h[k] = v;
-        res.writeHead(ur.statusCode ?? 502, ur.statusMessage, h);
-        ur.pipe(res);
-        ur.on("error", () => res.destroy());
-      },
-    );
-    up.on("error", (e) => {
-      if (!res.headersSent) bad(res, 502, `proxy: ${e.message}`);
-      else res.destroy();
-    });
-    res.on("close", () => {
-      if (!res.writableFinished) up.destroy();
-    });
-    req.pipe(up);
-  }
-
-  server.on("upgrade", (req, socket, head) => {
-    socket.on("error", () => {});
-    if (!proxied(req.url ?? "/") || !target) {
-      socket.end(`HTTP/1.1 ${target ? 404 : 502} ${target ? "Not Found" : "Bad Gateway"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-      return;
-    }
-    const up = net.connect(Number(target.port), target.hostname);
-    const pair = [socket, up];
-    upgraded.add(pair);
-    const done = () => {
-      upgraded.delete(pair);
-      socket.destroy();
-      up.destroy();
-    };
-    up.on("error", () => {
-      if (socket.writable && up.bytesRead === 0) {
-        socket.end("HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-      }
-      done();
-    });
-    up.on("connect", () => {
-      // The client's request as it came (Upgrade and Connection included), raw headers in order.
-      let head1 = `${req.method} ${req.url} HTTP/${req.httpVersion}\r\n`;
-      for (let i = 0; i < req.rawHeaders.length; i += 2) head1 += `${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`;
-      up.write(head1 + "\r\n");
-      if (head?.length) up.write(head);
-      socket.pipe(up);
-      up.pipe(socket);
-    });
-    socket.setNoDelay(true);
-    up.setNoDelay(true);
-    socket.on("close", done);
-    up.on("close", done);
-  });
-
-  function serveStatic(req, res) {
-    if (req.method !== "GET" && req.method !== "HEAD") return bad(res, 405, "method not allowed");
-    let path;
-    try {
-      path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-    } catch {
-      return bad(res, 400, "bad path");
-    }
-    let file = normalize(join(root, path));
-    if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) return bad(res, 403, "forbidden");
-    if (!existsSync(file) || statSync(file).isDirectory()) {
-      // Unknown paths without an extension get the page (a client-side route); assets 404.
-      if (extname(path)) return bad(res, 404, "not found");
-      file = join(root, "index.html");
-      if (!existsSync(file)) return bad(res, 500, `no ${file}: build the page (vite build --config test/browser/vite.config.ts)`);
-    }
-    res.writeHead(200, {
-      "content-type": TYPES[extname(file)] ?? "application/octet-stream",
-      "content-length": statSync(file).size,
-      "cache-control": "no-store",
-    });
-    if (req.method === "HEAD") return res.end();
-    createReadStream(file).pipe(res);
-  }
+  server.on("upgrade", (req, socket, head) => proxyUpgrade(st, req, socket, head));
 
   const sockets = new Set();
   server.on("connection", (s) => {
@@ -155,20 +70,20 @@ export async function startServer(opts = {}) {
   });
   const addr = /** @type {import("node:net").AddressInfo} */ (server.address());
   const dropConnections = () => {
-    for (const [a, b] of upgraded) {
+    for (const [a, b] of st.upgraded) {
       a.destroy();
       b.destroy();
     }
-    upgraded.clear();
+    st.upgraded.clear();
   };
   return {
     url: `http://127.0.0.1:${addr.port}`,
     port: addr.port,
     get target() {
-      return target ? target.origin : null;
+      return st.target ? st.target.origin : null;
     },
     setTarget(t) {
-      target = parseTarget(t);
+      st.target = parseTarget(t);
       dropConnections();
     },
     dropConnections,
@@ -178,6 +93,93 @@ export async function startServer(opts = {}) {
       return new Promise((ok) => server.close(() => ok()));
     },
   };
+}
+
+function proxyHTTP(st, req, res) {
+  const target = st.target;
+  if (!target) return bad(res, 502, "proxy target is down");
+  const headers = {};
+  for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k)) headers[k] = v;
+  const up = http.request(
+    { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+    (ur) => {
+      const h = {};
+      for (const [k, v] of Object.entries(ur.headers)) if (!HOP.has(k)) h[k] = v;
+      res.writeHead(ur.statusCode ?? 502, ur.statusMessage, h);
+      ur.pipe(res);
+      ur.on("error", () => res.destroy());
+    },
+  );
+  up.on("error", (e) => {
+    if (!res.headersSent) bad(res, 502, `proxy: ${e.message}`);
+    else res.destroy();
+  });
+  res.on("close", () => {
+    if (!res.writableFinished) up.destroy();
+  });
+  req.pipe(up);
+}
+
+/** A WebSocket upgrade: the request passed on as it came, then bytes both ways. */
+function proxyUpgrade(st, req, socket, head) {
+  const target = st.target;
+  socket.on("error", () => {});
+  if (!proxied(req.url ?? "/") || !target) {
+    socket.end(`HTTP/1.1 ${target ? 404 : 502} ${target ? "Not Found" : "Bad Gateway"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    return;
+  }
+  const up = net.connect(Number(target.port), target.hostname);
+  const pair = [socket, up];
+  st.upgraded.add(pair);
+  const done = () => {
+    st.upgraded.delete(pair);
+    socket.destroy();
+    up.destroy();
+  };
+  up.on("error", () => {
+    if (socket.writable && up.bytesRead === 0) {
+      socket.end("HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    }
+    done();
+  });
+  up.on("connect", () => {
+    // The client's request as it came (Upgrade and Connection included), raw headers in order.
+    let head1 = `${req.method} ${req.url} HTTP/${req.httpVersion}\r\n`;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) head1 += `${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`;
+    up.write(head1 + "\r\n");
+    if (head?.length) up.write(head);
+    socket.pipe(up);
+    up.pipe(socket);
+  });
+  socket.setNoDelay(true);
+  up.setNoDelay(true);
+  socket.on("close", done);
+  up.on("close", done);
+}
+
+function serveStatic(root, req, res) {
+  if (req.method !== "GET" && req.method !== "HEAD") return bad(res, 405, "method not allowed");
+  let path;
+  try {
+    path = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+  } catch {
+    return bad(res, 400, "bad path");
+  }
+  let file = normalize(join(root, path));
+  if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) return bad(res, 403, "forbidden");
+  if (!existsSync(file) || statSync(file).isDirectory()) {
+    // Unknown paths without an extension get the page (a client-side route); assets 404.
+    if (extname(path)) return bad(res, 404, "not found");
+    file = join(root, "index.html");
+    if (!existsSync(file)) return bad(res, 500, `no ${file}: build the page (vite build --config test/browser/vite.config.ts)`);
+  }
+  res.writeHead(200, {
+    "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+    "content-length": statSync(file).size,
+    "cache-control": "no-store",
+  });
+  if (req.method === "HEAD") return res.end();
+  createReadStream(file).pipe(res);
 }
 
 function parseTarget(t) {

@@ -5,24 +5,23 @@
 // per conversation and thread, and attachments. Screenshots in artifacts/web/.
 import type { Page } from "playwright-core";
 import { describe, expect, test } from "vitest";
-import { pageErrors, screenshot } from "./harness";
+import { pageErrors, screenshot, settled } from "./harness";
 import { composer, main, send, useWebApp } from "./webapp";
 
-describe("web app conversations on agentry dev", () => {
-  const app = useWebApp();
-  const signIn = app.signIn;
-  const expectAccessible = app.expectAccessible;
-  let n = 0;
-  const unique = (s: string) => `${s}-${Date.now() % 100000}-${++n}`;
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  /** A group owned by `owner` with these members, made through the API as the owner. */
-  async function makeGroup(owner: string, members: string[], name = "Team"): Promise<string> {
-    const guid = unique("team");
-    await app.dev().call("POST", "/groups", { guid, name: `${name} ${guid.slice(5)}`, type: "public", members: members.map((uid) => ({ uid })) }, await app.dev().mintToken(owner));
-    return guid;
-  }
-  const recent = (p: Page) => p.getByRole("region", { name: "Recent" });
+const app = useWebApp();
+const { signIn, expectAccessible } = app;
+let n = 0;
+const unique = (s: string) => `${s}-${Date.now() % 100000}-${++n}`;
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** A group owned by `owner` with these members, made through the API as the owner. */
+async function makeGroup(owner: string, members: string[], name = "Team"): Promise<string> {
+  const guid = unique("team");
+  await app.dev().call("POST", "/groups", { guid, name: `${name} ${guid.slice(5)}`, type: "public", members: members.map((uid) => ({ uid })) }, await app.dev().mintToken(owner));
+  return guid;
+}
+const recent = (p: Page) => p.getByRole("region", { name: "Recent" });
 
+describe("web app conversations on agentry dev", () => {
   test("quote reply: the composer shows what is answered, the reply carries and shows the quote, the quote leads to the original", async () => {
     const [alice, bob] = await Promise.all([signIn("Alice", "/group/general"), signIn("Bob", "/group/general")]);
     const question = unique("Where shall we meet?");
@@ -74,14 +73,19 @@ describe("web app conversations on agentry dev", () => {
     await row.click();
     await main(carol).getByText("Standup moved to 10").waitFor();
     await main(carol).getByRole("button", { name: "1 reply" }).waitFor();
-    // Read on the server: a reload shows no badge.
-    await carol.waitForTimeout(1500);
+    // Read on the server: a reload shows no badge (the badge comes with the row, one answer).
+    const carols = await app.dev().mintToken("carol");
+    await expect
+      .poll(async () => (await app.dev().call<{ items: { conversationId: string; unreadMessageCount: number }[] }>("GET", "/conversations?type=group", undefined, carols)).items
+        .find((c) => c.conversationId === `group_${guid}`)?.unreadMessageCount)
+      .toBe(0);
     await carol.goto("/");
     await row.waitFor();
-    await carol.waitForTimeout(800);
     expect(await row.getByLabel(/unread/).count()).toBe(0);
   });
+});
 
+describe("web app conversations on agentry dev: Recent and typing", () => {
   test("a deleted last message leaves the Recent preview at once, for both sides", async () => {
     const [alice, bob] = await Promise.all([signIn("Alice", "/user/bob"), signIn("Bob")]);
     await main(alice).getByRole("heading", { name: "Bob" }).waitFor();
@@ -95,8 +99,8 @@ describe("web app conversations on agentry dev", () => {
     await mine.getByRole("button", { name: "More options" }).click();
     await alice.getByRole("menuitem", { name: "Delete" }).click();
     await alice.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
-    await recent(alice).getByRole("button", { name: /Bob/ }).getByText("You: Message deleted").waitFor({ timeout: 5_000 });
-    await bobsRow.getByText("Message deleted").waitFor({ timeout: 5_000 });
+    await recent(alice).getByRole("button", { name: /Bob/ }).getByText("You: Message deleted").waitFor();
+    await bobsRow.getByText("Message deleted").waitFor();
     expect(await bob.getByText(secret).count()).toBe(0);
   });
 
@@ -107,11 +111,11 @@ describe("web app conversations on agentry dev", () => {
     await recent(carol).getByRole("button", { name: /Weather/i }).waitFor({ timeout: 10_000 });
     await app.dev().call("POST", "/agents/weather/disable");
     try {
-      await recent(carol).getByRole("button", { name: /weather/i }).waitFor({ state: "detached", timeout: 8_000 });
+      await recent(carol).getByRole("button", { name: /weather/i }).waitFor({ state: "detached" });
       await carol.reload();
       await carol.getByText("Signed in as").waitFor();
       await carol.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Chef/ }).waitFor();
-      await carol.waitForTimeout(500);
+      await settled(carol); // Recent too has loaded and rendered
       expect(await carol.getByRole("navigation", { name: "Conversations" }).getByText(/weather/i).count()).toBe(0);
       // Its URL says it cannot be opened instead of opening a person chat.
       await carol.goto("/user/weather");
@@ -131,14 +135,21 @@ describe("web app conversations on agentry dev", () => {
     await typing.waitFor();
     const cleared = Date.now();
     await composer(alice).fill("");
-    await typing.waitFor({ state: "detached", timeout: 2_000 });
-    expect(Date.now() - cleared).toBeLessThan(2_000);
+    // At once, not by the 10 s a received indicator lasts unrenewed (a busy machine may take a few seconds).
+    await typing.waitFor({ state: "detached", timeout: 8_000 });
+    expect(Date.now() - cleared).toBeLessThan(8_000);
   });
+});
 
+describe("web app conversations on agentry dev: offline, tabs and URLs", () => {
   test("offline: a banner, the message waits instead of failing and goes out when the connection is back", async () => {
     const [alice, bob] = await Promise.all([signIn("Alice", "/user/bob"), signIn("Bob", "/user/alice")]);
     await main(alice).getByRole("heading", { name: "Bob" }).waitFor();
     await main(bob).getByRole("heading", { name: "Alice" }).waitFor();
+    // Alice's list has loaded (its log, or the empty view): offline from here on, only the send
+    // waits. (Chromium's offline mode keeps an open socket, so a load that failed then would not
+    // be retried by a reconnect.)
+    await main(alice).locator(".chat-message-list__list, .chat-message-list__empty-state-view").waitFor();
     await alice.context().setOffline(true);
     await main(alice).getByText("You're offline.", { exact: false }).waitFor();
     const text = unique("sent from the train");
@@ -152,9 +163,9 @@ describe("web app conversations on agentry dev", () => {
     await main(bob).getByRole("article").filter({ hasText: text }).waitFor({ timeout: 20_000 });
     await waiting.waitFor({ state: "detached", timeout: 10_000 });
     await main(alice).getByText("You're offline.", { exact: false }).waitFor({ state: "detached" });
-    // Whatever failed while offline (a list's load, a send) clears by itself once back: polled,
-    // since the list's retry and the banner's removal are not one moment (CI saw the check race).
-    await expect.poll(async () => (await main(alice).getByRole("alert").allTextContents()).join(" | "), { timeout: 10_000 }).toBe("");
+    // Whatever failed while offline clears by itself once back: polled, since the retry and the
+    // banner's removal are not one moment (CI saw the check race).
+    await expect.poll(async () => (await main(alice).getByRole("alert").allTextContents()).join(" | ")).toBe("");
     // Stored once (the retry carried the same muid).
     const msgs = await app.dev().call<{ items: { text?: string }[] }>("GET", "/users/bob/messages?limit=10", undefined, await app.dev().mintToken("alice"));
     expect(msgs.items.filter((m) => m.text === text)).toHaveLength(1);
@@ -168,8 +179,8 @@ describe("web app conversations on agentry dev", () => {
     await row.getByText("1 member").waitFor();
     await app.dev().call("POST", `/groups/${guid}/join`, {}, await app.dev().mintToken("bob"));
     // Both lists follow without a reload: the group's member count, and Recent.
-    await row.getByText("2 members").waitFor({ timeout: 8_000 });
-    await recent(first).getByRole("button", { name: new RegExp(`Book club ${guid.slice(5)}`) }).waitFor({ timeout: 8_000 });
+    await row.getByText("2 members").waitFor();
+    await recent(first).getByRole("button", { name: new RegExp(`Book club ${guid.slice(5)}`) }).waitFor();
   });
 
   test("a URL per conversation and thread: reload, back and forward and a shared link land there", async () => {
@@ -198,7 +209,9 @@ describe("web app conversations on agentry dev", () => {
     await bob.getByRole("complementary", { name: "Thread" }).getByText(text).first().waitFor();
     await main(bob).getByRole("heading", { name: "General" }).waitFor();
   });
+});
 
+describe("web app conversations on agentry dev: attachments", () => {
   test("attachments: pick, paste and drop files, previews, then one message each", async () => {
     const alice = await signIn("Alice", "/user/carol");
     await main(alice).getByRole("heading", { name: "Carol" }).waitFor();

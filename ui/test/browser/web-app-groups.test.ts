@@ -7,13 +7,12 @@ import { describe, expect, test } from "vitest";
 import { pageErrors, screenshot } from "./harness";
 import { composer, main, send, useWebApp } from "./webapp";
 
-describe("web app groups on agentry dev", () => {
-  const app = useWebApp();
-  const signIn = app.signIn;
-  const expectAccessible = app.expectAccessible;
-  const details = (p: Page) => p.getByRole("complementary", { name: "Group details" });
-  type Group = { guid: string; type: string; hasJoined?: boolean; membersCount?: number };
+const app = useWebApp();
+const { signIn, expectAccessible } = app;
+const details = (p: Page) => p.getByRole("complementary", { name: "Group details" });
+type Group = { guid: string; type: string; hasJoined?: boolean; membersCount?: number };
 
+describe("web app groups on agentry dev", () => {
   test("create a public, a private and a password group; others find and join them as their type allows", async () => {
     const alice = await signIn("Alice");
     const stamp = Date.now() % 100000;
@@ -58,7 +57,9 @@ describe("web app groups on agentry dev", () => {
     expect(bob.items.some((g) => g.guid === `plans-${stamp}`)).toBe(false);
     expect(pageErrors(alice)).toEqual([]);
   });
+});
 
+describe("web app groups on agentry dev: details", () => {
   test("group details: members and roles; the admin adds a person and an agent, promotes, removes and bans; the member sees it live", async () => {
     const stamp = Date.now() % 100000;
     const guid = `crew-${stamp}`;
@@ -98,7 +99,9 @@ describe("web app groups on agentry dev", () => {
     await panel.getByRole("list", { name: "Banned" }).waitFor({ state: "detached" });
     expect(pageErrors(alice)).toEqual([]);
   });
+});
 
+describe("web app groups on agentry dev: mentions", () => {
   test("@-mentions: suggestions by keyboard, highlighted in the message; an agent outside the group is flagged, and answers once added", async () => {
     const stamp = Date.now() % 100000;
     const guid = `kitchen-${stamp}`;

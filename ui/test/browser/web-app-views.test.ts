@@ -4,18 +4,17 @@
 // and a tour of the main views at 1280 and 390 px (artifacts/web/tour/, copied to docs/images/web/).
 import type { Page } from "playwright-core";
 import { describe, expect, test } from "vitest";
-import { newPage, pageErrors, screenshot } from "./harness";
+import { frames, newPage, pageErrors, screenshot } from "./harness";
 import { composer, main, send, useWebApp } from "./webapp";
 
-describe("web app views on agentry dev", () => {
-  const app = useWebApp();
-  const signIn = app.signIn;
-  const expectAccessible = app.expectAccessible;
-  let n = 0;
-  const unique = (s: string) => `${s} ${Date.now() % 100000}-${++n}`;
-  const post = async (from: string, to: string, type: "user" | "group", text: string) =>
-    app.dev().call<{ id: number }>("POST", "/messages", { receiver: to, receiverType: type, text }, await app.dev().mintToken(from));
+const app = useWebApp();
+const { signIn, expectAccessible } = app;
+let n = 0;
+const unique = (s: string) => `${s} ${Date.now() % 100000}-${++n}`;
+const post = async (from: string, to: string, type: "user" | "group", text: string) =>
+  app.dev().call<{ id: number }>("POST", "/messages", { receiver: to, receiverType: type, text }, await app.dev().mintToken(from));
 
+describe("web app views on agentry dev", () => {
   test("search: everywhere and in the conversation, the keyword marked; a result opens its conversation at the message", async () => {
     const word = `zucchini${Date.now() % 100000}`;
     await post("bob", "alice", "user", `Did you buy the ${word}?`);
@@ -50,8 +49,14 @@ describe("web app views on agentry dev", () => {
     const alice = await signIn("Alice", "/user/carol");
     const row = alice.getByRole("list", { name: "People" }).getByRole("button", { name: /Carol/ });
     const carol = await signIn("Carol");
-    await alice.evaluate(() => window.dispatchEvent(new Event("focus"))); // the directory reloads on focus
-    await row.getByText("Online").waitFor();
+    // The directory reloads on focus: again until Carol's socket has made her online (her sign-in
+    // may finish before the service counts her in).
+    await expect
+      .poll(async () => {
+        await alice.evaluate(() => window.dispatchEvent(new Event("focus")));
+        return row.getByText("Online").count();
+      }, { interval: 500 })
+      .toBe(1);
     await main(alice).getByRole("heading", { name: "Carol" }).waitFor();
     await main(alice).getByText("Online", { exact: true }).waitFor();
     await screenshot(alice, "web/presence");
@@ -65,7 +70,9 @@ describe("web app views on agentry dev", () => {
     const users = await app.dev().call<{ items: { uid: string; status?: string; lastActiveAt?: string }[] }>("GET", "/users?limit=100", undefined, await app.dev().mintToken("alice"));
     expect(users.items.find((u) => u.uid === "carol")).toMatchObject({ status: "offline" });
   });
+});
 
+describe("web app views on agentry dev: the pinned date and the admin form", () => {
   test("the date pinned over the list: not while its separator shows, not twice, and it fades when scrolling stops", async () => {
     for (let i = 0; i < 30; i++) await post("bob", "carol", "user", `line ${i} of a long afternoon`);
     const carol = await signIn("Carol", "/user/bob");
@@ -74,16 +81,26 @@ describe("web app views on agentry dev", () => {
     const sticky = carol.locator(".chat-message-list__sticky-date");
     const scrollTo = (y: number) => list.evaluate((el, top) => { el.scrollTop = top; el.dispatchEvent(new Event("scroll")); }, y);
     await scrollTo(0);
-    await carol.waitForTimeout(200);
+    await frames(carol);
     expect(await sticky.count()).toBe(0);
     await scrollTo(20); // the Today separator still in view
-    await carol.waitForTimeout(200);
+    await frames(carol);
     expect(await sticky.count()).toBe(0);
-    await scrollTo(600);
-    await sticky.waitFor();
+    // Its class the moment it appears (it fades 1.5 s after the scroll: a busy machine may look later).
+    const shown = await list.evaluate((el) => new Promise<string>((done) => {
+      const look = () => {
+        const d = document.querySelector(".chat-message-list__sticky-date");
+        if (d) done(d.className);
+        return !!d;
+      };
+      const mo = new MutationObserver(() => look() && mo.disconnect());
+      mo.observe(document.body, { subtree: true, childList: true });
+      el.scrollTop = 600;
+      el.dispatchEvent(new Event("scroll"));
+    }));
+    expect(shown).not.toContain("--idle");
     expect(await sticky.textContent()).toBe("Today");
-    expect(await sticky.getAttribute("class")).not.toContain("--idle");
-    await expect.poll(() => sticky.getAttribute("class"), { timeout: 4_000 }).toContain("chat-message-list__sticky-date--idle");
+    await expect.poll(() => sticky.getAttribute("class")).toContain("chat-message-list__sticky-date--idle");
   });
 
   test("admin form: the switch says Disabled when off, required fields are marked, errors use the form's words, the provider fits a phone", async () => {
@@ -106,7 +123,9 @@ describe("web app views on agentry dev", () => {
     await screenshot(admin, "web/admin-new-390");
     await expectAccessible(admin, "admin form at 390 px");
   });
+});
 
+describe("web app views on agentry dev: reactions, unread and streaming", () => {
   test("reactions beyond the quick eight, and a long message behind Show more", async () => {
     const long = Array.from({ length: 24 }, (_, i) => `Step ${i + 1}: stir.`).join("\n");
     await post("bob", "alice", "user", long);
@@ -162,17 +181,23 @@ describe("web app views on agentry dev", () => {
   test("the chef's answer streams visibly with the offline model", async () => {
     const carol = await signIn("Carol", "/user/chef");
     await main(carol).getByText("Hi! What are we cooking today?").waitFor();
+    // Every text the live bubble shows, recorded in the page as it changes.
+    await carol.evaluate(() => {
+      const seen: string[] = ((window as unknown as { __partials: string[] }).__partials = []);
+      new MutationObserver(() => {
+        for (const el of document.querySelectorAll(".chat-agent-live .chat-text-bubble__text")) if (!seen.includes(el.textContent ?? "")) seen.push(el.textContent ?? "");
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     await send(carol, "What can I use instead of butter?");
     const live = main(carol).locator(".chat-agent-live .chat-text-bubble__text");
     await live.waitFor({ timeout: 20_000 });
-    const seen = new Set<string>();
-    for (let i = 0; i < 40 && (await live.count()); i++) {
-      seen.add((await live.textContent().catch(() => "")) ?? "");
-      await carol.waitForTimeout(25);
-    }
+    await live.waitFor({ state: "detached", timeout: 30_000 }); // the stored answer replaced it
+    const seen = new Set(await carol.evaluate(() => (window as unknown as { __partials: string[] }).__partials));
     expect(seen.size, `partial texts seen: ${JSON.stringify([...seen])}`).toBeGreaterThan(2);
   });
+});
 
+describe("web app views on agentry dev: the tour", () => {
   test("tour: the main views at 1280 and 390 px", async () => {
     const guid = "tour";
     await app.dev().call("POST", "/groups", { guid, name: "Weekend trip", type: "public", description: "Planning the hike", members: [{ uid: "bob" }, { uid: "carol" }, { uid: "chef" }] }, await app.dev().mintToken("alice"));
@@ -195,7 +220,7 @@ describe("web app views on agentry dev", () => {
       // The chef's answer to Carol's mention, stored (not mid-stream), and the pinned date faded.
       await main(alice).getByRole("article").filter({ hasText: "scripted dev model" }).waitFor({ timeout: 30_000 });
       await expect.poll(() => main(alice).locator(".chat-agent-live").count(), { timeout: 30_000 }).toBe(0);
-      await alice.waitForTimeout(2000);
+      await expect.poll(() => main(alice).locator(".chat-message-list__sticky-date:not(.chat-message-list__sticky-date--idle)").count()).toBe(0);
       await screenshot(alice, `web/tour/group-${at}`);
       await expectAccessible(alice, `group at ${at}`);
       await alice.goto(`/group/${guid}/thread/${hello.id}`);

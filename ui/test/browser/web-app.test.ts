@@ -5,60 +5,21 @@
 // agent and a user's open page loses it without a reload (agents.changed); a new agent or action cannot take an existing one's id; the
 // frontend-action form refuses a bad Parameters schema naming the field. Every page passes axe;
 // screenshots in artifacts/web/.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { agentryBin, startDev, type DevProcess } from "../agentry.mjs";
-import { axe, formatViolations, launchBrowser, newPage, pageErrors, screenshot } from "./harness";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, test } from "vitest";
+import { agentryBin, type DevProcess } from "../agentry.mjs";
+import { newPage, pageErrors, screenshot } from "./harness";
+import { composer, main as conversation, send, useWebApp } from "./webapp";
+
+const app = useWebApp();
+const { signIn, expectAccessible } = app;
+let dev: DevProcess;
+beforeAll(() => {
+  dev = app.dev();
+});
+const open = (): Promise<Page> => newPage(app.browser(), dev.base);
 
 describe("web app on agentry dev", () => {
-  let dev: DevProcess;
-  let browser: Browser;
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "" } }), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await Promise.all(pages.map((p) => p.context().close().catch(() => {})));
-    await browser?.close();
-    await dev?.stop();
-  });
-
-  async function open(): Promise<Page> {
-    const page = await newPage(browser, dev.base);
-    pages.push(page);
-    return page;
-  }
-
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    const v = await axe(page);
-    expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
-  }
-
-  /** Opens the app and signs in as one of the development users. */
-  /** What each signed-in page's WebSockets received (text frames). */
-  const socketFrames = new WeakMap<Page, string[]>();
-
-  async function signIn(name: string): Promise<Page> {
-    const page = await open();
-    const frames: string[] = [];
-    socketFrames.set(page, frames);
-    page.on("websocket", (ws) => ws.on("framereceived", (f) => void (typeof f.payload === "string" && frames.push(f.payload))));
-    await page.goto("/");
-    await page.getByRole("button", { name: `Sign in as ${name}` }).click();
-    await page.getByText("Signed in as").waitFor();
-    return page;
-  }
-
-  const conversation = (page: Page) => page.getByRole("main");
-  const composer = (page: Page) => conversation(page).getByRole("textbox");
-
-  async function send(page: Page, text: string): Promise<void> {
-    await composer(page).fill(text);
-    await composer(page).press("Enter");
-    await expect.poll(() => composer(page).inputValue()).toBe("");
-  }
-
   test("login page: the development users, accessible", async () => {
     const page = await open();
     const r = await page.goto("/");
@@ -94,7 +55,9 @@ describe("web app on agentry dev", () => {
     expect(await alert.textContent()).toMatch(/uid/i);
     expect(await page.getByText("Signed in as").count()).toBe(0);
   });
+});
 
+describe("web app on agentry dev: token login", () => {
   test("without a development login: sign in with an auth token, log out", async () => {
     const page = await open();
     // The server's answer as a production server (no development Auth Key) gives it.
@@ -127,7 +90,9 @@ describe("web app on agentry dev", () => {
     await page.reload();
     await page.getByLabel("Auth token").waitFor();
   });
+});
 
+describe("web app on agentry dev: chat", () => {
   test("two users chat live in the group general and one to one", async () => {
     const [alice, bob] = await Promise.all([signIn("Alice"), signIn("Bob")]);
     for (const p of [alice, bob]) await p.getByRole("option", { name: /General/ }).click();
@@ -171,44 +136,14 @@ describe("web app on agentry dev", () => {
     await screenshot(bob, "web/chat-bob");
     await expectAccessible(alice, "chat");
 
-    // Sending clears the field at once and what is typed meanwhile stays; a failed send brings
-    // its text back (before what was typed meanwhile) and says why. Alice's sends are held.
-    const hold = (fail: boolean) => {
-      let release = () => {};
-      const done = new Promise<void>((r) => (release = r));
-      return { done, release, fail };
-    };
-    let held = hold(false);
-    const messagesRoute = (u: URL) => u.pathname.endsWith("/chat/v1/messages");
-    await alice.route(messagesRoute, async (route) => {
-      if (route.request().method() !== "POST") return route.continue();
-      const h = held;
-      await h.done;
-      if (h.fail) return route.fulfill({ status: 503, json: { error: { code: "ERR_SERVICE_UNAVAILABLE", message: "the store is down; retry" } } });
-      return route.continue();
-    });
-    await composer(alice).fill("Is Friday ok?");
-    await composer(alice).press("Enter");
-    await expect.poll(() => composer(alice).inputValue()).toBe("");
-    await composer(alice).pressSequentially("And Saturday");
-    held.release();
-    await conversation(bob).getByText("Is Friday ok?").waitFor();
-    await conversation(alice).getByText("Is Friday ok?").first().waitFor();
-    expect(await composer(alice).inputValue()).toBe("And Saturday");
-
-    held = hold(true);
-    await composer(alice).press("Enter");
-    await expect.poll(() => composer(alice).inputValue()).toBe("");
-    await composer(alice).pressSequentially("or Sunday");
-    held.release();
-    await conversation(alice).getByRole("alert").filter({ hasText: "the store is down; retry" }).waitFor();
-    expect(await composer(alice).inputValue()).toBe("And Saturday\nor Sunday");
-    await alice.unroute(messagesRoute);
+    await heldSends(alice, bob);
 
     expect(pageErrors(alice)).toEqual([]);
     expect(pageErrors(bob)).toEqual([]);
   });
+});
 
+describe("web app on agentry dev: the chef agent", () => {
   test("a user asks the chef agent: welcome, streamed answer, recipe card", async () => {
     const carol = await signIn("Carol");
     await carol.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Chef/ }).click();
@@ -241,7 +176,9 @@ describe("web app on agentry dev", () => {
     await expectAccessible(carol, "agent chat (answer)");
     expect(pageErrors(carol)).toEqual([]);
   });
+});
 
+describe("web app on agentry dev: the admin page", () => {
   test("the admin disables the weather agent and users no longer see it", async () => {
     const alice = await signIn("Alice");
     const agents = alice.getByRole("list", { name: "Agents" });
@@ -259,83 +196,10 @@ describe("web app on agentry dev", () => {
     expect(await main.getByLabel("Headers", { exact: true }).inputValue()).toBe("");
     await screenshot(admin, "web/admin-agent");
     await expectAccessible(admin, "admin");
-
-    // Alice's page (another browser context) is not reloaded: the service sends every socket
-    // agents.changed and the page reloads its agent list. Focus events are counted and the
-    // wait is well under the 20 s fallback refresh, so the frame is what removes Weather.
-    await alice.evaluate(() => {
-      const w = window as unknown as { __focus: number };
-      w.__focus = 0;
-      window.addEventListener("focus", () => void w.__focus++);
-    });
-    const enabled = main.getByRole("switch", { name: "Enabled" });
-    expect(await enabled.isChecked()).toBe(true);
-    const disabledAt = Date.now();
-    await enabled.click();
-    await main.getByText("Disabled: users no longer see this agent.").waitFor();
-    const list = await dev.call<{ items: { agentId: string; enabled: boolean }[] }>("GET", "/agents");
-    expect(list.items.find((a) => a.agentId === "weather")?.enabled).toBe(false);
-
-    const aliceAgents = alice.getByRole("list", { name: "Agents" });
-    await aliceAgents.getByRole("button", { name: /Weather/i }).waitFor({ state: "detached", timeout: 8_000 });
-    expect(Date.now() - disabledAt).toBeLessThan(8_000);
-    expect(await aliceAgents.getByRole("button", { name: /Chef/ }).count()).toBe(1);
-    expect(await aliceAgents.getByRole("button", { name: /Weather/i }).count()).toBe(0);
-    expect(socketFrames.get(alice)).toContain('{"type":"agents.changed","agentId":"weather"}');
-    expect(await alice.evaluate(() => (window as unknown as { __focus: number }).__focus)).toBe(0);
-
-    // The agent list has its own on/off switch per agent: it followed the panel's, and turning
-    // Weather back on there saves it and moves the panel's switch too.
-    const nav = admin.getByRole("navigation", { name: "Agents" });
-    const listed = nav.getByRole("switch", { name: "Weather enabled" });
-    await expect.poll(() => listed.isChecked()).toBe(false);
-    await listed.click();
-    await expect.poll(() => enabled.isChecked()).toBe(true);
-    await expect
-      .poll(async () => (await dev.call<{ items: { agentId: string; enabled: boolean }[] }>("GET", "/agents")).items.find((a) => a.agentId === "weather")?.enabled)
-      .toBe(true);
-    await aliceAgents.getByRole("button", { name: /Weather/i }).waitFor({ timeout: 8_000 });
-    await screenshot(admin, "web/admin-list-switch");
-
-    // A new agent whose id is a person's uid: the server's error shows at the Agent ID field.
-    await admin.getByRole("button", { name: "New agent" }).click();
-    await main.getByRole("heading", { name: "New agent" }).waitFor();
-    await main.getByLabel("Agent ID", { exact: true }).fill("alice");
-    await main.getByLabel("Name", { exact: true }).fill("Alice bot");
-    await main.getByLabel("Deployment URL", { exact: true }).fill("http://127.0.0.1:9/api/agents/x/ag-ui");
-    await main.getByRole("button", { name: "Save" }).click();
-    await main.getByText('uid "alice" belongs to a user who is not an agent').first().waitFor();
-    expect(await main.getByLabel("Agent ID", { exact: true }).getAttribute("aria-invalid")).toBe("true");
-
-    // A new agent with an existing agent's id: refused at the Agent ID field before any request
-    // (the PUT would replace the chef and disable it); what was typed stays.
-    const agentId = main.getByLabel("Agent ID", { exact: true });
-    await agentId.fill("chef");
-    await main.getByText(/^an agent with this id exists/).waitFor();
-    await main.getByRole("button", { name: "Save" }).click();
-    await main.getByText("Fix the fields marked above.").waitFor();
-    expect(await agentId.getAttribute("aria-invalid")).toBe("true");
-    expect(await agentId.inputValue()).toBe("chef");
-    expect(await main.getByLabel("Name", { exact: true }).inputValue()).toBe("Alice bot");
-    const chef = (await dev.call<{ items: { agentId: string; name: string; enabled: boolean; deploymentUrl?: string }[] }>("GET", "/agents")).items.find(
-      (a) => a.agentId === "chef",
-    );
-    expect(chef?.enabled).toBe(true);
-    expect(chef?.name).not.toBe("Alice bot");
-    expect(chef?.deploymentUrl).not.toBe("http://127.0.0.1:9/api/agents/x/ag-ui");
-    await agentId.scrollIntoViewIfNeeded();
-    await screenshot(admin, "web/admin-duplicate-id");
-    await expectAccessible(admin, "admin (new agent with a taken id)");
-
-    // Test connection on the chef (the dev server's own runtime).
-    await admin.getByRole("navigation", { name: "Agents" }).getByRole("button", { name: /chef/i }).click();
-    await main.getByRole("heading", { name: /Agent Chef/ }).waitFor();
-    await main.getByRole("button", { name: "Test connection" }).click();
-    const result = main.getByRole("status", { name: "Connection test result" });
-    await result.getByText("Connection works").waitFor({ timeout: 15_000 });
-    await result.scrollIntoViewIfNeeded();
-    await screenshot(admin, "web/admin-test-connection");
-    expect(pageErrors(admin)).toEqual([]);
+    await disableFromThePanel(admin, alice);
+    await switchFromTheList(admin, alice);
+    await refuseTakenIds(admin);
+    await testTheConnection(admin);
   });
 
   test("the frontend-action form refuses a bad Parameters schema, naming the field", async () => {
@@ -385,3 +249,134 @@ describe("web app on agentry dev", () => {
     expect(pageErrors(admin)).toEqual([]);
   });
 });
+
+/** The panel's switch disables Weather; Alice's open page loses it by the agents.changed frame. */
+async function disableFromThePanel(admin: Page, alice: Page): Promise<void> {
+  const main = admin.getByRole("main");
+  // Alice's page (another browser context) is not reloaded: the service sends every socket
+  // agents.changed and the page reloads its agent list. Focus events are counted and the
+  // wait is well under the 20 s fallback refresh, so the frame is what removes Weather.
+  await alice.evaluate(() => {
+    const w = window as unknown as { __focus: number };
+    w.__focus = 0;
+    window.addEventListener("focus", () => void w.__focus++);
+  });
+  const enabled = main.getByRole("switch", { name: "Enabled" });
+  expect(await enabled.isChecked()).toBe(true);
+  const disabledAt = Date.now();
+  await enabled.click();
+  await main.getByText("Disabled: users no longer see this agent.").waitFor();
+  const list = await dev.call<{ items: { agentId: string; enabled: boolean }[] }>("GET", "/agents");
+  expect(list.items.find((a) => a.agentId === "weather")?.enabled).toBe(false);
+
+  const aliceAgents = alice.getByRole("list", { name: "Agents" });
+  await aliceAgents.getByRole("button", { name: /Weather/i }).waitFor({ state: "detached", timeout: 15_000 });
+  expect(Date.now() - disabledAt).toBeLessThan(15_000);
+  expect(await aliceAgents.getByRole("button", { name: /Chef/ }).count()).toBe(1);
+  expect(await aliceAgents.getByRole("button", { name: /Weather/i }).count()).toBe(0);
+  expect(app.socketFrames(alice)).toContain('{"type":"agents.changed","agentId":"weather"}');
+  expect(await alice.evaluate(() => (window as unknown as { __focus: number }).__focus)).toBe(0);
+}
+
+/** The list's own switch per agent follows the panel's, and turning Weather back on there saves it. */
+async function switchFromTheList(admin: Page, alice: Page): Promise<void> {
+  const main = admin.getByRole("main");
+  const enabled = main.getByRole("switch", { name: "Enabled" });
+  const aliceAgents = alice.getByRole("list", { name: "Agents" });
+  // The agent list has its own on/off switch per agent: it followed the panel's, and turning
+  // Weather back on there saves it and moves the panel's switch too.
+  const nav = admin.getByRole("navigation", { name: "Agents" });
+  const listed = nav.getByRole("switch", { name: "Weather enabled" });
+  await expect.poll(() => listed.isChecked()).toBe(false);
+  await listed.click();
+  await expect.poll(() => enabled.isChecked()).toBe(true);
+  await expect
+    .poll(async () => (await dev.call<{ items: { agentId: string; enabled: boolean }[] }>("GET", "/agents")).items.find((a) => a.agentId === "weather")?.enabled)
+    .toBe(true);
+  await aliceAgents.getByRole("button", { name: /Weather/i }).waitFor();
+  await screenshot(admin, "web/admin-list-switch");
+}
+
+/** A new agent cannot take a person's uid (the server says so at the field) nor an agent's id (refused before any request). */
+async function refuseTakenIds(admin: Page): Promise<void> {
+  const main = admin.getByRole("main");
+  // A new agent whose id is a person's uid: the server's error shows at the Agent ID field.
+  await admin.getByRole("button", { name: "New agent" }).click();
+  await main.getByRole("heading", { name: "New agent" }).waitFor();
+  await main.getByLabel("Agent ID", { exact: true }).fill("alice");
+  await main.getByLabel("Name", { exact: true }).fill("Alice bot");
+  await main.getByLabel("Deployment URL", { exact: true }).fill("http://127.0.0.1:9/api/agents/x/ag-ui");
+  await main.getByRole("button", { name: "Save" }).click();
+  await main.getByText('uid "alice" belongs to a user who is not an agent').first().waitFor();
+  expect(await main.getByLabel("Agent ID", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+
+  // A new agent with an existing agent's id: refused at the Agent ID field before any request
+  // (the PUT would replace the chef and disable it); what was typed stays.
+  const agentId = main.getByLabel("Agent ID", { exact: true });
+  await agentId.fill("chef");
+  await main.getByText(/^an agent with this id exists/).waitFor();
+  await main.getByRole("button", { name: "Save" }).click();
+  await main.getByText("Fix the fields marked above.").waitFor();
+  expect(await agentId.getAttribute("aria-invalid")).toBe("true");
+  expect(await agentId.inputValue()).toBe("chef");
+  expect(await main.getByLabel("Name", { exact: true }).inputValue()).toBe("Alice bot");
+  const chef = (await dev.call<{ items: { agentId: string; name: string; enabled: boolean; deploymentUrl?: string }[] }>("GET", "/agents")).items.find(
+    (a) => a.agentId === "chef",
+  );
+  expect(chef?.enabled).toBe(true);
+  expect(chef?.name).not.toBe("Alice bot");
+  expect(chef?.deploymentUrl).not.toBe("http://127.0.0.1:9/api/agents/x/ag-ui");
+  await agentId.scrollIntoViewIfNeeded();
+  await screenshot(admin, "web/admin-duplicate-id");
+  await expectAccessible(admin, "admin (new agent with a taken id)");
+}
+
+async function testTheConnection(admin: Page): Promise<void> {
+  const main = admin.getByRole("main");
+  // Test connection on the chef (the dev server's own runtime).
+  await admin.getByRole("navigation", { name: "Agents" }).getByRole("button", { name: /chef/i }).click();
+  await main.getByRole("heading", { name: /Agent Chef/ }).waitFor();
+  await main.getByRole("button", { name: "Test connection" }).click();
+  const result = main.getByRole("status", { name: "Connection test result" });
+  await result.getByText("Connection works").waitFor({ timeout: 15_000 });
+  await result.scrollIntoViewIfNeeded();
+  await screenshot(admin, "web/admin-test-connection");
+  expect(pageErrors(admin)).toEqual([]);
+}
+
+
+/** Sending clears the field at once and what is typed meanwhile stays; a failed send brings its
+ * text back (before what was typed meanwhile) and says why. Alice's sends are held. */
+async function heldSends(alice: Page, bob: Page): Promise<void> {
+    const hold = (fail: boolean) => {
+      let release = () => {};
+      const done = new Promise<void>((r) => (release = r));
+      return { done, release, fail };
+    };
+    let held = hold(false);
+    const messagesRoute = (u: URL) => u.pathname.endsWith("/chat/v1/messages");
+    await alice.route(messagesRoute, async (route) => {
+      if (route.request().method() !== "POST") return route.continue();
+      const h = held;
+      await h.done;
+      if (h.fail) return route.fulfill({ status: 503, json: { error: { code: "ERR_SERVICE_UNAVAILABLE", message: "the store is down; retry" } } });
+      return route.continue();
+    });
+    await composer(alice).fill("Is Friday ok?");
+    await composer(alice).press("Enter");
+    await expect.poll(() => composer(alice).inputValue()).toBe("");
+    await composer(alice).pressSequentially("And Saturday");
+    held.release();
+    await conversation(bob).getByText("Is Friday ok?").waitFor();
+    await conversation(alice).getByText("Is Friday ok?").first().waitFor();
+    expect(await composer(alice).inputValue()).toBe("And Saturday");
+
+    held = hold(true);
+    await composer(alice).press("Enter");
+    await expect.poll(() => composer(alice).inputValue()).toBe("");
+    await composer(alice).pressSequentially("or Sunday");
+    held.release();
+    await conversation(alice).getByRole("alert").filter({ hasText: "the store is down; retry" }).waitFor();
+    expect(await composer(alice).inputValue()).toBe("And Saturday\nor Sunday");
+    await alice.unroute(messagesRoute);
+}

@@ -3,13 +3,15 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
 import { startDev, type DevProcess } from "../agentry.mjs";
-import { axe, formatViolations, launchBrowser, newPage } from "./harness";
+import { expectAccessible, launchBrowser, newPage } from "./harness";
 
 export interface WebApp {
   dev(): DevProcess;
   browser(): Browser;
   /** Signs in as a development user (by the picker), then goes to path. */
   signIn(name: string, path?: string, viewport?: { width: number; height: number }): Promise<Page>;
+  /** The text frames a signed-in page's WebSockets received so far. */
+  socketFrames(page: Page): string[];
   expectAccessible(page: Page, what: string): Promise<void>;
 }
 
@@ -18,6 +20,7 @@ export function useWebApp(env: Record<string, string> = {}, args: string[] = [])
   let dev: DevProcess;
   let browser: Browser;
   const pages: Page[] = [];
+  const frames = new WeakMap<Page, string[]>();
   beforeAll(async () => {
     [dev, browser] = await Promise.all([startDev({ env: { OPENAI_API_KEY: "", ...env }, args }), launchBrowser()]);
   });
@@ -32,16 +35,17 @@ export function useWebApp(env: Record<string, string> = {}, args: string[] = [])
     async signIn(name, path = "/", viewport = { width: 1024, height: 768 }) {
       const page = await newPage(browser, dev.base, { viewport });
       pages.push(page);
+      const got: string[] = [];
+      frames.set(page, got);
+      page.on("websocket", (ws) => ws.on("framereceived", (f) => void (typeof f.payload === "string" && got.push(f.payload))));
       await page.goto("/");
       await page.getByRole("button", { name: `Sign in as ${name}` }).click();
       await page.getByRole("button", { name: "Log out" }).waitFor();
       if (path !== "/") await page.goto(path);
       return page;
     },
-    async expectAccessible(page, what) {
-      const v = await axe(page);
-      expect(v, `${what}: axe violations\n${formatViolations(v)}`).toEqual([]);
-    },
+    socketFrames: (page) => frames.get(page) ?? [],
+    expectAccessible,
   };
 }
 

@@ -2,7 +2,6 @@
 // then shows the chat (groups, people, agents, threads) and, for admins, the agent admin page.
 import type { Chat } from "@agentry/chat-sdk";
 import { useCallback, useEffect, useState } from "react";
-import { setApiBase } from "./admin-api";
 import { AdminPage } from "./admin/AdminPage";
 import { ChatPage } from "./chat/ChatPage";
 import { loadConfig, type AppConfig } from "./config";
@@ -17,20 +16,18 @@ function routeOf(path: string): Route {
 
 type Boot = { state: "loading" } | { state: "failed"; error: string } | { state: "ready"; config: AppConfig };
 
-export function App() {
+/** Loads the configuration, sets the SDK up and resumes the remembered session; retry() boots
+ * once more (the remembered session is kept). */
+function useBoot() {
   const [boot, setBoot] = useState<Boot>({ state: "loading" });
   const [user, setUser] = useState<Chat.User | undefined>();
   const [resumed, setResumed] = useState(false);
-  const [route, setRoute] = useState<Route>(() => routeOf(window.location.pathname));
-  // "Try again" on the failure screen boots once more (the remembered session is kept).
   const [attempt, setAttempt] = useState(0);
-
   useEffect(() => {
     let live = true;
     (async () => {
       try {
         const config = await loadConfig();
-        setApiBase(config.chatPath);
         await initChat(config);
         const u = await resume();
         if (!live) return;
@@ -46,33 +43,40 @@ export function App() {
       live = false;
     };
   }, [attempt]);
-
   const retry = useCallback(() => {
     setResumed(false);
     setBoot({ state: "loading" });
     setAttempt((n) => n + 1);
   }, []);
+  return { boot: resumed ? boot : ({ state: "loading" } as Boot), user, setUser, retry };
+}
 
+/** The page the path names, following back/forward; navigate() pushes it. */
+function useRoute() {
+  const [route, setRoute] = useState<Route>(() => routeOf(window.location.pathname));
   useEffect(() => {
     const onPop = () => setRoute(routeOf(window.location.pathname));
     window.addEventListener("popstate", onPop);
     return () => window.removeEventListener("popstate", onPop);
   }, []);
-
   const navigate = useCallback((r: Route) => {
     // The chat keeps its own paths (a conversation, a thread): "Chat" from there stays.
     if (r !== routeOf(window.location.pathname)) window.history.pushState(null, "", r === "admin" ? "/admin" : "/");
     setRoute(r);
   }, []);
+  return [route, navigate] as const;
+}
 
+export function App() {
+  const { boot, user, setUser, retry } = useBoot();
+  const [route, navigate] = useRoute();
   const onLogout = useCallback(async () => {
     await logout();
     setUser(undefined);
     // The next user starts from nothing open, not from the last user's conversation.
     window.history.replaceState(null, "", "/");
-    setRoute("chat");
-  }, []);
-
+    navigate("chat");
+  }, [setUser, navigate]);
   useEffect(() => {
     // The chat page titles itself after the open conversation.
     if (!user) document.title = "Sign in · Agentry chat";
@@ -80,7 +84,7 @@ export function App() {
   }, [user, route]);
 
   let body;
-  if (boot.state === "loading" || !resumed) {
+  if (boot.state === "loading") {
     body = (
       <main className="agentry-web__center" aria-busy="true">
         <p className="agentry-web__muted">Loading…</p>
@@ -101,37 +105,41 @@ export function App() {
   } else if (!user) {
     body = <Login config={boot.config} onLogin={setUser} />;
   } else {
-    const isAdmin = user.getRole() === "admin";
-    body = (
-      <div className="agentry-web__shell">
-        <header className="agentry-web__topbar">
-          <span className="agentry-web__brand" aria-hidden="true">
-            A
-          </span>
-          <span className="agentry-web__product">Agentry chat</span>
-          <nav className="agentry-web__tabs" aria-label="Pages">
-            <a href="/" className="agentry-web__tab" aria-current={route === "chat" ? "page" : undefined}
-              onClick={(e) => { e.preventDefault(); navigate("chat"); }}>
-              Chat
-            </a>
-            {isAdmin ? (
-              <a href="/admin" className="agentry-web__tab" aria-current={route === "admin" ? "page" : undefined}
-                onClick={(e) => { e.preventDefault(); navigate("admin"); }}>
-                Agents
-              </a>
-            ) : null}
-          </nav>
-          <span className="agentry-web__me">
-            Signed in as <strong>{user.getName() || user.getUid()}</strong>
-            {isAdmin ? <span className="agentry-web__badge">admin</span> : null}
-          </span>
-          <button type="button" className="agentry-web__button agentry-web__button--quiet" onClick={() => void onLogout()}>
-            Log out
-          </button>
-        </header>
-        {route === "admin" && isAdmin ? <AdminPage /> : <ChatPage me={user} />}
-      </div>
-    );
+    body = <Shell user={user} route={route} navigate={navigate} onLogout={onLogout} />;
   }
   return <div className="chat agentry-web">{body}</div>;
+}
+
+function Shell({ user, route, navigate, onLogout }: { user: Chat.User; route: Route; navigate(r: Route): void; onLogout(): Promise<void> }) {
+  const isAdmin = user.getRole() === "admin";
+  return (
+    <div className="agentry-web__shell">
+      <header className="agentry-web__topbar">
+        <span className="agentry-web__brand" aria-hidden="true">
+          A
+        </span>
+        <span className="agentry-web__product">Agentry chat</span>
+        <nav className="agentry-web__tabs" aria-label="Pages">
+          <a href="/" className="agentry-web__tab" aria-current={route === "chat" ? "page" : undefined}
+            onClick={(e) => { e.preventDefault(); navigate("chat"); }}>
+            Chat
+          </a>
+          {isAdmin ? (
+            <a href="/admin" className="agentry-web__tab" aria-current={route === "admin" ? "page" : undefined}
+              onClick={(e) => { e.preventDefault(); navigate("admin"); }}>
+              Agents
+            </a>
+          ) : null}
+        </nav>
+        <span className="agentry-web__me">
+          Signed in as <strong>{user.getName() || user.getUid()}</strong>
+          {isAdmin ? <span className="agentry-web__badge">admin</span> : null}
+        </span>
+        <button type="button" className="agentry-web__button agentry-web__button--quiet" onClick={() => void onLogout()}>
+          Log out
+        </button>
+      </header>
+      {route === "admin" && isAdmin ? <AdminPage /> : <ChatPage me={user} />}
+    </div>
+  );
 }

@@ -1,18 +1,21 @@
 import type { Chat } from "@agentry/chat-sdk";
+import { Avatar } from "@agentry/ui-kit";
 import { useId, useState, type FormEvent } from "react";
 import type { AppConfig } from "./config";
 import { errorText, loginWithAuthKey, loginWithToken } from "./session";
 
+interface FormProps {
+  busy: boolean;
+  /** The error's id while there is one (the fields are described by it). */
+  describedBy: string | undefined;
+  run(f: () => Promise<Chat.User>): Promise<void>;
+}
+
 export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Chat.User): void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
-  const [uid, setUid] = useState("");
-  const [token, setToken] = useState("");
-  const uidId = useId();
-  const tokenId = useId();
   const errorId = useId();
   const dev = config.devLogin;
-
   const run = async (f: () => Promise<Chat.User>) => {
     setBusy(true);
     setError("");
@@ -23,16 +26,7 @@ export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Ch
       setBusy(false);
     }
   };
-
-  const submitUid = (e: FormEvent) => {
-    e.preventDefault();
-    if (dev && uid.trim()) void run(() => loginWithAuthKey(uid.trim(), dev.authKey, { create: true }));
-  };
-  const submitToken = (e: FormEvent) => {
-    e.preventDefault();
-    if (token.trim()) void run(() => loginWithToken(token.trim()));
-  };
-
+  const form: FormProps = { busy, run, describedBy: error ? errorId : undefined };
   return (
     <main className="agentry-web__center agentry-web__login">
       <div className="agentry-web__card">
@@ -42,54 +36,7 @@ export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Ch
           </span>
           <h1 className="agentry-web__title">Sign in to Agentry chat</h1>
         </div>
-        {dev ? (
-          <>
-            <p className="agentry-web__muted">
-              Development login: pick a sample user, or type a user id: a new one creates that user. (This server has a development Auth Key.)
-            </p>
-            <ul className="agentry-web__user-picker" aria-label="Sample users">
-              {dev.users.map((u) => (
-                <li key={u.uid}>
-                  <button type="button" className="agentry-web__user-button" disabled={busy}
-                    onClick={() => void run(() => loginWithAuthKey(u.uid, dev.authKey))}>
-                    <span className="agentry-web__avatar" aria-hidden="true">
-                      {(u.name || u.uid).slice(0, 1).toUpperCase()}
-                    </span>
-                    <span className="agentry-web__user-button-text">
-                      <span className="agentry-web__user-name">Sign in as {u.name}</span>
-                      <span className="agentry-web__muted">
-                        {u.uid}
-                        {u.role === "admin" ? " · admin" : ""}
-                      </span>
-                    </span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-            <form className="agentry-web__inline-form" onSubmit={submitUid}>
-              <label htmlFor={uidId}>User id</label>
-              <div className="agentry-web__row">
-                <input id={uidId} className="agentry-web__input" value={uid} onChange={(e) => setUid(e.target.value)}
-                  autoComplete="username" placeholder="e.g. dave" aria-describedby={error ? errorId : undefined} />
-                <button type="submit" className="agentry-web__button" disabled={busy || !uid.trim()}>
-                  Sign in
-                </button>
-              </div>
-            </form>
-          </>
-        ) : (
-          <form className="agentry-web__inline-form" onSubmit={submitToken}>
-            <p className="agentry-web__muted">Paste the auth token an administrator created for you with the REST API key.</p>
-            <label htmlFor={tokenId}>Auth token</label>
-            <div className="agentry-web__row">
-              <input id={tokenId} className="agentry-web__input" type="password" value={token} onChange={(e) => setToken(e.target.value)}
-                autoComplete="current-password" aria-describedby={error ? errorId : undefined} />
-              <button type="submit" className="agentry-web__button" disabled={busy || !token.trim()}>
-                Sign in
-              </button>
-            </div>
-          </form>
-        )}
+        {dev ? <DevLogin dev={dev} {...form} /> : <TokenLogin {...form} />}
         {error ? (
           <p id={errorId} className="agentry-web__error" role="alert">
             {error}
@@ -97,5 +44,71 @@ export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Ch
         ) : null}
       </div>
     </main>
+  );
+}
+
+/** Development login: a sample user, or any user id (a new one is created) with the Auth Key. */
+function DevLogin({ dev, busy, describedBy, run }: FormProps & { dev: NonNullable<AppConfig["devLogin"]> }) {
+  const [uid, setUid] = useState("");
+  const uidId = useId();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (uid.trim()) void run(() => loginWithAuthKey(uid.trim(), dev.authKey, { create: true }));
+  };
+  return (
+    <>
+      <p className="agentry-web__muted">
+        Development login: pick a sample user, or type a user id: a new one creates that user. (This server has a development Auth Key.)
+      </p>
+      <ul className="agentry-web__user-picker" aria-label="Sample users">
+        {dev.users.map((u) => (
+          <li key={u.uid}>
+            <button type="button" className="agentry-web__user-button" disabled={busy} onClick={() => void run(() => loginWithAuthKey(u.uid, dev.authKey))}>
+              <Avatar className="agentry-web__avatar" name={u.name || u.uid} />
+              <span className="agentry-web__user-button-text">
+                <span className="agentry-web__user-name">Sign in as {u.name}</span>
+                <span className="agentry-web__muted">
+                  {u.uid}
+                  {u.role === "admin" ? " · admin" : ""}
+                </span>
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form className="agentry-web__inline-form" onSubmit={submit}>
+        <label htmlFor={uidId}>User id</label>
+        <div className="agentry-web__row">
+          <input id={uidId} className="agentry-web__input" value={uid} onChange={(e) => setUid(e.target.value)}
+            autoComplete="username" placeholder="e.g. dave" aria-describedby={describedBy} />
+          <button type="submit" className="agentry-web__button" disabled={busy || !uid.trim()}>
+            Sign in
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}
+
+/** Production login: an auth token minted with the REST API key. */
+function TokenLogin({ busy, describedBy, run }: FormProps) {
+  const [token, setToken] = useState("");
+  const tokenId = useId();
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (token.trim()) void run(() => loginWithToken(token.trim()));
+  };
+  return (
+    <form className="agentry-web__inline-form" onSubmit={submit}>
+      <p className="agentry-web__muted">Paste the auth token an administrator created for you with the REST API key.</p>
+      <label htmlFor={tokenId}>Auth token</label>
+      <div className="agentry-web__row">
+        <input id={tokenId} className="agentry-web__input" type="password" value={token} onChange={(e) => setToken(e.target.value)}
+          autoComplete="current-password" aria-describedby={describedBy} />
+        <button type="submit" className="agentry-web__button" disabled={busy || !token.trim()}>
+          Sign in
+        </button>
+      </div>
+    </form>
   );
 }

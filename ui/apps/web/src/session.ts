@@ -1,5 +1,5 @@
-// The session: the SDK logs in (Auth Key or token); the app keeps the auth token so a reload
-// logs in again and the admin page can call the agent configuration routes with it.
+// The session: the SDK logs in (Auth Key or token) and holds the token; the app remembers it
+// so a reload logs in again.
 import { Chat } from "@agentry/chat-sdk";
 import { chatHost, type AppConfig } from "./config";
 
@@ -9,36 +9,13 @@ interface Stored {
   token: string;
 }
 
-let currentToken: string | undefined;
-
-/** The bearer token of the logged-in session. */
-export function authToken(): string | undefined {
-  return currentToken;
-}
-
-/** fetch for the SDK: notes the token the development login answers (the SDK keeps its own). */
-const observingFetch = async (url: string, init?: RequestInit): Promise<Response> => {
-  const res = await fetch(url, init);
-  if (res.ok && (init?.method ?? "GET").toUpperCase() === "POST" && /\/login$/.test(new URL(url, window.location.href).pathname)) {
-    try {
-      const body: unknown = await res.clone().json();
-      if (typeof body === "object" && body !== null && typeof (body as { authToken?: unknown }).authToken === "string") {
-        currentToken = (body as { authToken: string }).authToken;
-      }
-    } catch {
-      // not JSON: the SDK reports it
-    }
-  }
-  return res;
-};
-
 export async function initChat(cfg: AppConfig): Promise<void> {
-  await Chat.init(cfg.appId, { host: chatHost(cfg), fetch: observingFetch });
+  await Chat.init(cfg.appId, { host: chatHost(cfg) });
 }
 
-function remember(): void {
+function remember(token: string | undefined): void {
   try {
-    if (currentToken) localStorage.setItem(storageKey, JSON.stringify({ token: currentToken } satisfies Stored));
+    if (token) localStorage.setItem(storageKey, JSON.stringify({ token } satisfies Stored));
   } catch {
     // storage off: the session lasts until reload
   }
@@ -46,7 +23,6 @@ function remember(): void {
 
 /** Development login: any uid with the server's Auth Key. */
 export async function loginWithAuthKey(uid: string, authKey: string, o: { create?: boolean } = {}): Promise<Chat.User> {
-  currentToken = undefined;
   let user: Chat.User;
   try {
     user = await Chat.login(uid, authKey);
@@ -56,7 +32,7 @@ export async function loginWithAuthKey(uid: string, authKey: string, o: { create
     await Chat.createUser(new Chat.User(uid, nameOf(uid)), authKey);
     user = await Chat.login(uid, authKey);
   }
-  remember();
+  remember(Chat.getAuthToken());
   return user;
 }
 
@@ -72,8 +48,7 @@ export function nameOf(uid: string): string {
 /** Production login: an auth token minted with the REST API key. */
 export async function loginWithToken(token: string): Promise<Chat.User> {
   const user = await Chat.login(token);
-  currentToken = token;
-  remember();
+  remember(token);
   return user;
 }
 
@@ -115,7 +90,6 @@ function forget(): void {
 
 export async function logout(): Promise<void> {
   forget();
-  currentToken = undefined;
   await Chat.logout().catch(() => undefined);
 }
 

@@ -16,6 +16,7 @@ export const init: ChatClient["init"] = (appId, settings) => client.init(appId, 
 export const login: ChatClient["login"] = (uidOrAuthToken, authKey) => client.login(uidOrAuthToken, authKey);
 export const logout: ChatClient["logout"] = () => client.logout();
 export const getLoggedinUser: ChatClient["getLoggedinUser"] = () => client.getLoggedinUser();
+export const getAuthToken: ChatClient["getAuthToken"] = () => client.getAuthToken();
 export const connect: ChatClient["connect"] = () => client.connect();
 export const disconnect: ChatClient["disconnect"] = () => client.disconnect();
 export const getConnectionStatus: ChatClient["getConnectionStatus"] = () => client.getConnectionStatus();
@@ -67,6 +68,15 @@ export const getSmartReplies: ChatClient["getSmartReplies"] = (id, type) => clie
 export const getConversationStarter: ChatClient["getConversationStarter"] = (id, type) => client.getConversationStarter(id, type);
 export const translateMessage: ChatClient["translateMessage"] = (id, language) => client.translateMessage(id, language);
 
+export const getAgentConfigs: ChatClient["getAgentConfigs"] = () => client.getAgentConfigs();
+export const saveAgentConfig: ChatClient["saveAgentConfig"] = (agentId, config) => client.saveAgentConfig(agentId, config);
+export const deleteAgentConfig: ChatClient["deleteAgentConfig"] = (agentId) => client.deleteAgentConfig(agentId);
+export const setAgentEnabled: ChatClient["setAgentEnabled"] = (agentId, enabled) => client.setAgentEnabled(agentId, enabled);
+export const testAgentConnection: ChatClient["testAgentConnection"] = (agentId) => client.testAgentConnection(agentId);
+export const getFrontendActions: ChatClient["getFrontendActions"] = (agentId) => client.getFrontendActions(agentId);
+export const saveFrontendAction: ChatClient["saveFrontendAction"] = (agentId, name, action) => client.saveFrontendAction(agentId, name, action);
+export const deleteFrontendAction: ChatClient["deleteFrontendAction"] = (agentId, name) => client.deleteFrontendAction(agentId, name);
+
 export const addMessageListener: ChatClient["addMessageListener"] = (id, l) => client.addMessageListener(id, l);
 export const removeMessageListener: ChatClient["removeMessageListener"] = (id) => client.removeMessageListener(id);
 export const addGroupListener: ChatClient["addGroupListener"] = (id, l) => client.addGroupListener(id, l);
@@ -89,6 +99,7 @@ export type {
 export { Action } from "./models/action";
 export { AgenticMessage, type ToolCall, type ToolResult } from "./models/agentic";
 export type { ActionResult, AgentEvent, AgentProfile, AGUIEvent, Approval, ApprovalDecision, ApprovalStatus } from "./models/agent";
+export type { AgentConfig, AgentConfigWrite, AgentProvider, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
 export { Conversation } from "./models/conversation";
 export { Group } from "./models/group";
 export { Attachment, BaseMessage, CustomMessage, MediaMessage, TextMessage, type ModerationStatus } from "./models/message";

@@ -5,9 +5,7 @@ export class BoundedSet<T> {
   private readonly items = new Set<T>();
   constructor(private readonly max: number) {}
 
-  has(v: T): boolean {
-    return this.items.has(v);
-  }
+  has(v: T): boolean { return this.items.has(v); }
   add(v: T): void {
     if (this.items.has(v)) return;
     this.items.add(v);
@@ -16,12 +14,8 @@ export class BoundedSet<T> {
       if (!oldest.done) this.items.delete(oldest.value);
     }
   }
-  clear(): void {
-    this.items.clear();
-  }
-  get size(): number {
-    return this.items.size;
-  }
+  clear(): void { this.items.clear(); }
+  get size(): number { return this.items.size; }
 }
 
 /**
@@ -36,9 +30,7 @@ export class EventFilter {
   lastPos: number | undefined;
   private readonly messageIds: BoundedSet<number>;
 
-  constructor(maxIds = 10_000) {
-    this.messageIds = new BoundedSet(maxIds);
-  }
+  constructor(maxIds = 10_000) { this.messageIds = new BoundedSet(maxIds); }
 
   /** accept says whether ev is new, and records it as processed. */
   accept(ev: WireEvent): boolean {
@@ -55,9 +47,7 @@ export class EventFilter {
   }
 
   /** The server answered reset: continue from pos (even when lower than before). */
-  reset(pos: number): void {
-    this.lastPos = pos;
-  }
+  reset(pos: number): void { this.lastPos = pos; }
 
   clear(): void {
     this.lastPos = undefined;

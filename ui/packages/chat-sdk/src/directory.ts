@@ -24,9 +24,7 @@ export class Directory implements Resolver {
     readonly origin: string,
   ) {}
 
-  user(uid: string): User {
-    return this.users.get(uid) ?? new User(uid);
-  }
+  user(uid: string): User { return this.users.get(uid) ?? new User(uid); }
   putUser(u: User): void {
     this.users.set(u.getUid(), u);
     this.hidden.delete(u.getUid());
@@ -36,9 +34,7 @@ export class Directory implements Resolver {
     this.putUser(u);
     return u;
   }
-  knowsUser(uid: string): boolean {
-    return this.users.has(uid) || this.hidden.has(uid);
-  }
+  knowsUser(uid: string): boolean { return this.users.has(uid) || this.hidden.has(uid); }
 
   /** unknownUsers filters uids to those not looked up yet. */
   unknownUsers(uids: Iterable<string | undefined>): string[] {
@@ -82,23 +78,15 @@ export class Directory implements Resolver {
   }
 
   /** A copy of the known group, or a bare one (guid as its name). */
-  group(guid: string): Group {
-    return this.groups.get(guid)?.group.clone() ?? new Group(guid, guid);
-  }
-  hasGroup(guid: string): boolean {
-    return this.groups.has(guid);
-  }
-  putGroup(g: Group, fetchedAfter = -1): void {
-    this.groups.set(g.getGuid(), { group: g.clone(), fetchedAfter });
-  }
+  group(guid: string): Group { return this.groups.get(guid)?.group.clone() ?? new Group(guid, guid); }
+  hasGroup(guid: string): boolean { return this.groups.has(guid); }
+  putGroup(g: Group, fetchedAfter = -1): void { this.groups.set(g.getGuid(), { group: g.clone(), fetchedAfter }); }
   putWireGroup(w: WireGroup): Group {
     const g = groupFromWire(w);
     this.putGroup(g);
     return g;
   }
-  forgetGroup(guid: string): void {
-    this.groups.delete(guid);
-  }
+  forgetGroup(guid: string): void { this.groups.delete(guid); }
 
   /**
    * freshGroup answers the group as the service has it after the event received as number
@@ -119,9 +107,7 @@ export class Directory implements Resolver {
   }
 
   /** Stores a group a live event changed, keeping how fresh the cached copy was. */
-  storeGroup(g: Group): void {
-    this.putGroup(g, this.groups.get(g.getGuid())?.fetchedAfter ?? -1);
-  }
+  storeGroup(g: Group): void { this.putGroup(g, this.groups.get(g.getGuid())?.fetchedAfter ?? -1); }
 
   clear(): void {
     this.users.clear();

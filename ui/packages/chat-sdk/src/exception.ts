@@ -14,6 +14,17 @@ export class ChatException extends Error {
     this.code = code;
     if (details !== undefined) this.details = details;
   }
+
+  /**
+   * The one conversion of anything thrown into a ChatException: a ChatException as it is (also
+   * one of another copy of the SDK, recognised by its name), anything else ERR_INTERNAL.
+   */
+  static from(err: unknown): ChatException {
+    if (err instanceof ChatException) return err;
+    const e = err as { name?: unknown; code?: unknown; message?: unknown; details?: Record<string, unknown> } | null | undefined;
+    if (e?.name === "ChatException" && typeof e.code === "string") return new ChatException(e.code, String(e.message ?? e.code), e.details);
+    return new ChatException(SDK_ERROR.INTERNAL, err instanceof Error ? err.message : String(err));
+  }
 }
 
 /** Codes the SDK produces itself. */
@@ -31,10 +42,3 @@ export const SDK_ERROR = {
   /** An answer the SDK could not understand. */
   INTERNAL: "ERR_INTERNAL",
 } as const;
-
-/** toException turns anything thrown into a ChatException (ERR_INTERNAL when unknown). */
-export function toException(err: unknown): ChatException {
-  if (err instanceof ChatException) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return new ChatException(SDK_ERROR.INTERNAL, message);
-}

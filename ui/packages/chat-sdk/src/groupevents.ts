@@ -162,7 +162,5 @@ export class GroupEvents {
     }
   }
 
-  clear(): void {
-    this.actionSeqs.clear();
-  }
+  clear(): void { this.actionSeqs.clear(); }
 }

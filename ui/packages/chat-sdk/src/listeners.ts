@@ -76,27 +76,19 @@ export interface AgentListenerCallbacks {
 /** Listener objects: `new Chat.MessageListener({ onTextMessageReceived: (m) => … })`. */
 export interface MessageListener extends MessageListenerCallbacks {}
 export class MessageListener {
-  constructor(callbacks: MessageListenerCallbacks) {
-    Object.assign(this, callbacks);
-  }
+  constructor(callbacks: MessageListenerCallbacks) { Object.assign(this, callbacks); }
 }
 export interface GroupListener extends GroupListenerCallbacks {}
 export class GroupListener {
-  constructor(callbacks: GroupListenerCallbacks) {
-    Object.assign(this, callbacks);
-  }
+  constructor(callbacks: GroupListenerCallbacks) { Object.assign(this, callbacks); }
 }
 export interface ConnectionListener extends ConnectionListenerCallbacks {}
 export class ConnectionListener {
-  constructor(callbacks: ConnectionListenerCallbacks) {
-    Object.assign(this, callbacks);
-  }
+  constructor(callbacks: ConnectionListenerCallbacks) { Object.assign(this, callbacks); }
 }
 export interface AgentListener extends AgentListenerCallbacks {}
 export class AgentListener {
-  constructor(callbacks: AgentListenerCallbacks) {
-    Object.assign(this, callbacks);
-  }
+  constructor(callbacks: AgentListenerCallbacks) { Object.assign(this, callbacks); }
 }
 
 export type Callback<L> = { [K in keyof L]-?: L[K] extends ((...args: infer A) => void) | undefined ? (...args: A) => void : never };
@@ -117,15 +109,9 @@ export class ListenerSet<L extends object> implements Emitter<L> {
     this.byId.delete(id); // re-adding moves it last, like a fresh add
     this.byId.set(id, listener);
   }
-  delete(id: string): void {
-    this.byId.delete(id);
-  }
-  clear(): void {
-    this.byId.clear();
-  }
-  get size(): number {
-    return this.byId.size;
-  }
+  delete(id: string): void { this.byId.delete(id); }
+  clear(): void { this.byId.clear(); }
+  get size(): number { return this.byId.size; }
 
   emit<K extends keyof L>(name: K, ...args: Parameters<Callback<L>[K]>): void {
     for (const l of [...this.byId.values()]) {

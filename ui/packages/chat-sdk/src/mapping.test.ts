@@ -79,7 +79,9 @@ describe("messageFromWire", () => {
       "participant",
     ]);
   });
+});
 
+describe("messageFromWire: agentic, unknown and clones", () => {
   test("agentic messages: assistant with tool calls awaiting actions, tool results, errors", () => {
     const assistant = msg({
       sender: "chef",

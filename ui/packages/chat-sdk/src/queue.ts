@@ -11,9 +11,7 @@ export class SerialQueue {
   }
 
   /** Drops the tasks not started yet. */
-  clear(): void {
-    this.tasks = [];
-  }
+  clear(): void { this.tasks = []; }
 
   /** Resolves once every task pushed so far has run. */
   idle(): Promise<void> {

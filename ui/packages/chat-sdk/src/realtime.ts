@@ -62,9 +62,7 @@ export class Realtime {
     this.socket = new Socket(socketOpts);
   }
 
-  get status(): ConnectionStatus {
-    return this.socket.status;
-  }
+  get status(): ConnectionStatus { return this.socket.status; }
 
   start(): void {
     globalThis.addEventListener?.("online", this.onOnline);
@@ -89,14 +87,10 @@ export class Realtime {
   }
 
   /** Sends a typing frame; false when the socket is not ready (use REST then). */
-  typing(conversationId: string, started: boolean): boolean {
-    return this.socket.send({ type: "typing", conversationId, started });
-  }
+  typing(conversationId: string, started: boolean): boolean { return this.socket.send({ type: "typing", conversationId, started }); }
 
   /** Resolves once every frame received so far has reached the listeners. */
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
+  idle(): Promise<void> { return this.queue.idle(); }
 
   private onStatus(s: ConnectionStatus): void {
     const l = this.l.connection;

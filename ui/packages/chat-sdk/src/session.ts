@@ -151,13 +151,9 @@ export class Session {
   }
 
   /** Closes the WebSocket and stops reconnecting; connect() resumes without losing events. */
-  disconnect(): void {
-    this.realtime?.pause();
-  }
+  disconnect(): void { this.realtime?.pause(); }
 
-  connectionStatus(): ConnectionStatus {
-    return this.realtime?.status ?? "disconnected";
-  }
+  connectionStatus(): ConnectionStatus { return this.realtime?.status ?? "disconnected"; }
 
   /**
    * Revokes the session's token on the service (POST /logout), closes the socket and forgets
@@ -196,7 +192,5 @@ export class Session {
     await dir.resolveUsers(ws.flatMap((w) => [w.sender, w.quotedMessage?.sender]));
     return ws.map((w) => messageFromWire(w, dir));
   }
-  async message(w: WireMessage): Promise<BaseMessage> {
-    return (await this.messages([w]))[0] as BaseMessage;
-  }
+  async message(w: WireMessage): Promise<BaseMessage> { return (await this.messages([w]))[0] as BaseMessage; }
 }

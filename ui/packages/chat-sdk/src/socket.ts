@@ -69,9 +69,7 @@ export class Socket {
 
   constructor(private readonly o: SocketOptions) {}
 
-  get status(): ConnectionStatus {
-    return this.state;
-  }
+  get status(): ConnectionStatus { return this.state; }
 
   /** Connects now (again, if stopped), and keeps reconnecting until stop(). */
   start(): void {

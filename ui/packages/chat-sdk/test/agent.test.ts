@@ -73,7 +73,9 @@ describe("agents", () => {
     expect(history.map((m) => m.getType())).toEqual(expect.arrayContaining(["text", "assistant", "tool_result"]));
     expect(alice.rec.named("onTextMessageReceived").map((e) => (e.args[0] as TextMessage).getSender()?.getUid())).toEqual(["alice"]);
   });
+});
 
+describe("agents: AI features and administration", () => {
   test("AI features are off until an assistant agent is chosen", async () => {
     const bob = await h.client("bob");
     expect(await bob.c.isAIEnabled()).toBe(false);
@@ -94,8 +96,8 @@ describe("agents", () => {
   });
 
   test("an admin disabling and enabling an agent tells every session: onAgentsChanged with the id", async () => {
-    const [alice, bob] = await Promise.all([h.client("alice"), h.client("bob")]);
-    await h.proc.call("POST", "/agents/weather/disable");
+    const [alice, bob, admin] = await Promise.all([h.client("alice"), h.client("bob"), h.client("admin")]);
+    expect((await admin.c.setAgentEnabled("weather", false)).enabled).toBe(false);
     try {
       for (const s of [alice, bob]) {
         const e = await s.rec.until((e) => e.name === "onAgentsChanged");
@@ -103,9 +105,22 @@ describe("agents", () => {
       }
       await expect(alice.c.getAgentProfile("weather")).rejects.toMatchObject({ code: "ERR_UID_NOT_FOUND" });
     } finally {
-      await h.proc.call("POST", "/agents/weather/enable");
+      await admin.c.setAgentEnabled("weather", true);
     }
     await bob.rec.count("onAgentsChanged", 2);
     expect((await alice.c.getAgentProfile("weather")).agentId).toBe("weather");
+  });
+
+  test("admins read and write agent configurations and frontend actions; others may not", async () => {
+    const [admin, bob] = await Promise.all([h.client("admin"), h.client("bob")]);
+    const chef = (await admin.c.getAgentConfigs()).find((a) => a.agentId === "chef");
+    expect(chef).toMatchObject({ agentId: "chef", enabled: true });
+    const saved = await admin.c.saveFrontendAction("chef", "wave", { displayName: "Wave", description: "Waves", parameters: { type: "object", properties: {} } });
+    expect(saved).toMatchObject({ agentId: "chef", name: "wave", displayName: "Wave" });
+    expect((await admin.c.getFrontendActions("chef")).map((a) => a.name)).toContain("wave");
+    await admin.c.deleteFrontendAction("chef", "wave");
+    expect((await admin.c.getFrontendActions("chef")).map((a) => a.name)).not.toContain("wave");
+    expect(admin.c.getAuthToken()).toMatch(/./);
+    await expect(bob.c.getAgentConfigs()).rejects.toMatchObject({ code: "ERR_PERMISSION_DENIED", details: { status: 403 } });
   });
 });

@@ -137,6 +137,7 @@ describe("ChatException", () => {
     const e = await s.rec.until((x) => x.name === "onConnectionError");
     expect((e.args[0] as ChatException).code).toBe("ERR_AUTH_TOKEN_INVALID");
     await s.rec.until((x) => x.name === "onDisconnected");
+    // No reconnect: longer than the harness's largest reconnect backoff (400 ms), no new socket.
     await new Promise((r) => setTimeout(r, 600));
     expect(TrackedWebSocket.all.length).toBe(sockets);
     expect(s.c.getConnectionStatus()).toBe("disconnected");

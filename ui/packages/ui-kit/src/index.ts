@@ -6,6 +6,7 @@
 export * from "./types";
 export * from "./events";
 export { formatDate, formatCalendar } from "./dates";
+export { Avatar, type AvatarProps } from "./base/Avatar";
 export { ChatGroups, type ChatGroupsProps } from "./groups";
 export { ChatMessageList } from "./message-list/ChatMessageList";
 export type { ChatMessageListProps, AgentActionHandler } from "./message-list/props";

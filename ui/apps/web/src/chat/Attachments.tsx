@@ -48,6 +48,54 @@ export interface AttachmentsModel {
   PickButton(): ReactElement;
 }
 
+/** Sends the files one by one (the caption with the first), each removed once sent; the first failure stops with its file's name. */
+async function sendEach(items: readonly PendingFile[], caption: string, o: { receiverId: string; receiverType: Chat.ReceiverType; parentMessageId: number | undefined },
+  setItems: (update: (cur: PendingFile[]) => PendingFile[]) => void, remove: (key: string) => void): Promise<void> {
+  const progress = (key: string, p: number | undefined) => setItems((cur) => cur.map((i) => (i.key === key ? { ...i, progress: p } : i)));
+  let first = true;
+  for (const item of items) {
+    const m = new Chat.MediaMessage(o.receiverId, item.file, mediaType(item.file), o.receiverType);
+    if (first && caption) m.setCaption(caption);
+    if (o.parentMessageId) m.setParentMessageId(o.parentMessageId);
+    m.setUploadProgressListener((p) => progress(item.key, p));
+    progress(item.key, 0);
+    try {
+      const sent = await Chat.sendMediaMessage(m);
+      ChatMessageEvents.ccMessageSent.next({ message: sent, status: MessageStatus.success });
+    } catch (e) {
+      progress(item.key, undefined);
+      throw new Error(`${item.file.name} was not sent: ${errorText(e)}`);
+    }
+    first = false;
+    remove(item.key);
+  }
+}
+
+/** Files dragged over the composer: it shows the drop look, and a drop adds them. */
+function useDropZone(add: (files: Iterable<File>) => void) {
+  const [dragging, setDragging] = useState(false);
+  const hasFiles = (e: DragEvent) => [...e.dataTransfer.types].includes("Files");
+  return {
+    dragging,
+    dropHandlers: {
+      onDragOver(e: DragEvent) {
+        if (!hasFiles(e)) return;
+        e.preventDefault();
+        setDragging(true);
+      },
+      onDragLeave(e: DragEvent) {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+      },
+      onDrop(e: DragEvent) {
+        if (!hasFiles(e)) return;
+        e.preventDefault();
+        setDragging(false);
+        add(e.dataTransfer.files);
+      },
+    },
+  };
+}
+
 export function useAttachments(o: {
   receiverId: string;
   receiverType: Chat.ReceiverType;
@@ -55,7 +103,6 @@ export function useAttachments(o: {
   onError(text: string): void;
 }): AttachmentsModel {
   const [items, setItems] = useState<PendingFile[]>([]);
-  const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const seq = useRef(0);
   const itemsRef = useRef(items);
@@ -91,26 +138,7 @@ export function useAttachments(o: {
     });
   }, []);
 
-  const sendAll = useCallback(async (caption: string) => {
-    const { receiverId, receiverType, parentMessageId } = opts.current;
-    let first = true;
-    for (const item of itemsRef.current) {
-      const m = new Chat.MediaMessage(receiverId, item.file, mediaType(item.file), receiverType);
-      if (first && caption) m.setCaption(caption);
-      if (parentMessageId) m.setParentMessageId(parentMessageId);
-      m.setUploadProgressListener((p) => setItems((cur) => cur.map((i) => (i.key === item.key ? { ...i, progress: p } : i))));
-      setItems((cur) => cur.map((i) => (i.key === item.key ? { ...i, progress: 0 } : i)));
-      try {
-        const sent = await Chat.sendMediaMessage(m);
-        ChatMessageEvents.ccMessageSent.next({ message: sent, status: MessageStatus.success });
-      } catch (e) {
-        setItems((cur) => cur.map((i) => (i.key === item.key ? { ...i, progress: undefined } : i)));
-        throw new Error(`${item.file.name} was not sent: ${errorText(e)}`);
-      }
-      first = false;
-      remove(item.key);
-    }
-  }, [remove]);
+  const sendAll = useCallback((caption: string) => sendEach(itemsRef.current, caption, opts.current, setItems, remove), [remove]);
 
   const onPaste = useCallback(
     (e: ClipboardEvent<HTMLTextAreaElement>) => {
@@ -122,24 +150,7 @@ export function useAttachments(o: {
     [add],
   );
 
-  const hasFiles = (e: DragEvent) => [...e.dataTransfer.types].includes("Files");
-  const dropHandlers = {
-    onDragOver(e: DragEvent) {
-      if (!hasFiles(e)) return;
-      e.preventDefault();
-      setDragging(true);
-    },
-    onDragLeave(e: DragEvent) {
-      if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
-    },
-    onDrop(e: DragEvent) {
-      if (!hasFiles(e)) return;
-      e.preventDefault();
-      setDragging(false);
-      add(e.dataTransfer.files);
-    },
-  };
-
+  const { dragging, dropHandlers } = useDropZone(add);
   const PickButton = useCallback(
     () => (
       <>

@@ -1,11 +1,11 @@
 // The open conversation (header, message list, composer) and the thread panel beside it.
 import { Chat } from "@agentry/chat-sdk";
-import { ChatMessageList } from "@agentry/ui-kit";
+import { Avatar, ChatMessageList } from "@agentry/ui-kit";
 import { useEffect, useRef, useState } from "react";
 import { useGroupMembers } from "./members";
 import { Composer, type Mentionable } from "./Composer";
 import { recipeTemplates, showRecipeCard } from "./RecipeCard";
-import { Avatar, presenceText } from "./Sidebar";
+import { presenceText } from "./Sidebar";
 
 export type Target = { kind: "group"; group: Chat.Group } | { kind: "user"; user: Chat.User };
 
@@ -58,7 +58,7 @@ export function Conversation({ target, me, directory, onOpenThread, onBack, deta
           <span aria-hidden="true">←</span>
           <span className="agentry-web__sr-only">Back to conversations</span>
         </button>
-        <Avatar name={title} image={target.kind === "group" ? target.group.getIcon() : target.user.getAvatar()}
+        <Avatar className="agentry-web__avatar" name={title} image={target.kind === "group" ? target.group.getIcon() : target.user.getAvatar()}
           online={target.kind === "user" && !isAgent && (person ?? target.user).getStatus() ? (person ?? target.user).getStatus() === "online" : undefined} />
         <div className="agentry-web__conversation-name">
           <h1 className="agentry-web__conversation-title">{title}</h1>

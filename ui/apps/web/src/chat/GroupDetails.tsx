@@ -24,36 +24,16 @@ export interface GroupDetailsProps {
   onMembers?(members: readonly Chat.GroupMember[]): void;
 }
 
-export function GroupDetails({ group, me, directory, onClose, onLeft, onMembers }: GroupDetailsProps) {
-  const guid = group.getGuid();
-  const shared = useGroupMembers(guid);
-  const members = shared.members ?? noMembers;
+/** The group's banned members (this panel's own list), live as members are banned and unbanned. */
+function useBanned(guid: string, setError: (e: string) => void) {
   const [banned, setBanned] = useState<Chat.GroupMember[]>([]);
-  const [error, setError] = useState("");
-  const [status, setStatus] = useState("");
-  const [adding, setAdding] = useState("");
-  const closeRef = useRef<HTMLButtonElement>(null);
-  const addId = useId();
-  const onMembersRef = useRef(onMembers);
-  onMembersRef.current = onMembers;
-
-  // The members come from the shared list (the conversation uses it too); the banned list is
-  // this panel's own.
-  const reloadMembers = shared.reload;
   const loadBanned = useCallback(async () => {
     try {
       setBanned(await new Chat.BannedMembersRequestBuilder(guid).setLimit(100).build().fetchNext().catch(() => [] as Chat.GroupMember[]));
     } catch (e) {
       setError(errorText(e));
     }
-  }, [guid]);
-  const load = useCallback(async () => {
-    await Promise.all([reloadMembers(), loadBanned()]);
-  }, [reloadMembers, loadBanned]);
-  useEffect(() => {
-    if (shared.members) onMembersRef.current?.(shared.members);
-  }, [shared.members]);
-
+  }, [guid, setError]);
   useEffect(() => {
     void loadBanned();
     const id = `agentry-web-group-banned-${guid}`;
@@ -64,31 +44,42 @@ export function GroupDetails({ group, me, directory, onClose, onLeft, onMembers 
     Chat.addGroupListener(id, new Chat.GroupListener({ onGroupMemberBanned: reload, onGroupMemberUnbanned: reload }));
     return () => Chat.removeGroupListener(id);
   }, [guid, loadBanned]);
+  return { banned, loadBanned };
+}
+
+type Act = (what: string, fn: () => Promise<unknown>) => Promise<void>;
+
+export function GroupDetails({ group, me, directory, onClose, onLeft, onMembers }: GroupDetailsProps) {
+  const guid = group.getGuid();
+  // The members come from the shared list (the conversation uses it too).
+  const shared = useGroupMembers(guid);
+  const members = shared.members ?? noMembers;
+  const [error, setError] = useState("");
+  const [status, setStatus] = useState("");
+  const { banned, loadBanned } = useBanned(guid, setError);
+  const closeRef = useRef<HTMLButtonElement>(null);
+  const onMembersRef = useRef(onMembers);
+  onMembersRef.current = onMembers;
+  useEffect(() => {
+    if (shared.members) onMembersRef.current?.(shared.members);
+  }, [shared.members]);
   useEffect(() => closeRef.current?.focus(), []);
 
   const mine = members.find((m) => m.getUid() === me.getUid())?.getScope() ?? group.getScope() ?? "participant";
   const owner = group.getOwner();
-  const canManage = (m: Chat.GroupMember) =>
-    m.getUid() !== me.getUid() && m.getUid() !== owner && rank[mine] >= rank.moderator && rank[m.getScope()] < rank.admin && (mine === "admin" || rank[m.getScope()] <= rank.moderator);
-
-  const act = async (what: string, fn: () => Promise<unknown>) => {
+  const act: Act = async (what, fn) => {
     setError("");
     setStatus("");
     try {
       await fn();
       setStatus(what);
-      await load();
+      await Promise.all([shared.reload(), loadBanned()]);
     } catch (e) {
       setError(errorText(e));
     }
   };
   const memberIds = new Set(members.map((m) => m.getUid()));
-  const candidates = directory.filter((u) => !memberIds.has(u.getUid()) && u.getUid() !== me.getUid());
-  const nameOf = (uid: string) => {
-    const u = members.find((m) => m.getUid() === uid) ?? directory.find((d) => d.getUid() === uid);
-    return u?.getName() || uid;
-  };
-
+  const nameOf = (uid: string) => (members.find((m) => m.getUid() === uid) ?? directory.find((d) => d.getUid() === uid))?.getName() || uid;
   return (
     <aside className="agentry-web__thread agentry-web__details" aria-label="Group details">
       <header className="agentry-web__thread-head">
@@ -108,55 +99,10 @@ export function GroupDetails({ group, me, directory, onClose, onLeft, onMembers 
         {error ? <p className="agentry-web__error" role="alert">{error}</p> : null}
         <h3 className="agentry-web__section-title">Members</h3>
         <ul className="agentry-web__members" aria-label="Members">
-          {members.map((m) => {
-            const uid = m.getUid();
-            const name = m.getName() || uid;
-            return (
-              <li key={uid} className="agentry-web__member">
-                <span className="agentry-web__member-name">
-                  {name}
-                  {uid === me.getUid() ? <span className="agentry-web__muted"> (you)</span> : null}
-                  {m.getKind() === "agent" ? <span className="agentry-web__muted"> · agent</span> : null}
-                </span>
-                {canManage(m) ? (
-                  <span className="agentry-web__member-actions">
-                    <select aria-label={`Role of ${name}`} className="agentry-web__input agentry-web__input--small" value={m.getScope()}
-                      onChange={(e) => void act(`${name} is now ${scopeNames[e.target.value as Scope].toLowerCase()}`, () => Chat.updateGroupMemberScope(guid, uid, e.target.value as Scope))}>
-                      {(Object.keys(scopeNames) as Scope[]).filter((s) => mine === "admin" || rank[s] <= rank.moderator).map((s) => (
-                        <option key={s} value={s}>{scopeNames[s]}</option>
-                      ))}
-                    </select>
-                    <button type="button" className="agentry-web__link-button" aria-label={`Remove ${name}`}
-                      onClick={() => void act(`${name} was removed`, () => Chat.kickGroupMember(guid, uid))}>Remove</button>
-                    <button type="button" className="agentry-web__link-button" aria-label={`Ban ${name}`}
-                      onClick={() => void act(`${name} was banned`, () => Chat.banGroupMember(guid, uid))}>Ban</button>
-                  </span>
-                ) : (
-                  <span className="agentry-web__member-role">{uid === owner ? "Owner" : scopeNames[m.getScope()]}</span>
-                )}
-              </li>
-            );
-          })}
+          {members.map((m) => <MemberRow key={m.getUid()} m={m} guid={guid} me={me.getUid()} mine={mine} owner={owner} act={act} />)}
         </ul>
-        {rank[mine] >= rank.admin && candidates.length ? (
-          <form className="agentry-web__add-member" onSubmit={(e) => {
-            e.preventDefault();
-            if (adding) void act(`${nameOf(adding)} was added`, () => Chat.addMembersToGroup(guid, [new Chat.GroupMember(adding, "participant")]).then((r) => {
-              if (r[adding] !== "success") throw new Error(`${nameOf(adding)} could not be added (${r[adding] ?? "unknown error"})`);
-              setAdding("");
-            }));
-          }}>
-            <label htmlFor={addId} className="agentry-web__label">Add a member or an agent</label>
-            <div className="agentry-web__add-row">
-              <select id={addId} className="agentry-web__input" value={adding} onChange={(e) => setAdding(e.target.value)}>
-                <option value="">Choose…</option>
-                {candidates.map((u) => (
-                  <option key={u.getUid()} value={u.getUid()}>{(u.getName() || u.getUid()) + (u.getKind() === "agent" ? " (agent)" : "")}</option>
-                ))}
-              </select>
-              <button type="submit" className="agentry-web__button" disabled={!adding}>Add</button>
-            </div>
-          </form>
+        {rank[mine] >= rank.admin ? (
+          <AddMember guid={guid} candidates={directory.filter((u) => !memberIds.has(u.getUid()) && u.getUid() !== me.getUid())} nameOf={nameOf} act={act} />
         ) : null}
         {banned.length && rank[mine] >= rank.moderator ? (
           <>
@@ -180,5 +126,64 @@ export function GroupDetails({ group, me, directory, onClose, onLeft, onMembers 
         ) : null}
       </div>
     </aside>
+  );
+}
+
+/** A member with their role, and the actions the signed-in user's role allows on them. */
+function MemberRow({ m, guid, me, mine, owner, act }: { m: Chat.GroupMember; guid: string; me: string; mine: Scope; owner: string | undefined; act: Act }) {
+  const uid = m.getUid();
+  const name = m.getName() || uid;
+  const canManage = uid !== me && uid !== owner && rank[mine] >= rank.moderator && rank[m.getScope()] < rank.admin && (mine === "admin" || rank[m.getScope()] <= rank.moderator);
+  return (
+    <li className="agentry-web__member">
+      <span className="agentry-web__member-name">
+        {name}
+        {uid === me ? <span className="agentry-web__muted"> (you)</span> : null}
+        {m.getKind() === "agent" ? <span className="agentry-web__muted"> · agent</span> : null}
+      </span>
+      {canManage ? (
+        <span className="agentry-web__member-actions">
+          <select aria-label={`Role of ${name}`} className="agentry-web__input agentry-web__input--small" value={m.getScope()}
+            onChange={(e) => void act(`${name} is now ${scopeNames[e.target.value as Scope].toLowerCase()}`, () => Chat.updateGroupMemberScope(guid, uid, e.target.value as Scope))}>
+            {(Object.keys(scopeNames) as Scope[]).filter((s) => mine === "admin" || rank[s] <= rank.moderator).map((s) => (
+              <option key={s} value={s}>{scopeNames[s]}</option>
+            ))}
+          </select>
+          <button type="button" className="agentry-web__link-button" aria-label={`Remove ${name}`}
+            onClick={() => void act(`${name} was removed`, () => Chat.kickGroupMember(guid, uid))}>Remove</button>
+          <button type="button" className="agentry-web__link-button" aria-label={`Ban ${name}`}
+            onClick={() => void act(`${name} was banned`, () => Chat.banGroupMember(guid, uid))}>Ban</button>
+        </span>
+      ) : (
+        <span className="agentry-web__member-role">{uid === owner ? "Owner" : scopeNames[m.getScope()]}</span>
+      )}
+    </li>
+  );
+}
+
+/** Admins add a person or an agent of the directory. */
+function AddMember({ guid, candidates, nameOf, act }: { guid: string; candidates: readonly Chat.User[]; nameOf(uid: string): string; act: Act }) {
+  const [adding, setAdding] = useState("");
+  const addId = useId();
+  if (!candidates.length) return null;
+  return (
+    <form className="agentry-web__add-member" onSubmit={(e) => {
+      e.preventDefault();
+      if (adding) void act(`${nameOf(adding)} was added`, () => Chat.addMembersToGroup(guid, [new Chat.GroupMember(adding, "participant")]).then((r) => {
+        if (r[adding] !== "success") throw new Error(`${nameOf(adding)} could not be added (${r[adding] ?? "unknown error"})`);
+        setAdding("");
+      }));
+    }}>
+      <label htmlFor={addId} className="agentry-web__label">Add a member or an agent</label>
+      <div className="agentry-web__add-row">
+        <select id={addId} className="agentry-web__input" value={adding} onChange={(e) => setAdding(e.target.value)}>
+          <option value="">Choose…</option>
+          {candidates.map((u) => (
+            <option key={u.getUid()} value={u.getUid()}>{(u.getName() || u.getUid()) + (u.getKind() === "agent" ? " (agent)" : "")}</option>
+          ))}
+        </select>
+        <button type="submit" className="agentry-web__button" disabled={!adding}>Add</button>
+      </div>
+    </form>
   );
 }

@@ -31,88 +31,82 @@ function marked(text: string, keyword: string) {
   return out;
 }
 
-export function SearchPanel({ me, target, initial, onOpen, onClose }: SearchPanelProps) {
-  const [query, setQuery] = useState(initial);
-  const [scope, setScope] = useState<"all" | "here">("all");
+/** Runs searches (everywhere, or in the open conversation) and pages through their results, newest first. */
+function useSearch(target: Target | undefined) {
   const [results, setResults] = useState<Chat.BaseMessage[]>();
   const [searched, setSearched] = useState("");
   const [more, setMore] = useState(false);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const request = useRef<Chat.MessagesRequest | undefined>(undefined);
-  const field = useRef<HTMLInputElement>(null);
-  const ids = { field: useId(), status: useId() };
-  const names = useRef(new Map<string, string>());
-
+  const page = async (first: boolean, then?: () => void) => {
+    setBusy(true);
+    try {
+      const got = [...(await request.current!.fetchPrevious())].reverse();
+      setResults((r) => (first ? got : [...(r ?? []), ...got]));
+      setMore(got.length === 30);
+      then?.();
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
   const run = async (keyword: string, where: "all" | "here") => {
     const k = keyword.trim();
-    if (k.length < 2) {
-      setError("Type at least 2 characters");
-      return;
-    }
-    setBusy(true);
+    if (k.length < 2) return setError("Type at least 2 characters");
     setError("");
+    const b = new Chat.MessagesRequestBuilder().setSearchKeyword(k).setLimit(30);
+    if (where === "here" && target) {
+      if (target.kind === "group") b.setGUID(target.group.getGuid());
+      else b.setUID(target.user.getUid());
+    }
     try {
-      const b = new Chat.MessagesRequestBuilder().setSearchKeyword(k).setLimit(30);
-      if (where === "here" && target) {
-        if (target.kind === "group") b.setGUID(target.group.getGuid());
-        else b.setUID(target.user.getUid());
-      }
       request.current = b.build();
-      const page = await request.current.fetchPrevious();
-      setResults([...page].reverse());
-      setMore(page.length === 30);
-      setSearched(k);
     } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
+      return setError(errorText(e));
     }
+    await page(true, () => setSearched(k));
   };
-  const loadMore = async () => {
-    if (!request.current) return;
-    setBusy(true);
-    try {
-      const page = await request.current.fetchPrevious();
-      setResults((r) => [...(r ?? []), ...[...page].reverse()]);
-      setMore(page.length === 30);
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  return { results, setResults, searched, more, error, busy, run, loadMore: () => (request.current ? page(false) : Promise.resolve()) };
+}
 
-  useEffect(() => {
-    field.current?.focus();
-    if (initial.trim().length >= 2) void run(initial, "all");
-    // The first search only: later ones run from the form.
-  }, []);
-
-  // Where a result was said: a group's name or the other person's.
-  const whereOf = (m: Chat.BaseMessage): string => {
-    if (m.getReceiverType() === Chat.RECEIVER_TYPE.GROUP) {
-      const g = m.getReceiverId();
-      return names.current.get(`g:${g}`) ?? g;
-    }
-    const other = m.getSender()?.getUid() === me.getUid() ? m.getReceiverId() : m.getSender()?.getUid() ?? "";
-    return m.getSender()?.getUid() === me.getUid() ? `You → ${other}` : `${m.getSender()?.getName() || other} → you`;
-  };
+/** Where a result was said: a group's name (looked up once per group) or the other person's. */
+function useWhereOf(me: Chat.User, results: Chat.BaseMessage[] | undefined, refresh: () => void) {
+  const names = useRef(new Map<string, string>());
   useEffect(() => {
     const guids = [...new Set((results ?? []).filter((m) => m.getReceiverType() === Chat.RECEIVER_TYPE.GROUP).map((m) => m.getReceiverId()))].filter((g) => !names.current.has(`g:${g}`));
     if (!guids.length) return;
     let live = true;
-    void Promise.all(guids.map((g) => Chat.getGroup(g).then((x) => names.current.set(`g:${g}`, x.getName() || g), () => undefined))).then(() => live && setResults((r) => (r ? [...r] : r)));
+    void Promise.all(guids.map((g) => Chat.getGroup(g).then((x) => names.current.set(`g:${g}`, x.getName() || g), () => undefined))).then(() => live && refresh());
     return () => {
       live = false;
     };
-  }, [results]);
+  }, [results]); // eslint-disable-line react-hooks/exhaustive-deps
+  return (m: Chat.BaseMessage): string => {
+    if (m.getReceiverType() === Chat.RECEIVER_TYPE.GROUP) return names.current.get(`g:${m.getReceiverId()}`) ?? m.getReceiverId();
+    const other = m.getSender()?.getUid() === me.getUid() ? m.getReceiverId() : m.getSender()?.getUid() ?? "";
+    return m.getSender()?.getUid() === me.getUid() ? `You → ${other}` : `${m.getSender()?.getName() || other} → you`;
+  };
+}
 
+export function SearchPanel({ me, target, initial, onOpen, onClose }: SearchPanelProps) {
+  const [query, setQuery] = useState(initial);
+  const [scope, setScope] = useState<"all" | "here">("all");
+  const { results, setResults, searched, more, error, busy, run, loadMore } = useSearch(target);
+  const whereOf = useWhereOf(me, results, () => setResults((r) => (r ? [...r] : r)));
+  const field = useRef<HTMLInputElement>(null);
+  const ids = { field: useId(), status: useId() };
+  useEffect(() => {
+    field.current?.focus();
+    if (initial.trim().length >= 2) void run(initial, "all");
+    // The first search only: later ones run from the form.
+  }, []); // eslint-disable-line react-hooks/exhaustive-deps
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void run(query, scope);
   };
-
+  const found = results?.length ? `${results.length}${more ? "+" : ""} message${results.length === 1 ? "" : "s"} with “${searched}”` : `No messages with “${searched}”`;
   return (
     <aside className="agentry-web__thread agentry-web__search" aria-label="Search">
       <header className="agentry-web__thread-head">
@@ -140,7 +134,7 @@ export function SearchPanel({ me, target, initial, onOpen, onClose }: SearchPane
       </form>
       <div className="agentry-web__details-body">
         <p id={ids.status} className="agentry-web__muted" role="status">
-          {busy ? "Searching…" : error ? "" : results ? (results.length ? `${results.length}${more ? "+" : ""} message${results.length === 1 ? "" : "s"} with “${searched}”` : `No messages with “${searched}”`) : ""}
+          {busy ? "Searching…" : error ? "" : results ? found : ""}
         </p>
         {error ? <p className="agentry-web__error" role="alert">{error}</p> : null}
         {results?.length ? (

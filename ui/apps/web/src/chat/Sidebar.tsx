@@ -1,19 +1,9 @@
-// Pieces of the sidebar and the conversation header: avatars, person and agent rows, the
+// Pieces of the sidebar and the conversation header: person and agent rows, the
 // Recent preview line and the connection banner.
 import { Chat } from "@agentry/chat-sdk";
+import { Avatar } from "@agentry/ui-kit";
 import { useEffect, useState } from "react";
 import { useConnection } from "../connection";
-
-export function Avatar({ name, image, online }: { name: string; image?: string | undefined; online?: boolean | undefined }) {
-  const [broken, setBroken] = useState(false);
-  const emoji = image && !/^(https?:|data:|\/)/.test(image) ? image : undefined;
-  return (
-    <span className="agentry-web__avatar" aria-hidden="true">
-      {image && !emoji && !broken ? <img src={image} alt="" onError={() => setBroken(true)} /> : (emoji ?? (name.slice(0, 1).toUpperCase() || "?"))}
-      {online !== undefined ? <span className={`agentry-web__presence agentry-web__presence--${online ? "online" : "offline"}`} /> : null}
-    </span>
-  );
-}
 
 /** "Online", "Last seen 5 min ago", "Last seen 3 Nov", or nothing for an agent or no data. */
 export function presenceText(u: Chat.User, now = Date.now()): string {
@@ -34,7 +24,7 @@ export function UserRow({ user, active, onOpen, badge }: { user: Chat.User; acti
     <li>
       <button type="button" className="agentry-web__list-item" aria-current={active ? "true" : undefined} onClick={onOpen}
         data-uid={user.getUid()}>
-        <Avatar name={user.getName() || user.getUid()} image={user.getAvatar()} online={isAgent || !user.getStatus() ? undefined : user.getStatus() === "online"} />
+        <Avatar className="agentry-web__avatar" name={user.getName() || user.getUid()} image={user.getAvatar()} online={isAgent || !user.getStatus() ? undefined : user.getStatus() === "online"} />
         <span className="agentry-web__list-text">
           <span className="agentry-web__list-title">{user.getName() || user.getUid()}</span>
           <span className="agentry-web__list-sub">{isAgent ? "Agent" : presenceText(user) || user.getUid()}</span>

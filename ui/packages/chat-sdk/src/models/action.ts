@@ -20,46 +20,20 @@ export class Action extends BaseMessage {
     this.action = action;
   }
   /** joined, left, kicked, banned, unbanned, added, scopeChanged or ownershipTransferred. */
-  getAction(): ActionType | string {
-    return this.action;
-  }
-  getActionBy(): User | undefined {
-    return this.actionBy;
-  }
-  getActionOn(): User | undefined {
-    return this.actionOn;
-  }
-  getActionFor(): Group | undefined {
-    return this.actionFor;
-  }
+  getAction(): ActionType | string { return this.action; }
+  getActionBy(): User | undefined { return this.actionBy; }
+  getActionOn(): User | undefined { return this.actionOn; }
+  getActionFor(): Group | undefined { return this.actionFor; }
   /** The scope given (added, joined, scopeChanged; admin for ownershipTransferred). */
-  getNewScope(): GroupMemberScope | undefined {
-    return this.newScope;
-  }
-  getOldScope(): GroupMemberScope | undefined {
-    return this.oldScope;
-  }
+  getNewScope(): GroupMemberScope | undefined { return this.newScope; }
+  getOldScope(): GroupMemberScope | undefined { return this.oldScope; }
   /** The action as a sentence ("alice kicked bob"). */
-  getMessage(): string {
-    return this.text ?? "";
-  }
+  getMessage(): string { return this.text ?? ""; }
 
-  setActionBy(u: User): void {
-    this.actionBy = u;
-  }
-  setActionOn(u: User): void {
-    this.actionOn = u;
-  }
-  setActionFor(g: Group): void {
-    this.actionFor = g;
-  }
-  setNewScope(s: GroupMemberScope | undefined): void {
-    this.newScope = s;
-  }
-  setOldScope(s: GroupMemberScope | undefined): void {
-    this.oldScope = s;
-  }
-  setMessage(text: string): void {
-    this.text = text;
-  }
+  setActionBy(u: User): void { this.actionBy = u; }
+  setActionOn(u: User): void { this.actionOn = u; }
+  setActionFor(g: Group): void { this.actionFor = g; }
+  setNewScope(s: GroupMemberScope | undefined): void { this.newScope = s; }
+  setOldScope(s: GroupMemberScope | undefined): void { this.oldScope = s; }
+  setMessage(text: string): void { this.text = text; }
 }

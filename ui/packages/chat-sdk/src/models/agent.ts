@@ -82,3 +82,51 @@ export interface ApprovalDecision {
   /** Told to the agent and stored with the decision (at most 500 characters). */
   readonly reason?: string;
 }
+
+/** How the chat service reaches an agent: AG-UI streaming, or Mastra's /generate. */
+export type AgentProvider = "ag-ui" | "mastra";
+
+/** An agent configuration as admins read it (GET /agents); headers are write-only. */
+export interface AgentConfig {
+  readonly agentId: string;
+  readonly provider: AgentProvider;
+  readonly name: string;
+  readonly icon?: string;
+  readonly greeting?: string;
+  readonly introductoryMessage?: string;
+  readonly suggestedMessages: readonly string[];
+  readonly deploymentUrl?: string;
+  readonly agentRef?: string;
+  readonly hasHeaders: boolean;
+  readonly enabled: boolean;
+  /** Who approves the tool calls the agent stops for (uids, group:<guid>:admins|moderators). */
+  readonly approvers?: readonly string[];
+}
+
+/** An agent configuration to save (PUT /agents/{id}): headers only when typed (absent keeps the stored ones). */
+export interface AgentConfigWrite extends Omit<AgentConfig, "agentId" | "hasHeaders"> {
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A frontend action of an agent: a tool the agent calls that runs in the user's client. */
+export interface FrontendAction {
+  readonly agentId: string;
+  readonly name: string;
+  readonly displayName: string;
+  readonly executionText?: string;
+  readonly description: string;
+  /** A JSON Schema of the inputs. */
+  readonly parameters: unknown;
+}
+
+/** A frontend action to save (PUT /agents/{id}/actions/{name}). */
+export type FrontendActionWrite = Omit<FrontendAction, "agentId" | "name">;
+
+/** What POST /agents/{id}/test saw of the agent's first answer. */
+export interface ConnectionTest {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly contentType: string;
+  readonly firstEvents: readonly string[] | null;
+  readonly error?: string;
+}

@@ -34,22 +34,12 @@ const str = (v: JSONValue | undefined): string | undefined => (typeof v === "str
  * "tool_result" or "agent_error" (a failed run; the text says why).
  */
 export class AgenticMessage extends BaseMessage {
-  constructor(receiverId: string, receiverType: ReceiverType, type: string) {
-    super(receiverId, receiverType, "agentic", type);
-  }
-  getText(): string {
-    return this.text ?? "";
-  }
-  getRunId(): string | undefined {
-    return str(this.data["runId"]);
-  }
-  getAgentId(): string | undefined {
-    return str(this.data["agentId"]);
-  }
+  constructor(receiverId: string, receiverType: ReceiverType, type: string) { super(receiverId, receiverType, "agentic", type); }
+  getText(): string { return this.text ?? ""; }
+  getRunId(): string | undefined { return str(this.data["runId"]); }
+  getAgentId(): string | undefined { return str(this.data["agentId"]); }
   /** The AG-UI message id of the answer (matches the live agent events' messageId). */
-  getAgentMessageId(): string | undefined {
-    return str(this.data["messageId"]);
-  }
+  getAgentMessageId(): string | undefined { return str(this.data["messageId"]); }
   getToolCalls(): ToolCall[] {
     const calls = this.data["toolCalls"];
     if (!Array.isArray(calls)) return [];
@@ -73,9 +63,7 @@ export class AgenticMessage extends BaseMessage {
     return Array.isArray(a) ? a.filter((x): x is string => typeof x === "string") : [];
   }
   /** The uid whose client runs the awaited actions. */
-  getExecutor(): string | undefined {
-    return str(this.data["executor"]);
-  }
+  getExecutor(): string | undefined { return str(this.data["executor"]); }
   getToolResult(): ToolResult | undefined {
     if (this.type !== "tool_result") return undefined;
     const r: { -readonly [K in keyof ToolResult]: ToolResult[K] } = {
@@ -95,10 +83,6 @@ export class AgenticMessage extends BaseMessage {
     return toApproval(this.data);
   }
   /** The failure code of an agent_error message (AGENT_UNREACHABLE, …). */
-  getErrorCode(): string | undefined {
-    return this.type === "agent_error" ? str(this.data["code"]) : undefined;
-  }
-  setText(text: string): void {
-    this.text = text;
-  }
+  getErrorCode(): string | undefined { return this.type === "agent_error" ? str(this.data["code"]) : undefined; }
+  setText(text: string): void { this.text = text; }
 }

@@ -33,29 +33,13 @@ export class Conversation {
     this.lastReadMessageId = f.lastReadMessageId ?? 0;
     this.lastDeliveredMessageId = f.lastDeliveredMessageId ?? 0;
   }
-  getConversationId(): string {
-    return this.conversationId;
-  }
-  getConversationType(): ReceiverType {
-    return this.conversationType;
-  }
+  getConversationId(): string { return this.conversationId; }
+  getConversationType(): ReceiverType { return this.conversationType; }
   /** The other user, or the group. */
-  getConversationWith(): User | Group {
-    return this.conversationWith;
-  }
-  getLastMessage(): BaseMessage | undefined {
-    return this.lastMessage;
-  }
-  getUnreadMessageCount(): number {
-    return this.unreadMessageCount;
-  }
-  getUpdatedAt(): number | undefined {
-    return this.updatedAt;
-  }
-  getLastReadMessageId(): number {
-    return this.lastReadMessageId;
-  }
-  getLastDeliveredMessageId(): number {
-    return this.lastDeliveredMessageId;
-  }
+  getConversationWith(): User | Group { return this.conversationWith; }
+  getLastMessage(): BaseMessage | undefined { return this.lastMessage; }
+  getUnreadMessageCount(): number { return this.unreadMessageCount; }
+  getUpdatedAt(): number | undefined { return this.updatedAt; }
+  getLastReadMessageId(): number { return this.lastReadMessageId; }
+  getLastDeliveredMessageId(): number { return this.lastDeliveredMessageId; }
 }

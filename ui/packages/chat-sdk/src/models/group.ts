@@ -23,90 +23,40 @@ export class Group {
     if (password !== undefined) this.password = password;
   }
 
-  getGuid(): string {
-    return this.guid;
-  }
-  getName(): string {
-    return this.name;
-  }
-  getType(): GroupType {
-    return this.type;
-  }
+  getGuid(): string { return this.guid; }
+  getName(): string { return this.name; }
+  getType(): GroupType { return this.type; }
   /** Only set on a group built for createGroup; the service never returns passwords. */
-  getPassword(): string | undefined {
-    return this.password;
-  }
-  getDescription(): string | undefined {
-    return this.description;
-  }
-  getIcon(): string | undefined {
-    return this.icon;
-  }
-  getTags(): string[] {
-    return this.tags;
-  }
+  getPassword(): string | undefined { return this.password; }
+  getDescription(): string | undefined { return this.description; }
+  getIcon(): string | undefined { return this.icon; }
+  getTags(): string[] { return this.tags; }
   /** The owner's uid. */
-  getOwner(): string | undefined {
-    return this.owner;
-  }
-  getMembersCount(): number {
-    return this.membersCount;
-  }
-  getHasJoined(): boolean {
-    return this.hasJoined;
-  }
+  getOwner(): string | undefined { return this.owner; }
+  getMembersCount(): number { return this.membersCount; }
+  getHasJoined(): boolean { return this.hasJoined; }
   /** The logged-in user's scope (undefined when not a member). */
-  getScope(): GroupMemberScope | undefined {
-    return this.scope;
-  }
+  getScope(): GroupMemberScope | undefined { return this.scope; }
   /** Seconds since the epoch. */
-  getCreatedAt(): number | undefined {
-    return this.createdAt;
-  }
-  getUpdatedAt(): number | undefined {
-    return this.updatedAt;
-  }
+  getCreatedAt(): number | undefined { return this.createdAt; }
+  getUpdatedAt(): number | undefined { return this.updatedAt; }
 
-  setGuid(guid: string): void {
-    this.guid = guid;
-  }
-  setName(name: string): void {
-    this.name = name;
-  }
-  setType(type: GroupType): void {
-    this.type = type;
-  }
-  setPassword(password: string): void {
-    this.password = password;
-  }
-  setDescription(description: string): void {
-    this.description = description;
-  }
-  setIcon(icon: string): void {
-    this.icon = icon;
-  }
-  setTags(tags: string[]): void {
-    this.tags = [...tags];
-  }
-  setOwner(owner: string): void {
-    this.owner = owner;
-  }
-  setMembersCount(count: number): void {
-    this.membersCount = count;
-  }
-  setHasJoined(joined: boolean): void {
-    this.hasJoined = joined;
-  }
+  setGuid(guid: string): void { this.guid = guid; }
+  setName(name: string): void { this.name = name; }
+  setType(type: GroupType): void { this.type = type; }
+  setPassword(password: string): void { this.password = password; }
+  setDescription(description: string): void { this.description = description; }
+  setIcon(icon: string): void { this.icon = icon; }
+  setTags(tags: string[]): void { this.tags = [...tags]; }
+  setOwner(owner: string): void { this.owner = owner; }
+  setMembersCount(count: number): void { this.membersCount = count; }
+  setHasJoined(joined: boolean): void { this.hasJoined = joined; }
   setScope(scope: GroupMemberScope | undefined): void {
     if (scope === undefined) delete this.scope;
     else this.scope = scope;
   }
-  setCreatedAt(at: number): void {
-    this.createdAt = at;
-  }
-  setUpdatedAt(at: number): void {
-    this.updatedAt = at;
-  }
+  setCreatedAt(at: number): void { this.createdAt = at; }
+  setUpdatedAt(at: number): void { this.updatedAt = at; }
 
   /** A copy (React state wants a new object for a changed group). */
   clone(): Group {

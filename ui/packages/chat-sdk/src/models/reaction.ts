@@ -12,21 +12,11 @@ export class ReactionCount {
     this.count = count;
     this.reactedByMe = reactedByMe;
   }
-  getReaction(): string {
-    return this.reaction;
-  }
-  getCount(): number {
-    return this.count;
-  }
-  getReactedByMe(): boolean {
-    return this.reactedByMe;
-  }
-  setCount(count: number): void {
-    this.count = count;
-  }
-  setReactedByMe(reacted: boolean): void {
-    this.reactedByMe = reacted;
-  }
+  getReaction(): string { return this.reaction; }
+  getCount(): number { return this.count; }
+  getReactedByMe(): boolean { return this.reactedByMe; }
+  setCount(count: number): void { this.count = count; }
+  setReactedByMe(reacted: boolean): void { this.reactedByMe = reacted; }
 }
 
 /** One user's reaction to a message. */
@@ -44,23 +34,13 @@ export class Reaction {
     this.reactedAt = reactedAt;
     if (reactedBy) this.reactedBy = reactedBy;
   }
-  getMessageId(): number {
-    return this.messageId;
-  }
-  getReaction(): string {
-    return this.reaction;
-  }
-  getUid(): string {
-    return this.uid;
-  }
+  getMessageId(): number { return this.messageId; }
+  getReaction(): string { return this.reaction; }
+  getUid(): string { return this.uid; }
   /** Seconds since the epoch. */
-  getReactedAt(): number {
-    return this.reactedAt;
-  }
+  getReactedAt(): number { return this.reactedAt; }
   /** The user who reacted (with name and avatar when the SDK knows them). */
-  getReactedBy(): User | undefined {
-    return this.reactedBy;
-  }
+  getReactedBy(): User | undefined { return this.reactedBy; }
 }
 
 /** A live reaction change (onMessageReactionAdded / onMessageReactionRemoved). */
@@ -76,20 +56,10 @@ export class ReactionEvent {
     this.receiverId = receiverId;
     this.receiverType = receiverType;
   }
-  getReaction(): Reaction {
-    return this.reaction;
-  }
-  getMessageId(): number {
-    return this.reaction.getMessageId();
-  }
-  getConversationId(): string {
-    return this.conversationId;
-  }
+  getReaction(): Reaction { return this.reaction; }
+  getMessageId(): number { return this.reaction.getMessageId(); }
+  getConversationId(): string { return this.conversationId; }
   /** The group's guid, or in a one-to-one conversation the party who did not react. */
-  getReceiverId(): string {
-    return this.receiverId;
-  }
-  getReceiverType(): ReceiverType {
-    return this.receiverType;
-  }
+  getReceiverId(): string { return this.receiverId; }
+  getReceiverType(): ReceiverType { return this.receiverType; }
 }

@@ -39,36 +39,18 @@ export class MessageReceipt {
     if (f.deliveredAt !== undefined) this.deliveredAt = f.deliveredAt;
     if (f.readAt !== undefined) this.readAt = f.readAt;
   }
-  getMessageId(): number {
-    return this.messageId;
-  }
+  getMessageId(): number { return this.messageId; }
   /** Who delivered or read. */
-  getSender(): User {
-    return this.sender;
-  }
+  getSender(): User { return this.sender; }
   /** The group's guid, or in a one-to-one conversation the other party. */
-  getReceiverId(): string {
-    return this.receiverId;
-  }
-  getReceiverType(): ReceiverType {
-    return this.receiverType;
-  }
-  getReceiptType(): ReceiptType {
-    return this.receiptType;
-  }
-  getConversationId(): string {
-    return this.conversationId;
-  }
+  getReceiverId(): string { return this.receiverId; }
+  getReceiverType(): ReceiverType { return this.receiverType; }
+  getReceiptType(): ReceiptType { return this.receiptType; }
+  getConversationId(): string { return this.conversationId; }
   /** Seconds since the epoch. */
-  getTimestamp(): number | undefined {
-    return this.timestamp;
-  }
-  getDeliveredAt(): number | undefined {
-    return this.deliveredAt;
-  }
-  getReadAt(): number | undefined {
-    return this.readAt;
-  }
+  getTimestamp(): number | undefined { return this.timestamp; }
+  getDeliveredAt(): number | undefined { return this.deliveredAt; }
+  getReadAt(): number | undefined { return this.readAt; }
 }
 
 /** A typing indicator: built for startTyping/endTyping, received in onTypingStarted/Ended. */
@@ -84,30 +66,14 @@ export class TypingIndicator {
     this.receiverType = receiverType;
     if (metadata) this.metadata = metadata;
   }
-  getReceiverId(): string {
-    return this.receiverId;
-  }
-  getReceiverType(): ReceiverType {
-    return this.receiverType;
-  }
+  getReceiverId(): string { return this.receiverId; }
+  getReceiverType(): ReceiverType { return this.receiverType; }
   /** Who types (received indicators only). */
-  getSender(): User | undefined {
-    return this.sender;
-  }
-  getConversationId(): string | undefined {
-    return this.conversationId;
-  }
+  getSender(): User | undefined { return this.sender; }
+  getConversationId(): string | undefined { return this.conversationId; }
   /** Local only: the service relays no metadata with typing indicators. */
-  getMetadata(): JSONObject | undefined {
-    return this.metadata;
-  }
-  setSender(sender: User): void {
-    this.sender = sender;
-  }
-  setConversationId(id: string): void {
-    this.conversationId = id;
-  }
-  setMetadata(metadata: JSONObject): void {
-    this.metadata = metadata;
-  }
+  getMetadata(): JSONObject | undefined { return this.metadata; }
+  setSender(sender: User): void { this.sender = sender; }
+  setConversationId(id: string): void { this.conversationId = id; }
+  setMetadata(metadata: JSONObject): void { this.metadata = metadata; }
 }

@@ -20,66 +20,30 @@ export class User {
     if (name !== undefined) this.name = name;
   }
 
-  getUid(): string {
-    return this.uid;
-  }
+  getUid(): string { return this.uid; }
   /** The display name; the uid when the service did not tell it. */
-  getName(): string {
-    return this.name ?? this.uid;
-  }
-  getAvatar(): string | undefined {
-    return this.avatar;
-  }
-  getRole(): string | undefined {
-    return this.role;
-  }
-  getKind(): UserKind {
-    return this.kind;
-  }
-  getMetadata(): JSONObject | undefined {
-    return this.metadata;
-  }
+  getName(): string { return this.name ?? this.uid; }
+  getAvatar(): string | undefined { return this.avatar; }
+  getRole(): string | undefined { return this.role; }
+  getKind(): UserKind { return this.kind; }
+  getMetadata(): JSONObject | undefined { return this.metadata; }
   /** Seconds since the epoch. */
-  getCreatedAt(): number | undefined {
-    return this.createdAt;
-  }
+  getCreatedAt(): number | undefined { return this.createdAt; }
 
-  setUid(uid: string): void {
-    this.uid = uid;
-  }
-  setName(name: string): void {
-    this.name = name;
-  }
-  setAvatar(avatar: string): void {
-    this.avatar = avatar;
-  }
-  setRole(role: string): void {
-    this.role = role;
-  }
-  setKind(kind: UserKind): void {
-    this.kind = kind;
-  }
-  setMetadata(metadata: JSONObject): void {
-    this.metadata = metadata;
-  }
-  setCreatedAt(at: number): void {
-    this.createdAt = at;
-  }
+  setUid(uid: string): void { this.uid = uid; }
+  setName(name: string): void { this.name = name; }
+  setAvatar(avatar: string): void { this.avatar = avatar; }
+  setRole(role: string): void { this.role = role; }
+  setKind(kind: UserKind): void { this.kind = kind; }
+  setMetadata(metadata: JSONObject): void { this.metadata = metadata; }
+  setCreatedAt(at: number): void { this.createdAt = at; }
   /** "online" while the user has the chat open somewhere, "offline" otherwise (as last read
    * from the service; presence is not pushed: read the user again to refresh it). */
-  getStatus(): "online" | "offline" | undefined {
-    return this.status;
-  }
+  getStatus(): "online" | "offline" | undefined { return this.status; }
   /** When the user last had the chat open (seconds since the epoch). */
-  getLastActiveAt(): number | undefined {
-    return this.lastActiveAt;
-  }
-  setStatus(status: "online" | "offline"): void {
-    this.status = status;
-  }
-  setLastActiveAt(at: number): void {
-    this.lastActiveAt = at;
-  }
+  getLastActiveAt(): number | undefined { return this.lastActiveAt; }
+  setStatus(status: "online" | "offline"): void { this.status = status; }
+  setLastActiveAt(at: number): void { this.lastActiveAt = at; }
 }
 
 /** A user's membership of a group. */
@@ -93,23 +57,11 @@ export class GroupMember extends User {
     this.scope = scope;
   }
 
-  getScope(): GroupMemberScope {
-    return this.scope;
-  }
+  getScope(): GroupMemberScope { return this.scope; }
   /** Seconds since the epoch (the ban's time for banned members). */
-  getJoinedAt(): number | undefined {
-    return this.joinedAt;
-  }
-  getGuid(): string | undefined {
-    return this.guid;
-  }
-  setScope(scope: GroupMemberScope): void {
-    this.scope = scope;
-  }
-  setJoinedAt(at: number): void {
-    this.joinedAt = at;
-  }
-  setGuid(guid: string): void {
-    this.guid = guid;
-  }
+  getJoinedAt(): number | undefined { return this.joinedAt; }
+  getGuid(): string | undefined { return this.guid; }
+  setScope(scope: GroupMemberScope): void { this.scope = scope; }
+  setJoinedAt(at: number): void { this.joinedAt = at; }
+  setGuid(guid: string): void { this.guid = guid; }
 }

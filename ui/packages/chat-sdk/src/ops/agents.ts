@@ -1,5 +1,5 @@
 import type { ReceiverType } from "../constants";
-import type { ActionResult, AgentProfile, Approval, ApprovalDecision } from "../models/agent";
+import type { ActionResult, AgentConfig, AgentConfigWrite, AgentProfile, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "../models/agent";
 import { toApproval } from "../models/approval";
 import type { BaseMessage } from "../models/message";
 import type { Session } from "../session";
@@ -50,4 +50,33 @@ export async function getConversationStarter(s: Session, receiverId: string, rec
 export async function translateMessage(s: Session, id: number, language: string): Promise<string> {
   const r = await s.http.json<{ translatedText: string }>("POST", `/messages/${id}/translate`, { body: { language } });
   return r.translatedText;
+}
+
+// Agent configurations and their frontend actions (admins).
+const agentPath = (agentId: string, rest = "") => `/agents/${enc(agentId)}${rest}`;
+const actionPath = (agentId: string, name: string) => agentPath(agentId, `/actions/${enc(name)}`);
+
+export async function getAgentConfigs(s: Session): Promise<AgentConfig[]> {
+  return (await s.http.json<{ items: AgentConfig[] | null }>("GET", "/agents")).items ?? [];
+}
+export function saveAgentConfig(s: Session, agentId: string, config: AgentConfigWrite): Promise<AgentConfig> {
+  return s.http.json("PUT", agentPath(agentId), { body: config });
+}
+export async function deleteAgentConfig(s: Session, agentId: string): Promise<void> {
+  await s.http.request("DELETE", agentPath(agentId));
+}
+export function setAgentEnabled(s: Session, agentId: string, enabled: boolean): Promise<AgentConfig> {
+  return s.http.json("POST", agentPath(agentId, enabled ? "/enable" : "/disable"));
+}
+export function testAgentConnection(s: Session, agentId: string): Promise<ConnectionTest> {
+  return s.http.json("POST", agentPath(agentId, "/test"));
+}
+export async function getFrontendActions(s: Session, agentId: string): Promise<FrontendAction[]> {
+  return (await s.http.json<{ items: FrontendAction[] | null }>("GET", agentPath(agentId, "/actions"))).items ?? [];
+}
+export function saveFrontendAction(s: Session, agentId: string, name: string, action: FrontendActionWrite): Promise<FrontendAction> {
+  return s.http.json("PUT", actionPath(agentId, name), { body: { name, ...action } });
+}
+export async function deleteFrontendAction(s: Session, agentId: string, name: string): Promise<void> {
+  await s.http.request("DELETE", actionPath(agentId, name));
 }

@@ -20,9 +20,7 @@ export class ConversationsRequestBuilder {
     this.type = type;
     return this;
   }
-  build(client?: ChatClient): ConversationsRequest {
-    return new ConversationsRequest({ ...this }, sessionOf(client));
-  }
+  build(client?: ChatClient): ConversationsRequest { return new ConversationsRequest({ ...this }, sessionOf(client)); }
 }
 
 export class ConversationsRequest extends CursorRequest<Conversation, WireConversation> {

@@ -24,7 +24,5 @@ export abstract class CursorRequest<T, W> {
   }
 
   /** Whether a page is left to fetch. */
-  hasMore(): boolean {
-    return !this.done;
-  }
+  hasMore(): boolean { return !this.done; }
 }

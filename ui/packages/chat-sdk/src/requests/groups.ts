@@ -39,9 +39,7 @@ export class GroupsRequestBuilder {
     return this;
   }
   /** client: another ChatClient than the Chat namespace's. */
-  build(client?: ChatClient): GroupsRequest {
-    return new GroupsRequest(this, sessionOf(client));
-  }
+  build(client?: ChatClient): GroupsRequest { return new GroupsRequest(this, sessionOf(client)); }
 }
 
 export class GroupsRequest extends CursorRequest<Group, WireGroup> {
@@ -54,9 +52,7 @@ export class GroupsRequest extends CursorRequest<Group, WireGroup> {
     super();
     this.b = Object.assign(new GroupsRequestBuilder(), b, { tags: [...b.tags] });
   }
-  getLimit(): number {
-    return this.b.limit;
-  }
+  getLimit(): number { return this.b.limit; }
   protected load(cursor: string | undefined): Promise<WirePage<WireGroup>> {
     const b = this.b;
     return this.s.http.json<WirePage<WireGroup>>("GET", "/groups", {

@@ -99,9 +99,7 @@ export class MessagesRequest {
     this.b = Object.assign(new MessagesRequestBuilder(), b, { types: [...b.types], categories: [...b.categories] });
   }
 
-  getLimit(): number {
-    return this.b.limit;
-  }
+  getLimit(): number { return this.b.limit; }
 
   /** The page before the oldest message fetched so far (the newest page first); [] at the start. */
   fetchPrevious(): Promise<BaseMessage[]> {

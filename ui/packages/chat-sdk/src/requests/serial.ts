@@ -1,4 +1,4 @@
-import { toException } from "../exception";
+import { ChatException } from "../exception";
 
 /** One request's fetches, one after another: two calls in flight never ask for the same page.
  * Whatever fails reaches its caller as a ChatException, as every other call of the SDK does,
@@ -8,7 +8,7 @@ export class Serial {
 
   run<T>(fetch: () => Promise<T>): Promise<T> {
     const p = this.chain.then(fetch, fetch).catch((err: unknown) => {
-      throw toException(err);
+      throw ChatException.from(err);
     });
     this.chain = p.catch(() => undefined);
     return p;

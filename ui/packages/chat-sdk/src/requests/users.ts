@@ -29,9 +29,7 @@ export class UsersRequestBuilder {
     this.kind = kind;
     return this;
   }
-  build(client?: ChatClient): UsersRequest {
-    return new UsersRequest({ ...this }, sessionOf(client));
-  }
+  build(client?: ChatClient): UsersRequest { return new UsersRequest({ ...this }, sessionOf(client)); }
 }
 
 export class UsersRequest extends CursorRequest<User, WireUser> {
@@ -57,9 +55,7 @@ export class GroupMembersRequestBuilder {
   scopes: GroupMemberScope[] = [];
   bannedOnly = false;
 
-  constructor(guid: string) {
-    this.guid = guid;
-  }
+  constructor(guid: string) { this.guid = guid; }
   setLimit(limit: number): this {
     this.limit = clamp(limit);
     return this;
@@ -68,9 +64,7 @@ export class GroupMembersRequestBuilder {
     this.scopes = [...scopes];
     return this;
   }
-  build(client?: ChatClient): GroupMembersRequest {
-    return new GroupMembersRequest({ ...this, scopes: [...this.scopes] }, sessionOf(client));
-  }
+  build(client?: ChatClient): GroupMembersRequest { return new GroupMembersRequest({ ...this, scopes: [...this.scopes] }, sessionOf(client)); }
 }
 
 /** The banned users of a group (admins and moderators). */

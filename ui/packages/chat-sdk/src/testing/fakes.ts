@@ -106,9 +106,9 @@ export class FakeWebSocket {
   }
 }
 
-/** Waits until cond holds (polling every 2 ms, 2 s at most). */
+/** Waits until cond holds (polling every 2 ms, 10 s at most: a busy machine is slow, not wrong). */
 export async function until(cond: () => boolean, what = "condition"): Promise<void> {
-  const deadline = Date.now() + 2000;
+  const deadline = Date.now() + 10_000;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 2));

@@ -18,4 +18,10 @@ describe("Avatar", () => {
     expect(container.querySelector("img")).toBeNull();
     expect(container.textContent).toBe("BD");
   });
+
+  it("shows an emoji as it is, and a presence dot when told", () => {
+    const { container } = render(<Avatar name="Chef" image="🍳" online={false} />);
+    expect([container.querySelector("img"), container.textContent]).toEqual([null, "🍳"]);
+    expect(container.querySelector(".chat-avatar__presence--offline")).not.toBeNull();
+  });
 });

@@ -2,9 +2,12 @@ import { useState } from "react";
 
 export interface AvatarProps {
   name: string;
+  /** An image URL, or an emoji (any text that is not a URL), shown as it is. */
   image?: string | undefined;
-  /** Extra class on the root, e.g. for a status badge. */
+  /** Extra class on the root (the kit styles the avatar inside its components only). */
   className?: string;
+  /** A presence dot (.chat-avatar__presence--online / --offline); none when undefined. */
+  online?: boolean | undefined;
 }
 
 /** initials are up to two letters of the name's words, for an avatar without an image. */
@@ -15,22 +18,20 @@ export function initials(name: string): string {
 }
 
 /**
- * Avatar shows the image, or the name's initials when there is none or it fails to load. It is
- * decorative (aria-hidden): the name is always next to it.
+ * Avatar shows the image, the emoji, or the name's initials when there is neither or the image
+ * fails to load. It is decorative (aria-hidden): the name is always next to it.
  */
-export function Avatar({ name, image, className }: AvatarProps) {
+export function Avatar({ name, image, className, online }: AvatarProps) {
   const [broken, setBroken] = useState(false);
-  const cls = "chat-avatar" + (className ? " " + className : "");
-  if (image && !broken) {
-    return (
-      <span className={cls} aria-hidden="true">
-        <img className="chat-avatar__image" src={image} alt="" onError={() => setBroken(true)} />
-      </span>
-    );
-  }
+  const emoji = image && !/^(https?:|data:|blob:|\/)/.test(image) ? image : undefined;
   return (
-    <span className={cls} aria-hidden="true">
-      <span className="chat-avatar__text">{initials(name)}</span>
+    <span className={"chat-avatar" + (className ? " " + className : "")} aria-hidden="true">
+      {image && !emoji && !broken ? (
+        <img className="chat-avatar__image" src={image} alt="" onError={() => setBroken(true)} />
+      ) : (
+        <span className="chat-avatar__text">{emoji ?? initials(name)}</span>
+      )}
+      {online !== undefined ? <span className={`chat-avatar__presence chat-avatar__presence--${online ? "online" : "offline"}`} /> : null}
     </span>
   );
 }

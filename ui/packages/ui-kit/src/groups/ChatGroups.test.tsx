@@ -1,44 +1,19 @@
 // ChatGroups: loading and paging, search, selection, activation and keyboard (views, errors,
 // actions, UI events and clean-up are in views.test.tsx).
 import { Chat } from "@agentry/chat-sdk";
-import { act, cleanup, configure, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
 import { ChatGroupEvents } from "../events";
 import { SelectionMode } from "../types";
 import { ChatGroups } from "./ChatGroups";
-import type { ChatGroupsProps } from "./props";
-import { connect, FakeIntersectionObserver, FakeService } from "./testing";
+import { FakeIntersectionObserver, mount, names, options, useGroupsService } from "./testing";
 
-// A loaded machine (every test file runs at once) may need more than the default 1 s.
-configure({ asyncUtilTimeout: 5000 });
-
-let svc: FakeService;
-
-beforeEach(async () => {
-  FakeIntersectionObserver.instances = [];
-  vi.stubGlobal("IntersectionObserver", FakeIntersectionObserver);
-  svc = new FakeService().many(75);
-  await connect(svc);
-});
-
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-});
-
-const options = () => screen.queryAllByRole("option");
-const names = () => options().map((o) => o.querySelector(".chat-list-item__body-title")?.textContent);
-const mount = async (props: ChatGroupsProps = {}, count = 30) => {
-  const r = render(<ChatGroups {...props} />);
-  await waitFor(() => expect(options()).toHaveLength(count));
-  return r;
-};
+const t = useGroupsService();
 
 describe("ChatGroups: loading and paging", () => {
   it("loads 30 groups per page by default, with header, labelled search and listbox", async () => {
     const { container } = await mount();
-    expect(svc.listCalls[0]?.get("limit")).toBe("30");
+    expect(t.svc.listCalls[0]?.get("limit")).toBe("30");
     expect(container.querySelector(".chat-groups")).not.toBeNull();
     expect(screen.getByRole("heading", { name: "Groups" }).className).toBe("chat-list__header-title");
     expect(screen.getByRole("searchbox", { name: "Search groups" }).className).toBe("chat-search-bar__input");
@@ -60,10 +35,10 @@ describe("ChatGroups: loading and paging", () => {
     await waitFor(() => expect(options()).toHaveLength(60));
     act(() => FakeIntersectionObserver.intersect());
     await waitFor(() => expect(options()).toHaveLength(75));
-    const calls = svc.listCalls.length;
+    const calls = t.svc.listCalls.length;
     act(() => FakeIntersectionObserver.intersect());
     await new Promise((r) => setTimeout(r, 30));
-    expect(svc.listCalls.length).toBe(calls);
+    expect(t.svc.listCalls.length).toBe(calls);
     expect(new Set(names()).size).toBe(75);
   });
 
@@ -80,26 +55,26 @@ describe("ChatGroups: loading and paging", () => {
     // 30 rows (1680 px) do not fill 2000 px: a second page; 60 rows do.
     await waitFor(() => expect(options()).toHaveLength(60));
     await new Promise((r) => setTimeout(r, 30));
-    expect(svc.listCalls).toHaveLength(2);
+    expect(t.svc.listCalls).toHaveLength(2);
     unmount();
     height = 5000; // taller than all 75
     render(<ChatGroups />);
     await waitFor(() => expect(options()).toHaveLength(75));
-    expect(svc.listCalls).toHaveLength(5);
+    expect(t.svc.listCalls).toHaveLength(5);
   });
 
   it("does not change the caller's builder, and reloads only when its settings change", async () => {
     const b = new Chat.GroupsRequestBuilder().setLimit(10);
     const { rerender } = await mount({ groupsRequestBuilder: b }, 10);
     fireEvent.change(screen.getByRole("searchbox"), { target: { value: "Group 00" } });
-    await waitFor(() => expect(svc.listCalls.at(-1)?.get("searchKeyword")).toBe("Group 00"));
+    await waitFor(() => expect(t.svc.listCalls.at(-1)?.get("searchKeyword")).toBe("Group 00"));
     expect(b.searchKeyword).toBe("");
     fireEvent.change(screen.getByRole("searchbox"), { target: { value: "" } });
     await waitFor(() => expect(options()).toHaveLength(10));
-    const calls = svc.listCalls.length;
+    const calls = t.svc.listCalls.length;
     rerender(<ChatGroups groupsRequestBuilder={new Chat.GroupsRequestBuilder().setLimit(10)} />);
     await new Promise((r) => setTimeout(r, 30));
-    expect(svc.listCalls.length).toBe(calls);
+    expect(t.svc.listCalls.length).toBe(calls);
     rerender(<ChatGroups groupsRequestBuilder={new Chat.GroupsRequestBuilder().setLimit(5)} />);
     await waitFor(() => expect(options()).toHaveLength(5));
   });
@@ -108,15 +83,15 @@ describe("ChatGroups: loading and paging", () => {
 describe("ChatGroups: search", () => {
   it("debounces, replaces the list with the results, and restores it when cleared", async () => {
     await mount();
-    const calls = svc.listCalls.length;
+    const calls = t.svc.listCalls.length;
     const box = screen.getByRole("searchbox");
     fireEvent.change(box, { target: { value: "0" } });
     fireEvent.change(box, { target: { value: "07" } });
     await new Promise((r) => setTimeout(r, 150));
-    expect(svc.listCalls.length).toBe(calls); // still typing
+    expect(t.svc.listCalls.length).toBe(calls); // still typing
     await waitFor(() => expect(names()).toEqual(["Group 007", "Group 070", "Group 071", "Group 072", "Group 073", "Group 074", "Group 075"]));
-    expect(svc.listCalls.length).toBe(calls + 1);
-    expect(svc.listCalls.at(-1)?.get("searchKeyword")).toBe("07");
+    expect(t.svc.listCalls.length).toBe(calls + 1);
+    expect(t.svc.listCalls.at(-1)?.get("searchKeyword")).toBe("07");
     fireEvent.change(box, { target: { value: "" } });
     await waitFor(() => expect(options()).toHaveLength(30));
     expect(names()[0]).toBe("Group 001");
@@ -125,12 +100,12 @@ describe("ChatGroups: search", () => {
   it("uses searchRequestBuilder while searching; an older search's answer is dropped", async () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    svc.hold = (url) => (url.searchParams.get("searchKeyword") === "Group 01" ? held : undefined);
+    t.svc.hold = (url) => (url.searchParams.get("searchKeyword") === "Group 01" ? held : undefined);
     await mount({ searchRequestBuilder: new Chat.GroupsRequestBuilder().setLimit(3) });
     const box = screen.getByRole("searchbox");
     fireEvent.change(box, { target: { value: "Group 01" } });
-    await waitFor(() => expect(svc.listCalls.at(-1)?.get("searchKeyword")).toBe("Group 01"));
-    expect(svc.listCalls.at(-1)?.get("limit")).toBe("3");
+    await waitFor(() => expect(t.svc.listCalls.at(-1)?.get("searchKeyword")).toBe("Group 01"));
+    expect(t.svc.listCalls.at(-1)?.get("limit")).toBe("3");
     fireEvent.change(box, { target: { value: "Group 02" } });
     await waitFor(() => expect(names()).toEqual(["Group 020", "Group 021", "Group 022"]));
     release();
@@ -196,7 +171,9 @@ describe("ChatGroups: selection, activation, keyboard", () => {
     expect(onItemClick.mock.calls.map(([g]) => g.getGuid())).toEqual(["g005", "g006", "g007"]);
     expect(options()[4]!.getAttribute("aria-checked")).toBeNull();
   });
+});
 
+describe("ChatGroups: keyboard focus", () => {
   it("roving tabindex: one Tab stop; arrows, Home, End, Page keys move the focus", async () => {
     await mount();
     const tabStops = () => options().filter((o) => o.tabIndex === 0);

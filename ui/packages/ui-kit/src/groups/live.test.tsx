@@ -2,13 +2,10 @@
 // through the real SDK: the fake service's socket sends the membership action messages the chat
 // service stores, the SDK fetches the group after the change and calls the group listener.
 import { Chat } from "@agentry/chat-sdk";
-import { cleanup, configure, render, screen, waitFor } from "@testing-library/react";
+import { cleanup, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatGroups } from "./ChatGroups";
 import { connect, FakeIntersectionObserver, FakeService, type FakeSocket } from "./testing";
-
-// A loaded machine (every test file runs at once) may need more than the default 1 s.
-configure({ asyncUtilTimeout: 5000 });
 
 let svc: FakeService;
 let ws: FakeSocket;
@@ -91,7 +88,9 @@ describe("ChatGroups: the state table, from the SDK's group listener", () => {
     await waitFor(() => expect(rows()).toContain("j: joined participant · 2 members"));
     expect(rows()).toHaveLength(3);
   });
+});
 
+describe("ChatGroups: the state table, additions, scope and others", () => {
   it("not in list → member-added (current user) → the group appears at the top, with its count", async () => {
     await mount();
     svc.add({ guid: "p", name: "Private", type: "private", membersCount: 5, hasJoined: true, scope: "participant" });

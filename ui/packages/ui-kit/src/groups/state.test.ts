@@ -121,7 +121,9 @@ describe("groupsReducer", () => {
     s = groupsReducer(s, { type: "page", generation: 1, groups: [group("c"), group("d")], hasMore: false });
     expect(s.order).toEqual(["a", "b", "d"]);
   });
+});
 
+describe("groupsReducer: updates and membership", () => {
   it("updated: name and type follow, membership flags stay", () => {
     let s = run([{ type: "reload", generation: 1 }, { type: "page", generation: 1, groups: [group("a", { joined: true, count: 4 })], hasMore: false }]);
     const u = group("a", { name: "Renamed", type: "private", joined: false, count: 9 });

@@ -4,6 +4,11 @@
  * plays the server of, so listener calls go through the SDK's own dispatch.
  */
 import { Chat } from "@agentry/chat-sdk";
+import { cleanup, render, screen, waitFor } from "@testing-library/react";
+import { createElement } from "react";
+import { afterEach, beforeEach, expect, vi } from "vitest";
+import { ChatGroups } from "./ChatGroups";
+import type { ChatGroupsProps } from "./props";
 
 export interface FakeGroup {
   guid: string;
@@ -181,7 +186,7 @@ export function listenerCounts(): { group: number; connection: number } {
 }
 
 /** Waits until cond holds (5 s at most). */
-export async function until(cond: () => boolean, what = "condition", ms = 5000): Promise<void> {
+export async function until(cond: () => boolean, what = "condition", ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -251,3 +256,31 @@ export const SPEC_SELECTORS = [
   ".chat-groups__shimmer-item-body-title",
   ".chat-groups__shimmer-item-body-subtitle",
 ];
+
+/** Each test gets a fresh service of 75 groups (or as set up), connected; everything rendered is
+ * unmounted and every stub restored after it. */
+export function useGroupsService(setup: () => FakeService = () => new FakeService().many(75)): { svc: FakeService; ws: FakeSocket } {
+  const t = {} as { svc: FakeService; ws: FakeSocket };
+  beforeEach(async () => {
+    FakeIntersectionObserver.instances = [];
+    vi.stubGlobal("IntersectionObserver", FakeIntersectionObserver);
+    t.svc = setup();
+    t.ws = await connect(t.svc);
+  });
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+    vi.restoreAllMocks();
+  });
+  return t;
+}
+
+export const options = () => screen.queryAllByRole("option");
+export const names = () => options().map((o) => o.querySelector(".chat-list-item__body-title")?.textContent);
+
+/** Renders the list and waits for its first rows. */
+export async function mount(props: ChatGroupsProps = {}, count = 30) {
+  const r = render(createElement(ChatGroups, props));
+  await waitFor(() => expect(options()).toHaveLength(count));
+  return r;
+}

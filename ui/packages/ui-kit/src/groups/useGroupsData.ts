@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { Chat } from "@agentry/chat-sdk";
+import { reporter } from "../base/useLoggedInUser";
 import { builderKey, filterOf, groupsReducer, initialGroupsState, requestBuilder, type GroupFilter, type GroupsAction, type GroupsState } from "./state";
 
 export interface GroupsData {
@@ -20,11 +21,6 @@ export interface GroupsData {
   reload(): void;
 }
 
-export function toChatException(err: unknown): Chat.ChatException {
-  if (err instanceof Chat.ChatException) return err;
-  return new Chat.ChatException("ERR_INTERNAL", err instanceof Error ? err.message : String(err));
-}
-
 interface Current {
   generation: number;
   request: Chat.GroupsRequest | undefined;
@@ -37,6 +33,65 @@ interface Current {
 }
 
 const NONE: Current = { generation: 0, request: undefined, inFlight: false, detached: true, builder: undefined, reloads: -1, enabled: false };
+
+type Fail = (generation: number, err: unknown) => void;
+
+/** Fetches the load's next page unless one is in flight; answers of a replaced or detached load are dropped. */
+function fetchNext(current: { current: Current }, generation: number, request: Chat.GroupsRequest, dispatch: (a: GroupsAction) => void, fail: Fail): void {
+  const c = current.current;
+  if (c.generation !== generation || c.inFlight) return;
+  c.inFlight = true;
+  dispatch({ type: "fetching", generation });
+  const live = () => current.current === c && !c.detached;
+  request.fetchNext().then(
+    (page) => {
+      c.inFlight = false;
+      if (live()) dispatch({ type: "page", generation, groups: page, hasMore: request.hasMore() });
+    },
+    (err: unknown) => {
+      c.inFlight = false;
+      if (live()) fail(generation, err);
+    },
+  );
+}
+
+/** The load effect: a new load (generation) and its first page; the cleanup detaches it. */
+function begin(o: {
+  current: { current: Current };
+  generation(): number;
+  builder: Chat.GroupsRequestBuilder;
+  reloads: number;
+  enabled: boolean;
+  dispatch(a: GroupsAction): void;
+  fail: Fail;
+  fetchPage(generation: number, request: Chat.GroupsRequest): void;
+}): () => void {
+  const prev = o.current.current;
+  if (prev.detached && prev.builder === o.builder && prev.reloads === o.reloads && prev.enabled === o.enabled && prev.generation !== 0) {
+    // The same effect again (React strict mode): the load it started goes on.
+    prev.detached = false;
+    return () => {
+      prev.detached = true;
+    };
+  }
+  const generation = o.generation();
+  const c: Current = { generation, request: undefined, inFlight: false, detached: false, builder: o.builder, reloads: o.reloads, enabled: o.enabled };
+  o.current.current = c;
+  o.dispatch({ type: "reload", generation });
+  if (o.enabled) {
+    try {
+      c.request = o.builder.build();
+    } catch (err) {
+      // Not initialised or not logged in: the SDK throws before any request.
+      o.fail(generation, err);
+    }
+    if (c.request) o.fetchPage(generation, c.request);
+  }
+  // Unmounted or replaced: whatever answers now belongs to no load.
+  return () => {
+    c.detached = true;
+  };
+}
 
 export function useGroupsData(
   groups: Chat.GroupsRequestBuilder | undefined,
@@ -62,64 +117,15 @@ export function useGroupsData(
   const current = useRef<Current>(NONE);
   const generations = useRef(0);
 
+  const report = useMemo(() => reporter(() => onErrorRef.current, "ChatGroups"), []);
   const fail = useCallback((generation: number, err: unknown) => {
-    const e = toChatException(err);
+    const e = Chat.ChatException.from(err);
     dispatch({ type: "failed", generation, error: e });
-    const cb = onErrorRef.current;
-    if (typeof cb === "function") cb(e);
-  }, []);
+    report(e);
+  }, [report]);
 
-  const fetchPage = useCallback(
-    (generation: number, request: Chat.GroupsRequest) => {
-      const c = current.current;
-      if (c.generation !== generation || c.inFlight) return;
-      c.inFlight = true;
-      dispatch({ type: "fetching", generation });
-      const live = () => current.current === c && !c.detached;
-      request.fetchNext().then(
-        (page) => {
-          c.inFlight = false;
-          if (live()) dispatch({ type: "page", generation, groups: page, hasMore: request.hasMore() });
-        },
-        (err: unknown) => {
-          c.inFlight = false;
-          if (live()) fail(generation, err);
-        },
-      );
-    },
-    [fail],
-  );
-
-  useEffect(() => {
-    const prev = current.current;
-    if (prev.detached && prev.builder === builder && prev.reloads === reloads && prev.enabled === enabled && prev.generation !== 0) {
-      // The same effect again (React strict mode): the load it started goes on.
-      prev.detached = false;
-      return () => {
-        prev.detached = true;
-      };
-    }
-    const generation = ++generations.current;
-    const c: Current = { generation, request: undefined, inFlight: false, detached: false, builder, reloads, enabled };
-    current.current = c;
-    dispatch({ type: "reload", generation });
-    if (!enabled) {
-      return () => {
-        c.detached = true;
-      };
-    }
-    try {
-      c.request = builder.build();
-    } catch (err) {
-      // Not initialised or not logged in: the SDK throws before any request.
-      fail(generation, err);
-    }
-    if (c.request) fetchPage(generation, c.request);
-    return () => {
-      // Unmounted or replaced: whatever answers now belongs to no load.
-      c.detached = true;
-    };
-  }, [builder, reloads, enabled, fetchPage, fail]);
+  const fetchPage = useCallback((generation: number, request: Chat.GroupsRequest) => fetchNext(current, generation, request, dispatch, fail), [fail]);
+  useEffect(() => begin({ current, generation: () => ++generations.current, builder, reloads, enabled, dispatch, fail, fetchPage }), [builder, reloads, enabled, fetchPage, fail]);
 
   const loadMore = useCallback(() => {
     const s = stateRef.current;

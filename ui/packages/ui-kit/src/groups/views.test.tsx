@@ -1,44 +1,18 @@
 // ChatGroups: views and hide props, errors, row actions, UI events and clean-up.
 import { Chat } from "@agentry/chat-sdk";
-import { act, cleanup, configure, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { StrictMode } from "react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ChatGroupEvents } from "../events";
 import { ChatGroups } from "./ChatGroups";
-import type { ChatGroupsProps } from "./props";
-import { connect, FakeIntersectionObserver, FakeService, listenerCounts, SPEC_SELECTORS, until, type FakeSocket } from "./testing";
+import { FakeIntersectionObserver, listenerCounts, mount, names, options, SPEC_SELECTORS, until, useGroupsService } from "./testing";
 
-// A loaded machine (every test file runs at once) may need more than the default 1 s.
-configure({ asyncUtilTimeout: 5000 });
-
-let svc: FakeService;
-let ws: FakeSocket;
-
-beforeEach(async () => {
-  FakeIntersectionObserver.instances = [];
-  vi.stubGlobal("IntersectionObserver", FakeIntersectionObserver);
-  svc = new FakeService().many(75);
-  ws = await connect(svc);
-});
-
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-});
-
-const options = () => screen.queryAllByRole("option");
-const names = () => options().map((o) => o.querySelector(".chat-list-item__body-title")?.textContent);
-const mount = async (props: ChatGroupsProps = {}, count = 30) => {
-  const r = render(<ChatGroups {...props} />);
-  await waitFor(() => expect(options()).toHaveLength(count));
-  return r;
-};
+const t = useGroupsService();
 
 describe("ChatGroups: views and hide props", () => {
   it("shows the type indicator (with a name) for private and password groups only", async () => {
-    svc.set("g001", { type: "private", hasJoined: true });
-    svc.set("g002", { type: "password" });
+    t.svc.set("g001", { type: "private", hasJoined: true });
+    t.svc.set("g002", { type: "password" });
     const { container, unmount } = await mount();
     expect(container.querySelector(".chat-groups__list-item-private .chat-list-item__status .chat-list-item__status-icon")).not.toBeNull();
     expect(container.querySelector(".chat-groups__list-item-password .chat-list-item__status .chat-list-item__status-icon")).not.toBeNull();
@@ -74,9 +48,9 @@ describe("ChatGroups: views and hide props", () => {
   });
 
   it("loading and empty views: default and custom", async () => {
-    svc.groups.clear();
+    t.svc.groups.clear();
     let release: (() => void) | undefined;
-    svc.hold = () => new Promise<void>((r) => (release = r));
+    t.svc.hold = () => new Promise<void>((r) => (release = r));
     const { unmount } = render(<ChatGroups />);
     await waitFor(() => expect(document.querySelector(".chat-groups__shimmer")).not.toBeNull());
     for (const c of ["item", "item-avatar", "item-body-title", "item-body-subtitle"]) {
@@ -87,14 +61,16 @@ describe("ChatGroups: views and hide props", () => {
     release!();
     await screen.findByText("No groups available");
     unmount();
-    svc.hold = undefined;
+    t.svc.hold = undefined;
     render(<ChatGroups emptyView={<p>Nothing here</p>} loadingView={<p>Wait</p>} />);
     expect(screen.getByText("Wait")).toBeTruthy();
     await screen.findByText("Nothing here");
   });
+});
 
+describe("ChatGroups: errors", () => {
   it("on failure: onError with the ChatException, the error view, retry recovers", async () => {
-    svc.down = true;
+    t.svc.down = true;
     const onError = vi.fn<(e: Chat.ChatException) => void>();
     render(<ChatGroups onError={onError} />);
     const title = await screen.findByText("Couldn’t load groups");
@@ -103,44 +79,45 @@ describe("ChatGroups: views and hide props", () => {
     expect(onError).toHaveBeenCalledTimes(1);
     expect(onError.mock.calls[0]![0]).toBeInstanceOf(Chat.ChatException);
     expect(onError.mock.calls[0]![0].code).toBe("ERR_SERVICE_UNAVAILABLE");
-    svc.down = false;
+    t.svc.down = false;
     fireEvent.click(screen.getByRole("button", { name: "Try again" }));
     await waitFor(() => expect(options()).toHaveLength(30));
     expect(document.querySelector(".chat-groups__error-state-view")).toBeNull();
   });
 
   it("retries by itself when the socket is ready again after a failure", async () => {
-    svc.down = true;
+    t.svc.down = true;
     const onError = vi.fn();
     render(<ChatGroups onError={onError} hideError />);
     await waitFor(() => expect(onError).toHaveBeenCalledTimes(1));
     expect(document.querySelector(".chat-groups__error-state-view")).toBeNull();
-    svc.down = false;
-    act(() => ws.ready());
+    t.svc.down = false;
+    act(() => t.ws.ready());
     await waitFor(() => expect(options()).toHaveLength(30));
-    const calls = svc.listCalls.length;
-    act(() => ws.ready()); // connected again without a failure: nothing reloads
+    const calls = t.svc.listCalls.length;
+    act(() => t.ws.ready()); // connected again without a failure: nothing reloads
     await new Promise((r) => setTimeout(r, 30));
-    expect(svc.listCalls).toHaveLength(calls);
+    expect(t.svc.listCalls).toHaveLength(calls);
   });
 
   it("a failed next page keeps the list and offers a retry", async () => {
     const onError = vi.fn();
     await mount({ onError });
-    svc.down = true;
+    await waitFor(() => expect(FakeIntersectionObserver.live()).toBe(1)); // observed in a passive effect, after the rows
+    t.svc.down = true;
     act(() => FakeIntersectionObserver.intersect());
     await screen.findByText("Couldn’t load more groups");
     expect(options()).toHaveLength(30);
     act(() => FakeIntersectionObserver.intersect()); // no retry loop while failed
     await new Promise((r) => setTimeout(r, 20));
     expect(onError).toHaveBeenCalledTimes(1);
-    svc.down = false;
+    t.svc.down = false;
     fireEvent.click(screen.getByRole("button", { name: "Try again" }));
     await waitFor(() => expect(options()).toHaveLength(60));
   });
 
   it("custom errorView; hideError hides it and the default; onError null is not called", async () => {
-    svc.down = true;
+    t.svc.down = true;
     const { unmount } = render(<ChatGroups errorView={<p>Custom error</p>} onError={null} />);
     await screen.findByText("Custom error");
     unmount();
@@ -151,7 +128,9 @@ describe("ChatGroups: views and hide props", () => {
     expect(document.querySelector(".chat-groups__error-state-view")).toBeNull();
     expect(document.querySelector(".chat-groups__shimmer")).toBeNull();
   });
+});
 
+describe("ChatGroups: options and styling hooks", () => {
   it("options: a toolbar of the hovered or focused row, its buttons call onClick", async () => {
     const clicked: string[] = [];
     const { container } = await mount({
@@ -176,8 +155,8 @@ describe("ChatGroups: views and hide props", () => {
   });
 
   it("every selector of the styling hooks matches an element in one of the states", async () => {
-    svc.set("g001", { type: "private", hasJoined: true });
-    svc.set("g002", { type: "password" });
+    t.svc.set("g001", { type: "private", hasJoined: true });
+    t.svc.set("g002", { type: "password" });
     const seen = new Set<string>();
     const look = () => SPEC_SELECTORS.forEach((s) => document.querySelector(s) && seen.add(s));
     await mount({ activeGroup: new Chat.Group("g003", "Group 003") });
@@ -187,11 +166,11 @@ describe("ChatGroups: views and hide props", () => {
     look();
     cleanup();
     let release: (() => void) | undefined;
-    svc.hold = () => new Promise<void>((r) => (release = r));
+    t.svc.hold = () => new Promise<void>((r) => (release = r));
     render(<ChatGroups />);
     await waitFor(() => expect(document.querySelector(".chat-groups__shimmer")).not.toBeNull());
     look();
-    svc.down = true;
+    t.svc.down = true;
     await until(() => release !== undefined, "the held request");
     release!();
     await screen.findByText("Couldn’t load groups");
@@ -247,11 +226,11 @@ describe("ChatGroups: UI events and clean-up", () => {
 
   it("reloads on the SDK's reset", async () => {
     await mount();
-    const calls = svc.listCalls.length;
-    svc.add({ guid: "a-first", name: "A first", membersCount: 2 });
-    act(() => ws.reset());
+    const calls = t.svc.listCalls.length;
+    t.svc.add({ guid: "a-first", name: "A first", membersCount: 2 });
+    act(() => t.ws.reset());
     await waitFor(() => expect(names()[0]).toBe("A first"));
-    expect(svc.listCalls.length).toBe(calls + 1);
+    expect(t.svc.listCalls.length).toBe(calls + 1);
     await until(() => options().length === 30);
   });
 });

@@ -1,43 +1,19 @@
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+// ChatMessageList over the fake Chat (jsdom): loading, the state views, dates, cleanup. Bubbles:
+// ChatMessageList.bubbles.test.tsx; live events: ChatMessageList.live.test.tsx.
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { StrictMode } from "react";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as SDK from "@agentry/chat-sdk";
-import { ChatMessageEvents, MessageStatus } from "../events";
+import { ChatMessageEvents } from "../events";
 import { MessageListAlignment } from "../types";
 import { ChatMessageList } from "./ChatMessageList";
-import { fake, makeMessages } from "./fakeChat";
+import { fake } from "./fakeChat";
+import { bob, bubbles, kitchen, mk, show, texts, useFakeList } from "./testing/listHarness";
 
-vi.mock("@agentry/chat-sdk", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@agentry/chat-sdk")>();
-  const { installFakeChat } = await import("./fakeChat");
-  return { ...real, Chat: installFakeChat(real) };
-});
+vi.mock("@agentry/chat-sdk", async (io) => (await import("./fakeChat")).mockChatSDK(io));
 
 const { Chat } = SDK;
-let mk: ReturnType<typeof makeMessages>;
-const bob = () => new Chat.User("bob", "Bob");
-const kitchen = () => new Chat.Group("kitchen", "Kitchen", "public");
-const bubbles = (container: HTMLElement) => [...container.querySelectorAll(".chat-message-bubble")];
-const texts = (container: HTMLElement) => [...container.querySelectorAll(".chat-text-bubble__text")].map((e) => e.textContent);
-
-beforeEach(() => {
-  fake().reset();
-  fake().me = new Chat.User("alice", "Alice");
-  mk = makeMessages(fake().real);
-  URL.createObjectURL = vi.fn(() => "blob:fake");
-  URL.revokeObjectURL = vi.fn();
-});
-afterEach(() => {
-  cleanup();
-  vi.useRealTimers();
-});
-
-/** Renders and waits until the first page is shown (or a state view replaced the loader). */
-async function show(ui: React.ReactElement) {
-  const r = render(ui);
-  await waitFor(() => expect(r.container.querySelector(".chat-message-list__shimmer")).toBeNull());
-  return r;
-}
+useFakeList();
 
 describe("ChatMessageList: loading", () => {
   it("loads the user conversation, overriding the builder's UID, and tells outgoing from incoming", async () => {
@@ -171,129 +147,6 @@ describe("ChatMessageList: views", () => {
   });
 });
 
-describe("ChatMessageList: bubbles", () => {
-  it("shows sender names and avatars for incoming group messages, once per run; hideAvatar hides avatars", async () => {
-    fake().store = [
-      mk.text(1, "bob", "kitchen", "one", { group: true }),
-      mk.text(2, "bob", "kitchen", "two", { group: true }),
-      mk.text(3, "alice", "kitchen", "mine", { group: true }),
-    ];
-    const a = await show(<ChatMessageList group={kitchen()} />);
-    expect([...a.container.querySelectorAll(".chat-message-bubble__sender-name")].map((e) => e.textContent)).toEqual(["Bob"]);
-    expect(a.container.querySelectorAll(".chat-avatar")).toHaveLength(1);
-    a.unmount();
-    const b = await show(<ChatMessageList group={kitchen()} hideAvatar />);
-    expect(b.container.querySelectorAll(".chat-avatar")).toHaveLength(0);
-  });
-
-  it("shows receipts of outgoing messages from getDeliveredAt/getReadAt and live receipts; hideReceipts hides them", async () => {
-    fake().store = [mk.text(1, "alice", "bob", "read", { deliveredAt: 1, readAt: 2 }), mk.text(2, "alice", "bob", "delivered", { deliveredAt: 3 }), mk.text(3, "alice", "bob", "sent"), mk.text(4, "bob", "alice", "theirs")];
-    const a = await show(<ChatMessageList user={bob()} />);
-    const names = () => [...a.container.querySelectorAll(".chat-receipt")].map((e) => e.getAttribute("aria-label"));
-    expect(names()).toEqual(["Read", "Delivered", "Sent"]);
-    act(() =>
-      fake().emit("onMessagesRead", new Chat.MessageReceipt({ messageId: 3, sender: bob(), receiverId: "alice", receiverType: "user", receiptType: "read", conversationId: "user_alice_user_bob", timestamp: 9 })),
-    );
-    expect(names()).toEqual(["Read", "Read", "Read"]);
-    a.unmount();
-    const b = await show(<ChatMessageList user={bob()} hideReceipts />);
-    expect(b.container.querySelectorAll(".chat-receipt")).toHaveLength(0);
-  });
-
-  it("formats text with the default formatters (links, line breaks) and never as HTML", async () => {
-    fake().store = [mk.text(1, "bob", "alice", "see https://example.com/a.\n<b>bold</b>")];
-    const { container } = await show(<ChatMessageList user={bob()} />);
-    const p = container.querySelector(".chat-text-bubble__text")!;
-    expect(p.querySelector("a")!.getAttribute("href")).toBe("https://example.com/a");
-    expect(p.querySelector("a")!.getAttribute("rel")).toContain("noopener");
-    expect(p.querySelectorAll("br")).toHaveLength(1);
-    expect(p.querySelector("b")).toBeNull();
-    expect(p.textContent).toBe("see https://example.com/a.<b>bold</b>");
-  });
-
-  it("highlights mentions (@uid and <@uid:uid>), not e-mail addresses", async () => {
-    fake().store = [mk.text(1, "bob", "alice", "@chef and <@uid:carol>, mail bob@example.com")];
-    const { container } = await show(<ChatMessageList user={bob()} />);
-    const p = container.querySelector(".chat-text-bubble__text")!;
-    const mentions = [...p.querySelectorAll(".chat-text-bubble__mention")].map((e) => [e.getAttribute("data-uid"), e.textContent]);
-    expect(mentions).toEqual([["chef", "@chef"], ["carol", "@carol"]]);
-    expect(p.textContent).toBe("@chef and @carol, mail bob@example.com");
-  });
-
-  it("applies textFormatters in order, replacing the defaults", async () => {
-    fake().store = [mk.text(1, "bob", "alice", "hello https://x.org")];
-    const upper = { id: "upper", format: (nodes: React.ReactNode[]) => nodes.map((n) => (typeof n === "string" ? n.toUpperCase() : n)) };
-    const exclaim = { id: "exclaim", format: (nodes: React.ReactNode[]) => [...nodes, "!"] };
-    const { container } = await show(<ChatMessageList user={bob()} textFormatters={[upper, exclaim]} />);
-    const p = container.querySelector(".chat-text-bubble__text")!;
-    expect(p.textContent).toBe("HELLO HTTPS://X.ORG!");
-    expect(p.querySelector("a")).toBeNull();
-  });
-
-  it("templates replace the content, header, footer or the whole bubble by type and category", async () => {
-    fake().store = [mk.custom(1, "bob", "alice", "poll", { question: "Lunch?" }), mk.text(2, "bob", "alice", "plain"), mk.text(3, "bob", "kitchen", "g", { group: true })];
-    const templates = [
-      { type: "poll", category: "custom", contentView: (m: SDK.BaseMessage) => <p>Poll: {String((m as SDK.CustomMessage).getCustomData()["question"])}</p>, footerView: () => <p>poll footer</p> },
-      { type: "text", category: "message", headerView: () => <span>custom header</span> },
-    ];
-    const { container } = await show(<ChatMessageList user={bob()} templates={templates} />);
-    expect(screen.getByText("Poll: Lunch?")).toBeTruthy();
-    expect(screen.getByText("poll footer")).toBeTruthy();
-    expect(container.querySelectorAll(".chat-message-bubble__header-view")).toHaveLength(1);
-    cleanup();
-    const whole = [{ type: "text", category: "message", bubbleView: (m: SDK.BaseMessage) => <div className="mine">{(m as SDK.TextMessage).getText()}!</div> }];
-    const b = await show(<ChatMessageList user={bob()} templates={whole} />);
-    expect(b.container.querySelector(".mine")!.textContent).toBe("plain!");
-    expect(b.container.querySelector('[data-message-id="2"] .chat-message-bubble')).toBeNull();
-    cleanup();
-    // A footer for some messages only: the others keep their reactions row.
-    const reacted = (id: number, text: string) => {
-      const m = mk.text(id, "bob", "alice", text);
-      m.setReactions([new Chat.ReactionCount("👍", 1, false)]);
-      return m;
-    };
-    fake().store = [reacted(1, "with card"), reacted(2, "plain")];
-    const some = [{ type: "text", category: "message", footerView: (m: SDK.BaseMessage) => ((m as SDK.TextMessage).getText() === "with card" ? <p>card</p> : null) }];
-    const f = await show(<ChatMessageList user={bob()} templates={some} />);
-    expect(f.container.querySelector('[data-message-id="1"] .chat-message-bubble__footer-view')!.textContent).toBe("card");
-    expect(f.container.querySelector('[data-message-id="1"] .chat-reactions')).toBeNull();
-    expect(f.container.querySelector('[data-message-id="2"] .chat-message-bubble__footer-view')).toBeNull();
-    expect(f.container.querySelector('[data-message-id="2"] .chat-reactions')).not.toBeNull();
-  });
-
-  it("renders media through Chat.fetchMedia and revokes the object URL on unmount", async () => {
-    fake().store = [mk.image(1, "bob", "alice", "http://svc/chat/v1/media/abc")];
-    const { container, unmount } = await show(<ChatMessageList user={bob()} />);
-    await waitFor(() => expect(container.querySelector("img.chat-image-bubble__image")?.getAttribute("src")).toBe("blob:fake"));
-    expect(fake().mediaFetched).toContain("http://svc/chat/v1/media/abc");
-    unmount();
-    expect(URL.revokeObjectURL).toHaveBeenCalledWith("blob:fake");
-  });
-
-  it("shows group action messages unless hideGroupActionMessages", async () => {
-    fake().store = [mk.action(1, "kitchen", "added", "bob", "carol"), mk.text(2, "bob", "kitchen", "welcome", { group: true })];
-    const a = await show(<ChatMessageList group={kitchen()} />);
-    expect(screen.getByText("Bob added Carol")).toBeTruthy();
-    a.unmount();
-    await show(<ChatMessageList group={kitchen()} hideGroupActionMessages />);
-    expect(screen.queryByText("Bob added Carol")).toBeNull();
-  });
-
-  it("shows tombstones and the moderation view (unless hideModerationView)", async () => {
-    const deleted = mk.text(1, "bob", "alice", "");
-    deleted.setDeletedAt(1_700_000_100);
-    const pending = mk.text(2, "alice", "bob", "held back");
-    pending.setModerationStatus("pending");
-    fake().store = [deleted, pending];
-    const a = await show(<ChatMessageList user={bob()} />);
-    expect(a.container.querySelector(".chat-message-bubble .chat-delete-bubble")!.textContent).toBe("This message was deleted");
-    expect(screen.getByText(/Awaiting moderation/)).toBeTruthy();
-    a.unmount();
-    await show(<ChatMessageList user={bob()} hideModerationView />);
-    expect(screen.queryByText(/Awaiting moderation/)).toBeNull();
-  });
-});
-
 describe("ChatMessageList: dates", () => {
   const at = (y: number, mo: number, d: number, h = 10) => new Date(y, mo - 1, d, h, 5).getTime() / 1000;
 
@@ -319,139 +172,6 @@ describe("ChatMessageList: dates", () => {
     b.unmount();
     await show(<ChatMessageList user={bob()} hideDateSeparator />);
     expect(screen.queryAllByRole("separator")).toHaveLength(0);
-  });
-});
-
-describe("ChatMessageList: live", () => {
-  const conv = "user_alice_user_bob";
-
-  it("appends new messages of this conversation only, once, from listeners and the composer", async () => {
-    fake().store = [mk.text(1, "bob", "alice", "first")];
-    const { container } = await show(<ChatMessageList user={bob()} />);
-    act(() => {
-      fake().emit("onTextMessageReceived", mk.text(2, "bob", "alice", "live"));
-      fake().emit("onTextMessageReceived", mk.text(3, "carol", "alice", "not here"));
-      fake().emit("onTextMessageReceived", mk.text(2, "bob", "alice", "live"));
-    });
-    const sent = mk.text(4, "alice", "bob", "from the composer");
-    act(() => ChatMessageEvents.ccMessageSent.next({ message: sent, status: MessageStatus.success }));
-    act(() => fake().emit("onTextMessageReceived", sent.clone()));
-    expect(texts(container)).toEqual(["first", "live", "from the composer"]);
-    // Incoming messages count as delivered: the newest of the page, then each live one.
-    expect(fake().markedDelivered).toEqual([1, 2]);
-  });
-
-  it("keeps a message that arrives while the page loads and is not in it (no silent gap)", async () => {
-    fake().store = [mk.text(1, "bob", "alice", "first")];
-    let release = () => {};
-    fake().gate = new Promise<void>((r) => (release = r));
-    const { container } = render(<ChatMessageList user={bob()} />);
-    await waitFor(() => expect(fake().pages.length).toBe(1));
-    // Stored after the page was read (the fake reads the store after the gate: keep it out).
-    act(() => fake().emit("onTextMessageReceived", mk.text(2, "bob", "alice", "arrived during the load")));
-    await act(async () => release());
-    await waitFor(() => expect(texts(container)).toEqual(["first", "arrived during the load"]));
-  });
-
-  it("merges a page and live events that overlap (reducer integration)", async () => {
-    fake().store = Array.from({ length: 40 }, (_, i) => mk.text(i + 1, "bob", "alice", `m${i + 1}`));
-    let open!: () => void;
-    fake().gate = new Promise((r) => (open = r));
-    const { container } = render(<ChatMessageList user={bob()} messagesRequestBuilder={new Chat.MessagesRequestBuilder().setLimit(30)} />);
-    await waitFor(() => expect(fake().pages).toHaveLength(1));
-    await act(async () => open());
-    await waitFor(() => expect(texts(container).length).toBeGreaterThan(0));
-    act(() => fake().emit("onTextMessageReceived", fake().store[39]!.clone() as SDK.TextMessage)); // already on the page
-    act(() => fake().emit("onTextMessageReceived", mk.text(41, "bob", "alice", "m41")));
-    await waitFor(() => expect(texts(container)).toHaveLength(41));
-    expect(texts(container)).toEqual(Array.from({ length: 41 }, (_, i) => `m${i + 1}`));
-  });
-
-  it("applies edits (keeping reactions), deletes as tombstones, reactions and typing", async () => {
-    const m = mk.text(1, "bob", "alice", "original");
-    m.setReactions([new Chat.ReactionCount("👍", 2, false)]);
-    fake().store = [m];
-    const { container } = await show(<ChatMessageList user={bob()} />);
-    const edited = mk.text(1, "bob", "alice", "edited text");
-    edited.setEditedAt(1_800_000_000);
-    act(() => fake().emit("onMessageEdited", edited));
-    expect(texts(container)).toEqual(["edited text"]);
-    expect(container.querySelector(".chat-message-bubble__edited")).toBeTruthy();
-
-    const r = new Chat.Reaction(1, "🎉", "bob", 5, bob());
-    act(() => fake().emit("onMessageReactionAdded", new Chat.ReactionEvent(r, conv, "alice", "user")));
-    // The stored copy carries the reactions the Reactions feature renders.
-    const typing = new Chat.TypingIndicator("alice", "user");
-    typing.setSender(bob());
-    typing.setConversationId(conv);
-    act(() => fake().emit("onTypingStarted", typing));
-    expect(container.querySelector(".chat-message-list__typing")!.textContent).toBe("Bob is typing…");
-    const carol = new Chat.TypingIndicator("alice", "user");
-    carol.setSender(new Chat.User("carol", "Carol"));
-    carol.setConversationId("user_alice_user_carol");
-    act(() => fake().emit("onTypingStarted", carol)); // another conversation
-    expect(container.querySelector(".chat-message-list__typing")!.textContent).toBe("Bob is typing…");
-    act(() => fake().emit("onTypingEnded", typing));
-    expect(container.querySelector(".chat-message-list__typing")!.textContent).toBe("");
-
-    const tomb = mk.text(1, "bob", "alice", "");
-    tomb.setDeletedAt(1_800_000_100);
-    act(() => fake().emit("onMessageDeleted", tomb));
-    expect(container.querySelector(".chat-delete-bubble")).toBeTruthy();
-    expect(texts(container)).toEqual([]);
-  });
-
-  it("counts live thread replies on their root in the main list", async () => {
-    fake().store = [mk.text(1, "bob", "kitchen", "root", { group: true })];
-    await show(<ChatMessageList group={kitchen()} />);
-    act(() => fake().emit("onTextMessageReceived", mk.text(2, "bob", "kitchen", "reply", { group: true, parentId: 1 })));
-    act(() => fake().emit("onTextMessageReceived", mk.text(2, "bob", "kitchen", "reply", { group: true, parentId: 1 })));
-    expect(screen.getByRole("button", { name: "1 reply" })).toBeTruthy();
-    expect(screen.queryByText("reply")).toBeNull();
-  });
-
-  it("a deleted thread reply no longer counts on its root (once, whatever repeats)", async () => {
-    fake().store = [mk.text(1, "bob", "kitchen", "root", { group: true, replyCount: 2 })];
-    const { container } = await show(<ChatMessageList group={kitchen()} />);
-    const tomb = mk.text(2, "bob", "kitchen", "", { group: true, parentId: 1 });
-    tomb.setDeletedAt(1_800_000_100);
-    act(() => fake().emit("onMessageDeleted", tomb));
-    act(() => fake().emit("onMessageDeleted", tomb));
-    expect(screen.getByRole("button", { name: "1 reply" })).toBeTruthy();
-    expect(container.querySelector(".chat-delete-bubble")).toBeNull();
-    const last = mk.text(3, "bob", "kitchen", "", { group: true, parentId: 1 });
-    last.setDeletedAt(1_800_000_200);
-    act(() => fake().emit("onMessageDeleted", last));
-    expect(screen.queryByRole("button", { name: /repl/ })).toBeNull();
-    expect(texts(container)).toEqual(["root"]);
-  });
-
-  it("appends group actions from the group listener", async () => {
-    await show(<ChatMessageList group={kitchen()} />);
-    const a = mk.action(7, "kitchen", "joined", "dave", "dave");
-    act(() => [...fake().group.values()].forEach((l) => l.onGroupMemberJoined?.(a, new Chat.User("dave"), kitchen())));
-    expect(screen.getByText("Dave joined")).toBeTruthy();
-  });
-
-  it("plays a sound for incoming messages only when enabled", async () => {
-    const play = vi.fn(() => Promise.reject(new Error("autoplay blocked")));
-    const Audio = vi.fn(function (this: { play: typeof play }) {
-      this.play = play;
-    });
-    vi.stubGlobal("Audio", Audio);
-    try {
-      const a = await show(<ChatMessageList user={bob()} />);
-      act(() => fake().emit("onTextMessageReceived", mk.text(1, "bob", "alice", "quiet")));
-      expect(play).not.toHaveBeenCalled();
-      a.unmount();
-      await show(<ChatMessageList user={bob()} disableSoundForMessages={false} customSoundForMessages="/ding.mp3" />);
-      act(() => fake().emit("onTextMessageReceived", mk.text(2, "bob", "alice", "loud")));
-      act(() => fake().emit("onTextMessageReceived", mk.text(3, "alice", "bob", "mine")));
-      expect(play).toHaveBeenCalledTimes(1);
-      expect(Audio).toHaveBeenCalledWith("/ding.mp3");
-    } finally {
-      vi.unstubAllGlobals();
-    }
   });
 });
 

@@ -142,14 +142,6 @@ export function withReplyCount(m: Chat.BaseMessage, delta: number): Chat.BaseMes
   return c;
 }
 
-/** toChatException turns whatever failed into the ChatException onError promises. */
-export function toChatException(err: unknown): Chat.ChatException {
-  if (err instanceof Chat.ChatException) return err;
-  const e = err as { code?: unknown; message?: unknown } | undefined;
-  if (e && typeof e.code === "string" && typeof e.message === "string") return new Chat.ChatException(e.code, e.message);
-  return new Chat.ChatException("ERR_INTERNAL", err instanceof Error ? err.message : String(err));
-}
-
 /**
  * unreadWatermark finds the conversation's read watermark and unread count in the user's
  * conversation list (the service keeps them there; GET /conversations).

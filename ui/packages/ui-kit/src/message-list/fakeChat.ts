@@ -43,102 +43,86 @@ export function fake(): FakeChat {
   return current;
 }
 
-export function installFakeChat(real: Real): Chat {
-  const f: FakeChat = {
-    Chat: undefined as unknown as Chat,
-    real,
-    me: null,
-    store: [],
-    conversations: [],
-    message: new Map(),
-    group: new Map(),
-    connection: new Map(),
-    pages: [],
-    failures: [],
-    gate: undefined,
-    markedRead: [],
-    markedDelivered: [],
-    mediaFetched: [],
-    reset() {
-      f.me = null;
-      f.store = [];
-      f.conversations = [];
-      f.message.clear();
-      f.group.clear();
-      f.connection.clear();
-      f.pages = [];
-      f.failures = [];
-      f.gate = undefined;
-      f.markedRead = [];
-      f.markedDelivered = [];
-      f.mediaFetched = [];
-    },
-    emit(name, ...args) {
-      for (const l of [...f.message.values()]) (l[name] as ((...a: unknown[]) => void) | undefined)?.(...args);
-    },
-  };
+/** What reset() empties. */
+const emptied = () => ({
+  me: null,
+  store: [],
+  conversations: [],
+  pages: [],
+  failures: [],
+  gate: undefined,
+  markedRead: [],
+  markedDelivered: [],
+  mediaFetched: [],
+});
 
-  class FakeRequest {
-    private oldest: number | undefined;
-    private newest: number | undefined;
-    constructor(private readonly b: SDK.MessagesRequestBuilder) {}
-    private all(): Msg[] {
-      const b = this.b;
-      return f.store
-        .filter((m) => {
-          const conv = m.getConversationId();
-          const me = f.me?.getUid() ?? "";
-          const want = b.guid ? `group_${b.guid}` : `user_${[me, b.uid].sort().join("_user_")}`;
-          if (conv !== want) return false;
-          if (b.parentMessageId) return m.getParentMessageId() === b.parentMessageId;
-          return b.replies || !m.getParentMessageId();
-        })
-        .sort((a, c) => a.getId() - c.getId());
-    }
-    private async answer(kind: "previous" | "next" | "around", pick: (all: Msg[]) => Msg[]): Promise<Msg[]> {
-      f.pages.push({ kind, uid: this.b.uid, guid: this.b.guid, parentId: this.b.parentMessageId, anchor: this.b.messageId });
-      if (f.gate) await f.gate;
-      await Promise.resolve();
-      const failure = f.failures.shift();
-      if (failure) throw failure;
-      const page = pick(this.all());
-      for (const m of page) {
-        if (this.oldest === undefined || m.getId() < this.oldest) this.oldest = m.getId();
-        if (this.newest === undefined || m.getId() > this.newest) this.newest = m.getId();
-      }
-      return page.map((m) => m.clone());
-    }
-    getLimit() {
-      return this.b.limit;
-    }
-    fetchPrevious() {
-      return this.answer("previous", (all) => {
-        const before = this.oldest ?? (this.b.messageId ? this.b.messageId + 1 : Infinity);
-        return all.filter((m) => m.getId() < before).slice(-this.b.limit);
-      });
-    }
-    fetchNext() {
-      return this.answer("next", (all) => {
-        const after = this.newest ?? this.b.messageId;
-        return all.filter((m) => m.getId() > after).slice(0, this.b.limit);
-      });
-    }
-    fetchAround() {
-      return this.answer("around", (all) => {
-        const a = this.b.messageId;
-        const before = all.filter((m) => m.getId() < a).slice(-Math.floor(this.b.limit / 2));
-        const from = all.filter((m) => m.getId() >= a).slice(0, this.b.limit - before.length);
-        return [...before, ...from];
-      });
-    }
+/** A message request over the fake's store: pages before, after and around the anchor, as the service answers them. */
+class FakeRequest {
+  private oldest: number | undefined;
+  private newest: number | undefined;
+  constructor(
+    private readonly f: FakeChat,
+    private readonly b: SDK.MessagesRequestBuilder,
+  ) {}
+  private all(): Msg[] {
+    const b = this.b;
+    return this.f.store
+      .filter((m) => {
+        const conv = m.getConversationId();
+        const me = this.f.me?.getUid() ?? "";
+        const want = b.guid ? `group_${b.guid}` : `user_${[me, b.uid].sort().join("_user_")}`;
+        if (conv !== want) return false;
+        if (b.parentMessageId) return m.getParentMessageId() === b.parentMessageId;
+        return b.replies || !m.getParentMessageId();
+      })
+      .sort((a, c) => a.getId() - c.getId());
   }
+  private async answer(kind: "previous" | "next" | "around", pick: (all: Msg[]) => Msg[]): Promise<Msg[]> {
+    const f = this.f;
+    f.pages.push({ kind, uid: this.b.uid, guid: this.b.guid, parentId: this.b.parentMessageId, anchor: this.b.messageId });
+    if (f.gate) await f.gate;
+    await Promise.resolve();
+    const failure = f.failures.shift();
+    if (failure) throw failure;
+    const page = pick(this.all());
+    for (const m of page) {
+      if (this.oldest === undefined || m.getId() < this.oldest) this.oldest = m.getId();
+      if (this.newest === undefined || m.getId() > this.newest) this.newest = m.getId();
+    }
+    return page.map((m) => m.clone());
+  }
+  getLimit() {
+    return this.b.limit;
+  }
+  fetchPrevious() {
+    return this.answer("previous", (all) => {
+      const before = this.oldest ?? (this.b.messageId ? this.b.messageId + 1 : Infinity);
+      return all.filter((m) => m.getId() < before).slice(-this.b.limit);
+    });
+  }
+  fetchNext() {
+    return this.answer("next", (all) => {
+      const after = this.newest ?? this.b.messageId;
+      return all.filter((m) => m.getId() > after).slice(0, this.b.limit);
+    });
+  }
+  fetchAround() {
+    return this.answer("around", (all) => {
+      const a = this.b.messageId;
+      const before = all.filter((m) => m.getId() < a).slice(-Math.floor(this.b.limit / 2));
+      const from = all.filter((m) => m.getId() >= a).slice(0, this.b.limit - before.length);
+      return [...before, ...from];
+    });
+  }
+}
 
+/** The request builders, building over the fake's store. */
+function fakeBuilders(real: Real, f: FakeChat) {
   class FakeMessagesRequestBuilder extends real.Chat.MessagesRequestBuilder {
     override build(): SDK.MessagesRequest {
-      return new FakeRequest(this) as unknown as SDK.MessagesRequest;
+      return new FakeRequest(f, this) as unknown as SDK.MessagesRequest;
     }
   }
-
   class FakeConversationsRequestBuilder extends real.Chat.ConversationsRequestBuilder {
     override build(): SDK.ConversationsRequest {
       let done = false;
@@ -151,7 +135,39 @@ export function installFakeChat(real: Real): Chat {
       } as unknown as SDK.ConversationsRequest;
     }
   }
+  return { MessagesRequestBuilder: FakeMessagesRequestBuilder, ConversationsRequestBuilder: FakeConversationsRequestBuilder };
+}
 
+/** vi.mock's factory: the real SDK with a copy of its Chat namespace, whose functions tests spy on. */
+export async function spyableChatSDK(importOriginal: () => Promise<unknown>): Promise<Real> {
+  const real = (await importOriginal()) as Real;
+  return { ...real, Chat: { ...real.Chat } };
+}
+
+/** vi.mock's factory: the real SDK with the fake Chat namespace. */
+export async function mockChatSDK(importOriginal: () => Promise<unknown>): Promise<Real> {
+  const real = (await importOriginal()) as Real;
+  return { ...real, Chat: installFakeChat(real) };
+}
+
+export function installFakeChat(real: Real): Chat {
+  const f: FakeChat = {
+    ...emptied(),
+    Chat: undefined as unknown as Chat,
+    real,
+    message: new Map(),
+    group: new Map(),
+    connection: new Map(),
+    reset() {
+      Object.assign(f, emptied());
+      f.message.clear();
+      f.group.clear();
+      f.connection.clear();
+    },
+    emit(name, ...args) {
+      for (const l of [...f.message.values()]) (l[name] as ((...a: unknown[]) => void) | undefined)?.(...args);
+    },
+  };
   const chat = {
     ...real.Chat,
     getLoggedinUser: async () => f.me,
@@ -169,8 +185,7 @@ export function installFakeChat(real: Real): Chat {
       f.mediaFetched.push(url);
       return new Blob(["x"], { type: "image/png" });
     },
-    MessagesRequestBuilder: FakeMessagesRequestBuilder,
-    ConversationsRequestBuilder: FakeConversationsRequestBuilder,
+    ...fakeBuilders(real, f),
   } as unknown as Chat;
   f.Chat = chat;
   current = f;

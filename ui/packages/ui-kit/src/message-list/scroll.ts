@@ -88,29 +88,9 @@ export function useScrollKeeper(o: {
   const capture = useCallback((stick?: boolean) => {
     const s = opts.current.scroller.current;
     if (!s) return;
-    const gap = s.scrollHeight - s.clientHeight - s.scrollTop;
-    const els = messageEls(s);
-    const viewTop = s.scrollTop;
-    const viewBottom = viewTop + s.clientHeight;
-    // The first message whose bottom is in view, and the last one whose top is.
-    const top = els[first(els, (el) => el.offsetTop + el.offsetHeight > viewTop)];
-    const bottom = els[first(els, (el) => el.offsetTop >= viewBottom) - 1];
-    pos.current = {
-      el: s,
-      top: s.scrollTop,
-      stick: stick ?? gap <= STICK_PX,
-      anchor: top ? { id: idOf(top), offset: top.offsetTop - s.scrollTop } : undefined,
-    };
-    opts.current.onInfo({
-      atBottom: gap <= STICK_PX,
-      atTop: s.scrollTop <= 1,
-      nearTop: s.scrollTop <= PAGE_PX,
-      nearBottom: gap <= PAGE_PX,
-      topId: top ? idOf(top) : undefined,
-      topDateShown: !!top && dateShown(top, viewTop),
-      scrollTop: s.scrollTop,
-      bottomId: bottom ? idOf(bottom) : undefined,
-    });
+    const { info, anchor } = positionOf(s);
+    pos.current = { el: s, top: s.scrollTop, stick: stick ?? info.atBottom, anchor };
+    opts.current.onInfo(info);
   }, []);
 
   const keep = useCallback(() => {
@@ -118,24 +98,17 @@ export function useScrollKeeper(o: {
     if (!s) return;
     if (pos.current.el !== s) pos.current = { el: s, top: s.scrollTop, stick: true, anchor: undefined };
     const p = pos.current;
-    if (Math.abs(s.scrollTop - p.top) > 1) {
-      // The reader scrolled since the last record (its scroll event is still queued): their
-      // position is the one to keep.
-      capture();
-      return;
-    }
+    // The reader scrolled since the last record (its scroll event is still queued): their
+    // position is the one to keep.
+    if (Math.abs(s.scrollTop - p.top) > 1) return capture();
     if (p.stick && opts.current.follow()) {
       s.scrollTop = s.scrollHeight;
-      capture(true);
-      return;
+      return capture(true);
     }
-    const a = p.anchor;
-    if (a) {
-      const el = s.querySelector<HTMLElement>(`[data-message-id="${a.id}"]`);
-      if (el) {
-        const delta = el.offsetTop - s.scrollTop - a.offset;
-        if (delta !== 0) s.scrollTop += delta;
-      }
+    const el = p.anchor && s.querySelector<HTMLElement>(`[data-message-id="${p.anchor.id}"]`);
+    if (el && p.anchor) {
+      const delta = el.offsetTop - s.scrollTop - p.anchor.offset;
+      if (delta !== 0) s.scrollTop += delta;
     }
     capture();
   }, [capture]);
@@ -167,19 +140,44 @@ export function useScrollKeeper(o: {
     [capture, keep],
   );
 
-  // Content that changes size on its own (images, the agent's streaming answer) and a scroller
-  // that changes size (window, footer) keep the position too.
+  useKeepOnResize(o.active, o.scroller, o.content, keep);
+  return keeper;
+}
+
+/** Content that changes size on its own (images, the agent's streaming answer) and a scroller
+ * that changes size (window, footer) keep the position too. */
+function useKeepOnResize(active: boolean, scroller: RefObject<HTMLElement | null>, content: RefObject<HTMLElement | null>, keep: () => void): void {
   useEffect(() => {
-    const s = o.scroller.current;
-    const c = o.content.current;
-    if (!o.active || !s || typeof ResizeObserver === "undefined") return;
+    const s = scroller.current;
+    const c = content.current;
+    if (!active || !s || typeof ResizeObserver === "undefined") return;
     const ro = new ResizeObserver(() => keep());
     ro.observe(s);
     if (c) ro.observe(c);
     return () => ro.disconnect();
-  }, [o.active, o.scroller, o.content, keep]);
+  }, [active, scroller, content, keep]);
+}
 
-  return keeper;
+/** The scroller's position: what the list is told, and the first visible message as the anchor to keep. */
+function positionOf(s: HTMLElement): { info: ScrollInfo; anchor: Anchor | undefined } {
+  const gap = s.scrollHeight - s.clientHeight - s.scrollTop;
+  const els = messageEls(s);
+  const viewTop = s.scrollTop;
+  const viewBottom = viewTop + s.clientHeight;
+  // The first message whose bottom is in view, and the last one whose top is.
+  const top = els[first(els, (el) => el.offsetTop + el.offsetHeight > viewTop)];
+  const bottom = els[first(els, (el) => el.offsetTop >= viewBottom) - 1];
+  const info: ScrollInfo = {
+    atBottom: gap <= STICK_PX,
+    atTop: s.scrollTop <= 1,
+    nearTop: s.scrollTop <= PAGE_PX,
+    nearBottom: gap <= PAGE_PX,
+    topId: top ? idOf(top) : undefined,
+    topDateShown: !!top && dateShown(top, viewTop),
+    scrollTop: s.scrollTop,
+    bottomId: bottom ? idOf(bottom) : undefined,
+  };
+  return { info, anchor: top ? { id: idOf(top), offset: top.offsetTop - s.scrollTop } : undefined };
 }
 
 /** Whether the day separator before el (its day's heading) reaches below viewTop. */

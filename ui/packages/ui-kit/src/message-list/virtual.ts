@@ -100,6 +100,102 @@ export interface VirtualWindow {
   rendered(key: string): boolean;
 }
 
+/** The rendered range for what is held: the held keys (with the separators above the first), or
+ * the newest items about two views' worth while nothing is held. */
+function heldRange(keys: readonly string[], index: ReadonlyMap<string, number>, held: Held, offsets: Float64Array, viewHeight: number): WindowRange {
+  const n = keys.length;
+  let start: number;
+  let end: number;
+  const s = held.startKey !== undefined ? index.get(held.startKey) : undefined;
+  const e = held.endKey !== undefined ? index.get(held.endKey) : undefined;
+  if (s !== undefined && e !== undefined && s <= e) {
+    start = s;
+    end = e + 1;
+    // The separators right above the first held message come with it.
+    while (start > 0 && !isMessageKey(keys[start - 1]!)) start--;
+  } else {
+    // Nothing held yet (or the held items are gone): the newest items, about two views' worth.
+    start = widen({ start: Math.min(indexAt(offsets, Math.max(0, offsets[n]! - viewHeight - OVERSCAN_PX)), Math.max(0, n - 1)), end: n }, n).start;
+    end = n;
+  }
+  // A window that reached the newest item takes in the few items added after it (live
+  // messages), so a message arriving at the bottom appears (and is announced) without waiting
+  // for a scroll; a page of newer messages waits for the view to come to it.
+  if (held.toEnd && e !== undefined && n - (e + 1) <= LIVE_ITEMS) end = n;
+  return { start, end, top: offsets[start] ?? 0, bottom: offsets[n]! - (offsets[end] ?? offsets[n]!) };
+}
+
+/** Records the heights of the rendered items in heights; the new estimate, and whether one changed. */
+function measureItems(content: HTMLElement, r: WindowRange, keys: readonly string[], heights: Map<string, number>): { changed: boolean; estimate: number | undefined } {
+  const found = new Map<string, HTMLElement>();
+  for (const el of content.children) {
+    if (!(el instanceof HTMLElement)) continue;
+    const key = el.dataset["itemKey"] ?? (el.dataset["messageId"] ? `m-${el.dataset["messageId"]}` : undefined);
+    if (key) found.set(key, el);
+  }
+  let changed = false;
+  let sum = 0;
+  let count = 0;
+  for (let i = r.start; i < r.end && i < keys.length; i++) {
+    const key = keys[i]!;
+    const el = found.get(key);
+    // An item that renders nothing takes no room.
+    const h = el ? el.offsetHeight + marginsOf(el) : 0;
+    if (el) {
+      sum += h;
+      count++;
+    }
+    if (heights.get(key) !== h) {
+      heights.set(key, h);
+      changed = true;
+    }
+  }
+  return { changed, estimate: count > 0 ? Math.max(24, Math.round(sum / count)) : undefined };
+}
+
+/** Where the window should go for mode, from the current range; undefined: it stays. */
+function nextRange(mode: WindowMode, force: boolean, cur: WindowRange, keys: readonly string[], offs: Float64Array, sc: HTMLElement, content: HTMLElement | null) {
+  const n = keys.length;
+  if (mode.kind === "around") {
+    const i = keys.indexOf(mode.key);
+    if (i < 0 || (!force && i >= cur.start + 2 && i < cur.end - 2)) return undefined;
+    return widen({ start: Math.max(0, i - AROUND), end: Math.min(n, i + AROUND + 1) }, n);
+  }
+  if (mode.kind === "bottom") {
+    const viewStart = indexAt(offs, offs[n]! - sc.clientHeight);
+    return widen(cap({ start: rangeFor(offs, offs[n]! - sc.clientHeight, offs[n]!).start, end: n }, viewStart, n), n);
+  }
+  // The view in content coordinates: the rendered items sit below the top spacer, which
+  // starts after the content's padding (the spacer's own offsetTop says where).
+  const top = sc.scrollTop - contentTop(content);
+  const bottom = top + sc.clientHeight;
+  // Keep the window while it covers the view with some slack and is not much larger than
+  // a window made now would be (a window grown by appends or a jump is cut back).
+  const covered = offs[cur.start]! <= Math.max(0, top - SLACK_PX) && offs[cur.end]! >= Math.min(offs[n]!, bottom + SLACK_PX);
+  const lean = cur.end - cur.start <= MIN_ITEMS || (cur.end - cur.start <= MAX_ITEMS && offs[cur.end]! - offs[cur.start]! <= bottom - top + 4 * OVERSCAN_PX);
+  if (covered && lean && !force) return undefined;
+  const view = rangeFor(offs, top, bottom, 0);
+  return widen(cap(rangeFor(offs, top, bottom), view.start, view.end), n);
+}
+
+/** The items in view alone (a jump's first frame). */
+function viewOnly(mode: WindowMode, keys: readonly string[], offs: Float64Array, sc: HTMLElement, content: HTMLElement | null) {
+  const n = keys.length;
+  if (mode.kind === "bottom") return { start: indexAt(offs, offs[n]! - sc.clientHeight), end: n };
+  const base = contentTop(content);
+  return rangeFor(offs, sc.scrollTop - base, sc.scrollTop - base + sc.clientHeight, 0);
+}
+
+/** The window is held by message keys: a separator's key (one per day) moves up when older
+ * messages of its day are prepended, and would drag the window with it. */
+function holdOf(next: { start: number; end: number }, keys: readonly string[]): Held {
+  let a = next.start;
+  while (a < next.end - 1 && !isMessageKey(keys[a]!)) a++;
+  let z = next.end - 1;
+  while (z > a && !isMessageKey(keys[z]!)) z--;
+  return { startKey: keys[a], endKey: keys[z], toEnd: next.end === keys.length };
+}
+
 /**
  * useVirtualWindow windows `keys` inside `scroller`; the rendered items are the elements with
  * a data-item-key attribute under `content`.
@@ -114,12 +210,7 @@ export function useVirtualWindow(o: {
   const [held, setHeld] = useState<Held>({ startKey: undefined, endKey: undefined, toEnd: true });
   const heldRef = useRef(held);
   heldRef.current = held;
-
-  const index = useMemo(() => {
-    const m = new Map<string, number>();
-    o.keys.forEach((k, i) => m.set(k, i));
-    return m;
-  }, [o.keys]);
+  const index = useMemo(() => new Map(o.keys.map((k, i) => [k, i])), [o.keys]);
   // Heights of items the list let go are dropped with them, so the map stays as small as the list.
   useEffect(() => {
     for (const k of heights.current.keys()) if (!index.has(k)) heights.current.delete(k);
@@ -127,118 +218,38 @@ export function useVirtualWindow(o: {
   const estimate = useRef(ESTIMATE_PX);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- version stands for the heights
   const offsets = useMemo(() => offsetsOf(o.keys, heights.current, estimate.current), [o.keys, version]);
-
-  const n = o.keys.length;
-  let start: number;
-  let end: number;
-  const s = held.startKey !== undefined ? index.get(held.startKey) : undefined;
-  const e = held.endKey !== undefined ? index.get(held.endKey) : undefined;
-  if (s !== undefined && e !== undefined && s <= e) {
-    start = s;
-    end = e + 1;
-    // The separators right above the first held message come with it.
-    while (start > 0 && !isMessageKey(o.keys[start - 1]!)) start--;
-  } else {
-    // Nothing held yet (or the held items are gone): the newest items, about two views' worth.
-    const h = o.scroller.current?.clientHeight || 800;
-    start = widen({ start: Math.min(indexAt(offsets, Math.max(0, offsets[n]! - h - OVERSCAN_PX)), Math.max(0, n - 1)), end: n }, n).start;
-    end = n;
-  }
-  // A window that reached the newest item takes in the few items added after it (live
-  // messages), so a message arriving at the bottom appears (and is announced) without waiting
-  // for a scroll; a page of newer messages waits for the view to come to it.
-  if (held.toEnd && e !== undefined && n - (e + 1) <= LIVE_ITEMS) end = n;
-  const range: WindowRange = { start, end, top: offsets[start] ?? 0, bottom: offsets[n]! - (offsets[end] ?? offsets[n]!) };
-  const rangeRef = useRef(range);
-  rangeRef.current = range;
-  const offsetsRef = useRef(offsets);
-  offsetsRef.current = offsets;
-  const keysRef = useRef(o.keys);
-  keysRef.current = o.keys;
+  const range = heldRange(o.keys, index, held, offsets, o.scroller.current?.clientHeight || 800);
+  const latest = useRef({ range, offsets, keys: o.keys });
+  latest.current = { range, offsets, keys: o.keys };
 
   const measure = useCallback(() => {
     const c = o.content.current;
     if (!c) return false;
-    const found = new Map<string, HTMLElement>();
-    for (const el of c.children) {
-      if (!(el instanceof HTMLElement)) continue;
-      const key = el.dataset["itemKey"] ?? (el.dataset["messageId"] ? `m-${el.dataset["messageId"]}` : undefined);
-      if (key) found.set(key, el);
-    }
-    const r = rangeRef.current;
-    const keys = keysRef.current;
-    let changed = false;
-    let sum = 0;
-    let count = 0;
-    for (let i = r.start; i < r.end && i < keys.length; i++) {
-      const key = keys[i]!;
-      const el = found.get(key);
-      // An item that renders nothing takes no room.
-      const h = el ? el.offsetHeight + marginsOf(el) : 0;
-      if (el) {
-        sum += h;
-        count++;
-      }
-      if (heights.current.get(key) !== h) {
-        heights.current.set(key, h);
-        changed = true;
-      }
-    }
-    if (count > 0) estimate.current = Math.max(24, Math.round(sum / count));
-    if (changed) setVersion((v) => v + 1);
-    return changed;
+    const m = measureItems(c, latest.current.range, latest.current.keys, heights.current);
+    if (m.estimate !== undefined) estimate.current = m.estimate;
+    if (m.changed) setVersion((v) => v + 1);
+    return m.changed;
   }, [o.content]);
 
+  const expand = useRef(0);
   const update = useCallback(
-    (mode: WindowMode, force = false) => {
+    function update(mode: WindowMode, force = false) {
       const sc = o.scroller.current;
-      const keys = keysRef.current;
-      const offs = offsetsRef.current;
-      const n = keys.length;
-      if (!sc || n === 0) return;
-      const cur = rangeRef.current;
-      let next: { start: number; end: number };
-      if (mode.kind === "around") {
-        const i = keys.indexOf(mode.key);
-        if (i < 0) return;
-        if (!force && i >= cur.start + 2 && i < cur.end - 2) return;
-        next = widen({ start: Math.max(0, i - AROUND), end: Math.min(n, i + AROUND + 1) }, n);
-      } else if (mode.kind === "bottom") {
-        const viewStart = indexAt(offs, offs[n]! - sc.clientHeight);
-        next = widen(cap({ start: rangeFor(offs, offs[n]! - sc.clientHeight, offs[n]!).start, end: n }, viewStart, n), n);
-      } else {
-        // The view in content coordinates: the rendered items sit below the top spacer, which
-        // starts after the content's padding (the spacer's own offsetTop says where).
-        const base = contentTop(o.content.current);
-        const top = sc.scrollTop - base;
-        const bottom = top + sc.clientHeight;
-        // Keep the window while it covers the view with some slack and is not much larger than
-        // a window made now would be (a window grown by appends or a jump is cut back).
-        const covered = offs[cur.start]! <= Math.max(0, top - SLACK_PX) && offs[cur.end]! >= Math.min(offs[n]!, bottom + SLACK_PX);
-        const lean = cur.end - cur.start <= MIN_ITEMS || (cur.end - cur.start <= MAX_ITEMS && offs[cur.end]! - offs[cur.start]! <= bottom - top + 4 * OVERSCAN_PX);
-        if (covered && lean && !force) return;
-        const view = rangeFor(offs, top, bottom, 0);
-        next = widen(cap(rangeFor(offs, top, bottom), view.start, view.end), n);
-      }
-      if (next.start === cur.start && next.end === cur.end && heldRef.current.startKey !== undefined) return;
+      const { keys, offsets: offs, range: cur } = latest.current;
+      if (!sc || keys.length === 0) return;
+      let next = nextRange(mode, force, cur, keys, offs, sc, o.content.current);
+      if (!next || (next.start === cur.start && next.end === cur.end && heldRef.current.startKey !== undefined)) return;
       // A jump to items none of which are rendered (a fling, a scrollbar drag) mounts what is in
       // view first and the overscan a frame later, so no single frame mounts a whole window.
       if (mode.kind !== "around" && !force && heldRef.current.startKey !== undefined && (next.start >= cur.end || next.end <= cur.start)) {
-        const base = contentTop(o.content.current);
-        const view = mode.kind === "bottom" ? { start: indexAt(offs, offs[n]! - sc.clientHeight), end: n } : rangeFor(offs, sc.scrollTop - base, sc.scrollTop - base + sc.clientHeight, 0);
+        const view = viewOnly(mode, keys, offs, sc, o.content.current);
         if (view.end - view.start < next.end - next.start) {
           next = view;
           cancelAnimationFrame(expand.current);
-          expand.current = requestAnimationFrame(() => updateRef.current(mode, true));
+          expand.current = requestAnimationFrame(() => update(mode, true));
         }
       }
-      // The window is held by message keys: a separator's key (one per day) moves up when older
-      // messages of its day are prepended, and would drag the window with it.
-      let a = next.start;
-      while (a < next.end - 1 && !isMessageKey(keys[a]!)) a++;
-      let z = next.end - 1;
-      while (z > a && !isMessageKey(keys[z]!)) z--;
-      const h = { startKey: keys[a], endKey: keys[z], toEnd: next.end === n };
+      const h = holdOf(next, keys);
       heldRef.current = h;
       // Following the view is a transition: React renders the new bubbles in slices that yield
       // to the browser, so a fast scroll shows the spacer for a frame rather than stalling.
@@ -248,15 +259,11 @@ export function useVirtualWindow(o: {
     },
     [o.scroller, o.content],
   );
-
-  const expand = useRef(0);
-  const updateRef = useRef(update);
-  updateRef.current = update;
   useEffect(() => () => cancelAnimationFrame(expand.current), []);
 
   const rendered = useCallback((key: string) => {
     const i = index.get(key);
-    const r = rangeRef.current;
+    const r = latest.current.range;
     return i !== undefined && i >= r.start && i < r.end;
   }, [index]);
 

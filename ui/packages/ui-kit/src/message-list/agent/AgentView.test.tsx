@@ -8,10 +8,7 @@ import { agentic, bob, chef, fakeListeners, me } from "../testing/fixtures";
 import { resetActionRegistry } from "./actions";
 import { AgentView } from "./AgentView";
 
-vi.mock("@agentry/chat-sdk", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@agentry/chat-sdk")>();
-  return { ...real, Chat: { ...real.Chat } };
-});
+vi.mock("@agentry/chat-sdk", async (io) => (await import("../fakeChat")).spyableChatSDK(io));
 
 let sdk: ReturnType<typeof fakeListeners>;
 let sendActionResult: ReturnType<typeof vi.fn>;
@@ -128,7 +125,9 @@ describe("AgentView", () => {
     expect(handler).toHaveBeenCalledTimes(1);
     expect(sendActionResult).toHaveBeenCalledTimes(1);
   });
+});
 
+describe("AgentView: actions, errors and the welcome", () => {
   it("never runs actions of messages it did not receive live (history), nor another user's", async () => {
     const handler = vi.fn<AgentActionHandler>();
     mount({ agentActions: { "show-recipe-card": handler } });

@@ -6,10 +6,7 @@ import { agentic } from "../testing/fixtures";
 import { AgenticContent } from "./AgenticContent";
 import { expiryText, outcomeText } from "./ApprovalCard";
 
-vi.mock("@agentry/chat-sdk", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@agentry/chat-sdk")>();
-  return { ...real, Chat: { ...real.Chat } };
-});
+vi.mock("@agentry/chat-sdk", async (io) => (await import("../fakeChat")).spyableChatSDK(io));
 
 afterEach(() => {
   cleanup();

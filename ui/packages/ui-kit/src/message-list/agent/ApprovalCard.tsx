@@ -55,35 +55,33 @@ const errorText = (e: unknown): string => {
   return typeof m === "string" && m ? m : "The decision could not be sent.";
 };
 
+/** The seconds now, again when a pending request expires, so the buttons go without waiting for the server. */
+function useExpiryClock(stored: Chat.Approval | undefined, now: number | undefined): number {
+  const [clock, setClock] = useState(() => Date.now() / 1000);
+  useEffect(() => {
+    if (now !== undefined || !stored || stored.status !== "pending" || stored.expiresAt <= 0) return;
+    const ms = Math.max(0, stored.expiresAt * 1000 - Date.now()) + 50;
+    if (ms > 2 ** 31 - 1) return;
+    const t = setTimeout(() => setClock(Date.now() / 1000), ms);
+    return () => clearTimeout(t);
+  }, [now, stored?.status, stored?.expiresAt]);
+  return now ?? clock;
+}
+
 export function ApprovalCard({ message, props, me, now }: ApprovalCardProps) {
   const stored = message.getApproval();
   // The server's answer to this card's own decision, until the updated request arrives live.
   const [answered, setAnswered] = useState<Chat.Approval | undefined>();
   const [busy, setBusy] = useState(false);
   const [declining, setDeclining] = useState(false);
-  const [reason, setReason] = useState("");
   const [error, setError] = useState("");
-  const reasonRef = useRef<HTMLTextAreaElement>(null);
   const titleId = useId();
-  const [clock, setClock] = useState(() => Date.now() / 1000);
-  useEffect(() => {
-    if (now !== undefined || !stored || stored.status !== "pending" || stored.expiresAt <= 0) return;
-    // Re-render when the request expires, so the buttons go without waiting for the server.
-    const ms = Math.max(0, stored.expiresAt * 1000 - Date.now()) + 50;
-    if (ms > 2 ** 31 - 1) return;
-    const t = setTimeout(() => setClock(Date.now() / 1000), ms);
-    return () => clearTimeout(t);
-  }, [now, stored?.status, stored?.expiresAt]);
-  useEffect(() => {
-    if (declining) reasonRef.current?.focus();
-  }, [declining]);
+  const nowSeconds = useExpiryClock(stored, now);
   if (!stored) return null;
   const a = stored.status === "pending" && answered ? answered : stored;
-  const nowSeconds = now ?? clock;
   const expired = a.status === "expired" || (a.status === "pending" && a.expiresAt > 0 && a.expiresAt <= nowSeconds);
   const open = a.status === "pending" && !expired;
-  const mayDecide = a.approvers.includes(me);
-  const decide = async (approved: boolean) => {
+  const decide = async (approved: boolean, reason = "") => {
     setBusy(true);
     setError("");
     try {
@@ -98,7 +96,6 @@ export function ApprovalCard({ message, props, me, now }: ApprovalCardProps) {
     }
   };
   const state = expired ? "expired" : a.status;
-  const tool = humanize(a.toolName);
   return (
     <section className="chat-approval" role="group" aria-labelledby={titleId} data-state={state} data-approval={a.id}>
       <header className="chat-approval__header">
@@ -107,7 +104,7 @@ export function ApprovalCard({ message, props, me, now }: ApprovalCardProps) {
         </span>
         {/* Not a heading: a card in a message list has no place in the page's outline. */}
         <p className="chat-approval__title" id={titleId}>
-          {open ? "Approval needed" : "Approval request"}: {tool}
+          {open ? "Approval needed" : "Approval request"}: {humanize(a.toolName)}
         </p>
       </header>
       <dl className="chat-approval__facts">
@@ -132,54 +129,64 @@ export function ApprovalCard({ message, props, me, now }: ApprovalCardProps) {
       <p className="chat-approval__outcome" role="status">
         {outcomeText(a, nowSeconds)}
       </p>
-      {mayDecide ? (
-        declining && open ? (
-          <form
-            className="chat-approval__decline"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void decide(false);
-            }}
-          >
-            <label className="chat-approval__label">
-              Reason (told to the agent)
-              <textarea
-                ref={reasonRef}
-                className="chat-approval__reason"
-                value={reason}
-                maxLength={500}
-                rows={2}
-                onChange={(e) => setReason(e.target.value)}
-                onKeyDown={(e) => {
-                  if (e.key === "Escape") setDeclining(false);
-                }}
-              />
-            </label>
-            <div className="chat-approval__buttons">
-              <button type="submit" className="chat-approval__button chat-approval__button--decline" disabled={busy}>
-                Decline
-              </button>
-              <button type="button" className="chat-approval__button" disabled={busy} onClick={() => setDeclining(false)}>
-                Cancel
-              </button>
-            </div>
-          </form>
-        ) : (
-          <div className="chat-approval__buttons">
-            <button type="button" className="chat-approval__button chat-approval__button--approve" disabled={!open || busy} aria-busy={busy} onClick={() => void decide(true)}>
-              Approve
-            </button>
-            <button type="button" className="chat-approval__button chat-approval__button--decline" disabled={!open || busy} onClick={() => setDeclining(true)}>
-              Decline…
-            </button>
-          </div>
-        )
-      ) : null}
+      {a.approvers.includes(me) ? <Decision open={open} busy={busy} declining={declining} setDeclining={setDeclining} decide={decide} /> : null}
       {error ? (
         <p className="chat-approval__error" role="alert">
           {error}
         </p>
       ) : null}
     </section>
+  );
+}
+
+/** An approver's buttons, and the decline form with its reason. */
+function Decision({ open, busy, declining, setDeclining, decide }: {
+  open: boolean;
+  busy: boolean;
+  declining: boolean;
+  setDeclining(on: boolean): void;
+  decide(approved: boolean, reason?: string): Promise<void>;
+}) {
+  const [reason, setReason] = useState("");
+  const reasonRef = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    if (declining) reasonRef.current?.focus();
+  }, [declining]);
+  if (!declining || !open) {
+    return (
+      <div className="chat-approval__buttons">
+        <button type="button" className="chat-approval__button chat-approval__button--approve" disabled={!open || busy} aria-busy={busy} onClick={() => void decide(true)}>
+          Approve
+        </button>
+        <button type="button" className="chat-approval__button chat-approval__button--decline" disabled={!open || busy} onClick={() => setDeclining(true)}>
+          Decline…
+        </button>
+      </div>
+    );
+  }
+  return (
+    <form
+      className="chat-approval__decline"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void decide(false, reason);
+      }}
+    >
+      <label className="chat-approval__label">
+        Reason (told to the agent)
+        <textarea ref={reasonRef} className="chat-approval__reason" value={reason} maxLength={500} rows={2} onChange={(e) => setReason(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") setDeclining(false);
+          }} />
+      </label>
+      <div className="chat-approval__buttons">
+        <button type="submit" className="chat-approval__button chat-approval__button--decline" disabled={busy}>
+          Decline
+        </button>
+        <button type="button" className="chat-approval__button" disabled={busy} onClick={() => setDeclining(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }

@@ -6,10 +6,7 @@ import { bob, me, text } from "../testing/fixtures";
 import { AIFooter, wantsSmartReplies } from "./AIFooter";
 import { resetAIEnabledCache } from "./useAIEnabled";
 
-vi.mock("@agentry/chat-sdk", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@agentry/chat-sdk")>();
-  return { ...real, Chat: { ...real.Chat } };
-});
+vi.mock("@agentry/chat-sdk", async (io) => (await import("../fakeChat")).spyableChatSDK(io));
 
 let smart: ReturnType<typeof vi.fn>;
 beforeEach(() => {

@@ -1,6 +1,6 @@
 // CONTRACT (see options/MessageOptions.tsx): smart replies and conversation starters.
 import { Chat } from "@agentry/chat-sdk";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, type RefObject } from "react";
 import { ChatMessageEvents, MessageStatus } from "../../events";
 import { messageText } from "../options/optionList";
 import { defaultSmartRepliesKeywords, type ChatMessageListProps } from "../props";
@@ -30,56 +30,40 @@ export function wantsSmartReplies(m: Chat.BaseMessage | undefined, me: string, k
  * .chat-message-list__footer-conversation-starter (showConversationStarters, empty conversation);
  * choosing one sends it. Renders nothing while AI is off (Chat.isAIEnabled()).
  */
-export function AIFooter({ props, user, group, loggedInUser, lastMessage, isEmpty, onError }: AIFooterProps) {
-  const wanted = !!props.showSmartReplies || !!props.showConversationStarters;
-  const ai = useAIEnabled(wanted) === true;
-  const receiver = group ? { id: group.getGuid(), type: "group" as const } : user ? { id: user.getUid(), type: "user" as const } : undefined;
-  const receiverKey = receiver ? `${receiver.type}:${receiver.id}` : "";
-  const me = loggedInUser.getUid();
-  const keywords = props.smartRepliesKeywords ?? defaultSmartRepliesKeywords;
-  const keywordsKey = JSON.stringify(keywords);
-  const delay = props.smartRepliesDelayDuration ?? 10_000;
-  const lastId = lastMessage?.getId() ?? 0;
-  const trigger = wantsSmartReplies(lastMessage, me, keywords);
-  const onErrorRef = useRef(onError);
-  onErrorRef.current = onError;
-
-  const [replies, setReplies] = useState<{ for: string; items: string[] }>();
-  const [starters, setStarters] = useState<{ for: string; items: string[] }>();
-  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
-  const [sending, setSending] = useState(false);
-
-  const smartOn = ai && !!props.showSmartReplies && !!receiver && trigger;
-  const smartKey = `${receiverKey}#${lastId}`;
+/** Suggestions (smart replies, conversation starters) for key while on, fetched delayMs after (at once without a delay). */
+function useSuggestions(on: boolean, key: string, delayMs: number | undefined, fetch: () => Promise<string[]>, onError: RefObject<(e: unknown) => void>, also?: string) {
+  const [got, setGot] = useState<{ for: string; items: string[] }>();
+  const fetchRef = useRef(fetch);
+  fetchRef.current = fetch;
   useEffect(() => {
-    if (!smartOn || !receiver) return;
+    if (!on) return;
     let live = true;
-    const timer = setTimeout(() => {
-      Chat.getSmartReplies(receiver.id, receiver.type).then(
-        (items) => live && setReplies({ for: smartKey, items }),
-        (e: unknown) => live && onErrorRef.current(e),
-      );
-    }, Math.max(0, delay));
+    const go = () => void fetchRef.current().then((items) => live && setGot({ for: key, items }), (e: unknown) => live && onError.current(e));
+    const timer = delayMs === undefined ? go() : setTimeout(go, Math.max(0, delayMs));
     return () => {
       live = false;
       clearTimeout(timer);
     };
-    // receiver is read through receiverKey; keywords through keywordsKey (arrays change identity)
-  }, [smartOn, smartKey, delay, keywordsKey]);
+  }, [on, key, delayMs, onError, also]);
+  return on && got?.for === key && got.items.length > 0 ? got.items : undefined;
+}
 
-  const startersOn = ai && !!props.showConversationStarters && isEmpty && !!receiver;
-  useEffect(() => {
-    if (!startersOn || !receiver) return;
-    let live = true;
-    Chat.getConversationStarter(receiver.id, receiver.type).then(
-      (items) => live && setStarters({ for: receiverKey, items }),
-      (e: unknown) => live && onErrorRef.current(e),
-    );
-    return () => {
-      live = false;
-    };
-  }, [startersOn, receiverKey]);
-
+export function AIFooter({ props, user, group, loggedInUser, lastMessage, isEmpty, onError }: AIFooterProps) {
+  const ai = useAIEnabled(!!props.showSmartReplies || !!props.showConversationStarters) === true;
+  const receiver = group ? { id: group.getGuid(), type: "group" as const } : user ? { id: user.getUid(), type: "user" as const } : undefined;
+  const receiverKey = receiver ? `${receiver.type}:${receiver.id}` : "";
+  const keywords = props.smartRepliesKeywords ?? defaultSmartRepliesKeywords;
+  const onErrorRef = useRef(onError);
+  onErrorRef.current = onError;
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
+  const [sending, setSending] = useState(false);
+  const smartKey = `${receiverKey}#${lastMessage?.getId() ?? 0}`;
+  const smartOn = ai && !!props.showSmartReplies && !!receiver && wantsSmartReplies(lastMessage, loggedInUser.getUid(), keywords);
+  // receiver is read through receiverKey; keywords through their JSON (arrays change identity)
+  const replies = useSuggestions(smartOn, smartKey, props.smartRepliesDelayDuration ?? 10_000, () => Chat.getSmartReplies(receiver!.id, receiver!.type), onErrorRef,
+    JSON.stringify(keywords));
+  const starters = useSuggestions(ai && !!props.showConversationStarters && isEmpty && !!receiver, receiverKey, undefined,
+    () => Chat.getConversationStarter(receiver!.id, receiver!.type), onErrorRef);
   if (!ai || !receiver) return null;
   const send = async (text: string, key: string) => {
     setSending(true);
@@ -95,16 +79,15 @@ export function AIFooter({ props, user, group, loggedInUser, lastMessage, isEmpt
       setSending(false);
     }
   };
-
-  const showReplies = smartOn && replies?.for === smartKey && replies.items.length > 0 && !dismissed.has(smartKey);
   const startersKey = `starters#${receiverKey}`;
-  const showStarters = startersOn && starters?.for === receiverKey && starters.items.length > 0 && !dismissed.has(startersKey);
+  const showReplies = replies && !dismissed.has(smartKey);
+  const showStarters = starters && !dismissed.has(startersKey);
   if (!showReplies && !showStarters) return null;
   return (
     <div className="chat-message-list__ai-footer">
       {showReplies ? (
         <div className="chat-message-list__footer-smart-replies" role="group" aria-label="Smart replies">
-          {replies.items.map((r) => (
+          {replies.map((r) => (
             <button key={r} type="button" className="chat-ui-chip chat-ai-reply" disabled={sending} onClick={() => void send(r, smartKey)}>
               {r}
             </button>
@@ -117,7 +100,7 @@ export function AIFooter({ props, user, group, loggedInUser, lastMessage, isEmpt
       ) : null}
       {showStarters ? (
         <div className="chat-message-list__footer-conversation-starter" role="group" aria-label="Conversation starters">
-          {starters.items.map((s) => (
+          {starters.map((s) => (
             <button key={s} type="button" className="chat-ui-chip chat-ai-starter" disabled={sending} onClick={() => void send(s, startersKey)}>
               {s}
             </button>

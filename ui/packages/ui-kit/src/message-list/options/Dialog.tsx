@@ -21,6 +21,23 @@ export interface DialogProps {
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
+/** Tab and Shift+Tab go round the focusable controls inside el. */
+function trapTab(e: KeyboardEvent<HTMLElement>, el: HTMLElement): void {
+  const items = [...el.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  const first = items[0];
+  const last = items[items.length - 1];
+  const at = document.activeElement;
+  const out = !el.contains(at);
+  if (!first || !last) e.preventDefault();
+  else if (e.shiftKey && (at === first || out)) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && (at === last || out)) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
 export function Dialog({ title, onClose, anchor, children, footer, className, description }: DialogProps) {
   const ref = useRef<HTMLDivElement>(null);
   const titleId = useId();
@@ -47,22 +64,7 @@ export function Dialog({ title, onClose, anchor, children, footer, className, de
       onCloseRef.current();
       return;
     }
-    if (e.key !== "Tab" || !ref.current) return;
-    const items = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)];
-    if (!items.length) {
-      e.preventDefault();
-      return;
-    }
-    const first = items[0]!;
-    const last = items[items.length - 1]!;
-    const at = document.activeElement;
-    if (e.shiftKey && (at === first || !ref.current.contains(at))) {
-      e.preventDefault();
-      last.focus();
-    } else if (!e.shiftKey && (at === last || !ref.current.contains(at))) {
-      e.preventDefault();
-      first.focus();
-    }
+    if (e.key === "Tab" && ref.current) trapTab(e, ref.current);
   };
 
   const target = anchor.current?.closest<HTMLElement>(".chat") ?? document.body;

@@ -2,6 +2,7 @@
 // between emoji, Enter picks, Escape closes and focus returns to the button that opened it.
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from "react";
 import { emojiGroups } from "./emojiData";
+import { useCloseOnOutsideClick } from "./Menu";
 
 export interface EmojiGridProps {
   onPick(emoji: string): void;
@@ -21,18 +22,8 @@ export function EmojiGrid({ onPick, onClose, returnFocus, id }: EmojiGridProps) 
     returnFocus.current?.focus();
     onClose();
   };
-  const closeRef = useRef(close);
-  closeRef.current = close;
   useEffect(() => search.current?.focus(), []);
-  useEffect(() => {
-    const onDown = (e: MouseEvent) => {
-      const t = e.target as Node | null;
-      if (!t || ref.current?.contains(t) || returnFocus.current?.contains(t)) return;
-      closeRef.current();
-    };
-    document.addEventListener("mousedown", onDown);
-    return () => document.removeEventListener("mousedown", onDown);
-  }, [returnFocus]);
+  useCloseOnOutsideClick(ref, returnFocus, close);
 
   const q = query.trim().toLowerCase();
   const groups = useMemo(
@@ -44,7 +35,7 @@ export function EmojiGrid({ onPick, onClose, returnFocus, id }: EmojiGridProps) 
     if (e.key === "Escape") {
       e.preventDefault();
       e.stopPropagation();
-      closeRef.current();
+      close();
       return;
     }
     const buttons = Array.from(ref.current?.querySelectorAll<HTMLButtonElement>(".chat-emoji-grid__emoji") ?? []);

@@ -6,10 +6,7 @@ import { ChatMessageEvents } from "../../events";
 import { me, text } from "../testing/fixtures";
 import { InlineEditor } from "./InlineEditor";
 
-vi.mock("@agentry/chat-sdk", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@agentry/chat-sdk")>();
-  return { ...real, Chat: { ...real.Chat } };
-});
+vi.mock("@agentry/chat-sdk", async (io) => (await import("../fakeChat")).spyableChatSDK(io));
 
 afterEach(() => {
   cleanup();

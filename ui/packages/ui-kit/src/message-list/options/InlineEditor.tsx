@@ -1,6 +1,7 @@
 // CONTRACT (see MessageOptions.tsx): editing a text message in place.
 import { Chat } from "@agentry/chat-sdk";
 import { useEffect, useId, useRef, useState } from "react";
+import { useLive } from "../../base/useLive";
 import { ChatMessageEvents, MessageStatus } from "../../events";
 import { messageText } from "./optionList";
 
@@ -19,53 +20,16 @@ export interface InlineEditorProps {
 export function InlineEditor({ message, onDone, onError }: InlineEditorProps) {
   const original = messageText(message);
   const [text, setText] = useState(original);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState("");
+  const { busy, error, setError, save } = useSave(message, onDone, onError);
   const ref = useRef<HTMLTextAreaElement>(null);
   const hintId = useId();
-  const live = useRef(true);
-
   useEffect(() => {
-    live.current = true;
     const ta = ref.current;
     if (ta) {
       ta.focus();
       ta.setSelectionRange(ta.value.length, ta.value.length);
     }
-    return () => {
-      live.current = false;
-    };
   }, []);
-
-  const save = async () => {
-    if (busy) return;
-    const value = text.trim();
-    if (!value) {
-      setError("A message cannot be empty.");
-      return;
-    }
-    if (text === original) {
-      onDone();
-      return;
-    }
-    const m = new Chat.TextMessage(message.getReceiverId(), text, message.getReceiverType());
-    m.setId(message.getId());
-    setBusy(true);
-    setError("");
-    try {
-      const edited = await Chat.editMessage(m);
-      ChatMessageEvents.ccMessageEdited.next({ message: edited, status: MessageStatus.success });
-      if (live.current) setBusy(false);
-      onDone(edited);
-    } catch (e) {
-      if (live.current) {
-        setBusy(false);
-        setError((e as { message?: string } | null)?.message || "The message could not be saved.");
-      }
-      onError(e);
-    }
-  };
-
   return (
     <div className="chat-inline-editor">
       <textarea
@@ -84,7 +48,7 @@ export function InlineEditor({ message, onDone, onError }: InlineEditorProps) {
         onKeyDown={(e) => {
           if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
-            void save();
+            void save(text, original);
           } else if (e.key === "Escape") {
             e.preventDefault();
             e.stopPropagation();
@@ -99,11 +63,40 @@ export function InlineEditor({ message, onDone, onError }: InlineEditorProps) {
         <button type="button" className="chat-ui-button" onClick={() => onDone()}>
           Cancel
         </button>
-        <button type="button" className="chat-ui-button chat-ui-button--primary" disabled={busy} onClick={() => void save()}>
+        <button type="button" className="chat-ui-button chat-ui-button--primary" disabled={busy} onClick={() => void save(text, original)}>
           Save
         </button>
       </div>
       {error ? <p role="alert" className="chat-inline-editor__error">{error}</p> : null}
     </div>
   );
+}
+
+/** Saving the edit: Chat.editMessage, then ChatMessageEvents.ccMessageEdited. */
+function useSave(message: Chat.BaseMessage, onDone: InlineEditorProps["onDone"], onError: InlineEditorProps["onError"]) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  const live = useLive();
+  const save = async (text: string, original: string) => {
+    if (busy) return;
+    if (!text.trim()) return setError("A message cannot be empty.");
+    if (text === original) return onDone();
+    const m = new Chat.TextMessage(message.getReceiverId(), text, message.getReceiverType());
+    m.setId(message.getId());
+    setBusy(true);
+    setError("");
+    try {
+      const edited = await Chat.editMessage(m);
+      ChatMessageEvents.ccMessageEdited.next({ message: edited, status: MessageStatus.success });
+      if (live.current) setBusy(false);
+      onDone(edited);
+    } catch (e) {
+      if (live.current) {
+        setBusy(false);
+        setError((e as { message?: string } | null)?.message || "The message could not be saved.");
+      }
+      onError(e);
+    }
+  };
+  return { busy, error, setError, save };
 }

@@ -32,6 +32,21 @@ function placement(anchor: HTMLElement | null): "below" | "above" {
   return r.bottom + 280 > window.innerHeight && r.top > 280 ? "above" : "below";
 }
 
+/** A mouse press outside the menu (or picker) and its button closes it. */
+export function useCloseOnOutsideClick(menu: RefObject<HTMLElement | null>, button: RefObject<HTMLElement | null>, onClose: () => void): void {
+  const onCloseRef = useRef(onClose);
+  onCloseRef.current = onClose;
+  useEffect(() => {
+    const onDown = (e: MouseEvent) => {
+      const t = e.target as Node | null;
+      if (!t || menu.current?.contains(t) || button.current?.contains(t)) return;
+      onCloseRef.current();
+    };
+    document.addEventListener("mousedown", onDown);
+    return () => document.removeEventListener("mousedown", onDown);
+  }, [menu, button]);
+}
+
 export function MenuList({ id, label, items, onSelect, onClose, returnFocus, orientation = "vertical", className }: MenuListProps) {
   const ref = useRef<HTMLDivElement>(null);
   const [active, setActive] = useState(0);
@@ -42,22 +57,10 @@ export function MenuList({ id, label, items, onSelect, onClose, returnFocus, ori
   };
   const closeRef = useRef(close);
   closeRef.current = close;
-  const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
-
   useLayoutEffect(() => {
     ref.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
   }, []);
-
-  useEffect(() => {
-    const onDown = (e: MouseEvent) => {
-      const t = e.target as Node | null;
-      if (!t || ref.current?.contains(t) || returnFocus.current?.contains(t)) return;
-      onCloseRef.current();
-    };
-    document.addEventListener("mousedown", onDown);
-    return () => document.removeEventListener("mousedown", onDown);
-  }, [returnFocus]);
+  useCloseOnOutsideClick(ref, returnFocus, onClose);
 
   const move = (to: number) => {
     const n = items.length;

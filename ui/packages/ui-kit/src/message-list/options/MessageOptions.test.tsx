@@ -8,10 +8,7 @@ import type { ChatMessageListProps } from "../props";
 import { bob, me, text } from "../testing/fixtures";
 import { MessageOptions } from "./MessageOptions";
 
-vi.mock("@agentry/chat-sdk", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@agentry/chat-sdk")>();
-  return { ...real, Chat: { ...real.Chat } };
-});
+vi.mock("@agentry/chat-sdk", async (io) => (await import("../fakeChat")).spyableChatSDK(io));
 
 const onThreadRepliesClick = vi.fn();
 
@@ -86,7 +83,9 @@ describe("MessageOptions", () => {
     expect(screen.queryByRole("menu")).toBeNull();
     expect(document.activeElement).toBe(more);
   });
+});
 
+describe("MessageOptions: reply, delete and report", () => {
   it("reply raises ccReplyToMessage; reply in thread calls onThreadRepliesClick", async () => {
     const m = text("Hello", { sender: bob });
     const { user } = setup(m);
@@ -155,7 +154,9 @@ describe("MessageOptions", () => {
     await s.user.click(within(d2).getByRole("button", { name: "Report" }));
     await waitFor(() => expect(flag).toHaveBeenLastCalledWith(m.getId(), { reason: "harassment" }));
   });
+});
 
+describe("MessageOptions: translate, info and reactions", () => {
   it("translate (AI on) asks for the browser's language and hands the text to onTranslated", async () => {
     vi.spyOn(Chat, "isAIEnabled").mockResolvedValue(true);
     vi.spyOn(navigator, "language", "get").mockReturnValue("de-DE");
@@ -217,7 +218,9 @@ describe("MessageOptions", () => {
     expect(screen.queryByRole("dialog")).toBeNull();
     expect(document.activeElement).toBe(react);
   });
+});
 
+describe("MessageOptions: trace, copy, unread and errors", () => {
   it("an agent's answer shows the trace of its run in Message info, for admins only (showTraceIds)", async () => {
     const receipts = vi.spyOn(Chat, "getMessageReceipts");
     const answer = new Chat.AgenticMessage("alice", "user", "assistant");

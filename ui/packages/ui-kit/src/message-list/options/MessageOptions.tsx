@@ -2,7 +2,8 @@
 // reactions, editing, translation, agent, AI). The core renders these; the features own their
 // bodies. Keep the exported names and props stable.
 import { Chat } from "@agentry/chat-sdk";
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState, type RefObject } from "react";
+import { useLive } from "../../base/useLive";
 import { ChatMessageEvents, ChatUIEvents, MessageStatus } from "../../events";
 import { useAIEnabled } from "../ai/useAIEnabled";
 import type { ChatMessageListProps } from "../props";
@@ -28,111 +29,98 @@ export interface MessageOptionsProps {
 
 type DialogKind = "delete" | "info" | "flag";
 
-/** The message's options menu (quick options + overflow), shown on hover and keyboard focus. */
-export function MessageOptions({ message, isOutgoing, props, loggedInUser, onTranslated, onEdit, onError }: MessageOptionsProps) {
-  const ai = useAIEnabled(!props.hideTranslateMessageOption);
-  const [dialog, setDialog] = useState<DialogKind | null>(null);
-  const [picker, setPicker] = useState<"quick" | "overflow" | null>(null);
-  const [menuOpen, setMenuOpen] = useState(false);
+interface RunContext extends MessageOptionsProps {
+  live: RefObject<boolean>;
+  setStatus(s: string): void;
+  setPicker(update: (p: "quick" | "overflow" | null) => "quick" | "overflow" | null): void;
+  setDialog(d: DialogKind): void;
+}
+
+/** Runs an option chosen from the quick buttons or the overflow menu. */
+function runOption(id: MessageOptionId, from: "quick" | "overflow", c: RunContext): void {
+  const { message, props, live, setStatus } = c;
+  const fail = (e: unknown) => {
+    if (live.current) setStatus("");
+    c.onError(e);
+  };
+  const done = (status: string) => () => live.current && setStatus(status);
+  switch (id) {
+    case "react":
+      return c.setPicker((p) => (p ? null : from));
+    case "reply":
+      return ChatMessageEvents.ccReplyToMessage.next({ message, status: MessageStatus.success });
+    case "replyInThread":
+      return props.onThreadRepliesClick?.(message);
+    case "translate":
+      setStatus("Translating…");
+      Chat.translateMessage(message.getId(), translationLanguage()).then((text) => {
+        if (live.current) setStatus("");
+        c.onTranslated(message.getId(), text);
+      }, fail);
+      return;
+    case "copy":
+      return void copyText(messageText(message)).then(done("Copied"), fail);
+    case "edit":
+      return c.onEdit(message);
+    case "messagePrivately": {
+      const sender = message.getSender();
+      if (sender) ChatUIEvents.ccOpenChat.next({ user: sender });
+      return;
+    }
+    case "markUnread":
+      return void Chat.markAsUnread(message).then(done("Marked as unread"), fail);
+    case "info":
+    case "flag":
+    case "delete":
+      return c.setDialog(id);
+  }
+}
+
+/** The options' status line ("Copied", "Translating…"); a finished status clears after a moment. */
+function useOptionStatus() {
   const [status, setStatus] = useState("");
-  const rootRef = useRef<HTMLDivElement>(null);
-  const reactRef = useRef<HTMLButtonElement>(null);
-  const moreRef = useRef<HTMLButtonElement>(null);
-  const pickerId = useId();
-  const live = useRef(true);
-  useEffect(() => {
-    live.current = true;
-    return () => {
-      live.current = false;
-    };
-  }, []);
+  const live = useLive();
   useEffect(() => {
     if (!status || status.endsWith("…")) return;
     const t = setTimeout(() => live.current && setStatus(""), 2500);
     return () => clearTimeout(t);
-  }, [status]);
+  }, [status, live]);
+  return { status, setStatus, live };
+}
+
+/** The message's options menu (quick options + overflow), shown on hover and keyboard focus. */
+export function MessageOptions(p: MessageOptionsProps) {
+  const { message, isOutgoing, props, loggedInUser, onError } = p;
+  const ai = useAIEnabled(!props.hideTranslateMessageOption);
+  const [dialog, setDialog] = useState<DialogKind | null>(null);
+  const [picker, setPicker] = useState<"quick" | "overflow" | null>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const { status, setStatus, live } = useOptionStatus();
+  const rootRef = useRef<HTMLDivElement>(null);
+  const reactRef = useRef<HTMLButtonElement>(null);
+  const moreRef = useRef<HTMLButtonElement>(null);
+  const pickerId = useId();
 
   const ids = availableOptions({ message, isOutgoing, props, loggedInUser, aiEnabled: ai === true });
   if (!ids.length) return null;
   const { quick, overflow } = splitOptions(ids, props.quickOptionsCount);
-
-  const fail = (e: unknown) => {
-    if (live.current) setStatus("");
-    onError(e);
-  };
-
-  const run = (id: MessageOptionId, from: "quick" | "overflow") => {
-    switch (id) {
-      case "react":
-        setPicker((p) => (p ? null : from));
-        return;
-      case "reply":
-        ChatMessageEvents.ccReplyToMessage.next({ message, status: MessageStatus.success });
-        return;
-      case "replyInThread":
-        props.onThreadRepliesClick?.(message);
-        return;
-      case "translate":
-        setStatus("Translating…");
-        Chat.translateMessage(message.getId(), translationLanguage()).then((text) => {
-          if (live.current) setStatus("");
-          onTranslated(message.getId(), text);
-        }, fail);
-        return;
-      case "copy":
-        copyText(messageText(message)).then(() => live.current && setStatus("Copied"), fail);
-        return;
-      case "edit":
-        onEdit(message);
-        return;
-      case "messagePrivately": {
-        const sender = message.getSender();
-        if (sender) ChatUIEvents.ccOpenChat.next({ user: sender });
-        return;
-      }
-      case "markUnread":
-        Chat.markAsUnread(message).then(() => live.current && setStatus("Marked as unread"), fail);
-        return;
-      case "info":
-      case "flag":
-      case "delete":
-        setDialog(id);
-        return;
-    }
-  };
-
+  const run = (id: MessageOptionId, from: "quick" | "overflow") => runOption(id, from, { ...p, live, setStatus, setPicker, setDialog });
   const react = (emoji: string) => {
     setPicker(null);
     const mine = message.getReactions().find((r) => r.getReaction() === emoji)?.getReactedByMe();
     (mine ? Chat.removeReaction : Chat.addReaction)(message.getId(), emoji).catch(onError);
   };
-
+  const close = () => setDialog(null);
   const open = menuOpen || picker !== null || dialog !== null;
   return (
     <div ref={rootRef} className="chat-message-options" role="group" aria-label="Message options" data-open={open || undefined}>
-      {quick.map((id) =>
-        id === "react" ? (
-          <button
-            key={id}
-            ref={reactRef}
-            type="button"
-            className="chat-ui-icon-button"
-            data-option={id}
-            aria-label={optionLabels[id]}
-            title={optionLabels[id]}
-            aria-haspopup="menu"
-            aria-expanded={picker === "quick"}
-            aria-controls={picker === "quick" ? pickerId : undefined}
-            onClick={() => run(id, "quick")}
-          >
-            {optionIcons[id]()}
-          </button>
-        ) : (
-          <button key={id} type="button" className="chat-ui-icon-button" data-option={id} aria-label={optionLabels[id]} title={optionLabels[id]} onClick={() => run(id, "quick")}>
-            {optionIcons[id]()}
-          </button>
-        ),
-      )}
+      {quick.map((id) => (
+        <button key={id} ref={id === "react" ? reactRef : undefined} type="button" className="chat-ui-icon-button" data-option={id} aria-label={optionLabels[id]}
+          title={optionLabels[id]} {...(id === "react" ? { "aria-haspopup": "menu", "aria-expanded": picker === "quick", "aria-controls": picker === "quick" ? pickerId : undefined } : {})}
+          onClick={() => run(id, "quick")}>
+          {optionIcons[id]()}
+        </button>
+      ))}
       {overflow.length ? (
         <MenuButton
           label="More options"
@@ -149,14 +137,11 @@ export function MessageOptions({ message, isOutgoing, props, loggedInUser, onTra
       <span className="chat-message-options__status" role="status">
         {status}
       </span>
-      {dialog === "delete" ? <DeleteDialog message={message} anchor={rootRef} onClose={() => setDialog(null)} onError={onError} /> : null}
+      {dialog === "delete" ? <DeleteDialog message={message} anchor={rootRef} onClose={close} onError={onError} /> : null}
       {dialog === "info" ? (
-        <InfoDialog message={message} anchor={rootRef} onClose={() => setDialog(null)} onError={onError} format={props.messageInfoDateTimeFormat}
-          own={isOutgoing} showTraceIds={!!props.showTraceIds} />
+        <InfoDialog message={message} anchor={rootRef} onClose={close} onError={onError} format={props.messageInfoDateTimeFormat} own={isOutgoing} showTraceIds={!!props.showTraceIds} />
       ) : null}
-      {dialog === "flag" ? (
-        <FlagDialog message={message} anchor={rootRef} onClose={() => setDialog(null)} onError={onError} hideRemark={!!props.hideFlagRemarkField} />
-      ) : null}
+      {dialog === "flag" ? <FlagDialog message={message} anchor={rootRef} onClose={close} onError={onError} hideRemark={!!props.hideFlagRemarkField} /> : null}
     </div>
   );
 }

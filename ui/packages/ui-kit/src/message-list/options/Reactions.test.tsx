@@ -6,10 +6,7 @@ import type { ChatMessageListProps } from "../props";
 import { bob, me, text, user } from "../testing/fixtures";
 import { Reactions } from "./Reactions";
 
-vi.mock("@agentry/chat-sdk", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@agentry/chat-sdk")>();
-  return { ...real, Chat: { ...real.Chat } };
-});
+vi.mock("@agentry/chat-sdk", async (io) => (await import("../fakeChat")).spyableChatSDK(io));
 
 afterEach(() => {
   cleanup();
@@ -97,7 +94,9 @@ describe("Reactions", () => {
     expect(add).not.toHaveBeenCalled();
     expect(remove).not.toHaveBeenCalled();
   });
+});
 
+describe("Reactions: the detail view", () => {
   it("the detail view pages through who reacted, filters per emoji, and calls onReactionListItemClick", async () => {
     const m = withReactions();
     const carol = user("carol", "Carol");

@@ -34,20 +34,15 @@ export function reactionsRequest(builder: Chat.ReactionsRequestBuilder | undefin
   }
 }
 
-export function ReactionsDetail({ message, props, loggedInUser, initialFilter, anchor, onClose, onError }: ReactionsDetailProps) {
-  const [filter, setFilter] = useState<string | undefined>(initialFilter);
+/** Who reacted, page by page, for the filter (an emoji, or all). */
+function useReactionPages(builder: Chat.ReactionsRequestBuilder | undefined, messageId: number, filter: string | undefined, onError: (e: unknown) => void) {
   const [items, setItems] = useState<Chat.Reaction[]>([]);
   const [more, setMore] = useState(true);
   const [loading, setLoading] = useState(false);
-  const [removed, setRemoved] = useState<Set<string>>(new Set());
   const request = useRef<Chat.ReactionsRequest | null>(null);
   const gen = useRef(0);
   const onErrorRef = useRef(onError);
   onErrorRef.current = onError;
-  const messageId = message.getId();
-  const counts = message.getReactions().filter((r) => r.getCount() > 0);
-  const total = counts.reduce((n, r) => n + r.getCount(), 0);
-
   const inFlight = useRef(-1);
   const loadMore = () => {
     const req = request.current;
@@ -55,30 +50,29 @@ export function ReactionsDetail({ message, props, loggedInUser, initialFilter, a
     if (!req || inFlight.current === g) return;
     inFlight.current = g;
     setLoading(true);
+    const settle = (f: () => void) => {
+      if (g !== gen.current) return;
+      inFlight.current = -1;
+      setLoading(false);
+      f();
+    };
     req.fetchNext().then(
-      (page) => {
-        if (g !== gen.current) return;
-        inFlight.current = -1;
+      (page) => settle(() => {
         setItems((old) => [...old, ...page]);
         setMore(req.hasMore() && page.length > 0);
-        setLoading(false);
-      },
-      (e: unknown) => {
-        if (g !== gen.current) return;
-        inFlight.current = -1;
-        setLoading(false);
+      }),
+      (e: unknown) => settle(() => {
         setMore(false);
         onErrorRef.current(e);
-      },
+      }),
     );
   };
   const loadMoreRef = useRef(loadMore);
   loadMoreRef.current = loadMore;
-
   useEffect(() => {
     gen.current++;
     try {
-      request.current = reactionsRequest(props.reactionsRequestBuilder, messageId, filter);
+      request.current = reactionsRequest(builder, messageId, filter);
     } catch (e) {
       request.current = null;
       onErrorRef.current(e);
@@ -87,22 +81,23 @@ export function ReactionsDetail({ message, props, loggedInUser, initialFilter, a
     setMore(true);
     setLoading(false);
     queueMicrotask(() => loadMoreRef.current());
-  }, [filter, messageId, props.reactionsRequestBuilder]);
+  }, [filter, messageId, builder]);
+  return { items, more, loading, loadMore };
+}
 
+export function ReactionsDetail({ message, props, loggedInUser, initialFilter, anchor, onClose, onError }: ReactionsDetailProps) {
+  const [filter, setFilter] = useState<string | undefined>(initialFilter);
+  const [removed, setRemoved] = useState<Set<string>>(new Set());
+  const { items, more, loading, loadMore } = useReactionPages(props.reactionsRequestBuilder, message.getId(), filter, onError);
+  const counts = message.getReactions().filter((r) => r.getCount() > 0);
+  const total = counts.reduce((n, r) => n + r.getCount(), 0);
   const me = loggedInUser.getUid();
   const pick = (r: Chat.Reaction) => {
-    if (props.onReactionListItemClick) {
-      props.onReactionListItemClick(r, message);
-      return;
-    }
+    if (props.onReactionListItemClick) return props.onReactionListItemClick(r, message);
     if (r.getUid() !== me) return;
-    Chat.removeReaction(message.getId(), r.getReaction()).then(
-      () => setRemoved((s) => new Set(s).add(r.getReaction())),
-      onErrorRef.current,
-    );
+    Chat.removeReaction(message.getId(), r.getReaction()).then(() => setRemoved((s) => new Set(s).add(r.getReaction())), onError);
   };
   const shown = items.filter((r) => !(r.getUid() === me && removed.has(r.getReaction())));
-
   return (
     <Dialog title="Reactions" anchor={anchor} onClose={onClose} className="chat-reactions-detail">
       <div className="chat-reactions-detail__filters" role="group" aria-label="Show reactions">
@@ -125,30 +120,7 @@ export function ReactionsDetail({ message, props, loggedInUser, initialFilter, a
           if (more && el.scrollTop + el.clientHeight >= el.scrollHeight - 24) loadMore();
         }}
       >
-        {shown.map((r) => {
-          const user = r.getReactedBy();
-          const name = r.getUid() === me ? "You" : (user?.getName() ?? r.getUid());
-          const body = (
-            <>
-              <Avatar name={user?.getName() ?? r.getUid()} image={user?.getAvatar()} />
-              <span className="chat-reactions-detail__name">{name}</span>
-              {r.getUid() === me && !props.onReactionListItemClick ? <span className="chat-reactions-detail__hint">Select to remove</span> : null}
-              <span className="chat-reactions-detail__emoji">{r.getReaction()}</span>
-            </>
-          );
-          const actionable = !!props.onReactionListItemClick || r.getUid() === me;
-          return (
-            <li key={`${r.getUid()} ${r.getReaction()}`} className="chat-reactions-detail__item">
-              {actionable ? (
-                <button type="button" className="chat-reactions-detail__entry" onClick={() => pick(r)}>
-                  {body}
-                </button>
-              ) : (
-                <span className="chat-reactions-detail__entry">{body}</span>
-              )}
-            </li>
-          );
-        })}
+        {shown.map((r) => <Entry key={`${r.getUid()} ${r.getReaction()}`} r={r} me={me} listItemClick={!!props.onReactionListItemClick} onPick={pick} />)}
       </ul>
       {loading ? <p role="status" className="chat-dialog__loading">Loading…</p> : null}
       {!loading && more && shown.length > 0 ? (
@@ -158,5 +130,28 @@ export function ReactionsDetail({ message, props, loggedInUser, initialFilter, a
       ) : null}
       {!loading && !more && shown.length === 0 ? <p className="chat-reactions-detail__empty">No reactions.</p> : null}
     </Dialog>
+  );
+}
+
+function Entry({ r, me, listItemClick, onPick }: { r: Chat.Reaction; me: string; listItemClick: boolean; onPick(r: Chat.Reaction): void }) {
+  const user = r.getReactedBy();
+  const body = (
+    <>
+      <Avatar name={user?.getName() ?? r.getUid()} image={user?.getAvatar()} />
+      <span className="chat-reactions-detail__name">{r.getUid() === me ? "You" : (user?.getName() ?? r.getUid())}</span>
+      {r.getUid() === me && !listItemClick ? <span className="chat-reactions-detail__hint">Select to remove</span> : null}
+      <span className="chat-reactions-detail__emoji">{r.getReaction()}</span>
+    </>
+  );
+  return (
+    <li className="chat-reactions-detail__item">
+      {listItemClick || r.getUid() === me ? (
+        <button type="button" className="chat-reactions-detail__entry" onClick={() => onPick(r)}>
+          {body}
+        </button>
+      ) : (
+        <span className="chat-reactions-detail__entry">{body}</span>
+      )}
+    </li>
   );
 }

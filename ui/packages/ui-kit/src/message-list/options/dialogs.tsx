@@ -26,15 +26,15 @@ function Quote({ message }: { message: Chat.BaseMessage }) {
   return <blockquote className="chat-dialog__quote">{text.length > 160 ? text.slice(0, 157) + "…" : text}</blockquote>;
 }
 
-export function DeleteDialog({ message, anchor, onClose, onError }: BaseDialogProps) {
+/** A dialog's one request: busy while it runs; done, it closes the dialog, else its error shows. */
+function useDialogRequest(onClose: () => void, onError: (error: unknown) => void) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
-  const remove = async () => {
+  const run = async (request: () => Promise<void>) => {
     setBusy(true);
     setError("");
     try {
-      const deleted = await Chat.deleteMessage(message.getId());
-      ChatMessageEvents.ccMessageDeleted.next(deleted);
+      await request();
       onClose();
     } catch (e) {
       setBusy(false);
@@ -42,6 +42,12 @@ export function DeleteDialog({ message, anchor, onClose, onError }: BaseDialogPr
       onError(e);
     }
   };
+  return { busy, error, run };
+}
+
+export function DeleteDialog({ message, anchor, onClose, onError }: BaseDialogProps) {
+  const { busy, error, run } = useDialogRequest(onClose, onError);
+  const remove = () => run(async () => ChatMessageEvents.ccMessageDeleted.next(await Chat.deleteMessage(message.getId())));
   return (
     <Dialog
       title="Delete message"
@@ -132,24 +138,15 @@ export const flagReasons: readonly (readonly [value: string, label: string])[] =
 export function FlagDialog({ message, anchor, onClose, onError, hideRemark }: BaseDialogProps & { hideRemark: boolean }) {
   const [reason, setReason] = useState(flagReasons[0]![0]);
   const [remark, setRemark] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState("");
+  const { busy, error, run } = useDialogRequest(onClose, onError);
   const reasonId = useId();
   const remarkId = useId();
-  const submit = async () => {
-    setBusy(true);
-    setError("");
-    try {
+  const submit = () =>
+    run(async () => {
       const flag: { reason: string; remark?: string } = { reason };
       if (!hideRemark && remark.trim()) flag.remark = remark.trim();
       await Chat.flagMessage(message.getId(), flag);
-      onClose();
-    } catch (e) {
-      setBusy(false);
-      setError(errorText(e));
-      onError(e);
-    }
-  };
+    });
   return (
     <Dialog
       title="Report message"

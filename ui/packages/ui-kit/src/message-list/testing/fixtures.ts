@@ -1,10 +1,7 @@
 // Test fixtures of the message features: SDK objects and a fake listener registry over the
 // mocked Chat namespace. Test files mock the SDK so its namespace can be spied on:
 //
-//   vi.mock("@agentry/chat-sdk", async (importOriginal) => {
-//     const real = await importOriginal<typeof import("@agentry/chat-sdk")>();
-//     return { ...real, Chat: { ...real.Chat } };
-//   });
+//   vi.mock("@agentry/chat-sdk", async (io) => (await import("../fakeChat")).spyableChatSDK(io));
 import { Chat } from "@agentry/chat-sdk";
 import { vi } from "vitest";
 
