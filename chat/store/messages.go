@@ -12,7 +12,7 @@ import (
 
 const messageColumns = `id, conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, reply_count, moderation, sent_us, edited_us, edited_by, deleted_us, deleted_by, muid, quoted_id`
 
-func scanMessage(sc interface{ Scan(...any) error }) (model.Message, error) {
+func scanMessage(sc scanner) (model.Message, error) {
 	var m model.Message
 	var rtype, data, att, meta, mod string
 	var sent, edited, deleted int64
