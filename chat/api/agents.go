@@ -104,10 +104,7 @@ func (a *API) getAgent(c echo.Context) error {
 		return err
 	}
 	out, err := a.opts.Store.GetAgent(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
+	return answerJSON(c, http.StatusOK, out, err)
 }
 
 func (a *API) deleteAgent(c echo.Context) error {
@@ -235,10 +232,7 @@ func (a *API) getAction(c echo.Context) error {
 		return err
 	}
 	out, err := a.opts.Store.GetAction(c.Request().Context(), id, name)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
+	return answerJSON(c, http.StatusOK, out, err)
 }
 
 func (a *API) listActions(c echo.Context) error {

@@ -188,10 +188,7 @@ func (a *API) getMessage(c echo.Context) error {
 		return err
 	}
 	m, err := a.opts.Store.GetMessage(c.Request().Context(), uidOf(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, m)
+	return answerJSON(c, http.StatusOK, m, err)
 }
 
 type editRequest struct {
@@ -220,11 +217,7 @@ func (a *API) editMessage(c echo.Context) error {
 		return err
 	}
 	m, err := a.opts.Store.EditMessage(c.Request().Context(), uidOf(c), id, deref(req.Text), req.Data)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusOK, m)
+	return a.changedJSON(c, http.StatusOK, m, err)
 }
 
 func (a *API) deleteMessage(c echo.Context) error {
@@ -233,11 +226,7 @@ func (a *API) deleteMessage(c echo.Context) error {
 		return err
 	}
 	m, err := a.opts.Store.DeleteMessage(c.Request().Context(), uidOf(c), id)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusOK, m)
+	return a.changedJSON(c, http.StatusOK, m, err)
 }
 
 func (a *API) listUserMessages(c echo.Context) error {
