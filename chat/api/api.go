@@ -6,6 +6,7 @@
 package api
 
 import (
+	"cmp"
 	_ "embed"
 	"net/http"
 	"net/netip"
@@ -113,9 +114,7 @@ func New(opts Options) *API {
 	if opts.MaxMediaBytes <= 0 {
 		opts.MaxMediaBytes = DefaultMaxMediaBytes
 	}
-	if opts.PasswordCost == 0 {
-		opts.PasswordCost = bcrypt.DefaultCost
-	}
+	opts.PasswordCost = cmp.Or(opts.PasswordCost, bcrypt.DefaultCost)
 	if opts.AuthKey != "" {
 		opts.Logger.Info("WARNING: the chat Auth Key is enabled: anyone who has it can log in as any user. Use it for development only; production clients log in with auth tokens minted with the REST API key")
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -149,9 +150,7 @@ func checkMembers(in []memberRequest) ([]model.Member, error) {
 		if err := checkID("uid", m.UID); err != nil {
 			return nil, err
 		}
-		if m.Scope == "" {
-			m.Scope = model.ScopeParticipant
-		}
+		m.Scope = cmp.Or(m.Scope, model.ScopeParticipant)
 		if err := checkScope(m.Scope); err != nil {
 			return nil, err
 		}

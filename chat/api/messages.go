@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -92,14 +93,10 @@ func (r *messageRequest) validate() error {
 	if err := checkObject("metadata", r.Metadata); err != nil {
 		return err
 	}
-	if r.Category == "" {
-		r.Category = model.CategoryMessage
-	}
+	r.Category = cmp.Or(r.Category, model.CategoryMessage)
 	switch r.Category {
 	case model.CategoryMessage:
-		if r.Type == "" {
-			r.Type = model.TypeText
-		}
+		r.Type = cmp.Or(r.Type, model.TypeText)
 		if r.Type != model.TypeText {
 			return errValidation("type must be text; media messages are sent with POST /chat/v1/messages/media")
 		}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -79,9 +80,7 @@ func (a *API) createUser(c echo.Context) error {
 	if err := req.validate(true); err != nil {
 		return err
 	}
-	if req.Kind == "" {
-		req.Kind = model.UserKindUser
-	}
+	req.Kind = cmp.Or(req.Kind, model.UserKindUser)
 	// The Auth Key (development) creates users but never admins: only the API key gives the role.
 	if req.Role != nil && *req.Role == RoleAdmin && !a.hasAPIKey(c) {
 		return model.Errorf(model.ErrAPIKeyInvalid, "role admin needs the REST API key in the apikey header")

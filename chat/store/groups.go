@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -140,9 +141,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9) ON CONFLICT (guid) DO NOTHING
 			if m.UID == actor {
 				continue
 			}
-			if m.Scope == "" {
-				m.Scope = model.ScopeParticipant
-			}
+			m.Scope = cmp.Or(m.Scope, model.ScopeParticipant)
 			if err := checkScope(m.Scope); err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -216,9 +217,7 @@ func (s *sqlStore) AddMembers(ctx context.Context, actor, guid string, members [
 			return err
 		}
 		for _, m := range members {
-			if m.Scope == "" {
-				m.Scope = model.ScopeParticipant
-			}
+			m.Scope = cmp.Or(m.Scope, model.ScopeParticipant)
 			if err := checkScope(m.Scope); err != nil {
 				result[m.UID] = err
 				continue

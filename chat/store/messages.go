@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -114,9 +115,7 @@ func actionMessage(t *txn, guid, actor, text string, data memberEvent) (model.Me
 }
 
 func validateMessage(m model.Message) (model.Message, error) {
-	if m.Category == "" {
-		m.Category = model.CategoryMessage
-	}
+	m.Category = cmp.Or(m.Category, model.CategoryMessage)
 	switch {
 	case m.Sender == "":
 		return m, model.Errorf(model.ErrValidation, "sender is required")

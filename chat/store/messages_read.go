@@ -4,6 +4,7 @@ package store
 // search.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -198,9 +199,7 @@ func (s *sqlStore) SearchMessages(ctx context.Context, viewer string, q SearchQu
 		return nil, model.Errorf(model.ErrValidation, "message ids are positive")
 	}
 	before := q.Before
-	if before == 0 {
-		before = math.MaxInt64
-	}
+	before = cmp.Or(before, math.MaxInt64)
 	var out []model.Message
 	err = s.read(ctx, "search messages", func(t *txn) (err error) {
 		// The viewer's one-to-one conversations hold only its own pair's messages; in groups,

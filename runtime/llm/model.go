@@ -4,6 +4,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -153,9 +154,7 @@ type OpenAI struct {
 // environment variables, so precedence is explicit. OPENAI_ORG_ID, OPENAI_PROJECT_ID and
 // OPENAI_CUSTOM_HEADERS add their headers, as with openai-go.
 func NewOpenAI(cfg Config) *OpenAI {
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
+	cfg.BaseURL = cmp.Or(cfg.BaseURL, DefaultBaseURL)
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -230,9 +229,7 @@ func (o *OpenAI) missingKey() error {
 		return nil
 	}
 	src := o.cfg.KeySource
-	if src == "" {
-		src = "the model endpoint requires one"
-	}
+	src = cmp.Or(src, "the model endpoint requires one")
 	env := APIKeyEnv
 	if o.cfg.Azure != nil && strings.Contains(src, "tokenSecretRef names") {
 		env = AzureTokenEnv

@@ -8,6 +8,7 @@ package httpserve
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"net"
@@ -65,9 +66,7 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxBody <= 0 {
 		l.MaxBody = 1 << 20
 	}
-	if l.MaxConnsPerIP == 0 {
-		l.MaxConnsPerIP = DefaultMaxConnsPerIP
-	}
+	l.MaxConnsPerIP = cmp.Or(l.MaxConnsPerIP, DefaultMaxConnsPerIP)
 	return l
 }
 
