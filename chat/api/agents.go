@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 )
 
 // DefaultAgentTestTimeout bounds the connection test of an agent's Deployment URL.
@@ -273,9 +274,7 @@ func (a *API) testAgent(c echo.Context) error {
 		return err
 	}
 	timeout := a.opts.AgentTestTimeout
-	if timeout <= 0 {
-		timeout = DefaultAgentTestTimeout
-	}
+	defaults.Positive(&timeout, DefaultAgentTestTimeout)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if cfg.AgentRef != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -155,9 +156,7 @@ type OpenAI struct {
 // OPENAI_CUSTOM_HEADERS add their headers, as with openai-go.
 func NewOpenAI(cfg Config) *OpenAI {
 	cfg.BaseURL = cmp.Or(cfg.BaseURL, DefaultBaseURL)
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
+	defaults.Positive(&cfg.Timeout, DefaultTimeout)
 	if cfg.MaxRetries < 0 {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
