@@ -142,9 +142,7 @@ func (s Server) httpClient(rec *recorder) (*http.Client, error) {
 		base = defaultClient()
 	}
 	rt := base.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
+	rt = cmp.Or(rt, http.DefaultTransport)
 	c := *base
 	c.Transport = &headerTransport{base: rt, origin: origin(u), headers: s.Headers, rec: rec}
 	return &c, nil
