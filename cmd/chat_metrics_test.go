@@ -16,6 +16,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/go-logr/logr"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func freeAddr(t *testing.T) string {
@@ -166,9 +168,7 @@ func checkMessageReachesSocket(t *testing.T, addr, api, alice, bob string) *webs
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := conn.Write(wctx, websocket.MessageText, []byte(`{"type":"auth","token":"`+bob+`"}`)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, conn.Write(wctx, websocket.MessageText, []byte(`{"type":"auth","token":"`+bob+`"}`)))
 	if _, data, err := conn.Read(wctx); err != nil || !strings.Contains(string(data), `"ready"`) {
 		t.Fatalf("ready: %s %v", data, err)
 	}
@@ -198,7 +198,5 @@ func TestChatMetricsAddrTaken(t *testing.T) {
 	o.metricsAddrSet = false
 	stop := serveChat(o, "0123456789abcdef-key")
 	waitOK(t, "http://"+o.addr+"/chat/v1/healthz", "the chat service did not start beside a taken default metrics address")
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, stop())
 }

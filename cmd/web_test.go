@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
@@ -179,9 +180,7 @@ func TestDevSeedAndAppConfig(t *testing.T) {
 			t.Fatalf("app-config.json: %d %v", a.status, a.header)
 		}
 		var cfg webapp.Config
-		if err := json.Unmarshal([]byte(a.body), &cfg); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, json.Unmarshal([]byte(a.body), &cfg))
 		return cfg
 	}
 	if cfg := cfgOf("key"); cfg.ChatPath != "/chat/v1" || cfg.AppID != "app1" || cfg.DevLogin == nil || cfg.DevLogin.AuthKey != "key" || len(cfg.DevLogin.Users) != 0 {

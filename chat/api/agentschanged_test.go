@@ -104,9 +104,7 @@ func dialChat(t *testing.T, base, token string) *frames {
 		t.Fatalf("dial: %v", err)
 	}
 	auth, _ := json.Marshal(map[string]string{"type": "auth", "token": token})
-	if err := conn.Write(ctx, websocket.MessageText, auth); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, conn.Write(ctx, websocket.MessageText, auth))
 	if _, data, err := conn.Read(ctx); err != nil || !strings.Contains(string(data), `"type":"ready"`) {
 		t.Fatalf("want ready, got %s (%v)", data, err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
@@ -68,14 +69,10 @@ func startRuntime(t *testing.T, dir string, extra map[string]string, secretValue
 	if len(extra) > 0 {
 		tmp := t.TempDir()
 		if dir != "" {
-			if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, os.CopyFS(tmp, os.DirFS(dir)))
 		}
 		for name, body := range extra {
-			if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o600))
 		}
 		dir = tmp
 	}

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 )
 
@@ -26,9 +27,7 @@ func golden(t *testing.T, name string, obj any) {
 	}
 	path := filepath.Join("testdata", name+".golden.yaml")
 	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
@@ -104,9 +103,7 @@ func TestChefSample(t *testing.T) {
 
 	// The rendered config is what `agentry serve` reads: it must load and validate.
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, ConfigKey), config, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.WriteFile(filepath.Join(dir, ConfigKey), config, 0o600))
 	again := load(t, dir, "chef")
 	if len(again.Tools) != 2 || len(again.FrontendActions) != 1 || again.Agent.Spec.Model.APIKeySecretRef.Name != "openai" {
 		t.Errorf("round trip: %+v", again.Agent.Spec)
@@ -146,9 +143,7 @@ spec:
 
 func TestExposedAgentWithSecrets(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(exposed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(exposed), 0o600))
 	r := load(t, dir, "concierge")
 	config, err := ConfigYAML(r)
 	if err != nil {

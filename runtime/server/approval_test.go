@@ -304,9 +304,7 @@ func TestStreamStopsForApproval(t *testing.T) {
 			continue
 		}
 		var chunk map[string]any
-		if err := json.Unmarshal([]byte(payload), &chunk); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, json.Unmarshal([]byte(payload), &chunk))
 		switch chunk["type"] {
 		case "tool-call-approval":
 			approval = chunk["payload"].(map[string]any)

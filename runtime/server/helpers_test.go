@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
@@ -58,9 +59,7 @@ func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *en
 		t.Fatalf("no samples: %v", err)
 	}
 	if o.manifests != "" {
-		if err := os.WriteFile(filepath.Join(dir, "zz-extra.yaml"), []byte(o.manifests), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, os.WriteFile(filepath.Join(dir, "zz-extra.yaml"), []byte(o.manifests), 0o600))
 	}
 	loader, err := manifest.NewLoader()
 	if err != nil {

@@ -111,9 +111,7 @@ func aguiRun(t *testing.T, base, agent, body string) []map[string]any {
 	for sc.Scan() {
 		if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 			var ev map[string]any
-			if err := json.Unmarshal([]byte(line), &ev); err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, json.Unmarshal([]byte(line), &ev))
 			events = append(events, ev)
 		}
 	}

@@ -60,9 +60,7 @@ type cluster struct {
 
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
-	if err := testutil.EnvtestAssets(root); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, testutil.EnvtestAssets(root))
 	env := &envtest.Environment{}
 	if _, err := env.Start(); err != nil {
 		t.Fatal(err)
