@@ -64,9 +64,7 @@ func TestAgentEgressPolicy(t *testing.T) {
 	p, err := agentEgress([]string{"10.96.0.0/12", "127.0.0.1"}, func(k string) string {
 		return map[string]string{"KUBERNETES_SERVICE_HOST": "10.96.0.1"}[k]
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	for addr, allowed := range map[string]bool{"10.96.4.2": true, "127.0.0.1": true, "127.0.0.2": false, "10.96.0.1": false,
 		"169.254.169.254": false, "192.168.1.1": false, "93.184.216.34": true} {
 		if err := p.Check(netip.MustParseAddr(addr)); (err == nil) != allowed {

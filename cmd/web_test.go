@@ -38,16 +38,12 @@ func webGet(t *testing.T, srv *httptest.Server, method, path string, hdr ...stri
 func httpCall(t *testing.T, method, url string, body io.Reader, hdr ...string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return res, string(b)
@@ -118,9 +114,7 @@ func TestWebAppServes(t *testing.T) {
 	req, _ := http.NewRequest("GET", srv2.URL+"/", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
 	res, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	res.Body.Close()
 	if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Fatalf("not compressed: %v", res.Header)
@@ -165,9 +159,7 @@ func TestWebAppNotBuilt(t *testing.T) {
 func TestDevSeedAndAppConfig(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer st.Close()
 
 	cfgOf := func(authKey string, authKeyAdmins ...bool) webapp.Config {

@@ -34,9 +34,7 @@ func decode(t *testing.T, doc string) client.Object {
 	var head struct{ APIVersion, Kind string }
 	testutil.NoError(t, yaml.Unmarshal([]byte(doc), &head))
 	obj, err := NewScheme().New(schema.FromAPIVersionAndKind(head.APIVersion, head.Kind))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
 		t.Fatalf("%s: %v", head.Kind, err)
 	}
@@ -73,9 +71,7 @@ func createSamples(t *testing.T, ns string) {
 	files, _ := filepath.Glob("../config/samples/*.yaml")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		create(t, ns, string(data))
 	}
 }
@@ -206,9 +202,7 @@ func renderedRegistry(t *testing.T, ns, agent string) (*registry.Registry, []reg
 	cm := child(t, ns, agent, &corev1.ConfigMap{})
 	data := cm.Data[render.ConfigKey]
 	loader, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	set := &manifest.Set{}
 	if err := loader.Decode(ctx, "configmap", []byte(data), set); err != nil {
 		t.Fatalf("the rendered config does not load in the runtime: %v\n%s", err, data)
@@ -222,9 +216,7 @@ func renderedRegistry(t *testing.T, ns, agent string) (*registry.Registry, []reg
 
 func toYAML(t *testing.T, v any) string {
 	b, err := yaml.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	return string(bytes.TrimSpace(b))
 }
 

@@ -113,9 +113,7 @@ spec:
 		t.Fatalf("prevalidated decode: %v (%d servers)", err, len(set.MCPServers))
 	}
 	reg2, _, err := registry.Build(ctx, set, registry.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer reg2.Close()
 	if e, _ := reg2.Get("mcp-agent"); len(e.Agent.ToolKeys) != 5 {
 		t.Fatalf("prevalidated registry offers %v", e.Agent.ToolKeys)

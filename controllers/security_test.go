@@ -250,9 +250,7 @@ func TestSecretsAreWatchedByMetadataOnly(t *testing.T) {
 	wrapped := rest.CopyConfig(cfg)
 	wrapped.WrapTransport = rec.wrap
 	stop, err := startManagerWith(ctx, wrapped, Options{Render: renderCfg, Namespaces: []string{ns}, SkipNameValidation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer stop()
 
 	secret(t, ns, "unrelated", map[string]string{"data": "UNRELATED-SECRET"})

@@ -266,9 +266,7 @@ func TestNamespaceScope(t *testing.T) {
 		return nil
 	})
 	stop, err := startManagerWith(ctx, cfg, Options{Render: renderCfg, SkipNameValidation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer stop()
 	waitCondition(t, ns, "elsewhere", v1alpha1.ConditionToolsResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	deployment(t, ns, "elsewhere")

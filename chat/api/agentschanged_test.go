@@ -148,9 +148,7 @@ func TestAgentsChangedOverWebSocket(t *testing.T) {
 	ctx := context.Background()
 	t.Run("sqlite", func(t *testing.T) {
 		st, err := store.OpenWith(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"), store.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		t.Cleanup(func() { _ = st.Close() })
 		srv := startChatServer(t, st)
 		alice := dialChat(t, srv.url, tokenFor(t, st, "alice"))
@@ -169,9 +167,7 @@ func TestAgentsChangedOverWebSocket(t *testing.T) {
 		pg := testutil.StartPostgres(t)
 		open := func() store.Store {
 			st, err := store.Open(ctx, pg.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, err)
 			t.Cleanup(func() { _ = st.Close() })
 			return st
 		}
@@ -204,9 +200,7 @@ func tokenFor(t *testing.T, st store.Store, uid string) string {
 		t.Fatal(err)
 	}
 	tok, err := newToken()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if _, err := st.CreateToken(ctx, uid, HashToken(tok), time.Time{}); err != nil {
 		t.Fatal(err)
 	}

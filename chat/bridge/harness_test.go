@@ -80,31 +80,21 @@ func startRuntime(t *testing.T, dir string, extra map[string]string, secretValue
 		script = scriptedmodel.DevScript()
 	}
 	sm, err := scriptedmodel.Start("127.0.0.1:0", script, scriptedmodel.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	t.Cleanup(func() { sm.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	loader, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	set, err := loader.LoadPath(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if secretValues == nil {
 		secretValues = secrets.Static{}
 	}
 	reg, _, err := registry.Build(ctx, set, registry.Options{Getenv: func(string) string { return "" }, Secrets: secretValues,
 		ModelOverride: &registry.ModelOverride{BaseURL: sm.URL()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	done := make(chan error, 1)
 	go func() {
 		done <- server.New(server.Options{Registry: reg, Logger: logr.Discard(), Secrets: secretValues}).Serve(ctx, ln)
@@ -149,9 +139,7 @@ func startChatAt(t *testing.T, bo bridge.Options, path string, wrap func(store.S
 	ctx := context.Background()
 	key := bytes.Repeat([]byte{7}, 32)
 	st, err := store.OpenWith(ctx, "file:"+path, store.Options{HeadersKey: key})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if wrap != nil {
 		st = wrap(st)
 	}

@@ -155,9 +155,7 @@ func checkNoHeaderValues(t *testing.T, e *chatEnv, answers []string, sock *socke
 	var stored []string
 	for _, id := range []string{"vault", "vault-wrong", "vault-none"} {
 		ms, err := e.Store.ListMessages(context.Background(), "alice", store.MessageQuery{UID: id, Limit: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		b, _ := json.Marshal(ms)
 		stored = append(stored, string(b))
 	}

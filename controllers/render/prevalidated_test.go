@@ -21,15 +21,11 @@ func TestRenderedConfigDecodesPrevalidatedAsWithTheCRDs(t *testing.T) {
 	var configs [][]byte
 	for _, c := range []struct{ path, agent string }{{"../../config/samples", "chef"}, {"../../config/samples", "weather"}, {dir, "concierge"}} {
 		config, err := ConfigYAML(load(t, c.path, c.agent))
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		configs = append(configs, config)
 	}
 	full, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	ctx := context.Background()
 	for _, config := range configs {
 		want, got := &manifest.Set{}, &decode.Set{}

@@ -18,9 +18,7 @@ import (
 
 func TestLoadSamples(t *testing.T) {
 	l, err := NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	set, err := l.LoadPath(context.Background(), "../../../config/samples")
 	if err != nil {
 		t.Fatalf("samples must load: %v", err)
@@ -101,9 +99,7 @@ metadata: {name: r}`, []string{"v1beta9", "not supported"}},
 		{"duplicate object", validTool + "---\n" + validTool, []string{"defined twice"}},
 	}
 	l, err := NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -125,16 +121,12 @@ metadata: {name: r}`, []string{"v1beta9", "not supported"}},
 
 func TestLoadIgnoresOtherGroups(t *testing.T) {
 	l, err := NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	dir := t.TempDir()
 	doc := "apiVersion: v1\nkind: Secret\nmetadata: {name: openai}\nstringData: {apiKey: x}\n---\n# only a comment\n---\n" + validTool
 	testutil.NoError(t, os.WriteFile(filepath.Join(dir, "mixed.yaml"), []byte(doc), 0o600))
 	set, err := l.LoadPath(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if len(set.Tools) != 1 || len(set.Ignored) != 1 || set.Ignored[0].Kind != "Secret" {
 		t.Fatalf("tools=%d ignored=%v", len(set.Tools), set.Ignored)
 	}
