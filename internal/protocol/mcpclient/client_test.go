@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
-	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil/mcptest"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
 )
@@ -65,7 +64,9 @@ func TestDiscoverOverBothTransports(t *testing.T) {
 func TestAllowList(t *testing.T) {
 	srv := mcptest.Start(t, mcptest.Options{})
 	d, err := discover(t, Server{URL: srv.URL}, "echo", "add", "gone")
-	testutil.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := toolNames(d); got != "add,echo" || strings.Join(d.Missing, ",") != "gone" {
 		t.Fatalf("tools %s, missing %v", got, d.Missing)
 	}
