@@ -16,14 +16,14 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/go-logr/logr"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer ln.Close()
 	return ln.Addr().String()
 }
@@ -163,12 +163,8 @@ func checkMessageReachesSocket(t *testing.T, addr, api, alice, bob string) *webs
 	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer wcancel()
 	conn, _, err := websocket.Dial(wctx, "ws://"+addr+"/chat/v1/ws", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.Write(wctx, websocket.MessageText, []byte(`{"type":"auth","token":"`+bob+`"}`)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
+	testutil.NoError(t, conn.Write(wctx, websocket.MessageText, []byte(`{"type":"auth","token":"`+bob+`"}`)))
 	if _, data, err := conn.Read(wctx); err != nil || !strings.Contains(string(data), `"ready"`) {
 		t.Fatalf("ready: %s %v", data, err)
 	}
@@ -185,9 +181,7 @@ func checkMessageReachesSocket(t *testing.T, addr, api, alice, bob string) *webs
 // processes); a given one is fatal.
 func TestChatMetricsAddrTaken(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer busy.Close()
 	dir := t.TempDir()
 	o := &chatOptions{addr: freeAddr(t), metricsAddr: busy.Addr().String(), metricsAddrSet: true, storage: "file:" + filepath.Join(dir, "chat.db"),
@@ -198,7 +192,5 @@ func TestChatMetricsAddrTaken(t *testing.T) {
 	o.metricsAddrSet = false
 	stop := serveChat(o, "0123456789abcdef-key")
 	waitOK(t, "http://"+o.addr+"/chat/v1/healthz", "the chat service did not start beside a taken default metrics address")
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, stop())
 }

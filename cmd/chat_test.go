@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func TestChatFlagsValidate(t *testing.T) {
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "key")
-	if err := os.WriteFile(keyFile, []byte("  0123456789abcdef-key\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.WriteFile(keyFile, []byte("  0123456789abcdef-key\n"), 0o600))
 	empty := filepath.Join(dir, "empty")
 	_ = os.WriteFile(empty, nil, 0o600)
 	for _, tc := range []struct {
@@ -44,9 +44,7 @@ func TestChatFlagsValidate(t *testing.T) {
 		{[]string{"--auth-key=dev-auth-key-0123456", "--agent-allow-networks=127.0.0.0/8,::1"}, nil, "", ""},
 	} {
 		cmd, o := chatCommand(&globalFlags{})
-		if err := cmd.ParseFlags(tc.args); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, cmd.ParseFlags(tc.args))
 		key, err := o.resolve(func(k string) string { return tc.env[k] })
 		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Fatalf("%v %v: error %v, want %q", tc.args, tc.env, err, tc.err)
@@ -66,9 +64,7 @@ func TestAgentEgressPolicy(t *testing.T) {
 	p, err := agentEgress([]string{"10.96.0.0/12", "127.0.0.1"}, func(k string) string {
 		return map[string]string{"KUBERNETES_SERVICE_HOST": "10.96.0.1"}[k]
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	for addr, allowed := range map[string]bool{"10.96.4.2": true, "127.0.0.1": true, "127.0.0.2": false, "10.96.0.1": false,
 		"169.254.169.254": false, "192.168.1.1": false, "93.184.216.34": true} {
 		if err := p.Check(netip.MustParseAddr(addr)); (err == nil) != allowed {
@@ -81,9 +77,7 @@ func TestAgentEgressPolicy(t *testing.T) {
 func TestChatReplicasFromEnv(t *testing.T) {
 	t.Setenv("AGENTRY_CHAT_REPLICAS", "2")
 	cmd, o := chatCommand(&globalFlags{})
-	if err := cmd.ParseFlags([]string{"--auth-key=dev-auth-key-0123456"}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, cmd.ParseFlags([]string{"--auth-key=dev-auth-key-0123456"}))
 	if _, err := o.resolve(os.Getenv); err == nil || !strings.Contains(err.Error(), "one replica only") {
 		t.Fatalf("SQLite with AGENTRY_CHAT_REPLICAS=2: %v", err)
 	}
@@ -116,9 +110,7 @@ func TestChatDurations(t *testing.T) {
 		} {
 			t.Setenv(d.env, tc.env)
 			cmd, o := chatCommand(&globalFlags{})
-			if err := cmd.ParseFlags(append([]string{"--auth-key=dev-auth-key-0123456"}, tc.args...)); err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, cmd.ParseFlags(append([]string{"--auth-key=dev-auth-key-0123456"}, tc.args...)))
 			_, err := o.resolve(func(string) string { return "" })
 			if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 				t.Fatalf("%s=%q %v: error %v, want %q", d.env, tc.env, tc.args, err, tc.err)

@@ -3,6 +3,7 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -196,9 +197,7 @@ func (d *devChat) registerAgents(ctx context.Context, log logr.Logger, base stri
 				continue
 			}
 			a := model.FrontendAction{AgentID: id, Name: fa.Name, DisplayName: fa.DisplayName, ExecutionText: fa.ExecutionText, Description: fa.Description, Parameters: fa.Parameters}
-			if a.DisplayName == "" {
-				a.DisplayName = fa.Name
-			}
+			a.DisplayName = cmp.Or(a.DisplayName, fa.Name)
 			if len(a.Parameters) == 0 {
 				a.Parameters = []byte(`{"type":"object","properties":{}}`)
 			}

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // The operator's defaults for the runtime pods are the chart's and render's defaults, and bad
@@ -15,9 +16,7 @@ func TestRuntimeResourcesFlags(t *testing.T) {
 	cmd := newOperatorCommand(&globalFlags{})
 	get := func(name string) string { return cmd.Flags().Lookup(name).DefValue }
 	r, err := runtimeResources(get("runtime-cpu-request"), get("runtime-memory-request"), get("runtime-memory-limit"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	want := render.DefaultResources()
 	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 		if got, w := r.Requests[name], want.Requests[name]; got.Cmp(w) != 0 {

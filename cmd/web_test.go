@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
@@ -37,16 +38,12 @@ func webGet(t *testing.T, srv *httptest.Server, method, path string, hdr ...stri
 func httpCall(t *testing.T, method, url string, body io.Reader, hdr ...string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return res, string(b)
@@ -117,9 +114,7 @@ func TestWebAppServes(t *testing.T) {
 	req, _ := http.NewRequest("GET", srv2.URL+"/", nil)
 	req.Header.Set("Accept-Encoding", "gzip")
 	res, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	res.Body.Close()
 	if res.Header.Get("Content-Encoding") != "gzip" || res.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Fatalf("not compressed: %v", res.Header)
@@ -164,9 +159,7 @@ func TestWebAppNotBuilt(t *testing.T) {
 func TestDevSeedAndAppConfig(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer st.Close()
 
 	cfgOf := func(authKey string, authKeyAdmins ...bool) webapp.Config {
@@ -179,9 +172,7 @@ func TestDevSeedAndAppConfig(t *testing.T) {
 			t.Fatalf("app-config.json: %d %v", a.status, a.header)
 		}
 		var cfg webapp.Config
-		if err := json.Unmarshal([]byte(a.body), &cfg); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, json.Unmarshal([]byte(a.body), &cfg))
 		return cfg
 	}
 	if cfg := cfgOf("key"); cfg.ChatPath != "/chat/v1" || cfg.AppID != "app1" || cfg.DevLogin == nil || cfg.DevLogin.AuthKey != "key" || len(cfg.DevLogin.Users) != 0 {

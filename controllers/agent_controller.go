@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -167,9 +168,7 @@ func (r *AgentReconciler) summarize(_ context.Context, s *agentState) error {
 // SetupWithManager watches Agents, what they own, and what they reference through the field
 // indexes (SetupIndexes must run first).
 func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if r.MaxConcurrentReconciles == 0 {
-		r.MaxConcurrentReconciles = 4
-	}
+	r.MaxConcurrentReconciles = cmp.Or(r.MaxConcurrentReconciles, 4)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.Agent{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.ConfigMap{}).

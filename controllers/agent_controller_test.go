@@ -197,9 +197,7 @@ func TestOwnedObjectsAreRestoredAndCollected(t *testing.T) {
 	})
 	// A deleted child is recreated.
 	svc := child(t, ns, "owned", &corev1.Service{})
-	if err := k8s.Delete(ctx, svc); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.Delete(ctx, svc))
 	eventually(t, "the Service to be recreated", func() error {
 		var s corev1.Service
 		if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: svc.Name}, &s); err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
@@ -31,13 +32,9 @@ var ctx = context.Background()
 func decode(t *testing.T, doc string) client.Object {
 	t.Helper()
 	var head struct{ APIVersion, Kind string }
-	if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, yaml.Unmarshal([]byte(doc), &head))
 	obj, err := NewScheme().New(schema.FromAPIVersionAndKind(head.APIVersion, head.Kind))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
 		t.Fatalf("%s: %v", head.Kind, err)
 	}
@@ -74,9 +71,7 @@ func createSamples(t *testing.T, ns string) {
 	files, _ := filepath.Glob("../config/samples/*.yaml")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		create(t, ns, string(data))
 	}
 }
@@ -84,18 +79,14 @@ func createSamples(t *testing.T, ns string) {
 func secret(t *testing.T, ns, name string, data map[string]string) *corev1.Secret {
 	t.Helper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, StringData: data}
-	if err := k8s.Create(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.Create(ctx, s))
 	return s
 }
 
 // get reads ns/name into obj.
 func get[T client.Object](t *testing.T, ns, name string, obj T) T {
 	t.Helper()
-	if err := k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, obj); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, obj))
 	return obj
 }
 
@@ -155,9 +146,7 @@ func updateAgent(t *testing.T, ns, name string, change func(*v1alpha1.Agent)) {
 func agentEvents(t *testing.T, ns, name string) []string {
 	t.Helper()
 	var list corev1.EventList
-	if err := k8s.List(ctx, &list, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.List(ctx, &list, client.InNamespace(ns)))
 	var out []string
 	for _, e := range list.Items {
 		if e.InvolvedObject.Name == name {
@@ -213,9 +202,7 @@ func renderedRegistry(t *testing.T, ns, agent string) (*registry.Registry, []reg
 	cm := child(t, ns, agent, &corev1.ConfigMap{})
 	data := cm.Data[render.ConfigKey]
 	loader, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	set := &manifest.Set{}
 	if err := loader.Decode(ctx, "configmap", []byte(data), set); err != nil {
 		t.Fatalf("the rendered config does not load in the runtime: %v\n%s", err, data)
@@ -229,9 +216,7 @@ func renderedRegistry(t *testing.T, ns, agent string) (*registry.Registry, []reg
 
 func toYAML(t *testing.T, v any) string {
 	b, err := yaml.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	return string(bytes.TrimSpace(b))
 }
 

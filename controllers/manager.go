@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -92,12 +93,8 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manag
 			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
 		}
 	}
-	if opts.MetricsAddr == "" {
-		opts.MetricsAddr = "0"
-	}
-	if opts.ProbeAddr == "" {
-		opts.ProbeAddr = "0"
-	}
+	opts.MetricsAddr = cmp.Or(opts.MetricsAddr, "0")
+	opts.ProbeAddr = cmp.Or(opts.ProbeAddr, "0")
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: scheme,
 		Cache:  cacheOpts,

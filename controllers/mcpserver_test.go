@@ -113,9 +113,7 @@ spec:
 		t.Fatalf("prevalidated decode: %v (%d servers)", err, len(set.MCPServers))
 	}
 	reg2, _, err := registry.Build(ctx, set, registry.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer reg2.Close()
 	if e, _ := reg2.Get("mcp-agent"); len(e.Agent.ToolKeys) != 5 {
 		t.Fatalf("prevalidated registry offers %v", e.Agent.ToolKeys)
@@ -155,9 +153,7 @@ spec:
 	}
 	cm := child(t, ns, "private-user", &corev1.ConfigMap{})
 	var events eventsv1.EventList
-	if err := k8s.List(ctx, &events, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.List(ctx, &events, client.InNamespace(ns)))
 	for what, text := range map[string]string{"MCPServer": toYAML(t, getMCPServer(t, ns, "private")), "ConfigMap": toYAML(t, cm), "Deployment": toYAML(t, d), "events": toYAML(t, events)} {
 		if strings.Contains(text, token) || strings.Contains(text, "Bearer wrong") {
 			t.Errorf("%s carries a header value", what)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func ingressGone(t *testing.T, ns, agent string) func() error {
@@ -116,9 +117,7 @@ func TestConflictingObjectIsReported(t *testing.T) {
 		Name: render.ChildName("squatted"), Namespace: ns,
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "someone-else", UID: "1234", Controller: &isController}},
 	}, Data: map[string]string{"mine": "yes"}}
-	if err := k8s.Create(ctx, taken); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.Create(ctx, taken))
 	create(t, ns, agentDoc("squatted", "  model: {name: m}"))
 	a := waitCondition(t, ns, "squatted", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonResourceConflict)
 	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `ConfigMap "agentry-squatted" already exists and does not belong to this Agent (it is controlled by ConfigMap "someone-else")`) {
@@ -140,9 +139,7 @@ func TestForeignObjectsAreNeverAdopted(t *testing.T) {
 	ns := "t-adopt"
 	// A ConfigMap without owner or labels: not in the operator's cache, found on create.
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: render.ChildName("plain"), Namespace: ns}, Data: map[string]string{"app.yaml": "theirs"}}
-	if err := k8s.Create(ctx, cm); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.Create(ctx, cm))
 	create(t, ns, agentDoc("plain", "  model: {name: m}"))
 	a := waitCondition(t, ns, "plain", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonResourceConflict)
 	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `ConfigMap "agentry-plain" already exists and does not belong to this Agent (it has no controller)`) {
@@ -154,9 +151,7 @@ func TestForeignObjectsAreNeverAdopted(t *testing.T) {
 	}
 
 	// Once it is gone, the next reconcile creates the Agent's own.
-	if err := k8s.Delete(ctx, cm); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.Delete(ctx, cm))
 	updateAgent(t, ns, "plain", func(a *v1alpha1.Agent) { a.Spec.Instructions = "poke" })
 	waitCondition(t, ns, "plain", v1alpha1.ConditionAvailable, metav1.ConditionFalse, v1alpha1.ReasonDeploymentUnavailable)
 	if got := child(t, ns, "plain", &corev1.ConfigMap{}); !metav1.IsControlledBy(&got.ObjectMeta, &a.ObjectMeta) {
@@ -166,9 +161,7 @@ func TestForeignObjectsAreNeverAdopted(t *testing.T) {
 	// A Deployment with the operator's labels but no owner reference (in the cache).
 	dep := render.DeploymentFor(render.Resolved{Agent: &v1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Name: "labelled", Namespace: ns}}}, renderCfg, "x")
 	dep.Spec.Template.Spec.Containers[0].Image = "theirs:1"
-	if err := k8s.Create(ctx, dep); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.Create(ctx, dep))
 	create(t, ns, agentDoc("labelled", "  model: {name: m}"))
 	a = waitCondition(t, ns, "labelled", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonResourceConflict)
 	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `Deployment "agentry-labelled" already exists and does not belong to this Agent (it carries the operator's labels but no owner reference to this Agent)`) {
@@ -197,9 +190,7 @@ func TestReplicasAreLeftToAnHPA(t *testing.T) {
 
 	// The HPA scales through the scale subresource.
 	scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 3}}
-	if err := k8s.SubResource("scale").Update(ctx, dep, client.WithSubResourceBody(scale)); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.SubResource("scale").Update(ctx, dep, client.WithSubResourceBody(scale)))
 	// An Agent change re-renders the Deployment.
 	updateAgent(t, ns, "scaled", func(a *v1alpha1.Agent) { a.Spec.Instructions = "v2" })
 	eventually(t, "the Deployment to roll with the new config", func() error {
@@ -254,16 +245,12 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // by one; a Secret rotation still re-renders the pods.
 func TestSecretsAreWatchedByMetadataOnly(t *testing.T) {
 	ns := "t-secret-meta" // outside the suite's pool: only this test's manager sees it
-	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	rec := &recorder{}
 	wrapped := rest.CopyConfig(cfg)
 	wrapped.WrapTransport = rec.wrap
 	stop, err := startManagerWith(ctx, wrapped, Options{Render: renderCfg, Namespaces: []string{ns}, SkipNameValidation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer stop()
 
 	secret(t, ns, "unrelated", map[string]string{"data": "UNRELATED-SECRET"})

@@ -257,9 +257,7 @@ func writeKubeconfig(t *testing.T) string {
 // is left alone until a cluster-wide operator runs.
 func TestNamespaceScope(t *testing.T) {
 	ns := "t-outside"
-	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	create(t, ns, agentDoc("elsewhere", "  model: {name: m}"))
 	consistently(t, "the namespaced operator must not touch other namespaces", 2*time.Second, func() error {
 		if a := getAgent(t, ns, "elsewhere"); len(a.Status.Conditions) > 0 {
@@ -268,9 +266,7 @@ func TestNamespaceScope(t *testing.T) {
 		return nil
 	})
 	stop, err := startManagerWith(ctx, cfg, Options{Render: renderCfg, SkipNameValidation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer stop()
 	waitCondition(t, ns, "elsewhere", v1alpha1.ConditionToolsResolved, metav1.ConditionTrue, v1alpha1.ReasonResolved)
 	deployment(t, ns, "elsewhere")

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 )
 
 // DefaultSyncTimeout bounds the first list of Agents in NewKubeResolver.
@@ -52,9 +53,7 @@ var _ Resolver = (*KubeResolver)(nil)
 // Close is called. It fails fast, with the missing permission or CRD named, instead of waiting
 // for a sync that cannot happen.
 func NewKubeResolver(ctx context.Context, cfg *rest.Config, opts Options) (*KubeResolver, error) {
-	if opts.SyncTimeout <= 0 {
-		opts.SyncTimeout = DefaultSyncTimeout
-	}
+	defaults.Positive(&opts.SyncTimeout, DefaultSyncTimeout)
 	scheme := runtime.NewScheme()
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return nil, fmt.Errorf("failed to build scheme %q: %w", v1alpha1.GroupVersion, err)

@@ -63,11 +63,7 @@ func (a *API) actionResult(c echo.Context) error {
 		}
 	}
 	m, err := a.opts.Store.SubmitActionResult(c.Request().Context(), uidOf(c), runID, callID, res, false)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusCreated, m)
+	return a.changedJSON(c, http.StatusCreated, m, err)
 }
 
 var approvalIDPattern = regexp.MustCompile(`^approval_[0-9a-f]{24}$`)
@@ -88,10 +84,7 @@ func (a *API) getApproval(c echo.Context) error {
 		return err
 	}
 	ap, err := a.opts.Store.GetApproval(c.Request().Context(), uidOf(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, ap)
+	return answerJSON(c, http.StatusOK, ap, err)
 }
 
 type decisionRequest struct {
@@ -120,10 +113,7 @@ func (a *API) decideApproval(c echo.Context) error {
 		return err
 	}
 	ap, err := b.Decide(c.Request().Context(), id, uidOf(c), *req.Approved, strings.TrimSpace(req.Reason))
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, ap)
+	return answerJSON(c, http.StatusOK, ap, err)
 }
 
 func (a *API) bridge() (*bridge.Bridge, error) {

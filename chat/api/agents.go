@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 )
 
 // DefaultAgentTestTimeout bounds the connection test of an agent's Deployment URL.
@@ -104,10 +105,7 @@ func (a *API) getAgent(c echo.Context) error {
 		return err
 	}
 	out, err := a.opts.Store.GetAgent(c.Request().Context(), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
+	return answerJSON(c, http.StatusOK, out, err)
 }
 
 func (a *API) deleteAgent(c echo.Context) error {
@@ -235,10 +233,7 @@ func (a *API) getAction(c echo.Context) error {
 		return err
 	}
 	out, err := a.opts.Store.GetAction(c.Request().Context(), id, name)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, out)
+	return answerJSON(c, http.StatusOK, out, err)
 }
 
 func (a *API) listActions(c echo.Context) error {
@@ -279,9 +274,7 @@ func (a *API) testAgent(c echo.Context) error {
 		return err
 	}
 	timeout := a.opts.AgentTestTimeout
-	if timeout <= 0 {
-		timeout = DefaultAgentTestTimeout
-	}
+	defaults.Positive(&timeout, DefaultAgentTestTimeout)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if cfg.AgentRef != "" {

@@ -104,9 +104,7 @@ func dialChat(t *testing.T, base, token string) *frames {
 		t.Fatalf("dial: %v", err)
 	}
 	auth, _ := json.Marshal(map[string]string{"type": "auth", "token": token})
-	if err := conn.Write(ctx, websocket.MessageText, auth); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, conn.Write(ctx, websocket.MessageText, auth))
 	if _, data, err := conn.Read(ctx); err != nil || !strings.Contains(string(data), `"type":"ready"`) {
 		t.Fatalf("want ready, got %s (%v)", data, err)
 	}
@@ -150,9 +148,7 @@ func TestAgentsChangedOverWebSocket(t *testing.T) {
 	ctx := context.Background()
 	t.Run("sqlite", func(t *testing.T) {
 		st, err := store.OpenWith(ctx, "file:"+filepath.Join(t.TempDir(), "chat.db"), store.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		t.Cleanup(func() { _ = st.Close() })
 		srv := startChatServer(t, st)
 		alice := dialChat(t, srv.url, tokenFor(t, st, "alice"))
@@ -171,9 +167,7 @@ func TestAgentsChangedOverWebSocket(t *testing.T) {
 		pg := testutil.StartPostgres(t)
 		open := func() store.Store {
 			st, err := store.Open(ctx, pg.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, err)
 			t.Cleanup(func() { _ = st.Close() })
 			return st
 		}
@@ -206,9 +200,7 @@ func tokenFor(t *testing.T, st store.Store, uid string) string {
 		t.Fatal(err)
 	}
 	tok, err := newToken()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if _, err := st.CreateToken(ctx, uid, HashToken(tok), time.Time{}); err != nil {
 		t.Fatal(err)
 	}

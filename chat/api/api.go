@@ -6,6 +6,7 @@
 package api
 
 import (
+	"cmp"
 	_ "embed"
 	"net/http"
 	"net/netip"
@@ -19,6 +20,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 	"github.com/agentry-dev/agentry/internal/platform/ratelimit"
@@ -110,21 +112,15 @@ type API struct {
 
 // New checks the options and logs the warnings an operator must see at start-up.
 func New(opts Options) *API {
-	if opts.MaxMediaBytes <= 0 {
-		opts.MaxMediaBytes = DefaultMaxMediaBytes
-	}
-	if opts.PasswordCost == 0 {
-		opts.PasswordCost = bcrypt.DefaultCost
-	}
+	defaults.Positive(&opts.MaxMediaBytes, DefaultMaxMediaBytes)
+	opts.PasswordCost = cmp.Or(opts.PasswordCost, bcrypt.DefaultCost)
 	if opts.AuthKey != "" {
 		opts.Logger.Info("WARNING: the chat Auth Key is enabled: anyone who has it can log in as any user. Use it for development only; production clients log in with auth tokens minted with the REST API key")
 	}
 	if opts.APIKey == "" {
 		opts.Logger.Info("WARNING: no chat REST API key is configured: server routes (creating users, minting tokens, moderation) are refused")
 	}
-	if opts.RateBurst <= 0 {
-		opts.RateBurst = DefaultRateBurst
-	}
+	defaults.Positive(&opts.RateBurst, DefaultRateBurst)
 	cluster := opts.AgentEgress
 	cluster.AllowInternal = true
 	return &API{opts: opts, media: newMediaStore(opts.MediaDir), limits: ratelimit.New(0), userRate: ratelimit.PerSecond(opts.RateLimit, opts.RateBurst),

@@ -263,11 +263,8 @@ func (a *API) logout(c echo.Context) error {
 	if tid == "" {
 		return model.Errorf(model.ErrUnauthenticated, "send Authorization: Bearer <auth token>")
 	}
-	if err := a.opts.Store.RevokeToken(c.Request().Context(), uidOf(c), tid); err != nil {
-		return err
-	}
-	a.notify() // the hub closes the revoked token's sockets now, not at its next poll
-	return c.NoContent(http.StatusNoContent)
+	// changed wakes the hub, which closes the revoked token's sockets now, not at its next poll.
+	return a.changed(c, a.opts.Store.RevokeToken(c.Request().Context(), uidOf(c), tid))
 }
 
 func (a *API) mint(ctx context.Context, uid string, expires time.Time) (token, id string, err error) {
@@ -275,8 +272,7 @@ func (a *API) mint(ctx context.Context, uid string, expires time.Time) (token, i
 	if err != nil {
 		return "", "", err
 	}
-	id, err = a.opts.Store.CreateToken(ctx, uid, HashToken(token), expires)
-	if err != nil {
+	if id, err = a.opts.Store.CreateToken(ctx, uid, HashToken(token), expires); err != nil {
 		return "", "", err
 	}
 	return token, id, nil
@@ -319,11 +315,8 @@ func (a *API) revokeToken(c echo.Context) error {
 	if id == "" || len(id) > 100 {
 		return errValidation("invalid token id")
 	}
-	if err := a.opts.Store.RevokeToken(c.Request().Context(), uid, id); err != nil {
-		return err
-	}
-	a.notify() // the hub closes the revoked token's sockets now, not at its next poll
-	return c.NoContent(http.StatusNoContent)
+	// changed wakes the hub, which closes the revoked token's sockets now, not at its next poll.
+	return a.changed(c, a.opts.Store.RevokeToken(c.Request().Context(), uid, id))
 }
 
 func (a *API) revokeTokens(c echo.Context) error {
@@ -331,9 +324,6 @@ func (a *API) revokeTokens(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := a.opts.Store.RevokeUserTokens(c.Request().Context(), uid); err != nil {
-		return err
-	}
-	a.notify() // the hub closes the revoked token's sockets now, not at its next poll
-	return c.NoContent(http.StatusNoContent)
+	// changed wakes the hub, which closes the revoked token's sockets now, not at its next poll.
+	return a.changed(c, a.opts.Store.RevokeUserTokens(c.Request().Context(), uid))
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -58,16 +59,12 @@ func (a *API) classify(c echo.Context, err error) (int, errorDetail) {
 	var me *model.Error
 	if errors.As(err, &me) {
 		status := me.Status
-		if status == 0 {
-			status = model.Errorf(me.Code, "").Status
-		}
+		status = cmp.Or(status, model.Errorf(me.Code, "").Status)
 		if me.Code == model.ErrInternal || me.Code == model.ErrUnavailable {
 			a.log(c).Error(err, "chat request failed", "route", c.Path(), "code", me.Code)
 		}
 		msg := me.Message
-		if msg == "" {
-			msg = http.StatusText(status)
-		}
+		msg = cmp.Or(msg, http.StatusText(status))
 		return status, errorDetail{Code: me.Code, Message: msg}
 	}
 	var mbe *http.MaxBytesError

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -137,11 +138,7 @@ func (a *API) createGroup(c echo.Context) error {
 		return errValidation("only password groups have a password")
 	}
 	g, err = a.opts.Store.CreateGroup(c.Request().Context(), uidOf(c), g, members)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusCreated, g)
+	return a.changedJSON(c, http.StatusCreated, g, err)
 }
 
 func checkMembers(in []memberRequest) ([]model.Member, error) {
@@ -153,9 +150,7 @@ func checkMembers(in []memberRequest) ([]model.Member, error) {
 		if err := checkID("uid", m.UID); err != nil {
 			return nil, err
 		}
-		if m.Scope == "" {
-			m.Scope = model.ScopeParticipant
-		}
+		m.Scope = cmp.Or(m.Scope, model.ScopeParticipant)
 		if err := checkScope(m.Scope); err != nil {
 			return nil, err
 		}
@@ -170,10 +165,7 @@ func (a *API) getGroup(c echo.Context) error {
 		return err
 	}
 	g, err := a.opts.Store.GetGroup(c.Request().Context(), uidOf(c), guid)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, g)
+	return answerJSON(c, http.StatusOK, g, err)
 }
 
 func (a *API) updateGroup(c echo.Context) error {
@@ -200,11 +192,7 @@ func (a *API) updateGroup(c echo.Context) error {
 		return err
 	}
 	g, err := a.opts.Store.UpdateGroup(ctx, uidOf(c), guid, p)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusOK, g)
+	return a.changedJSON(c, http.StatusOK, g, err)
 }
 
 // patchPassword works out the password hash an update stores: a new hash when a password is
@@ -249,11 +237,7 @@ func (a *API) deleteGroup(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := a.opts.Store.DeleteGroup(c.Request().Context(), uidOf(c), guid); err != nil {
-		return err
-	}
-	a.notify()
-	return c.NoContent(http.StatusNoContent)
+	return a.changed(c, a.opts.Store.DeleteGroup(c.Request().Context(), uidOf(c), guid))
 }
 
 func (a *API) listGroups(c echo.Context) error {
@@ -293,11 +277,7 @@ func (a *API) joinGroup(c echo.Context) error {
 	// password changed meanwhile no longer matches.
 	check := func(hash string) bool { return verified != "" && hash == verified }
 	g, err := a.opts.Store.JoinGroup(c.Request().Context(), uidOf(c), guid, check)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusOK, g)
+	return a.changedJSON(c, http.StatusOK, g, err)
 }
 
 // checkGroupPassword checks password against a password group's hash outside any transaction
@@ -334,11 +314,7 @@ func (a *API) leaveGroup(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := a.opts.Store.LeaveGroup(c.Request().Context(), uidOf(c), guid); err != nil {
-		return err
-	}
-	a.notify()
-	return c.NoContent(http.StatusNoContent)
+	return a.changed(c, a.opts.Store.LeaveGroup(c.Request().Context(), uidOf(c), guid))
 }
 
 type ownerRequest struct {
@@ -357,9 +333,5 @@ func (a *API) transferOwnership(c echo.Context) error {
 	if err := checkID("uid", req.UID); err != nil {
 		return err
 	}
-	if err := a.opts.Store.TransferOwnership(c.Request().Context(), uidOf(c), guid, req.UID); err != nil {
-		return err
-	}
-	a.notify()
-	return c.NoContent(http.StatusNoContent)
+	return a.changed(c, a.opts.Store.TransferOwnership(c.Request().Context(), uidOf(c), guid, req.UID))
 }

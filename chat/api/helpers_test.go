@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -94,9 +95,7 @@ func newEnv(t *testing.T, st store.Store, opts Options) *env {
 	t.Helper()
 	e := &env{t: t, hub: &fakeHub{}, logs: &logBuffer{}}
 	opts.Store, opts.Hub, opts.Logger = st, e.hub, e.logs.logger()
-	if opts.APIKey == "" {
-		opts.APIKey = testAPIKey
-	}
+	opts.APIKey = cmp.Or(opts.APIKey, testAPIKey)
 	if opts.MediaDir == "" {
 		opts.MediaDir = t.TempDir()
 	}

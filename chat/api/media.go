@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,9 +42,7 @@ type mediaMeta struct {
 }
 
 func newMediaStore(dir string) *mediaStore {
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "agentry-chat-media")
-	}
+	dir = cmp.Or(dir, filepath.Join(os.TempDir(), "agentry-chat-media"))
 	return &mediaStore{dir: dir}
 }
 
@@ -162,9 +161,7 @@ func tooLargeOr(err error, limit int64, other error) error {
 // A mismatch is how HTML or scripts get uploaded as "images".
 func mediaType(msgType, declared string, head []byte) (string, error) {
 	unsupported := model.Errorf(model.ErrUnsupportedMedia, "the file's content does not match its declared type")
-	if declared == "" {
-		declared = "application/octet-stream"
-	}
+	declared = cmp.Or(declared, "application/octet-stream")
 	decl, _, err := mime.ParseMediaType(declared)
 	if err != nil {
 		return "", model.Errorf(model.ErrUnsupportedMedia, "the file's Content-Type is malformed")

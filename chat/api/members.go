@@ -110,11 +110,7 @@ func (a *API) memberAction(c echo.Context, op func(actor, guid, uid string) erro
 	if err != nil {
 		return err
 	}
-	if err := op(uidOf(c), guid, uid); err != nil {
-		return err
-	}
-	a.notify()
-	return c.NoContent(http.StatusNoContent)
+	return a.changed(c, op(uidOf(c), guid, uid))
 }
 
 func (a *API) kickMember(c echo.Context) error {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -92,14 +93,10 @@ func (r *messageRequest) validate() error {
 	if err := checkObject("metadata", r.Metadata); err != nil {
 		return err
 	}
-	if r.Category == "" {
-		r.Category = model.CategoryMessage
-	}
+	r.Category = cmp.Or(r.Category, model.CategoryMessage)
 	switch r.Category {
 	case model.CategoryMessage:
-		if r.Type == "" {
-			r.Type = model.TypeText
-		}
+		r.Type = cmp.Or(r.Type, model.TypeText)
 		if r.Type != model.TypeText {
 			return errValidation("type must be text; media messages are sent with POST /chat/v1/messages/media")
 		}
@@ -188,10 +185,7 @@ func (a *API) getMessage(c echo.Context) error {
 		return err
 	}
 	m, err := a.opts.Store.GetMessage(c.Request().Context(), uidOf(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, m)
+	return answerJSON(c, http.StatusOK, m, err)
 }
 
 type editRequest struct {
@@ -220,11 +214,7 @@ func (a *API) editMessage(c echo.Context) error {
 		return err
 	}
 	m, err := a.opts.Store.EditMessage(c.Request().Context(), uidOf(c), id, deref(req.Text), req.Data)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusOK, m)
+	return a.changedJSON(c, http.StatusOK, m, err)
 }
 
 func (a *API) deleteMessage(c echo.Context) error {
@@ -233,11 +223,7 @@ func (a *API) deleteMessage(c echo.Context) error {
 		return err
 	}
 	m, err := a.opts.Store.DeleteMessage(c.Request().Context(), uidOf(c), id)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusOK, m)
+	return a.changedJSON(c, http.StatusOK, m, err)
 }
 
 func (a *API) listUserMessages(c echo.Context) error {

@@ -91,9 +91,5 @@ func (a *API) moderateMessage(c echo.Context) error {
 		return errValidation("status must be approved, pending or disapproved")
 	}
 	m, err := a.opts.Store.Moderate(c.Request().Context(), id, req.Status)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusOK, m)
+	return a.changedJSON(c, http.StatusOK, m, err)
 }

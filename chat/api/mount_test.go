@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestMount mounts the API on another server's echo (as agentry dev does beside the runtime):
@@ -26,9 +27,7 @@ func TestMount(t *testing.T) {
 
 	get := func(path string) (int, string) {
 		res, err := http.Get(srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(b)

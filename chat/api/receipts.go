@@ -38,11 +38,7 @@ func (a *API) reactionChange(c echo.Context, op func(uid string, id int64, r str
 		return err
 	}
 	m, err := op(uidOf(c), id, r)
-	if err != nil {
-		return err
-	}
-	a.notify()
-	return c.JSON(http.StatusOK, m)
+	return a.changedJSON(c, http.StatusOK, m, err)
 }
 
 func (a *API) addReaction(c echo.Context) error {
@@ -78,11 +74,7 @@ func (a *API) receipt(c echo.Context, op func(uid string, id int64) error) error
 	if err != nil {
 		return err
 	}
-	if err := op(uidOf(c), id); err != nil {
-		return err
-	}
-	a.notify()
-	return c.NoContent(http.StatusNoContent)
+	return a.changed(c, op(uidOf(c), id))
 }
 
 func (a *API) markDelivered(c echo.Context) error {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 )
 
@@ -116,23 +117,17 @@ func TestFailedCredentialsAreThrottledPerAddress(t *testing.T) {
 func TestTrickledLoginIsCutOff(t *testing.T) {
 	e := newStubEnv(t, Options{AuthKey: "dev-auth-key-0123456789"})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	srv := httpserve.Server(e.api.Handler(), httpserve.Limits{BodyTimeout: 300 * time.Millisecond, Timeout: RequestTimeout})
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer c.Close()
 	fmt.Fprint(c, "POST /chat/v1/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n{\"uid\"")
 	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer res.Body.Close()
 	var body errorBody
 	_ = json.NewDecoder(res.Body).Decode(&body)

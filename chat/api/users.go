@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -79,9 +80,7 @@ func (a *API) createUser(c echo.Context) error {
 	if err := req.validate(true); err != nil {
 		return err
 	}
-	if req.Kind == "" {
-		req.Kind = model.UserKindUser
-	}
+	req.Kind = cmp.Or(req.Kind, model.UserKindUser)
 	// The Auth Key (development) creates users but never admins: only the API key gives the role.
 	if req.Role != nil && *req.Role == RoleAdmin && !a.hasAPIKey(c) {
 		return model.Errorf(model.ErrAPIKeyInvalid, "role admin needs the REST API key in the apikey header")
@@ -89,10 +88,7 @@ func (a *API) createUser(c echo.Context) error {
 	u, err := a.opts.Store.CreateUser(c.Request().Context(), model.User{
 		UID: req.UID, Name: deref(req.Name), Avatar: deref(req.Avatar), Role: deref(req.Role), Kind: req.Kind, Metadata: req.Metadata,
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, u)
+	return answerJSON(c, http.StatusCreated, u, err)
 }
 
 func (a *API) updateUser(c echo.Context) error {
@@ -136,10 +132,8 @@ func (a *API) updateUser(c echo.Context) error {
 	if req.Metadata != nil {
 		u.Metadata = req.Metadata
 	}
-	if u, err = a.opts.Store.UpdateUser(ctx, u); err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, u)
+	u, err = a.opts.Store.UpdateUser(ctx, u)
+	return answerJSON(c, http.StatusOK, u, err)
 }
 
 func (a *API) getUser(c echo.Context) error {
@@ -163,10 +157,7 @@ func (a *API) getUser(c echo.Context) error {
 
 func (a *API) me(c echo.Context) error {
 	u, err := a.opts.Store.GetUser(c.Request().Context(), uidOf(c))
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, u)
+	return answerJSON(c, http.StatusOK, u, err)
 }
 
 func (a *API) listUsers(c echo.Context) error {
@@ -184,6 +175,32 @@ func (a *API) listUsers(c echo.Context) error {
 	}
 	page, err := a.opts.Store.ListUsers(c.Request().Context(), uq)
 	return pageJSON(c, page, err)
+}
+
+// answerJSON answers v with status, or the error.
+func answerJSON(c echo.Context, status int, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, v)
+}
+
+// changedJSON is answerJSON for a write: it wakes the hub before answering.
+func (a *API) changedJSON(c echo.Context, status int, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	a.notify()
+	return c.JSON(status, v)
+}
+
+// changed answers 204 to a write, after waking the hub, or the error.
+func (a *API) changed(c echo.Context, err error) error {
+	if err != nil {
+		return err
+	}
+	a.notify()
+	return c.NoContent(http.StatusNoContent)
 }
 
 // pageJSON answers a page (an empty one as "items": [] rather than null), or the error.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -199,9 +200,7 @@ type query struct {
 }
 
 func (q *query) fail(err error) {
-	if q.err == nil {
-		q.err = err
-	}
+	q.err = cmp.Or(q.err, err)
 }
 
 func (q *query) str(name string, max int) string {

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,9 +83,7 @@ func (o *output) startCall(id, name, parent string) *call {
 	if c := o.byCall[id]; c != nil {
 		return c
 	}
-	if parent == "" {
-		parent = "tool-" + id
-	}
+	parent = cmp.Or(parent, "tool-"+id)
 	c := &call{ToolCall: model.ToolCall{ID: id, Name: name}}
 	e := o.message(parent)
 	e.calls = append(e.calls, c)
@@ -171,9 +170,7 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 		}
 		if ev.Type == agui.RunError || ev.Type == agui.ErrorType {
 			msg := strings.TrimSpace(ev.Message)
-			if msg == "" {
-				msg = "no message"
-			}
+			msg = cmp.Or(msg, "no message")
 			return out, fail(model.RunErrAgent, "it reported an error: "+clip(msg, 300), nil)
 		}
 		out.apply(&ev)

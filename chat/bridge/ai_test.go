@@ -9,6 +9,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 const assistantManifest = `apiVersion: agentry.dev/v1alpha1
@@ -41,9 +42,7 @@ fallback:
 // agent configured as the platform's assistant, through the bridge; off when none is.
 func TestAIFeatures(t *testing.T) {
 	script, err := scriptedmodel.ParseScript([]byte(assistantScript))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	rt := startRuntime(t, "", map[string]string{"assistant.yaml": assistantManifest}, nil, script)
 	e := startChat(t, bridge.Options{})
 	conv := map[string]string{"receiver": "alice", "receiverType": "user"}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -45,9 +46,7 @@ func (b *Bridge) requestApprovals(ctx context.Context, p *Plan, interrupts []agu
 		return err
 	}
 	name := p.cfg.Name
-	if name == "" {
-		name = p.cfg.AgentID
-	}
+	name = cmp.Or(name, p.cfg.AgentID)
 	for _, in := range interrupts {
 		if in.Reason != agui.ReasonToolApproval {
 			continue

@@ -23,6 +23,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"github.com/agentry-dev/agentry/internal/platform/ids"
 )
@@ -81,27 +82,15 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	if o.IdleTimeout <= 0 {
-		o.IdleTimeout = 60 * time.Second
-	}
-	if o.RunTimeout <= 0 {
-		o.RunTimeout = 5 * time.Minute
-	}
-	if o.ActionTimeout <= 0 {
-		o.ActionTimeout = 2 * time.Minute
-	}
+	defaults.Positive(&o.IdleTimeout, 60*time.Second)
+	defaults.Positive(&o.RunTimeout, 5*time.Minute)
+	defaults.Positive(&o.ActionTimeout, 2*time.Minute)
 	if o.History <= 0 || o.History > 100 {
 		o.History = 50
 	}
-	if o.MaxRuns <= 0 {
-		o.MaxRuns = 256
-	}
-	if o.MaxSteps <= 0 {
-		o.MaxSteps = 10
-	}
-	if o.ApprovalSweep <= 0 {
-		o.ApprovalSweep = 5 * time.Second
-	}
+	defaults.Positive(&o.MaxRuns, 256)
+	defaults.Positive(&o.MaxSteps, 10)
+	defaults.Positive(&o.ApprovalSweep, 5*time.Second)
 	if o.Client == nil {
 		o.Client = Client(o.Egress)
 	}

@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"cmp"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -62,9 +63,7 @@ func TestFailures(t *testing.T) {
 				provider, goodMode = "mastra", modeMastraGood
 			}
 			url := c.url
-			if url == "" {
-				url = f.URL + "/agent"
-			}
+			url = cmp.Or(url, f.URL+"/agent")
 			f.set(c.mode, "This is not the answer.")
 			e.putAgent(map[string]any{"agentId": agent, "provider": provider, "deploymentUrl": url})
 			c.fails(t, e, uid, agent)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // Modes of fakeAgent: how it answers the next requests.
@@ -261,9 +262,7 @@ func (f *fakeAgent) good(send func(map[string]any), thread, run, reply string) {
 func closedURL(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	return "http://" + addr + "/agent"

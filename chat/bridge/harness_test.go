@@ -27,6 +27,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
@@ -68,14 +69,10 @@ func startRuntime(t *testing.T, dir string, extra map[string]string, secretValue
 	if len(extra) > 0 {
 		tmp := t.TempDir()
 		if dir != "" {
-			if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, os.CopyFS(tmp, os.DirFS(dir)))
 		}
 		for name, body := range extra {
-			if err := os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, os.WriteFile(filepath.Join(tmp, name), []byte(body), 0o600))
 		}
 		dir = tmp
 	}
@@ -83,31 +80,21 @@ func startRuntime(t *testing.T, dir string, extra map[string]string, secretValue
 		script = scriptedmodel.DevScript()
 	}
 	sm, err := scriptedmodel.Start("127.0.0.1:0", script, scriptedmodel.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	t.Cleanup(func() { sm.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	loader, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	set, err := loader.LoadPath(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if secretValues == nil {
 		secretValues = secrets.Static{}
 	}
 	reg, _, err := registry.Build(ctx, set, registry.Options{Getenv: func(string) string { return "" }, Secrets: secretValues,
 		ModelOverride: &registry.ModelOverride{BaseURL: sm.URL()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	done := make(chan error, 1)
 	go func() {
 		done <- server.New(server.Options{Registry: reg, Logger: logr.Discard(), Secrets: secretValues}).Serve(ctx, ln)
@@ -152,9 +139,7 @@ func startChatAt(t *testing.T, bo bridge.Options, path string, wrap func(store.S
 	ctx := context.Background()
 	key := bytes.Repeat([]byte{7}, 32)
 	st, err := store.OpenWith(ctx, "file:"+path, store.Options{HeadersKey: key})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if wrap != nil {
 		st = wrap(st)
 	}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -281,9 +282,7 @@ func (b *Bridge) awaitActions(ctx context.Context, p *Plan, pending []model.Pend
 // failRun tells the conversation: a RUN_ERROR frame now, and an error message that stays.
 func (b *Bridge) failRun(p *Plan, e *runError) {
 	name := p.cfg.Name
-	if name == "" {
-		name = p.cfg.AgentID
-	}
+	name = cmp.Or(name, p.cfg.AgentID)
 	text := fmt.Sprintf("%s could not answer: %s.", name, e.Reason)
 	ev := agui.Event{Type: agui.RunError, Message: text, Code: e.Code, Timestamp: time.Now().UnixMilli()}
 	// Told once the conversation is released, like RUN_FINISHED (see output.finish).

@@ -12,6 +12,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
@@ -37,9 +38,7 @@ func TestFrontendActionTimeout(t *testing.T) {
 		return m.Type == model.TypeToolResult && strings.Contains(string(m.Data), callID)
 	})
 	var res model.ToolResultData
-	if err := json.Unmarshal(timedOut.Data, &res); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, json.Unmarshal(timedOut.Data, &res))
 	if timedOut.Sender != "chef" || res.RunID != runID || res.Result != "" ||
 		!strings.Contains(res.Error, "did not run the action within 1s") {
 		t.Errorf("the timeout's tool result: sender %q, data %+v", timedOut.Sender, res)
@@ -156,9 +155,7 @@ func checkNoHeaderValues(t *testing.T, e *chatEnv, answers []string, sock *socke
 	var stored []string
 	for _, id := range []string{"vault", "vault-wrong", "vault-none"} {
 		ms, err := e.Store.ListMessages(context.Background(), "alice", store.MessageQuery{UID: id, Limit: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		b, _ := json.Marshal(ms)
 		stored = append(stored, string(b))
 	}

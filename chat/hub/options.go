@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 )
 
 // DefaultRetention is how long `agentry chat` keeps events for resuming clients unless told
@@ -73,49 +74,21 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	if o.QueueSize <= 0 {
-		o.QueueSize = 256
-	}
-	if o.Heartbeat <= 0 {
-		o.Heartbeat = 25 * time.Second
-	}
-	if o.HeartbeatTimeout <= 0 {
-		o.HeartbeatTimeout = 10 * time.Second
-	}
-	if o.ReplayLimit <= 0 {
-		o.ReplayLimit = 10000
-	}
-	if o.ReplayMaxBytes <= 0 {
-		o.ReplayMaxBytes = 4 << 20
-	}
-	if o.MaxReplays <= 0 {
-		o.MaxReplays = 16
-	}
-	if o.MaxSocketsPerUser <= 0 {
-		o.MaxSocketsPerUser = 20
-	}
-	if o.PresenceRefresh <= 0 {
-		o.PresenceRefresh = model.PresenceRefresh
-	}
-	if o.PageSize <= 0 {
-		o.PageSize = 500
-	}
+	defaults.Positive(&o.QueueSize, 256)
+	defaults.Positive(&o.Heartbeat, 25*time.Second)
+	defaults.Positive(&o.HeartbeatTimeout, 10*time.Second)
+	defaults.Positive(&o.ReplayLimit, 10000)
+	defaults.Positive(&o.ReplayMaxBytes, 4<<20)
+	defaults.Positive(&o.MaxReplays, 16)
+	defaults.Positive(&o.MaxSocketsPerUser, 20)
+	defaults.Positive(&o.PresenceRefresh, model.PresenceRefresh)
+	defaults.Positive(&o.PageSize, 500)
 	o.PageSize = min(o.PageSize, 1000)
-	if o.AuthTimeout <= 0 {
-		o.AuthTimeout = 10 * time.Second
-	}
-	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = 10 * time.Second
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = time.Second
-	}
-	if o.MaxCachedConversations <= 0 {
-		o.MaxCachedConversations = 100000
-	}
-	if o.PruneInterval <= 0 {
-		o.PruneInterval = max(min(o.Retention/10, time.Hour), time.Second)
-	}
+	defaults.Positive(&o.AuthTimeout, 10*time.Second)
+	defaults.Positive(&o.WriteTimeout, 10*time.Second)
+	defaults.Positive(&o.PollInterval, time.Second)
+	defaults.Positive(&o.MaxCachedConversations, 100000)
+	defaults.Positive(&o.PruneInterval, max(min(o.Retention/10, time.Hour), time.Second))
 }
 
 // Stats are the hub's counters for metrics.

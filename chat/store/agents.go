@@ -51,7 +51,7 @@ func (s *sealer) open(agentID, sealed string) ([]byte, error) {
 const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref, approvers`
 
 // scanAgent reads a configuration and its sealed headers.
-func scanAgent(sc interface{ Scan(...any) error }) (model.AgentConfig, string, error) {
+func scanAgent(sc scanner) (model.AgentConfig, string, error) {
 	var a model.AgentConfig
 	var provider, suggested, sealed, approvers string
 	var enabled int
@@ -205,21 +205,13 @@ func (s *sqlStore) GetAgent(ctx context.Context, agentID string) (model.AgentCon
 
 // ListAgents implements Agents, in agent id order.
 func (s *sqlStore) ListAgents(ctx context.Context) ([]model.AgentConfig, error) {
-	out := []model.AgentConfig{}
-	err := s.read(ctx, "list agents", func(t *txn) error {
-		rows, err := t.query(`SELECT ` + agentColumns + ` FROM chat_agents ORDER BY agent_id`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			a, _, err := scanAgent(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return rows.Err()
+	var out []model.AgentConfig
+	err := s.read(ctx, "list agents", func(t *txn) (err error) {
+		out, err = queryAll(t, func(sc scanner) (model.AgentConfig, error) {
+			a, _, err := scanAgent(sc)
+			return a, err
+		}, `SELECT `+agentColumns+` FROM chat_agents ORDER BY agent_id`)
+		return err
 	})
 	return out, err
 }
@@ -228,14 +220,10 @@ func (s *sqlStore) ListAgents(ctx context.Context) ([]model.AgentConfig, error) 
 func (s *sqlStore) SetAgentEnabled(ctx context.Context, agentID string, enabled bool) (model.AgentConfig, error) {
 	var a model.AgentConfig
 	err := s.write(ctx, "enable agent", func(t *txn) error {
-		res, err := t.exec(`UPDATE chat_agents SET enabled = $2, updated_us = $3 WHERE agent_id = $1`, agentID, boolInt(enabled), us(t.now))
+		err := t.execOne(model.Errorf(model.ErrUIDNotFound, "no agent %q", agentID),
+			`UPDATE chat_agents SET enabled = $2, updated_us = $3 WHERE agent_id = $1`, agentID, boolInt(enabled), us(t.now))
 		if err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return model.Errorf(model.ErrUIDNotFound, "no agent %q", agentID)
 		}
 		a, _, err = getAgent(t, agentID, "")
 		return err
@@ -246,16 +234,10 @@ func (s *sqlStore) SetAgentEnabled(ctx context.Context, agentID string, enabled 
 // DeleteAgent implements Agents.
 func (s *sqlStore) DeleteAgent(ctx context.Context, agentID string) error {
 	return s.write(ctx, "delete agent", func(t *txn) error {
-		res, err := t.exec(`DELETE FROM chat_agents WHERE agent_id = $1`, agentID)
-		if err != nil {
+		if err := t.execOne(model.Errorf(model.ErrUIDNotFound, "no agent %q", agentID), `DELETE FROM chat_agents WHERE agent_id = $1`, agentID); err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return model.Errorf(model.ErrUIDNotFound, "no agent %q", agentID)
-		}
-		_, err = t.exec(`DELETE FROM chat_agent_actions WHERE agent_id = $1`, agentID)
+		_, err := t.exec(`DELETE FROM chat_agent_actions WHERE agent_id = $1`, agentID)
 		return err
 	})
 }
@@ -290,7 +272,7 @@ func (s *sqlStore) AgentHeaders(ctx context.Context, agentID string) (map[string
 
 const actionColumns = `agent_id, name, display_name, execution_text, description, parameters, created_us, updated_us`
 
-func scanAction(sc interface{ Scan(...any) error }) (model.FrontendAction, error) {
+func scanAction(sc scanner) (model.FrontendAction, error) {
 	var f model.FrontendAction
 	var params string
 	var created, updated int64
@@ -362,24 +344,13 @@ func (s *sqlStore) GetAction(ctx context.Context, agentID, name string) (model.F
 
 // ListActions implements Agents, in name order.
 func (s *sqlStore) ListActions(ctx context.Context, agentID string) ([]model.FrontendAction, error) {
-	out := []model.FrontendAction{}
-	err := s.read(ctx, "list frontend actions", func(t *txn) error {
-		if _, _, err := getAgent(t, agentID, ""); err != nil {
+	var out []model.FrontendAction
+	err := s.read(ctx, "list frontend actions", func(t *txn) (err error) {
+		if _, _, err = getAgent(t, agentID, ""); err != nil {
 			return err
 		}
-		rows, err := t.query(`SELECT `+actionColumns+` FROM chat_agent_actions WHERE agent_id = $1 ORDER BY name`, agentID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			f, err := scanAction(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, f)
-		}
-		return rows.Err()
+		out, err = queryAll(t, scanAction, `SELECT `+actionColumns+` FROM chat_agent_actions WHERE agent_id = $1 ORDER BY name`, agentID)
+		return err
 	})
 	return out, err
 }

@@ -39,28 +39,22 @@ type Approvals interface {
 func (s *sqlStore) MembersWithScope(ctx context.Context, guid string, scopes ...model.Scope) ([]string, error) {
 	out := []string{}
 	err := s.read(ctx, "read group members", func(t *txn) error {
-		rows, err := t.query(`SELECT uid, scope FROM chat_members WHERE guid = $1 ORDER BY uid`, guid)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var uid, scope string
-			if err := rows.Scan(&uid, &scope); err != nil {
-				return err
-			}
-			if slices.Contains(scopes, model.Scope(scope)) {
-				out = append(out, uid)
+		members, err := queryAll(t, func(sc scanner) (m model.Member, err error) {
+			return m, sc.Scan(&m.UID, &m.Scope)
+		}, `SELECT uid, scope FROM chat_members WHERE guid = $1 ORDER BY uid`, guid)
+		for _, m := range members {
+			if slices.Contains(scopes, m.Scope) {
+				out = append(out, m.UID)
 			}
 		}
-		return rows.Err()
+		return err
 	})
 	return out, err
 }
 
 const approvalColumns = `id, conversation_id, agent_id, run_id, interrupt_id, tool_call_id, tool_name, arguments, requested_by, approvers, status, decided_by, reason, decided_us, created_us, expires_us, message_ids`
 
-func scanApproval(sc interface{ Scan(...any) error }) (model.Approval, error) {
+func scanApproval(sc scanner) (model.Approval, error) {
 	var a model.Approval
 	var approvers, status, ids string
 	var decided, created, expires int64
@@ -213,20 +207,9 @@ func (s *sqlStore) DecideApproval(ctx context.Context, id, uid string, status mo
 // ExpiredApprovals implements Approvals.
 func (s *sqlStore) ExpiredApprovals(ctx context.Context, now time.Time, limit int) ([]model.Approval, error) {
 	var out []model.Approval
-	err := s.read(ctx, "list expired approvals", func(t *txn) error {
-		rows, err := t.query(`SELECT `+approvalColumns+` FROM chat_approvals WHERE status = 'pending' AND expires_us < $1 ORDER BY expires_us LIMIT $2`, us(now), limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			a, err := scanApproval(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return rows.Err()
+	err := s.read(ctx, "list expired approvals", func(t *txn) (err error) {
+		out, err = queryAll(t, scanApproval, `SELECT `+approvalColumns+` FROM chat_approvals WHERE status = 'pending' AND expires_us < $1 ORDER BY expires_us LIMIT $2`, us(now), limit)
+		return err
 	})
 	return out, err
 }

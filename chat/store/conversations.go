@@ -29,9 +29,18 @@ func (s *sqlStore) ListConversations(ctx context.Context, uid string, q Conversa
 	if q.Cursor != "" {
 		after = 1
 	}
-	page := Page[model.Conversation]{Items: []model.Conversation{}}
-	err = s.read(ctx, "list conversations", func(t *txn) error {
-		rows, err := t.query(`SELECT id, type, party_a, party_b, updated_us FROM chat_conversations
+	var items []model.Conversation
+	err = s.read(ctx, "list conversations", func(t *txn) (err error) {
+		items, err = queryAll(t, func(sc scanner) (cv model.Conversation, err error) {
+			var typ, a, b string
+			var updated int64
+			err = sc.Scan(&cv.ID, &typ, &a, &b, &updated)
+			cv.Type, cv.UpdatedAt, cv.With = model.ReceiverType(typ), fromUS(updated), a
+			if cv.Type == model.ReceiverUser && a == uid {
+				cv.With = b
+			}
+			return cv, err
+		}, `SELECT id, type, party_a, party_b, updated_us FROM chat_conversations
 WHERE ((type = 'user' AND (party_a = $1 OR party_b = $1)) OR (type = 'group' AND party_a IN (SELECT guid FROM chat_members WHERE uid = $1)))
 AND ($2 = '' OR type = $2)
 AND (type <> 'user' OR NOT EXISTS (SELECT 1 FROM chat_users u WHERE u.uid IN (party_a, party_b) AND u.uid <> $1 AND u.kind = 'agent'
@@ -41,28 +50,8 @@ ORDER BY updated_us DESC, id DESC LIMIT $6`, uid, string(q.Type), after, c.N, c.
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var cv model.Conversation
-			var typ, a, b string
-			var updated int64
-			if err := rows.Scan(&cv.ID, &typ, &a, &b, &updated); err != nil {
-				_ = rows.Close()
-				return err
-			}
-			cv.Type, cv.UpdatedAt, cv.With = model.ReceiverType(typ), fromUS(updated), a
-			if cv.Type == model.ReceiverUser && a == uid {
-				cv.With = b
-			}
-			page.Items = append(page.Items, cv)
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for i := range page.Items {
-			if err := fillConversation(t, uid, &page.Items[i]); err != nil {
+		for i := range items {
+			if err := fillConversation(t, uid, &items[i]); err != nil {
 				return err
 			}
 		}
@@ -71,12 +60,9 @@ ORDER BY updated_us DESC, id DESC LIMIT $6`, uid, string(q.Type), after, c.N, c.
 	if err != nil {
 		return Page[model.Conversation]{}, err
 	}
-	if len(page.Items) > limit {
-		page.Items = page.Items[:limit]
-		last := page.Items[limit-1]
-		page.Next = s.encodeCursor(cursor{Of: "conversations", N: us(last.UpdatedAt), Key: last.ID})
-	}
-	return page, nil
+	return pageOf(s, items, limit, func(last model.Conversation) cursor {
+		return cursor{Of: "conversations", N: us(last.UpdatedAt), Key: last.ID}
+	}), nil
 }
 
 // fillConversation adds the last message, the unread count and the viewer's watermarks.

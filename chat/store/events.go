@@ -30,24 +30,16 @@ func eventLimit(n int) int {
 const eventColumns = `pos, conversation_id, seq, type, target_uid, data, at_us`
 
 func (s *sqlStore) events(ctx context.Context, q string, args ...any) ([]model.Event, error) {
-	out := []model.Event{}
-	err := s.read(ctx, "read events", func(t *txn) error {
-		rows, err := t.query(q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var e model.Event
+	var out []model.Event
+	err := s.read(ctx, "read events", func(t *txn) (err error) {
+		out, err = queryAll(t, func(sc scanner) (e model.Event, err error) {
 			var data string
 			var at int64
-			if err := rows.Scan(&e.Pos, &e.ConversationID, &e.Seq, &e.Type, &e.TargetUID, &data, &at); err != nil {
-				return err
-			}
+			err = sc.Scan(&e.Pos, &e.ConversationID, &e.Seq, &e.Type, &e.TargetUID, &data, &at)
 			e.Data, e.At = []byte(data), fromUS(at)
-			out = append(out, e)
-		}
-		return rows.Err()
+			return e, err
+		}, q, args...)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -13,7 +14,7 @@ import (
 
 const groupColumns = `g.guid, g.name, g.type, g.description, g.icon, g.tags, g.owner, g.password_hash, g.members_count, g.created_us, g.updated_us`
 
-func scanGroup(sc interface{ Scan(...any) error }, extra ...any) (model.Group, error) {
+func scanGroup(sc scanner, extra ...any) (model.Group, error) {
 	var g model.Group
 	var typ, tags string
 	var created, updated int64
@@ -112,16 +113,12 @@ func (s *sqlStore) CreateGroup(ctx context.Context, actor string, g model.Group,
 			return err
 		}
 		conv := groupConversation(g.GUID)
-		res, err := t.exec(`INSERT INTO chat_groups (guid, name, type, description, icon, tags, owner, password_hash, members_count, created_us, updated_us)
+		err := t.execOne(model.Errorf(model.ErrGUIDExists, "group %q already exists", g.GUID),
+			`INSERT INTO chat_groups (guid, name, type, description, icon, tags, owner, password_hash, members_count, created_us, updated_us)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9) ON CONFLICT (guid) DO NOTHING`,
 			g.GUID, g.Name, string(g.Type), g.Description, g.Icon, tagsJSON(g.Tags), actor, g.PasswordHash, us(t.now))
 		if err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return model.Errorf(model.ErrGUIDExists, "group %q already exists", g.GUID)
 		}
 		if err := setTags(t, g.GUID, g.Tags); err != nil {
 			return err
@@ -144,9 +141,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9) ON CONFLICT (guid) DO NOTHING
 			if m.UID == actor {
 				continue
 			}
-			if m.Scope == "" {
-				m.Scope = model.ScopeParticipant
-			}
+			m.Scope = cmp.Or(m.Scope, model.ScopeParticipant)
 			if err := checkScope(m.Scope); err != nil {
 				return err
 			}
@@ -305,34 +300,22 @@ func (s *sqlStore) ListGroups(ctx context.Context, viewer string, q GroupQuery) 
 		where = append(where, `EXISTS (SELECT 1 FROM chat_group_tags gt WHERE gt.guid = g.guid AND gt.tag IN (`+strings.Join(marks, ", ")+`))`)
 	}
 	args = append(args, limit+1)
-	page := Page[model.Group]{Items: []model.Group{}}
-	err = s.read(ctx, "list groups", func(t *txn) error {
-		rows, err := t.query(fmt.Sprintf(`SELECT `+groupColumns+`, m.scope FROM chat_groups g LEFT JOIN chat_members m ON m.guid = g.guid AND m.uid = $1
-WHERE %s ORDER BY g.guid LIMIT $%d`, strings.Join(where, " AND "), len(args)), args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+	var items []model.Group
+	err = s.read(ctx, "list groups", func(t *txn) (err error) {
+		items, err = queryAll(t, func(sc scanner) (model.Group, error) {
 			var scope sql.NullString
-			g, err := scanGroup(rows, &scope)
-			if err != nil {
-				return err
-			}
+			g, err := scanGroup(sc, &scope)
 			g.HasJoined, g.Scope = scope.Valid, model.Scope(scope.String)
 			if !q.WithTags {
 				g.Tags = nil
 			}
-			page.Items = append(page.Items, g)
-		}
-		return rows.Err()
+			return g, err
+		}, fmt.Sprintf(`SELECT `+groupColumns+`, m.scope FROM chat_groups g LEFT JOIN chat_members m ON m.guid = g.guid AND m.uid = $1
+WHERE %s ORDER BY g.guid LIMIT $%d`, strings.Join(where, " AND "), len(args)), args...)
+		return err
 	})
 	if err != nil {
 		return Page[model.Group]{}, err
 	}
-	if len(page.Items) > limit {
-		page.Items = page.Items[:limit]
-		page.Next = s.encodeCursor(cursor{Of: "groups", Key: page.Items[limit-1].GUID})
-	}
-	return page, nil
+	return pageOf(s, items, limit, func(last model.Group) cursor { return cursor{Of: "groups", Key: last.GUID} }), nil
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -60,20 +61,9 @@ func requireScopeOf(t *txn, g model.Group, uid string, scopes ...model.Scope) (m
 }
 
 func memberUIDs(t *txn, guid string) ([]string, error) {
-	rows, err := t.query(`SELECT uid FROM chat_members WHERE guid = $1 ORDER BY uid`, guid)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var uid string
-		if err := rows.Scan(&uid); err != nil {
-			return nil, err
-		}
-		out = append(out, uid)
-	}
-	return out, rows.Err()
+	return queryAll(t, func(sc scanner) (uid string, err error) {
+		return uid, sc.Scan(&uid)
+	}, `SELECT uid FROM chat_members WHERE guid = $1 ORDER BY uid`, guid)
 }
 
 func isBanned(t *txn, guid, uid string) (bool, model.Scope, error) {
@@ -227,9 +217,7 @@ func (s *sqlStore) AddMembers(ctx context.Context, actor, guid string, members [
 			return err
 		}
 		for _, m := range members {
-			if m.Scope == "" {
-				m.Scope = model.ScopeParticipant
-			}
+			m.Scope = cmp.Or(m.Scope, model.ScopeParticipant)
 			if err := checkScope(m.Scope); err != nil {
 				result[m.UID] = err
 				continue
@@ -298,7 +286,7 @@ func (s *sqlStore) listMembers(ctx context.Context, viewer, guid string, q Membe
 		where = append(where, "scope IN ("+strings.Join(marks, ", ")+")")
 	}
 	args = append(args, limit+1)
-	page := Page[model.Member]{Items: []model.Member{}}
+	var items []model.Member
 	err = s.read(ctx, "list members", func(t *txn) error {
 		g, err := viewGroup(t, viewer, guid)
 		if err != nil {
@@ -307,29 +295,17 @@ func (s *sqlStore) listMembers(ctx context.Context, viewer, guid string, q Membe
 		if err := requireScope(t, g, viewer, may...); err != nil {
 			return err
 		}
-		rows, err := t.query(fmt.Sprintf(`SELECT uid, scope, %s FROM %s WHERE %s ORDER BY uid LIMIT $%d`, at, table, strings.Join(where, " AND "), len(args)), args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		items, err = queryAll(t, func(sc scanner) (model.Member, error) {
 			m := model.Member{GUID: guid}
-			var scope string
 			var joined int64
-			if err := rows.Scan(&m.UID, &scope, &joined); err != nil {
-				return err
-			}
-			m.Scope, m.JoinedAt = model.Scope(scope), fromUS(joined)
-			page.Items = append(page.Items, m)
-		}
-		return rows.Err()
+			err := sc.Scan(&m.UID, &m.Scope, &joined)
+			m.JoinedAt = fromUS(joined)
+			return m, err
+		}, fmt.Sprintf(`SELECT uid, scope, %s FROM %s WHERE %s ORDER BY uid LIMIT $%d`, at, table, strings.Join(where, " AND "), len(args)), args...)
+		return err
 	})
 	if err != nil {
 		return Page[model.Member]{}, err
 	}
-	if len(page.Items) > limit {
-		page.Items = page.Items[:limit]
-		page.Next = s.encodeCursor(cursor{Of: table + ":" + guid, Key: page.Items[limit-1].UID})
-	}
-	return page, nil
+	return pageOf(s, items, limit, func(last model.Member) cursor { return cursor{Of: table + ":" + guid, Key: last.UID} }), nil
 }

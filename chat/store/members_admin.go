@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -76,9 +77,7 @@ func (s *sqlStore) BanMember(ctx context.Context, actor, guid, uid string) error
 		if err := deleteMember(t, guid, uid); err != nil {
 			return err
 		}
-		if target == "" {
-			target = model.ScopeParticipant
-		}
+		target = cmp.Or(target, model.ScopeParticipant)
 		if _, err := t.exec(`INSERT INTO chat_bans (guid, uid, scope, banned_by, banned_us) VALUES ($1, $2, $3, $4, $5)`, guid, uid, string(target), actor, us(t.now)); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -12,7 +13,7 @@ import (
 
 const messageColumns = `id, conversation_id, sender, receiver, receiver_type, category, type, text, data, attachment, metadata, parent_id, reply_count, moderation, sent_us, edited_us, edited_by, deleted_us, deleted_by, muid, quoted_id`
 
-func scanMessage(sc interface{ Scan(...any) error }) (model.Message, error) {
+func scanMessage(sc scanner) (model.Message, error) {
 	var m model.Message
 	var rtype, data, att, meta, mod string
 	var sent, edited, deleted int64
@@ -114,9 +115,7 @@ func actionMessage(t *txn, guid, actor, text string, data memberEvent) (model.Me
 }
 
 func validateMessage(m model.Message) (model.Message, error) {
-	if m.Category == "" {
-		m.Category = model.CategoryMessage
-	}
+	m.Category = cmp.Or(m.Category, model.CategoryMessage)
 	switch {
 	case m.Sender == "":
 		return m, model.Errorf(model.ErrValidation, "sender is required")

@@ -4,6 +4,7 @@ package store
 // search.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -178,23 +179,11 @@ func messageFilter(conv, viewer string, admin int, q MessageQuery) *filter {
 func (f *filter) page(t *txn, cond, order string, n int, cursor int64) ([]model.Message, error) {
 	a := append(slices.Clone(f.args), cursor, n)
 	w := append(slices.Clone(f.where), fmt.Sprintf(cond, len(a)-1))
-	rows, err := t.query(fmt.Sprintf(`SELECT `+messageColumns+` FROM chat_messages WHERE %s ORDER BY id %s LIMIT $%d`, strings.Join(w, " AND "), order, len(a)), a...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var got []model.Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, err
-		}
-		got = append(got, m)
-	}
+	got, err := queryAll(t, scanMessage, fmt.Sprintf(`SELECT `+messageColumns+` FROM chat_messages WHERE %s ORDER BY id %s LIMIT $%d`, strings.Join(w, " AND "), order, len(a)), a...)
 	if order == "DESC" {
 		slices.Reverse(got)
 	}
-	return got, rows.Err()
+	return got, err
 }
 
 // SearchMessages implements Messages.
@@ -210,31 +199,18 @@ func (s *sqlStore) SearchMessages(ctx context.Context, viewer string, q SearchQu
 		return nil, model.Errorf(model.ErrValidation, "message ids are positive")
 	}
 	before := q.Before
-	if before == 0 {
-		before = math.MaxInt64
-	}
-	out := []model.Message{}
-	err = s.read(ctx, "search messages", func(t *txn) error {
+	before = cmp.Or(before, math.MaxInt64)
+	var out []model.Message
+	err = s.read(ctx, "search messages", func(t *txn) (err error) {
 		// The viewer's one-to-one conversations hold only its own pair's messages; in groups,
 		// what is under moderation stays its sender's (admins search the group's list).
-		rows, err := t.query(`SELECT `+messageColumns+` FROM chat_messages
+		out, err = queryAll(t, scanMessage, `SELECT `+messageColumns+` FROM chat_messages
 WHERE id < $3 AND deleted_us = 0 AND category IN ('message', 'agentic', 'custom') AND LOWER(text) LIKE $2 ESCAPE '\'
 AND (moderation = 'approved' OR sender = $1)
 AND ((receiver_type = 'user' AND (sender = $1 OR receiver = $1))
   OR (receiver_type = 'group' AND receiver IN (SELECT guid FROM chat_members WHERE uid = $1)))
 ORDER BY id DESC LIMIT $4`, viewer, likePattern(strings.TrimSpace(q.Keyword)), before, limit)
 		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			m, err := scanMessage(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, m)
-		}
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		return decorate(t, viewer, out)

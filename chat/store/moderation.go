@@ -20,22 +20,12 @@ func (s *sqlStore) Rules(ctx context.Context) ([]Rule, error) {
 }
 
 func loadRules(t *txn) ([]Rule, error) {
-	rows, err := t.query(`SELECT id, kind, pattern, action FROM chat_rules ORDER BY position`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Rule{}
-	for rows.Next() {
-		var r Rule
+	return queryAll(t, func(sc scanner) (r Rule, err error) {
 		var action string
-		if err := rows.Scan(&r.ID, &r.Kind, &r.Pattern, &action); err != nil {
-			return nil, err
-		}
+		err = sc.Scan(&r.ID, &r.Kind, &r.Pattern, &action)
 		r.Action = model.ModerationStatus(action)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return r, err
+	}, `SELECT id, kind, pattern, action FROM chat_rules ORDER BY position`)
 }
 
 // compileRule turns a rule into a matcher: a word matches as a whole word, case-insensitively.

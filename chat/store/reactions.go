@@ -75,7 +75,7 @@ func (s *sqlStore) ListReactions(ctx context.Context, viewer string, id int64, r
 	if err != nil {
 		return Page[model.Reaction]{}, err
 	}
-	page := Page[model.Reaction]{Items: []model.Reaction{}}
+	var items []model.Reaction
 	err = s.read(ctx, "list reactions", func(t *txn) error {
 		m, err := loadMessage(t, id, false)
 		if err != nil {
@@ -85,32 +85,22 @@ func (s *sqlStore) ListReactions(ctx context.Context, viewer string, id int64, r
 			return err
 		}
 		// The cursor is (reacted_us, reaction + "\x00" + uid) of the last item.
-		rows, err := t.query(`SELECT reaction, uid, reacted_us FROM chat_reactions WHERE message_id = $1 AND ($2 = '' OR reaction = $2)
-AND (reacted_us > $3 OR (reacted_us = $3 AND reaction || '/' || uid > $4)) ORDER BY reacted_us, reaction || '/' || uid LIMIT $5`, id, reaction, c.N, c.Key, limit+1)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		items, err = queryAll(t, func(sc scanner) (model.Reaction, error) {
 			r := model.Reaction{MessageID: id}
 			var at int64
-			if err := rows.Scan(&r.Reaction, &r.UID, &at); err != nil {
-				return err
-			}
+			err := sc.Scan(&r.Reaction, &r.UID, &at)
 			r.ReactedAt = fromUS(at)
-			page.Items = append(page.Items, r)
-		}
-		return rows.Err()
+			return r, err
+		}, `SELECT reaction, uid, reacted_us FROM chat_reactions WHERE message_id = $1 AND ($2 = '' OR reaction = $2)
+AND (reacted_us > $3 OR (reacted_us = $3 AND reaction || '/' || uid > $4)) ORDER BY reacted_us, reaction || '/' || uid LIMIT $5`, id, reaction, c.N, c.Key, limit+1)
+		return err
 	})
 	if err != nil {
 		return Page[model.Reaction]{}, err
 	}
-	if len(page.Items) > limit {
-		page.Items = page.Items[:limit]
-		last := page.Items[limit-1]
-		page.Next = s.encodeCursor(cursor{Of: of, N: us(last.ReactedAt), Key: last.Reaction + "/" + last.UID})
-	}
-	return page, nil
+	return pageOf(s, items, limit, func(last model.Reaction) cursor {
+		return cursor{Of: of, N: us(last.ReactedAt), Key: last.Reaction + "/" + last.UID}
+	}), nil
 }
 
 // decorate fills the viewer's view of msgs: reaction counts (reactedByMe), and the receipts —
@@ -128,26 +118,22 @@ func decorate(t *txn, viewer string, msgs []model.Message) error {
 		args = append(args, m.ID)
 		marks[i] = fmt.Sprintf("$%d", len(args))
 	}
-	rows, err := t.query(`SELECT message_id, reaction, COUNT(*), SUM(CASE WHEN uid = $1 THEN 1 ELSE 0 END) FROM chat_reactions
+	type count struct {
+		id int64
+		model.ReactionCount
+	}
+	counts, err := queryAll(t, func(sc scanner) (c count, err error) {
+		var mine int64
+		err = sc.Scan(&c.id, &c.Reaction, &c.Count, &mine)
+		c.ReactedByMe = mine > 0
+		return c, err
+	}, `SELECT message_id, reaction, COUNT(*), SUM(CASE WHEN uid = $1 THEN 1 ELSE 0 END) FROM chat_reactions
 WHERE message_id IN (`+strings.Join(marks, ", ")+`) GROUP BY message_id, reaction ORDER BY message_id, reaction`, args...)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var id, mine int64
-		var rc model.ReactionCount
-		if err := rows.Scan(&id, &rc.Reaction, &rc.Count, &mine); err != nil {
-			_ = rows.Close()
-			return err
-		}
-		rc.ReactedByMe = mine > 0
-		msgs[index[id]].Reactions = append(msgs[index[id]].Reactions, rc)
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	if err := rows.Err(); err != nil {
-		return err
+	for _, c := range counts {
+		msgs[index[c.id]].Reactions = append(msgs[index[c.id]].Reactions, c.ReactionCount)
 	}
 	receipts := map[string]receipt{}
 	members := map[string][]memberMark{} // by group conversation, for the viewer's own messages
@@ -201,24 +187,13 @@ func decorateQuotes(t *txn, msgs []model.Message) error {
 	if len(args) == 0 {
 		return nil
 	}
-	rows, err := t.query(`SELECT `+messageColumns+` FROM chat_messages WHERE id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	found, err := queryAll(t, scanMessage, `SELECT `+messageColumns+` FROM chat_messages WHERE id IN (`+strings.Join(marks, ", ")+`)`, args...)
 	if err != nil {
 		return err
 	}
 	quoted := map[int64]*model.Message{}
-	for rows.Next() {
-		q, err := scanMessage(rows)
-		if err != nil {
-			_ = rows.Close()
-			return err
-		}
+	for _, q := range found {
 		quoted[q.ID] = quoteOf(q)
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	for i := range msgs {
 		if q := quoted[msgs[i].QuotedMessageID]; q != nil {
@@ -266,32 +241,21 @@ func (s *sqlStore) ListFlags(ctx context.Context, q MemberQuery) (Page[model.Fla
 		}
 		_, lastUID, _ = strings.Cut(c.Key, "/")
 	}
-	page := Page[model.Flag]{Items: []model.Flag{}}
-	err = s.read(ctx, "list flags", func(t *txn) error {
-		rows, err := t.query(`SELECT message_id, uid, reason, remark, at_us FROM chat_flags
-WHERE at_us > $1 OR (at_us = $1 AND (message_id > $2 OR (message_id = $2 AND uid > $3))) ORDER BY at_us, message_id, uid LIMIT $4`, c.N, lastID, lastUID, limit+1)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var f model.Flag
+	var items []model.Flag
+	err = s.read(ctx, "list flags", func(t *txn) (err error) {
+		items, err = queryAll(t, func(sc scanner) (f model.Flag, err error) {
 			var at int64
-			if err := rows.Scan(&f.MessageID, &f.UID, &f.Reason, &f.Remark, &at); err != nil {
-				return err
-			}
+			err = sc.Scan(&f.MessageID, &f.UID, &f.Reason, &f.Remark, &at)
 			f.At = fromUS(at)
-			page.Items = append(page.Items, f)
-		}
-		return rows.Err()
+			return f, err
+		}, `SELECT message_id, uid, reason, remark, at_us FROM chat_flags
+WHERE at_us > $1 OR (at_us = $1 AND (message_id > $2 OR (message_id = $2 AND uid > $3))) ORDER BY at_us, message_id, uid LIMIT $4`, c.N, lastID, lastUID, limit+1)
+		return err
 	})
 	if err != nil {
 		return Page[model.Flag]{}, err
 	}
-	if len(page.Items) > limit {
-		page.Items = page.Items[:limit]
-		last := page.Items[limit-1]
-		page.Next = s.encodeCursor(cursor{Of: "flags", N: us(last.At), Key: fmt.Sprintf("%d/%s", last.MessageID, last.UID)})
-	}
-	return page, nil
+	return pageOf(s, items, limit, func(last model.Flag) cursor {
+		return cursor{Of: "flags", N: us(last.At), Key: fmt.Sprintf("%d/%s", last.MessageID, last.UID)}
+	}), nil
 }

@@ -37,22 +37,11 @@ type memberMark struct {
 // groupMarks loads the watermarks of the group's current members other than sender, for
 // groupReceipt.
 func groupMarks(t *txn, conv, guid, sender string) ([]memberMark, error) {
-	rows, err := t.query(`SELECT mb.joined_us, COALESCE(r.delivered_id, 0), COALESCE(r.delivered_us, 0), COALESCE(r.read_id, 0), COALESCE(r.read_us, 0)
+	return queryAll(t, func(sc scanner) (m memberMark, err error) {
+		return m, sc.Scan(&m.joinedUS, &m.delivered, &m.deliveredUS, &m.read, &m.readUS)
+	}, `SELECT mb.joined_us, COALESCE(r.delivered_id, 0), COALESCE(r.delivered_us, 0), COALESCE(r.read_id, 0), COALESCE(r.read_us, 0)
 FROM chat_members mb LEFT JOIN chat_receipts r ON r.conversation_id = $1 AND r.uid = mb.uid
 WHERE mb.guid = $2 AND mb.uid <> $3`, conv, guid, sender)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []memberMark
-	for rows.Next() {
-		var m memberMark
-		if err := rows.Scan(&m.joinedUS, &m.delivered, &m.deliveredUS, &m.read, &m.readUS); err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
 }
 
 // groupReceipt is a group message's "to all" receipt as its sender sees it: delivered (read)

@@ -35,7 +35,7 @@ type AgentRuns interface {
 	PutSetting(ctx context.Context, name, value string) error
 }
 
-func scanRun(sc interface{ Scan(...any) error }) (model.AgentRun, error) {
+func scanRun(sc scanner) (model.AgentRun, error) {
 	var r model.AgentRun
 	var pending string
 	var expires int64
@@ -61,20 +61,12 @@ func (s *sqlStore) BeginAgentRun(ctx context.Context, r model.AgentRun) error {
 	return s.write(ctx, "begin agent run", func(t *txn) error {
 		// Insert, or take over an expired claim, in one statement: two replicas racing for the
 		// same conversation cannot both win.
-		res, err := t.exec(`INSERT INTO chat_agent_runs (`+runColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
+		return t.execOne(model.Errorf(model.ErrAgentBusy, "the agent is still answering in this conversation; send your message when it has finished"),
+			`INSERT INTO chat_agent_runs (`+runColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (conversation_id) DO UPDATE SET run_id = excluded.run_id, agent_id = excluded.agent_id, started_by = excluded.started_by,
   pending = excluded.pending, expires_us = excluded.expires_us
 WHERE chat_agent_runs.expires_us < $7`,
 			r.ConversationID, r.RunID, r.AgentID, r.StartedBy, pendingJSON(r.Pending), us(r.ExpiresAt), us(t.now))
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return model.Errorf(model.ErrAgentBusy, "the agent is still answering in this conversation; send your message when it has finished")
-		}
-		return nil
 	})
 }
 

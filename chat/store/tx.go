@@ -40,6 +40,47 @@ func (t *txn) query(q string, args ...any) (*sql.Rows, error) {
 	return t.tx.QueryContext(t.ctx, t.s.d.rebind(q), args...)
 }
 
+// execOne runs q and answers none when it changed no row.
+func (t *txn) execOne(none error, q string, args ...any) error {
+	res, err := t.exec(q, args...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return none
+	}
+	return nil
+}
+
+// queryAll runs q and scans every row with scan, into a slice that is never nil.
+func queryAll[T any](t *txn, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// pageOf makes a page of items read with LIMIT limit+1: when there is one more, it is cut and
+// Next is the cursor after the last item kept.
+func pageOf[T any](s *sqlStore, items []T, limit int, after func(last T) cursor) Page[T] {
+	if len(items) <= limit {
+		return Page[T]{Items: items}
+	}
+	return Page[T]{Items: items[:limit], Next: s.encodeCursor(after(items[limit-1]))}
+}
+
 // scanner is a single row: *sql.Row, or the error that kept the query from running.
 type scanner interface{ Scan(dest ...any) error }
 

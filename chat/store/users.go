@@ -35,7 +35,7 @@ const userColumns = `uid, name, avatar, role, kind, metadata, created_us`
 // readUserColumns are userColumns and the user's presence.
 const readUserColumns = userColumns + `, online, last_active_us`
 
-func scanUser(sc interface{ Scan(...any) error }) (model.User, error) {
+func scanUser(sc scanner) (model.User, error) {
 	var u model.User
 	var kind, meta string
 	var created, online, active int64
@@ -80,17 +80,9 @@ func (s *sqlStore) CreateUser(ctx context.Context, u model.User) (model.User, er
 	}
 	err = s.write(ctx, "create user", func(t *txn) error {
 		u.CreatedAt = t.now
-		res, err := t.exec(`INSERT INTO chat_users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (uid) DO NOTHING`,
+		return t.execOne(model.Errorf(model.ErrUIDExists, "user %q already exists", u.UID),
+			`INSERT INTO chat_users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (uid) DO NOTHING`,
 			u.UID, u.Name, u.Avatar, u.Role, string(u.Kind), string(u.Metadata), us(u.CreatedAt))
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return model.Errorf(model.ErrUIDExists, "user %q already exists", u.UID)
-		}
-		return nil
 	})
 	if err != nil {
 		return model.User{}, err
@@ -128,14 +120,10 @@ func (s *sqlStore) UpdateUser(ctx context.Context, u model.User) (model.User, er
 	}
 	var out model.User
 	err := s.write(ctx, "update user", func(t *txn) error {
-		res, err := t.exec(`UPDATE chat_users SET name = $2, avatar = $3, role = $4, metadata = $5 WHERE uid = $1`, u.UID, u.Name, u.Avatar, u.Role, string(u.Metadata))
+		err := t.execOne(model.Errorf(model.ErrUIDNotFound, "no user %q", u.UID),
+			`UPDATE chat_users SET name = $2, avatar = $3, role = $4, metadata = $5 WHERE uid = $1`, u.UID, u.Name, u.Avatar, u.Role, string(u.Metadata))
 		if err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return model.Errorf(model.ErrUIDNotFound, "no user %q", u.UID)
 		}
 		out, err = getUser(t, u.UID)
 		return err
@@ -166,30 +154,15 @@ func (s *sqlStore) ListUsers(ctx context.Context, q UserQuery) (Page[model.User]
 		where = append(where, `(kind <> 'agent' OR uid IN (SELECT agent_id FROM chat_agents WHERE enabled = 1))`)
 	}
 	args = append(args, limit+1)
-	page := Page[model.User]{Items: []model.User{}}
-	err = s.read(ctx, "list users", func(t *txn) error {
-		rows, err := t.query(fmt.Sprintf(`SELECT `+readUserColumns+` FROM chat_users WHERE %s ORDER BY uid LIMIT $%d`, strings.Join(where, " AND "), len(args)), args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			u, err := scanUser(rows)
-			if err != nil {
-				return err
-			}
-			page.Items = append(page.Items, u)
-		}
-		return rows.Err()
+	var items []model.User
+	err = s.read(ctx, "list users", func(t *txn) (err error) {
+		items, err = queryAll(t, scanUser, fmt.Sprintf(`SELECT `+readUserColumns+` FROM chat_users WHERE %s ORDER BY uid LIMIT $%d`, strings.Join(where, " AND "), len(args)), args...)
+		return err
 	})
 	if err != nil {
 		return Page[model.User]{}, err
 	}
-	if len(page.Items) > limit {
-		page.Items = page.Items[:limit]
-		page.Next = s.encodeCursor(cursor{Of: "users", Key: page.Items[limit-1].UID})
-	}
-	return page, nil
+	return pageOf(s, items, limit, func(last model.User) cursor { return cursor{Of: "users", Key: last.UID} }), nil
 }
 
 // SetPresence implements Users: the users have a socket open (online) or no longer on this

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -211,9 +212,7 @@ func tracingEnv(t Tracing, namespace, agent string) []corev1.EnvVar {
 	}
 	if t.HeadersSecret != "" {
 		key := t.HeadersKey
-		if key == "" {
-			key = "headers"
-		}
+		key = cmp.Or(key, "headers")
 		env = append(env, corev1.EnvVar{Name: telemetry.HeadersEnv, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: t.HeadersSecret}, Key: key, Optional: ptr.To(true),
 		}}})

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -157,13 +158,9 @@ func IngressSettings(a *v1alpha1.Agent, cfg Config) (host, class, tlsSecret stri
 	host, class, tlsSecret = in.Host, in.ClassName, in.TLSSecretName
 	if host == "" {
 		host = cfg.DefaultIngress.Host
-		if tlsSecret == "" {
-			tlsSecret = cfg.DefaultIngress.TLSSecretName
-		}
+		tlsSecret = cmp.Or(tlsSecret, cfg.DefaultIngress.TLSSecretName)
 	}
-	if class == "" {
-		class = cfg.DefaultIngress.ClassName
-	}
+	class = cmp.Or(class, cfg.DefaultIngress.ClassName)
 	return host, class, tlsSecret
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 )
@@ -16,27 +17,19 @@ import (
 // for every rendered config that must give exactly what the CRD loader gives.
 func TestRenderedConfigDecodesPrevalidatedAsWithTheCRDs(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(exposed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(exposed), 0o600))
 	var configs [][]byte
 	for _, c := range []struct{ path, agent string }{{"../../config/samples", "chef"}, {"../../config/samples", "weather"}, {dir, "concierge"}} {
 		config, err := ConfigYAML(load(t, c.path, c.agent))
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		configs = append(configs, config)
 	}
 	full, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	ctx := context.Background()
 	for _, config := range configs {
 		want, got := &manifest.Set{}, &decode.Set{}
-		if err := full.Decode(ctx, ConfigKey, config, want); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, full.Decode(ctx, ConfigKey, config, want))
 		if err := decode.NewLoader(decode.Prevalidated{}).Decode(ctx, ConfigKey, config, got); err != nil {
 			t.Fatalf("%v\n%s", err, config)
 		}

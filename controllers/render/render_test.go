@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 )
 
@@ -21,14 +22,10 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func golden(t *testing.T, name string, obj any) {
 	t.Helper()
 	got, err := yaml.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	path := filepath.Join("testdata", name+".golden.yaml")
 	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
@@ -43,13 +40,9 @@ func golden(t *testing.T, name string, obj any) {
 func load(t *testing.T, path, agent string) Resolved {
 	t.Helper()
 	l, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	set, err := l.LoadPath(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	r := Resolved{SecretData: map[string]map[string][]byte{}}
 	for _, a := range set.Agents {
 		if a.Name == agent {
@@ -74,9 +67,7 @@ func TestChefSample(t *testing.T) {
 	r := load(t, "../../config/samples", "chef")
 	r.SecretData["openai"] = map[string][]byte{"apiKey": []byte("sk-should-never-appear")}
 	config, err := ConfigYAML(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	hash := ConfigHash(config, r.SecretData)
 	golden(t, "chef-configmap", ConfigMapFor(r.Agent, config))
 	dep := DeploymentFor(r, cfg, hash)
@@ -104,9 +95,7 @@ func TestChefSample(t *testing.T) {
 
 	// The rendered config is what `agentry serve` reads: it must load and validate.
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, ConfigKey), config, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.WriteFile(filepath.Join(dir, ConfigKey), config, 0o600))
 	again := load(t, dir, "chef")
 	if len(again.Tools) != 2 || len(again.FrontendActions) != 1 || again.Agent.Spec.Model.APIKeySecretRef.Name != "openai" {
 		t.Errorf("round trip: %+v", again.Agent.Spec)
@@ -146,14 +135,10 @@ spec:
 
 func TestExposedAgentWithSecrets(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(exposed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(exposed), 0o600))
 	r := load(t, dir, "concierge")
 	config, err := ConfigYAML(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	// Operator-wide proxy and CORS settings reach the runtime as flags.
 	withProxies := cfg
 	withProxies.TrustedProxies = []string{"10.0.0.0/8", "fd00::/8"}
@@ -247,9 +232,7 @@ func TestDefaultIngressSettings(t *testing.T) {
 // password is refused in both places.
 func TestMemoryURLWithAPasswordIsRejectedByTheRuntimeLoader(t *testing.T) {
 	l, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	for url, ok := range map[string]bool{
 		"postgres://agentry:s3cret@db:5432/agentry":  false,
 		"postgres://db/agentry?password=s3cret":      false,

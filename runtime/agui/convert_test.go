@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func TestConvertMessagesKeepsEveryConversationRole(t *testing.T) {
@@ -19,9 +21,7 @@ func TestConvertMessagesKeepsEveryConversationRole(t *testing.T) {
 	  {"id":"e","role":"tool","toolCallId":"c2","content":"","error":"boom"}
 	]`
 	got, err := ConvertMessages(json.RawMessage(in))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	var roles []string
 	for _, m := range got {
 		roles = append(roles, m.Role)
@@ -50,9 +50,7 @@ func TestConvertMessagesAnswersDanglingToolCalls(t *testing.T) {
 	  {"id":"u2","role":"user","content":"never mind"}
 	]`
 	got, err := ConvertMessages(json.RawMessage(in))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if len(got) != 5 || got[3].Role != "tool" || got[3].ToolCallID != "c2" || !strings.Contains(got[3].Content, "no result") || got[4].Content != "never mind" {
 		t.Fatalf("%+v", got)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	wire "github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/internal/protocol/sse"
 	"github.com/agentry-dev/agentry/runtime/agent"
@@ -26,9 +27,7 @@ func TestMapperEnvelopeAndOmittedFields(t *testing.T) {
 	}
 	for _, ev := range all {
 		frame, err := json.Marshal(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		s := string(sse.AppendData(nil, frame))
 		if !strings.HasPrefix(s, "data: {") || !strings.HasSuffix(s, "}\n\n") || strings.Count(s, "\n") != 2 {
 			t.Errorf("frame %q", s)

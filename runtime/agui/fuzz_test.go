@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	wire "github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
@@ -139,9 +140,7 @@ func wireMessages(t *testing.T, msgs []llm.Message) json.RawMessage {
 		out = append(out, w)
 	}
 	b, err := json.Marshal(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	return b
 }
 
@@ -152,9 +151,7 @@ func wireTools(t *testing.T, defs []tools.Definition) json.RawMessage {
 		out = append(out, wire.Tool{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
 	}
 	b, err := json.Marshal(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	return b
 }
 

@@ -4,6 +4,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -153,12 +155,8 @@ type OpenAI struct {
 // environment variables, so precedence is explicit. OPENAI_ORG_ID, OPENAI_PROJECT_ID and
 // OPENAI_CUSTOM_HEADERS add their headers, as with openai-go.
 func NewOpenAI(cfg Config) *OpenAI {
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
+	cfg.BaseURL = cmp.Or(cfg.BaseURL, DefaultBaseURL)
+	defaults.Positive(&cfg.Timeout, DefaultTimeout)
 	if cfg.MaxRetries < 0 {
 		cfg.MaxRetries = DefaultMaxRetries
 	}
@@ -230,9 +228,7 @@ func (o *OpenAI) missingKey() error {
 		return nil
 	}
 	src := o.cfg.KeySource
-	if src == "" {
-		src = "the model endpoint requires one"
-	}
+	src = cmp.Or(src, "the model endpoint requires one")
 	env := APIKeyEnv
 	if o.cfg.Azure != nil && strings.Contains(src, "tokenSecretRef names") {
 		env = AzureTokenEnv

@@ -7,6 +7,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -265,9 +266,7 @@ func describeError(ctx context.Context, err error, cfg Config) error {
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
 		msg := strings.TrimSpace(apiErr.Message)
-		if msg == "" {
-			msg = http.StatusText(apiErr.StatusCode)
-		}
+		msg = cmp.Or(msg, http.StatusText(apiErr.StatusCode))
 		hint := ""
 		if apiErr.StatusCode == http.StatusUnauthorized {
 			hint = fmt.Sprintf(" (check %s)", cfg.keyName())

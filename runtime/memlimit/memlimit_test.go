@@ -1,6 +1,7 @@
 package memlimit
 
 import (
+	"cmp"
 	"math"
 	"runtime/debug"
 	"testing"
@@ -24,9 +25,7 @@ func TestApply(t *testing.T) {
 			t.Errorf("%v: applied %d, want %d", tc.env, got, tc.want)
 		}
 		want := tc.want
-		if want == 0 {
-			want = math.MaxInt64
-		}
+		want = cmp.Or(want, math.MaxInt64)
 		if cur := debug.SetMemoryLimit(-1); cur != want {
 			t.Errorf("%v: runtime limit %d, want %d", tc.env, cur, want)
 		}

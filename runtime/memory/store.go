@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 	"github.com/agentry-dev/agentry/internal/platform/sqldb"
 	"github.com/agentry-dev/agentry/runtime/llm"
 )
@@ -82,9 +83,7 @@ const (
 
 // normalized bounds a page the caller may have left empty or made too large.
 func (p Page) normalized() Page {
-	if p.Size <= 0 {
-		p.Size = DefaultPageSize
-	}
+	defaults.Positive(&p.Size, DefaultPageSize)
 	p.Size = min(p.Size, MaxPageSize)
 	p.Number = max(p.Number, 0)
 	return p

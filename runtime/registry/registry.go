@@ -4,6 +4,7 @@
 package registry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -176,9 +177,7 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 		Approvals:    map[string]agent.Approval{},
 		MaxSteps:     m.EffectiveMaxSteps(),
 	}
-	if a.Provider == "" {
-		a.Provider = string(v1alpha1.ModelProviderOpenAI)
-	}
+	a.Provider = cmp.Or(a.Provider, string(v1alpha1.ModelProviderOpenAI))
 	var warnings []Warning
 	disable := func(key, toolID, reason string) {
 		a.Disabled = append(a.Disabled, agent.DisabledTool{Key: key, ToolID: toolID, Reason: reason})
@@ -285,9 +284,7 @@ func modelConfig(m *v1alpha1.Agent, opts Options) (llm.Config, error) {
 	if spec.Provider == v1alpha1.ModelProviderAzureOpenAI && spec.Azure != nil {
 		az := spec.Azure
 		cfg.Azure = &llm.AzureConfig{Endpoint: az.Endpoint, Deployment: az.Deployment, APIVersion: az.APIVersion}
-		if cfg.Azure.Deployment == "" {
-			cfg.Azure.Deployment = spec.Name
-		}
+		cfg.Azure.Deployment = cmp.Or(cfg.Azure.Deployment, spec.Name)
 		if ref := az.TokenSecretRef; ref != nil {
 			cfg.Azure.Token = opts.Getenv(llm.AzureTokenEnv)
 			if cfg.Azure.Token == "" && opts.Secrets != nil {
@@ -304,9 +301,7 @@ func modelConfig(m *v1alpha1.Agent, opts Options) (llm.Config, error) {
 	if o := opts.ModelOverride; o != nil {
 		cfg.BaseURL, cfg.APIKey, cfg.KeyRequired, cfg.Azure = o.BaseURL, o.APIKey, false, nil
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = llm.DefaultBaseURL
-	}
+	cfg.BaseURL = cmp.Or(cfg.BaseURL, llm.DefaultBaseURL)
 	return cfg, nil
 }
 

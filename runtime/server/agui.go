@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,9 +66,7 @@ func (s *Server) agui(c echo.Context) error {
 	// Without a threadId the run is thread_1, as specified, and is not remembered: a default
 	// thread in memory would be shared by every client that names none.
 	remembered := e.Memory != nil && in.ThreadID != ""
-	if in.ThreadID == "" {
-		in.ThreadID = "thread_1"
-	}
+	in.ThreadID = cmp.Or(in.ThreadID, "thread_1")
 	log := s.opts.Logger.WithValues("agent", e.Agent.ID, "runId", in.RunID, "threadId", in.ThreadID)
 	mapper := &agui.Mapper{ThreadID: in.ThreadID, RunID: in.RunID}
 	// Persist what the client sent before the stream starts, so a thread of another resource
@@ -172,12 +171,7 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *wire.RunAgent
 	if err != nil {
 		return err
 	}
-	if in.ThreadID == "" {
-		in.ThreadID = stored.Thread
-	}
-	if in.ThreadID == "" {
-		in.ThreadID = "thread_1" // the stopped run named none either
-	}
+	in.ThreadID = cmp.Or(in.ThreadID, stored.Thread, "thread_1") // the stopped run named none either
 	log := s.opts.Logger.WithValues("agent", e.Agent.ID, "runId", in.RunID, "threadId", in.ThreadID, "resumes", run)
 	mapper := &agui.Mapper{ThreadID: in.ThreadID, RunID: in.RunID}
 	var ref *memoryRef

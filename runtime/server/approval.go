@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -213,9 +214,7 @@ func (s *Server) toolCallDecision(c echo.Context, approved bool) error {
 		d.Input = input
 	}
 	resource := req.ResourceID
-	if resource == "" {
-		resource = c.Request().Header.Get(limitFor(e).userHeader)
-	}
+	resource = cmp.Or(resource, c.Request().Header.Get(limitFor(e).userHeader))
 	sus, ref, err := s.decide(s.beginResume(c, e), e, req.RunID, resource, []answer{{id: req.ToolCallID, decision: d}})
 	if err != nil {
 		return err

@@ -139,9 +139,7 @@ func TestDeclinedAndExpiredCallsDoNotExecute(t *testing.T) {
 		t.Fatalf("first decision: %d %v", status, out)
 	}
 	expires, err := time.Parse(time.RFC3339Nano, fmt.Sprint(pendingApprovals(t, out)[0]["expiresAt"]))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	status, out = e.do("POST", "/api/agents/cautious/approve-tool-call", fmt.Sprintf(`{"runId":%q,"toolCallId":"call_1"}`, runID))
 	if status != 409 || out["error"] != msgAlreadyDecided {
 		t.Fatalf("second decision of call_1: %d %v", status, out)
@@ -304,9 +302,7 @@ func TestStreamStopsForApproval(t *testing.T) {
 			continue
 		}
 		var chunk map[string]any
-		if err := json.Unmarshal([]byte(payload), &chunk); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, json.Unmarshal([]byte(payload), &chunk))
 		switch chunk["type"] {
 		case "tool-call-approval":
 			approval = chunk["payload"].(map[string]any)

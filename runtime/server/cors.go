@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -11,9 +12,7 @@ import (
 // runtime refuses every request of another origin, see RefuseOthers).
 func (s *Server) corsOrigins(c echo.Context) []string {
 	id := c.Param("agentId")
-	if id == "" {
-		id = strings.TrimSpace(c.QueryParam("agentId"))
-	}
+	id = cmp.Or(id, strings.TrimSpace(c.QueryParam("agentId")))
 	if e, ok := s.opts.Registry.Get(id); ok && e.Manifest != nil {
 		if ep := e.Manifest.Spec.Endpoint; ep != nil && len(ep.CORSOrigins) > 0 {
 			list := make([]string, 0, len(ep.CORSOrigins))

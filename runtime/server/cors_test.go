@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 const corsAgents = `
@@ -25,9 +26,7 @@ func preflight(t *testing.T, base, path, origin, headers string) *http.Response 
 	req.Header.Set("Access-Control-Request-Method", "POST")
 	req.Header.Set("Access-Control-Request-Headers", headers)
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	resp.Body.Close()
 	return resp
 }
@@ -78,9 +77,7 @@ func TestCORSRefusesOtherOrigins(t *testing.T) {
 	req.Header.Set("Content-Type", "text/plain")
 	req.Header.Set("Origin", "https://evil.example")
 	r, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	r.Body.Close()
 	if r.StatusCode != http.StatusForbidden || len(e.model.Requests()) != 0 {
 		t.Fatalf("cross-origin simple POST: %d, model requests %d", r.StatusCode, len(e.model.Requests()))
@@ -91,9 +88,7 @@ func TestCORSRefusesOtherOrigins(t *testing.T) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Origin", e.base)
 	r, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	r.Body.Close()
 	if r.StatusCode != http.StatusOK || r.Header.Get("Access-Control-Allow-Origin") != e.base {
 		t.Fatalf("same-origin POST: %d, Allow-Origin %q", r.StatusCode, r.Header.Get("Access-Control-Allow-Origin"))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/memory"
@@ -107,8 +108,6 @@ func wireGenerateMessages(t *testing.T, msgs []llm.Message) json.RawMessage {
 		out = append(out, msg{Role: m.Role, Content: m.Content})
 	}
 	b, err := json.Marshal(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	return b
 }

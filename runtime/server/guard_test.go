@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/platform/cidr"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
@@ -151,9 +152,7 @@ func TestForwardedForTrustedOnlyFromTrustedProxies(t *testing.T) {
 	build := func(trusted ...string) http.Handler {
 		e := startGuardEnv(t, nil)
 		nets, err := cidr.Parse(trusted)
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		return New(Options{Registry: e.reg, TrustedProxies: nets}).Handler()
 	}
 

@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
@@ -48,9 +49,7 @@ type envOptions struct {
 func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *env {
 	t.Helper()
 	sm, err := scriptedmodel.Start("127.0.0.1:0", responder, scriptedmodel.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	t.Cleanup(func() { _ = sm.Close() })
 
 	dir := t.TempDir()
@@ -58,26 +57,18 @@ func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *en
 		t.Fatalf("no samples: %v", err)
 	}
 	if o.manifests != "" {
-		if err := os.WriteFile(filepath.Join(dir, "zz-extra.yaml"), []byte(o.manifests), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, os.WriteFile(filepath.Join(dir, "zz-extra.yaml"), []byte(o.manifests), 0o600))
 	}
 	loader, err := manifest.NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	set, err := loader.LoadPath(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	opts := registry.Options{Getenv: o.getenv, DiscoverMCP: true, Secrets: secrets.Dir(o.secretsDir)}
 	if !o.noOverride {
 		opts.ModelOverride = &registry.ModelOverride{BaseURL: sm.URL()}
 	}
 	reg, warnings, err := registry.Build(context.Background(), set, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	t.Cleanup(func() { _ = reg.Close() })
 	log := o.logger
 	if log.GetSink() == nil {
@@ -89,9 +80,7 @@ func startEnv(t *testing.T, responder scriptedmodel.Responder, o envOptions) *en
 	}
 	srv := New(srvOpts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
@@ -150,9 +139,7 @@ func userMessage(text string) string {
 func listen(t *testing.T) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	return ln
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 const leakAgents = `
@@ -83,9 +84,7 @@ func abortAfterFirstEvent(t *testing.T, client *http.Client, url, scenario strin
 	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	want := "RUN_STARTED"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil/mcptest"
 )
 
@@ -146,12 +147,8 @@ func TestMCPToolThroughAGUI(t *testing.T) {
 func TestMCPServerWithBearerToken(t *testing.T) {
 	srv := mcptest.Start(t, mcptest.Options{Token: "tok-123"})
 	secrets := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(secrets, "mcp-auth"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(secrets, "mcp-auth", "Authorization"), []byte("Bearer tok-123"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.MkdirAll(filepath.Join(secrets, "mcp-auth"), 0o700))
+	testutil.NoError(t, os.WriteFile(filepath.Join(secrets, "mcp-auth", "Authorization"), []byte("Bearer tok-123"), 0o600))
 	e := startEnv(t, scriptedmodel.Sequence(
 		scriptedmodel.Reply{ToolCalls: []scriptedmodel.ToolCall{{Name: "echo", Arguments: `{"text":"authed"}`}}},
 		scriptedmodel.Reply{Text: "ok"},
@@ -163,12 +160,8 @@ func TestMCPServerWithBearerToken(t *testing.T) {
 	// Without the Secret, or with a token the server refuses: the tools are reported as not
 	// offered, saying why, and the agent serves.
 	wrong := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(wrong, "mcp-auth"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(wrong, "mcp-auth", "Authorization"), []byte("Bearer wrong"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.MkdirAll(filepath.Join(wrong, "mcp-auth"), 0o700))
+	testutil.NoError(t, os.WriteFile(filepath.Join(wrong, "mcp-auth", "Authorization"), []byte("Bearer wrong"), 0o600))
 	for dir, why := range map[string]string{t.TempDir(): `the headers Secret \"mcp-auth\" could not be read`, wrong: "401 Unauthorized"} {
 		e2 := startEnv(t, scriptedmodel.Sequence(scriptedmodel.Reply{Text: "no tools"}), envOptions{manifests: mcpAgent(srv.URL, "streamable-http", "  headersSecretRef: {name: mcp-auth}\n"), secretsDir: dir})
 		found := false

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -160,9 +161,7 @@ func parseReadQuery(c echo.Context) (*registry.Entry, *readQuery, error) {
 		return nil, nil, echo.NewHTTPError(http.StatusNotFound, fmt.Sprintf("agent %s has no memory configured (spec.memory)", e.Agent.ID))
 	}
 	q := &readQuery{resource: c.QueryParam("resourceId"), page: memory.Page{Size: memory.DefaultPageSize}}
-	if q.resource == "" {
-		q.resource = c.QueryParam("resourceid")
-	}
+	q.resource = cmp.Or(q.resource, c.QueryParam("resourceid"))
 	if q.resource == "" {
 		return nil, nil, echo.NewHTTPError(http.StatusBadRequest, "resourceId is required")
 	}

@@ -101,9 +101,7 @@ func TestGenerateRecallsAndStoresTurns(t *testing.T) {
 func aguiRun(t *testing.T, base, agent, body string) []map[string]any {
 	t.Helper()
 	resp, err := http.Post(base+"/api/agents/"+agent+"/ag-ui", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer resp.Body.Close()
 	var events []map[string]any
 	sc := bufio.NewScanner(resp.Body)
@@ -111,9 +109,7 @@ func aguiRun(t *testing.T, base, agent, body string) []map[string]any {
 	for sc.Scan() {
 		if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 			var ev map[string]any
-			if err := json.Unmarshal([]byte(line), &ev); err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, json.Unmarshal([]byte(line), &ev))
 			events = append(events, ev)
 		}
 	}
@@ -339,9 +335,7 @@ func send(t *testing.T, url, body string, header http.Header) (int, http.Header,
 		req.Header[k] = v
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, raw
@@ -352,13 +346,9 @@ func send(t *testing.T, url, body string, header http.Header) (int, http.Header,
 func holdWriteLock(t *testing.T, path string) (release func()) {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}

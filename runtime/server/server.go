@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 	"github.com/agentry-dev/agentry/internal/platform/ratelimit"
 	"github.com/agentry-dev/agentry/runtime/memory"
@@ -84,15 +85,9 @@ type Server struct {
 
 // New builds the server and its routes.
 func New(opts Options) *Server {
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if opts.DrainTimeout <= 0 {
-		opts.DrainTimeout = DefaultDrainTimeout
-	}
-	if opts.KeepAlive <= 0 {
-		opts.KeepAlive = DefaultKeepAlive
-	}
+	defaults.Positive(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
+	defaults.Positive(&opts.DrainTimeout, DefaultDrainTimeout)
+	defaults.Positive(&opts.KeepAlive, DefaultKeepAlive)
 	s := &Server{opts: opts, auth: &authChecker{secrets: opts.Secrets}, limits: ratelimit.New(opts.RateLimitKeys), localPending: memory.NewInMemory()}
 	s.draining, s.stopStream = context.WithCancel(context.Background())
 	e := httpserve.NewEcho(httpserve.EchoOptions{Logger: opts.Logger, TrustedProxies: opts.TrustedProxies, ErrorHandler: errorHandler(opts.Logger)})

@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/sse"
 )
 
@@ -22,9 +23,7 @@ func sseLines(t *testing.T, base, agent, text string) <-chan string {
 	t.Helper()
 	body := fmt.Sprintf(`{"threadId":"t","runId":"r","messages":[{"id":"m1","role":"user","content":%q}],"tools":[],"context":[],"state":{},"forwardedProps":{}}`, text)
 	resp, err := http.Post(base+"/api/agents/"+agent+"/ag-ui", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if resp.StatusCode != 200 {
 		t.Fatalf("ag-ui status %d", resp.StatusCode)
 	}

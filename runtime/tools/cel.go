@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -57,9 +58,7 @@ func compileCEL(expr string, inputSchema map[string]any, costLimit uint64) (*cel
 	if k := out.Kind(); k != types.MapKind && k != types.DynKind && k != types.AnyKind {
 		return nil, fmt.Errorf("the expression returns %s; it must return an object (a map)", out)
 	}
-	if costLimit == 0 {
-		costLimit = DefaultCELCostLimit
-	}
+	costLimit = cmp.Or(costLimit, DefaultCELCostLimit)
 	prg, err := celEnv().Program(ast, cel.CostLimit(costLimit), cel.InterruptCheckFrequency(64))
 	if err != nil {
 		return nil, err

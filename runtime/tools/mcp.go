@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -222,9 +223,7 @@ func (e *mcpExecutor) call(ctx context.Context, input json.RawMessage) (*mcp.Cal
 func mcpResult(res *mcp.CallToolResult) (json.RawMessage, error) {
 	if res.IsError {
 		msg := strings.TrimSpace(contentText(res.Content))
-		if msg == "" {
-			msg = "the tool reported an error"
-		}
+		msg = cmp.Or(msg, "the tool reported an error")
 		return nil, &CallError{Public: truncateText(msg, 4096), Err: errors.New("MCP tool result isError")}
 	}
 	var out any

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,9 +71,7 @@ func describe(ve *jsonschema.ValidationError) string {
 	walk = func(u jsonschema.OutputUnit) {
 		if u.Error != nil && len(u.Errors) == 0 {
 			loc := u.InstanceLocation
-			if loc == "" {
-				loc = "/"
-			}
+			loc = cmp.Or(loc, "/")
 			msgs = append(msgs, fmt.Sprintf("at %s: %s", loc, u.Error.String()))
 		}
 		for _, c := range u.Errors {

@@ -3,6 +3,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,23 +154,12 @@ func httpURL(tool *v1alpha1.Tool, clusterDomain string) (string, error) {
 		return "", errors.New("http needs exactly one of url or service")
 	}
 	ns := h.Service.Namespace
-	if ns == "" {
-		ns = tool.Namespace
-	}
-	if ns == "" {
-		ns = "default"
-	}
-	if clusterDomain == "" {
-		clusterDomain = "cluster.local"
-	}
+	ns = cmp.Or(ns, tool.Namespace, "default")
+	clusterDomain = cmp.Or(clusterDomain, "cluster.local")
 	port := h.Service.Port
-	if port == 0 {
-		port = 80
-	}
+	port = cmp.Or(port, 80)
 	path := h.Service.Path
-	if path == "" {
-		path = "/"
-	}
+	path = cmp.Or(path, "/")
 	return fmt.Sprintf("http://%s.%s.svc.%s:%d%s", h.Service.Name, ns, clusterDomain, port, path), nil
 }
 

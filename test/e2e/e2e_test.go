@@ -60,9 +60,7 @@ type cluster struct {
 
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
-	if err := testutil.EnvtestAssets(root); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, testutil.EnvtestAssets(root))
 	env := &envtest.Environment{}
 	if _, err := env.Start(); err != nil {
 		t.Fatal(err)
@@ -291,9 +289,7 @@ func toolEditReachesTheRuntime(t *testing.T, c *cluster, rt *renderedRuntime, ro
 func readmeCommands(t *testing.T, heading string) []string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	text := string(data)
 	i := strings.Index(text, heading+"\n")
 	if i < 0 {
@@ -324,9 +320,7 @@ func readmeCommands(t *testing.T, heading string) []string {
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	defer ln.Close()
 	return ln.Addr().String()
 }
@@ -335,9 +329,7 @@ func freeAddr(t *testing.T) string {
 func send(t *testing.T, hc *http.Client, method, url string, headers map[string]string, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}

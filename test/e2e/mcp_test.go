@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/internal/devkit/samplemcp"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // mcpEndToEnd: an MCPServer applied with kubectl (the kitchen sample server, with a headers
@@ -16,9 +17,7 @@ import (
 func mcpEndToEnd(t *testing.T, c *cluster, routes, headers map[string]string) {
 	const token = "Bearer e2e-mcp-header-value"
 	srv, url, err := samplemcp.Serve("127.0.0.1:0", "e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	t.Cleanup(func() { _ = srv.Close() })
 	c.sh(t, "kubectl create secret generic kitchen-mcp-auth --from-literal=Authorization='"+token+"'")
 	c.sh(t, fmt.Sprintf(`kubectl apply -f - <<'EOF'

@@ -10,6 +10,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // podOnDisk is what a kubelet would give a Deployment's only container, on this machine: its
@@ -46,9 +48,7 @@ func loadPod(t *testing.T, c *cluster, ns, name string) *podOnDisk {
 		if strings.TrimSpace(out) == "" {
 			return s, false
 		}
-		if err := json.Unmarshal([]byte(out), &s); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, json.Unmarshal([]byte(out), &s))
 		return s, true
 	}
 
@@ -59,9 +59,7 @@ func loadPod(t *testing.T, c *cluster, ns, name string) *podOnDisk {
 	for _, m := range p.ctr.VolumeMounts {
 		v := volumes[m.Name]
 		dir := p.local(m.MountPath)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, os.MkdirAll(dir, 0o700))
 		switch {
 		case v.ConfigMap != nil:
 			var cm corev1.ConfigMap
@@ -132,7 +130,5 @@ func (p *podOnDisk) local(path string) string { return filepath.Join(p.root, pat
 
 func writeFile(t *testing.T, path string, data []byte) {
 	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.WriteFile(path, data, 0o600))
 }

@@ -108,8 +108,6 @@ func generate(t *testing.T, url string, headers map[string]string, prompt string
 	var out struct {
 		Text string `json:"text"`
 	}
-	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, json.Unmarshal([]byte(raw), &out))
 	return out.Text
 }

@@ -9,6 +9,7 @@ package imagebuild
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -136,9 +137,7 @@ func baseLayer(s Spec) (v1.Layer, error) {
 		{name: "usr/local/bin", mode: 0o755, dir: true},
 	}
 	ca := s.CABundle
-	if ca == "" {
-		ca = DefaultCABundle
-	}
+	ca = cmp.Or(ca, DefaultCABundle)
 	if ca != "-" {
 		data, err := os.ReadFile(ca)
 		if err != nil {

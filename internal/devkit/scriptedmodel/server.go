@@ -5,6 +5,7 @@
 package scriptedmodel
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -261,15 +262,11 @@ func (s *Server) chatCompletions(c echo.Context) error {
 	}
 	if reply.Status != 0 {
 		msg := reply.Error
-		if msg == "" {
-			msg = http.StatusText(reply.Status)
-		}
+		msg = cmp.Or(msg, http.StatusText(reply.Status))
 		return openAIError(c, reply.Status, "server_error", msg)
 	}
 	for i := range reply.ToolCalls {
-		if reply.ToolCalls[i].ID == "" {
-			reply.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d_%d", s.instance, seq, i+1)
-		}
+		reply.ToolCalls[i].ID = cmp.Or(reply.ToolCalls[i].ID, fmt.Sprintf("call_%s_%d_%d", s.instance, seq, i+1))
 	}
 	if reply.FinishReason == "" {
 		reply.FinishReason = "stop"

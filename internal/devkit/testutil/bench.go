@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"os"
@@ -103,9 +104,7 @@ func Parallel(n, workers int, f func(i int) error) error {
 				}
 				if err := f(i); err != nil {
 					mu.Lock()
-					if first == nil {
-						first = err
-					}
+					first = cmp.Or(first, err)
 					mu.Unlock()
 					return
 				}

@@ -4,6 +4,7 @@ package testutil
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -134,9 +135,7 @@ func Launch(cmd *exec.Cmd, ready string, within time.Duration, onLine func(line 
 // every line of it.
 func Run(cmd *exec.Cmd, onLine func(line string)) (*Proc, error) {
 	p := &Proc{Cmd: cmd, done: make(chan struct{})}
-	if cmd.WaitDelay == 0 {
-		cmd.WaitDelay = 5 * time.Second // a child that keeps the output open does not hold Wait
-	}
+	cmd.WaitDelay = cmp.Or(cmd.WaitDelay, 5*time.Second) // a child that keeps the output open does not hold Wait
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {

@@ -8,6 +8,7 @@ package httpserve
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"net"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/platform/defaults"
 )
 
 // Defaults. A body (the largest is a media upload) must arrive within its timeout: a client
@@ -50,24 +53,12 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
-	if l.ReadHeaderTimeout <= 0 {
-		l.ReadHeaderTimeout = DefaultReadHeaderTimeout
-	}
-	if l.BodyTimeout <= 0 {
-		l.BodyTimeout = DefaultBodyTimeout
-	}
-	if l.UploadTimeout <= 0 {
-		l.UploadTimeout = DefaultUploadTimeout
-	}
-	if l.IdleTimeout <= 0 {
-		l.IdleTimeout = DefaultIdleTimeout
-	}
-	if l.MaxBody <= 0 {
-		l.MaxBody = 1 << 20
-	}
-	if l.MaxConnsPerIP == 0 {
-		l.MaxConnsPerIP = DefaultMaxConnsPerIP
-	}
+	defaults.Positive(&l.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	defaults.Positive(&l.BodyTimeout, DefaultBodyTimeout)
+	defaults.Positive(&l.UploadTimeout, DefaultUploadTimeout)
+	defaults.Positive(&l.IdleTimeout, DefaultIdleTimeout)
+	defaults.Positive(&l.MaxBody, 1<<20)
+	l.MaxConnsPerIP = cmp.Or(l.MaxConnsPerIP, DefaultMaxConnsPerIP)
 	return l
 }
 

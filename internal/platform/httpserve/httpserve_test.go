@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // serve runs h with limits on a loopback listener and returns its address.
 func serve(t *testing.T, h http.Handler, l Limits) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	srv := Server(h, l)
 	go func() { _ = srv.Serve(LimitPerIP(ln, l.PerIP())) }()
 	t.Cleanup(func() { _ = srv.Close() })
@@ -28,9 +28,7 @@ func serve(t *testing.T, h http.Handler, l Limits) string {
 func dial(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -82,9 +80,7 @@ func TestIdleConnectionsClose(t *testing.T) {
 	fmt.Fprint(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(c)
 	res, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	_, _ = io.Copy(io.Discard, res.Body)
 	_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
 	start := time.Now()
@@ -171,9 +167,7 @@ func TestStreamsOutliveTheBodyTimeout(t *testing.T) {
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/sse", strings.NewReader(`{"messages":[]}`))
 	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if !strings.Contains(string(b), "data: done") {
@@ -207,9 +201,7 @@ func TestLargeBodiesAreLeftToTheHandler(t *testing.T) {
 	addr := serve(t, limited, Limits{})
 	for size, want := range map[int]int{1 << 20: 200, 8 << 20: 413} {
 		res, err := http.Post("http://"+addr+"/", "application/json", strings.NewReader(strings.Repeat("x", size)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, err)
 		res.Body.Close()
 		if res.StatusCode != want {
 			t.Errorf("%d bytes: %d, want %d", size, res.StatusCode, want)

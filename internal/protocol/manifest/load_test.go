@@ -13,13 +13,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentry-dev/agentry/config/crd"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func TestLoadSamples(t *testing.T) {
 	l, err := NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	set, err := l.LoadPath(context.Background(), "../../../config/samples")
 	if err != nil {
 		t.Fatalf("samples must load: %v", err)
@@ -100,16 +99,12 @@ metadata: {name: r}`, []string{"v1beta9", "not supported"}},
 		{"duplicate object", validTool + "---\n" + validTool, []string{"defined twice"}},
 	}
 	l, err := NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			file := filepath.Join(dir, "bad.yaml")
-			if err := os.WriteFile(file, []byte(tc.doc), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, os.WriteFile(file, []byte(tc.doc), 0o600))
 			_, err := l.LoadPath(context.Background(), dir)
 			if err == nil {
 				t.Fatal("expected an error")
@@ -126,18 +121,12 @@ metadata: {name: r}`, []string{"v1beta9", "not supported"}},
 
 func TestLoadIgnoresOtherGroups(t *testing.T) {
 	l, err := NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	dir := t.TempDir()
 	doc := "apiVersion: v1\nkind: Secret\nmetadata: {name: openai}\nstringData: {apiKey: x}\n---\n# only a comment\n---\n" + validTool
-	if err := os.WriteFile(filepath.Join(dir, "mixed.yaml"), []byte(doc), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, os.WriteFile(filepath.Join(dir, "mixed.yaml"), []byte(doc), 0o600))
 	set, err := l.LoadPath(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	if len(set.Tools) != 1 || len(set.Ignored) != 1 || set.Ignored[0].Kind != "Secret" {
 		t.Fatalf("tools=%d ignored=%v", len(set.Tools), set.Ignored)
 	}
@@ -153,13 +142,9 @@ func TestEmbeddedCRDsPassAPIServerValidation(t *testing.T) {
 	for _, e := range entries {
 		data, _ := crd.Bases.ReadFile("bases/" + e.Name())
 		var v1 apiextensionsv1.CustomResourceDefinition
-		if err := yaml.UnmarshalStrict(data, &v1); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, yaml.UnmarshalStrict(data, &v1))
 		var internal apiextensions.CustomResourceDefinition
-		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil))
 		internal.Status.StoredVersions = []string{"v1alpha1"} // the API server sets this on create
 		if errs := apiextensionsvalidation.ValidateCustomResourceDefinition(context.Background(), &internal); len(errs) > 0 {
 			t.Errorf("%s: %v", e.Name(), errs.ToAggregate())

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/yaml"
 
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 )
 
@@ -18,9 +19,7 @@ import (
 // written out the same way, must decode to the very same objects without the schemas.
 func TestPrevalidatedDecodesWhatTheCRDLoaderAccepted(t *testing.T) {
 	full, err := NewLoader()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, err)
 	var inputs [][]byte
 	for _, pattern := range []string{"../../../config/samples/*.yaml", "../../../test/conformance/manifests/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
@@ -29,9 +28,7 @@ func TestPrevalidatedDecodesWhatTheCRDLoaderAccepted(t *testing.T) {
 		}
 		for _, f := range files {
 			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			testutil.NoError(t, err)
 			inputs = append(inputs, b)
 		}
 	}
@@ -57,9 +54,7 @@ spec:
 		for _, objs := range [][]any{anySlice(set.Agents), anySlice(set.Tools), anySlice(set.FrontendActions)} {
 			for _, o := range objs {
 				b, err := yaml.Marshal(o)
-				if err != nil {
-					t.Fatal(err)
-				}
+				testutil.NoError(t, err)
 				out = append(out, b)
 			}
 		}

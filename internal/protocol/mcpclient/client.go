@@ -6,6 +6,7 @@
 package mcpclient
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -86,9 +87,7 @@ func Connect(ctx context.Context, s Server) (*Session, error) {
 		transport = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
 	}
 	version := s.Version
-	if version == "" {
-		version = "dev"
-	}
+	version = cmp.Or(version, "dev")
 	client := mcp.NewClient(&mcp.Implementation{Name: ClientName, Version: version}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 
 	// The session outlives this call (sessionCtx), so the timeout is a timer, not a deadline.
@@ -143,9 +142,7 @@ func (s Server) httpClient(rec *recorder) (*http.Client, error) {
 		base = defaultClient()
 	}
 	rt := base.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
+	rt = cmp.Or(rt, http.DefaultTransport)
 	c := *base
 	c.Transport = &headerTransport{base: rt, origin: origin(u), headers: s.Headers, rec: rec}
 	return &c, nil

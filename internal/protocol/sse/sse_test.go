@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // TestReader: data lines join with "\n", comments and other fields are skipped, CRLF line ends
@@ -74,14 +76,10 @@ func TestWriterBatches(t *testing.T) {
 	if g.header.Get("Content-Type") != "text/event-stream" || g.header.Get("X-Accel-Buffering") != "no" {
 		t.Fatalf("headers %v", g.header)
 	}
-	if err := w.Send(map[string]int{"n": 0}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoError(t, w.Send(map[string]int{"n": 0}))
 	<-g.entered // the first event is being written: the next ones queue
 	for i := 1; i < 10; i++ {
-		if err := w.Send(map[string]int{"n": i}); err != nil {
-			t.Fatal(err)
-		}
+		testutil.NoError(t, w.Send(map[string]int{"n": i}))
 	}
 	w.SendData("[DONE]")
 	g.release <- struct{}{}

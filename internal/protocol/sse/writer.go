@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,17 +99,13 @@ func (s *Writer) Close() {
 	s.closeOnce.Do(func() { close(s.stop) })
 	<-s.done
 	s.mu.Lock()
-	if s.err == nil {
-		s.err = ErrClosed
-	}
+	s.err = cmp.Or(s.err, ErrClosed)
 	s.mu.Unlock()
 }
 
 // usable is s.err, or the request's end; s.mu is held.
 func (s *Writer) usable() error {
-	if s.err == nil {
-		s.err = s.ctx.Err()
-	}
+	s.err = cmp.Or(s.err, s.ctx.Err())
 	return s.err
 }
 
@@ -132,9 +129,7 @@ func (s *Writer) fail(err error) {
 		return
 	}
 	s.mu.Lock()
-	if s.err == nil {
-		s.err = err
-	}
+	s.err = cmp.Or(s.err, err)
 	s.mu.Unlock()
 }
 

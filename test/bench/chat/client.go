@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -138,9 +139,7 @@ func (s *sock) session(ctx context.Context) bool {
 			ready = true
 			s.mu.Lock()
 			s.connected = true
-			if s.last == 0 {
-				s.last = f.Pos // live events follow ready.pos
-			}
+			s.last = cmp.Or(s.last, f.Pos) // live events follow ready.pos
 			if d := dropAt.Load(); d > 0 && s.readyAfter == 0 && at > d {
 				s.readyAfter = at
 			}

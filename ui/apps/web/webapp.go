@@ -6,6 +6,7 @@ package webapp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"embed"
@@ -188,9 +189,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", "frame-ancestors 'none'")
 	h.Set("Referrer-Policy", "same-origin")
 	p := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
-	if p == "" {
-		p = "index.html"
-	}
+	p = cmp.Or(p, "index.html")
 	if !a.built {
 		if strings.HasPrefix(p, "assets/") {
 			http.NotFound(w, r)
