@@ -30,6 +30,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/hub"
 	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
+	"github.com/agentry-dev/agentry/chat/oidc"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/platform/cidr"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
@@ -90,6 +91,9 @@ type chatOptions struct {
 	// metricsAddrSet: the address was given (flag or environment), so failing to listen on it
 	// is fatal; the default (:9090) only warns when taken (several local processes, tests).
 	metricsAddrSet bool
+	// sso is sign-in through an OpenID provider; ssoClient the discovered provider (nil: off).
+	sso       ssoFlags
+	ssoClient *oidc.Client
 }
 
 // bridgeFlags are the agent bridge's limits.
@@ -174,6 +178,7 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	f.StringSliceVar(&o.agentNamespaces, "agent-namespaces", nil, "namespaces whose Agents may be referenced (default: all)")
 	f.StringSliceVar(&o.agentAllowNetworks, "agent-allow-networks", splitList(os.Getenv("AGENTRY_CHAT_AGENT_ALLOW_NETWORKS")), "internal networks (CIDRs, e.g. 127.0.0.0/8 or 10.96.0.0/12) that agent Deployment URLs and connection tests may reach; default none: public addresses only. Link-local and cloud metadata addresses and the cluster's API server are always refused; in-cluster Agents (agentRef) are always reachable (env AGENTRY_CHAT_AGENT_ALLOW_NETWORKS)")
 	registerConnsPerIP(f, &o.maxConnsPerIP)
+	o.sso.register(f)
 	f.StringSliceVar(&o.trustedProxies, "trusted-proxies", splitList(os.Getenv("AGENTRY_CHAT_TRUSTED_PROXIES")), "CIDRs of proxies (e.g. the Ingress controller's pods) whose X-Forwarded-For names the client, for throttling failed sign-ins per address; loopback always is (env AGENTRY_CHAT_TRUSTED_PROXIES)")
 	f.BoolVar(&o.development, "allow-http-agents", os.Getenv("AGENTRY_CHAT_ALLOW_HTTP_AGENTS") == "true", "accept http:// agent Deployment URLs (otherwise https only)")
 	f.DurationVar(&o.bridge.idle, "agent-idle-timeout", 60*time.Second, "fail an agent run when its stream sends nothing for this long")
@@ -320,6 +325,10 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	if o.headers == nil {
 		log.Info("WARNING: no chat headers key is configured (AGENTRY_CHAT_HEADERS_KEY): agents cannot be given headers")
 	}
+	var err error
+	if o.ssoClient, err = o.sso.client(ctx, os.Getenv); err != nil {
+		return err
+	}
 	st, err := store.OpenWith(ctx, o.storage, store.Options{HeadersKey: o.headers})
 	if err != nil {
 		return fmt.Errorf("failed to open chat storage %q: %w", store.Redact(o.storage), err)
@@ -383,7 +392,7 @@ func newChatService(log logr.Logger, o *chatOptions, apiKey string, st store.Sto
 		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID, LoginTokenTTL: o.loginTokenTTL,
 		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
 		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m, AgentEgress: o.egress,
-		TrustedProxies: o.proxies,
+		TrustedProxies: o.proxies, SSO: o.ssoClient, SessionTTL: o.sso.sessionTTL,
 	})
 	return &chatService{hub: h, bridge: br, api: a, metrics: reg}, nil
 }
@@ -415,7 +424,7 @@ func listenChat(log logr.Logger, o *chatOptions) (ln, mln net.Listener, err erro
 func (svc *chatService) serve(ctx context.Context, log logr.Logger, o *chatOptions, st store.Store, ln, mln net.Listener) (err error) {
 	var mounts []func(*echo.Echo)
 	if o.web {
-		mounts = append(mounts, mountWeb(st, o.appID, o.authKey, false))
+		mounts = append(mounts, mountWeb(st, o.appID, o.authKey, false, o.ssoClient))
 		if !webapp.Built() {
 			log.Info("the web app is not built into this binary (make web, then rebuild): / answers how to build it")
 		}

@@ -96,7 +96,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 			RateLimit: chatapi.DefaultRateLimit, RateBurst: chatapi.DefaultRateBurst, AgentEgress: devEgress,
 		})
 		if web {
-			mountWeb(st, DevChatAppID, DevChatAuthKey, true)(e)
+			mountWeb(st, DevChatAppID, DevChatAuthKey, true, nil)(e)
 		}
 	}
 	return dc, mount, nil

@@ -9,6 +9,7 @@ import (
 
 	chatapi "github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/chat/oidc"
 	"github.com/agentry-dev/agentry/chat/store"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
@@ -24,9 +25,12 @@ var devUsers = []model.User{
 // webConfig answers /app-config.json: the development login (with the seeded users that
 // exist, as they are now) only when the server has an Auth Key; admins only when the Auth Key
 // may sign them in (agentry dev).
-func webConfig(st store.Users, appID, authKey string, authKeyAdmins bool) func(ctx context.Context) webapp.Config {
+func webConfig(st store.Users, appID, authKey string, authKeyAdmins bool, sso *oidc.Client) func(ctx context.Context) webapp.Config {
 	return func(ctx context.Context) webapp.Config {
 		cfg := webapp.Config{ChatPath: chatapi.Prefix, AppID: appID}
+		if sso != nil {
+			cfg.SSO = &webapp.SSO{Name: sso.ProviderName(), URL: chatapi.Prefix + "/auth/sso"}
+		}
 		if authKey == "" {
 			return cfg
 		}
@@ -49,9 +53,9 @@ func webConfig(st store.Users, appID, authKey string, authKeyAdmins bool) func(c
 
 // mountWeb serves the embedded web app at / and /app-config.json on e; e's own routes (the
 // chat API, the runtime's /api, probes, metrics) keep precedence.
-func mountWeb(st store.Users, appID, authKey string, authKeyAdmins bool) func(*echo.Echo) {
+func mountWeb(st store.Users, appID, authKey string, authKeyAdmins bool, sso *oidc.Client) func(*echo.Echo) {
 	return func(e *echo.Echo) {
-		webapp.New(webapp.Options{Config: webConfig(st, appID, authKey, authKeyAdmins)}).Register(e)
+		webapp.New(webapp.Options{Config: webConfig(st, appID, authKey, authKeyAdmins, sso)}).Register(e)
 	}
 }
 

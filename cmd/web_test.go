@@ -164,7 +164,7 @@ func TestDevSeedAndAppConfig(t *testing.T) {
 
 	cfgOf := func(authKey string, authKeyAdmins ...bool) webapp.Config {
 		e := echo.New()
-		mountWeb(st, "app1", authKey, len(authKeyAdmins) == 0 || authKeyAdmins[0])(e)
+		mountWeb(st, "app1", authKey, len(authKeyAdmins) == 0 || authKeyAdmins[0], nil)(e)
 		srv := httptest.NewServer(e)
 		defer srv.Close()
 		a := webGet(t, srv, "GET", "/app-config.json")

@@ -29,6 +29,8 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null; then
 fi
 # The AG-UI conformance suite's client, pinned by package-lock.json.
 (cd test/conformance && npm ci --no-audit --no-fund --loglevel=error)
+# The sign-in tests' OpenID provider (oidc-provider, OpenID Certified), pinned likewise.
+(cd test/idp && npm ci --no-audit --no-fund --loglevel=error)
 # Chromium for the UI kit's browser tests (driven by playwright-core, which brings no browser).
 # sqlite3: a message list test backdates messages in its chat database.
 if [[ ! -x /usr/bin/chromium ]] || ! command -v sqlite3 >/dev/null 2>&1; then

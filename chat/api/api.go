@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/metrics"
+	"github.com/agentry-dev/agentry/chat/oidc"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/platform/defaults"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
@@ -93,6 +94,11 @@ type Options struct {
 	// Options) does not limit. The REST API key is never limited.
 	RateLimit float64
 	RateBurst int
+	// SSO signs users in through an OpenID provider (GET /auth/sso); nil: not offered.
+	SSO *oidc.Client
+	// SessionTTL is the lifetime of a session from a provider sign-in (default
+	// DefaultSessionTTL).
+	SessionTTL time.Duration
 }
 
 // API serves the chat routes.
@@ -121,6 +127,7 @@ func New(opts Options) *API {
 		opts.Logger.Info("WARNING: no chat REST API key is configured: server routes (creating users, minting tokens, moderation) are refused")
 	}
 	defaults.Positive(&opts.RateBurst, DefaultRateBurst)
+	defaults.Positive(&opts.SessionTTL, DefaultSessionTTL)
 	cluster := opts.AgentEgress
 	cluster.AllowInternal = true
 	return &API{opts: opts, media: newMediaStore(opts.MediaDir), limits: ratelimit.New(0), userRate: ratelimit.PerSecond(opts.RateLimit, opts.RateBurst),
@@ -170,6 +177,9 @@ func (a *API) Register(e *echo.Echo) {
 	g.GET("/openapi.yaml", a.openapi, a.requireAny)
 	g.GET("/ws", a.ws)
 	g.POST("/login", a.login)
+	g.GET("/auth/sso", a.ssoStart)
+	g.GET("/auth/sso/callback", a.ssoCallback)
+	g.POST("/auth/session", a.ssoSession)
 
 	g.POST("/users", a.createUser, a.requireAPIKeyOrAuthKey)
 	g.GET("/users", a.listUsers, user)

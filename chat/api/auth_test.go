@@ -18,6 +18,11 @@ var publicRoutes = map[string]bool{
 	"GET " + Prefix + "/healthz": true,
 	"POST " + Prefix + "/login":  true,
 	"GET " + Prefix + "/ws":      true,
+	// Sign-in through the identity provider: the browser arrives with no credentials (the
+	// provider's callback proves itself by state, code and ID token; the hand-off by its cookie).
+	"GET " + Prefix + "/auth/sso":          true,
+	"GET " + Prefix + "/auth/sso/callback": true,
+	"POST " + Prefix + "/auth/session":     true,
 	// CORS pre-flights carry no credentials by design; they answer only CORS headers.
 	"OPTIONS " + Prefix + "/*": true,
 }

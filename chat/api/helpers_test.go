@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -93,6 +94,13 @@ func (b *logBuffer) String() string {
 
 func newEnv(t *testing.T, st store.Store, opts Options) *env {
 	t.Helper()
+	return newEnvOn(t, nil, st, opts)
+}
+
+// newEnvOn serves the API on l (nil: a new loopback listener), for a test that must know the
+// server's URL before the API is built (an identity provider's redirect URL).
+func newEnvOn(t *testing.T, l net.Listener, st store.Store, opts Options) *env {
+	t.Helper()
 	e := &env{t: t, hub: &fakeHub{}, logs: &logBuffer{}}
 	opts.Store, opts.Hub, opts.Logger = st, e.hub, e.logs.logger()
 	opts.APIKey = cmp.Or(opts.APIKey, testAPIKey)
@@ -106,7 +114,12 @@ func newEnv(t *testing.T, st store.Store, opts Options) *env {
 	}
 	e.apiKey = opts.APIKey
 	e.api = New(opts)
-	e.srv = httptest.NewServer(e.api.Handler())
+	e.srv = httptest.NewUnstartedServer(e.api.Handler())
+	if l != nil {
+		_ = e.srv.Listener.Close()
+		e.srv.Listener = l
+	}
+	e.srv.Start()
 	t.Cleanup(e.srv.Close)
 	return e
 }

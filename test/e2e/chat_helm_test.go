@@ -124,6 +124,26 @@ func TestChatChartTemplate(t *testing.T) {
 	t.Run("refused values", chatRefusals)
 	t.Run("strategy", chatStrategy)
 	t.Run("persistence and metrics off", chatOff)
+	t.Run("oidc", chatOIDC)
+}
+
+// chatOIDC: sign-in through a provider renders as flags, with the client secret mounted from its
+// Secret as a file (only its key), never in args or env values.
+func chatOIDC(t *testing.T) {
+	objs := template(t, "--set", "chat.enabled=true,chat.oidc.issuer=https://idp.example.com/realms/acme,chat.oidc.clientId=agentry-chat,"+
+		"chat.oidc.existingSecret=chat-oidc,chat.oidc.redirectURL=https://chat.example.com/chat/v1/auth/sso/callback,chat.oidc.providerName=Acme,"+
+		"chat.oidc.groupsClaim=groups,chat.oidc.adminGroups={chat-admins},chat.oidc.requiredGroups={eng,ops},chat.oidc.sessionTTL=8h")
+	ctr, pod := container(t, objs, chatDeployment)
+	a := strings.Join(argList(ctr), " ")
+	hasAll(t, "chat args", a, "--oidc-issuer=https://idp.example.com/realms/acme", "--oidc-client-id=agentry-chat",
+		"--oidc-client-secret-file=/etc/agentry-chat/oidc/clientSecret", "--oidc-redirect-url=https://chat.example.com/chat/v1/auth/sso/callback",
+		"--oidc-provider-name=Acme", "--oidc-scopes=email,profile", "--oidc-groups-claim=groups", "--oidc-admin-groups=chat-admins",
+		"--oidc-required-groups=eng,ops", "--session-ttl=8h")
+	vol := named(pod["volumes"])["oidc"]
+	fields(t, "oidc volume", vol, map[string]any{"secret.secretName": "chat-oidc", "secret.items.0.key": "clientSecret", "secret.items.1": nil})
+	if c, _ := container(t, template(t, "--set", "chat.enabled=true"), chatDeployment); strings.Contains(strings.Join(argList(c), " "), "--oidc") {
+		t.Error("oidc flags without chat.oidc.issuer")
+	}
 }
 
 func chatObjects(t *testing.T, objs map[string]map[string]any) {
@@ -301,6 +321,8 @@ func chatRefusals(t *testing.T) {
 		"chat.enabled=true,chat.metrics.port=8080": {"/chat/metrics/port", "chat.metrics.port is 8080, the chat container's http port"},
 		"chat.enabled=true,chat.metrics.port=80":   {"/chat/metrics/port", "cannot bind a port below 1024"},
 		"chat.enabled=true,chat.metrics.port=1023": {"/chat/metrics/port", "chat.metrics.port 1023 is not in 1024-65535"},
+		"chat.enabled=true,chat.oidc.issuer=https://idp.example.com,chat.oidc.clientId=agentry,chat.oidc.redirectURL=https://chat.example.com/chat/v1/auth/sso/callback": {
+			"/chat/oidc/existingSecret", "chat.oidc.existingSecret (the Secret holding the client secret)"},
 	} {
 		if out := helmFails(t, "template", "agentry", chart, "--set", set); !strings.Contains(out, want[0]) {
 			t.Errorf("--set %s: values.schema.json must refuse it at %s: %s", set, want[0], out)

@@ -55,7 +55,30 @@ export interface LaunchOptions {
 
 /** `agentry chat` on SQLite with the development login on (App ID "test", Auth Key "test-auth-key"
  * unless given), http agents allowed, a random REST API key and headers key. */
-export declare function startChat(opts?: LaunchOptions & { authKey?: string; appId?: string }): Promise<ChatProcess>;
+export declare function startChat(opts?: LaunchOptions & { authKey?: string; appId?: string; addr?: string }): Promise<ChatProcess>;
+
+/** A free loopback address (host:port) for a server whose URL must be known before it starts. */
+export declare function freeAddress(): Promise<string>;
+
+export interface IdpUser {
+  sub: string;
+  password: string;
+  email?: string;
+  email_verified?: boolean;
+  name?: string;
+  picture?: string;
+  groups?: string[];
+}
+
+export interface IdpClient {
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+  post_logout_redirect_uris?: string[];
+}
+
+/** The test identity provider (test/idp: oidc-provider from npm) on a loopback port. */
+export declare function startIdp(cfg: { clients: IdpClient[]; users: IdpUser[] }): Promise<{ issuer: string; output(): string; stop(): Promise<void> }>;
 
 /** `agentry dev --dir <samples>` (default <repo>/config/samples) in a temporary working
  * directory: the chef and weather agents registered on its chat service (App ID "agentry-dev",

@@ -29,7 +29,7 @@
 // process's recent log lines (put them in assertion messages).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,9 +48,9 @@ process.on("exit", () => {
 });
 
 /** Runs agentry with args in cwd until a line matches ready; resolves with the match. */
-function launch({ args, cwd, env, ready, timeoutMs = 60_000 }) {
+function launch({ args, cwd, env, ready, timeoutMs = 60_000, bin = agentryBin() }) {
   const lines = [];
-  const child = spawn(agentryBin(), args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(bin, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   const exited = new Promise((res) => child.once("exit", (code, signal) => {
     running.delete(child);
@@ -141,7 +141,7 @@ export async function startChat(opts = {}) {
   };
   const argsFor = (addr) => ["chat", "--addr", addr, "--storage", `file:${join(dir, "chat.db")}`, "--media-dir", join(dir, "media"),
     "--auth-key", authKey, "--app-id", appId, ...(opts.args ?? [])];
-  let proc = launch({ args: argsFor("127.0.0.1:0"), cwd: dir, env, ready: /msg="serving the chat service" addr=(\S+)/, timeoutMs: opts.timeoutMs });
+  let proc = launch({ args: argsFor(opts.addr ?? "127.0.0.1:0"), cwd: dir, env, ready: /msg="serving the chat service" addr=(\S+)/, timeoutMs: opts.timeoutMs });
   let addr;
   try {
     addr = (await proc.matched)[1];
@@ -174,6 +174,36 @@ export async function startChat(opts = {}) {
         }
       }
     },
+    async stop() {
+      await proc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A free loopback address, for a server whose URL must be known before it starts (an identity
+ * provider's redirect URL names it). */
+export async function freeAddress() {
+  const { createServer } = await import("node:net");
+  const srv = createServer();
+  await new Promise((res) => srv.listen(0, "127.0.0.1", res));
+  const { port } = srv.address();
+  await new Promise((res) => srv.close(res));
+  return `127.0.0.1:${port}`;
+}
+
+/** Starts the test identity provider (test/idp: the OpenID Certified oidc-provider package) with
+ * cfg ({ clients, users }); resolves with its issuer URL and stop(). */
+export async function startIdp(cfg) {
+  const dir = mkdtempSync(join(tmpdir(), "agentry-idp-"));
+  const file = join(dir, "idp.json");
+  writeFileSync(file, JSON.stringify(cfg));
+  const idpDir = join(repoDir, "test", "idp");
+  const proc = launch({ bin: process.execPath, args: [join(idpDir, "provider.mjs"), file], cwd: idpDir, env: {}, ready: /^issuer (\S+)/ });
+  const issuer = (await proc.matched)[1];
+  return {
+    issuer,
+    output: proc.output,
     async stop() {
       await proc.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -110,6 +110,11 @@ says the same, but it can be skipped. */}}
 {{- if and (eq .Values.chat.storage.type "postgres") (not .Values.chat.storage.existingSecret) }}
 {{- fail "chat.storage.type is postgres but chat.storage.existingSecret is empty: name the Secret holding the PostgreSQL URL (under chat.storage.key)" }}
 {{- end }}
+{{- with .Values.chat.oidc }}
+{{- if and .issuer (not (and .clientId .existingSecret .redirectURL)) }}
+{{- fail "chat.oidc.issuer is set but chat.oidc.clientId, chat.oidc.existingSecret (the Secret holding the client secret) or chat.oidc.redirectURL is empty" }}
+{{- end }}
+{{- end }}
 {{- if not (has .Values.chat.storage.type (list "sqlite" "postgres")) }}
 {{- fail (printf "chat.storage.type %q is not sqlite or postgres" .Values.chat.storage.type) }}
 {{- end }}

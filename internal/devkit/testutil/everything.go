@@ -41,23 +41,29 @@ func StartEverything(t *testing.T, transport string) string {
 
 // everythingScript finds server-everything's entry point under the module's test/conformance.
 func everythingScript() (string, error) {
-	dir, err := os.Getwd()
+	return nodeScript("test/conformance", "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+// nodeScript finds a script of an npm project of the module (dir, from the module's root) and
+// says how to install it when it is missing.
+func nodeScript(dir, script string) (string, error) {
+	root, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
 			break
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
+		parent := filepath.Dir(root)
+		if parent == root {
 			return "", fmt.Errorf("no go.mod above the test's directory")
 		}
-		dir = parent
+		root = parent
 	}
-	script := filepath.Join(dir, "test", "conformance", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		return "", fmt.Errorf("@modelcontextprotocol/server-everything is not installed: run `npm ci` in test/conformance (make test does): %w", err)
+	path := filepath.Join(root, filepath.FromSlash(dir), filepath.FromSlash(script))
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("%s is not installed: run `npm ci` in %s (make test does): %w", script, dir, err)
 	}
-	return script, nil
+	return path, nil
 }

@@ -48,6 +48,14 @@ type Config struct {
 	ChatPath string    `json:"chatPath"`
 	AppID    string    `json:"appId"`
 	DevLogin *DevLogin `json:"devLogin,omitempty"`
+	// SSO is present when people sign in through an OpenID provider.
+	SSO *SSO `json:"sso,omitempty"`
+}
+
+// SSO is the provider sign-in the app offers: "Sign in with <Name>" opens URL.
+type SSO struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
 }
 
 // DevLogin is present only when the server has a development Auth Key.

@@ -6,7 +6,7 @@ import { AdminPage } from "./admin/AdminPage";
 import { ChatPage } from "./chat/ChatPage";
 import { loadConfig, type AppConfig } from "./config";
 import { Login } from "./Login";
-import { errorText, initChat, logout, resume } from "./session";
+import { completeSignIn, errorText, initChat, logout, resume } from "./session";
 
 type Route = "chat" | "admin";
 
@@ -29,7 +29,7 @@ function useBoot() {
       try {
         const config = await loadConfig();
         await initChat(config);
-        const u = await resume();
+        const u = (await completeSignIn(config)) ?? (await resume());
         if (!live) return;
         setUser(u);
         setBoot({ state: "ready", config });

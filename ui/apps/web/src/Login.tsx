@@ -2,7 +2,7 @@ import type { Chat } from "@agentry/chat-sdk";
 import { Avatar } from "@agentry/ui-kit";
 import { useId, useState, type FormEvent } from "react";
 import type { AppConfig } from "./config";
-import { errorText, loginWithAuthKey, loginWithToken } from "./session";
+import { errorText, loginWithAuthKey, loginWithToken, signInErrorText, takeSignInError } from "./session";
 
 interface FormProps {
   busy: boolean;
@@ -13,7 +13,10 @@ interface FormProps {
 
 export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Chat.User): void }) {
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState("");
+  const [error, setError] = useState(() => {
+    const code = takeSignInError();
+    return code === undefined ? "" : signInErrorText(code, config.sso?.name ?? "the identity provider");
+  });
   const errorId = useId();
   const dev = config.devLogin;
   const run = async (f: () => Promise<Chat.User>) => {
@@ -36,7 +39,7 @@ export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Ch
           </span>
           <h1 className="agentry-web__title">Sign in to Agentry chat</h1>
         </div>
-        {dev ? <DevLogin dev={dev} {...form} /> : <TokenLogin {...form} />}
+        {config.sso ? <SSOLogin sso={config.sso} /> : dev ? <DevLogin dev={dev} {...form} /> : <TokenLogin {...form} />}
         {error ? (
           <p id={errorId} className="agentry-web__error" role="alert">
             {error}
@@ -44,6 +47,18 @@ export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Ch
         ) : null}
       </div>
     </main>
+  );
+}
+
+/** Sign-in through the identity provider: the chat service sends the browser there and back. */
+function SSOLogin({ sso }: { sso: NonNullable<AppConfig["sso"]> }) {
+  return (
+    <div className="agentry-web__inline-form">
+      <p className="agentry-web__muted">Sign in with your organization's account.</p>
+      <a className="agentry-web__button agentry-web__button--block" href={sso.url}>
+        Sign in with {sso.name}
+      </a>
+    </div>
   );
 }
 

@@ -13,6 +13,8 @@ export interface AppConfig {
   readonly appId: string;
   /** Present only when the server has a development Auth Key. */
   readonly devLogin?: { readonly authKey: string; readonly users: readonly DevUser[] };
+  /** Present when people sign in through an OpenID provider: the button's name and where it goes. */
+  readonly sso?: { readonly name: string; readonly url: string };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -24,15 +26,17 @@ export function parseConfig(v: unknown): AppConfig {
   const o = isRecord(v) ? v : {};
   const chatPath = typeof o.chatPath === "string" && o.chatPath !== "" ? o.chatPath : "/chat/v1";
   const appId = typeof o.appId === "string" ? o.appId : "";
+  const s = isRecord(o.sso) ? o.sso : undefined;
+  const sso = s && typeof s.url === "string" && s.url.startsWith("/") ? { sso: { name: typeof s.name === "string" && s.name ? s.name : "your identity provider", url: s.url } } : {};
   const d = isRecord(o.devLogin) ? o.devLogin : undefined;
-  if (!d || typeof d.authKey !== "string" || d.authKey === "") return { chatPath, appId };
+  if (!d || typeof d.authKey !== "string" || d.authKey === "") return { chatPath, appId, ...sso };
   const users: DevUser[] = [];
   for (const u of Array.isArray(d.users) ? d.users : []) {
     if (isRecord(u) && typeof u.uid === "string") {
       users.push({ uid: u.uid, name: typeof u.name === "string" && u.name ? u.name : u.uid, ...(typeof u.role === "string" ? { role: u.role } : {}) });
     }
   }
-  return { chatPath, appId, devLogin: { authKey: d.authKey, users } };
+  return { chatPath, appId, devLogin: { authKey: d.authKey, users }, ...sso };
 }
 
 export async function loadConfig(): Promise<AppConfig> {

@@ -52,6 +52,51 @@ export async function loginWithToken(token: string): Promise<Chat.User> {
   return user;
 }
 
+/** After a sign-in through the identity provider, the chat service holds the new session's token
+ * for this browser in a short-lived HttpOnly cookie (never in the URL); the page trades it for
+ * the token once. undefined when no sign-in is waiting. (A same-origin cookie exchange, so it
+ * is not an SDK call: the SDK speaks bearer tokens to any host.) */
+export async function completeSignIn(cfg: AppConfig): Promise<Chat.User | undefined> {
+  if (!cfg.sso) return undefined;
+  const r = await fetch(`${cfg.chatPath.replace(/\/+$/, "")}/auth/session`, { method: "POST", credentials: "same-origin", cache: "no-store" });
+  if (r.status === 401) return undefined;
+  if (!r.ok) throw new Error(`The sign-in could not be completed (the chat service answered ${r.status}).`);
+  const body: unknown = await r.json();
+  const token = typeof body === "object" && body !== null && "authToken" in body ? body.authToken : undefined;
+  if (typeof token !== "string" || token === "") throw new Error("The sign-in could not be completed: no session came back.");
+  return loginWithToken(token);
+}
+
+/** The sentence for a sign-in the provider or the chat's policy refused (?signin_error=code). */
+export function signInErrorText(code: string, provider: string): string {
+  switch (code) {
+    case "access_denied":
+      return `Sign-in was cancelled or refused at ${provider}.`;
+    case "domain":
+      return "Your e-mail address is not in a domain allowed to use this chat.";
+    case "group":
+      return "Your account is not in a group allowed to use this chat. Ask your administrator for access.";
+    case "email_unverified":
+      return `Your e-mail address is not verified at ${provider}. Verify it there, then sign in again.`;
+    case "deactivated":
+      return "Your account has been deactivated. Ask your administrator.";
+    case "throttled":
+      return "Too many sign-in attempts from this address. Wait a minute, then try again.";
+    default:
+      return "The sign-in could not be completed. Please try again.";
+  }
+}
+
+/** Takes ?signin_error off the address (so a reload does not show it again) and returns it. */
+export function takeSignInError(): string | undefined {
+  const url = new URL(window.location.href);
+  const code = url.searchParams.get("signin_error");
+  if (code === null) return undefined;
+  url.searchParams.delete("signin_error");
+  window.history.replaceState(window.history.state, "", url.pathname + url.search + url.hash);
+  return code;
+}
+
 /** Whether a login failed because the credentials are refused (401, ERR_AUTH_TOKEN_INVALID), as
  * opposed to the service being unreachable or failing (network, 5xx, a restart). */
 export function isAuthFailure(e: unknown): boolean {

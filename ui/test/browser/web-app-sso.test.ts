@@ -1,0 +1,91 @@
+// Sign-in through an identity provider: a real `agentry chat` configured for OpenID Connect and
+// a real provider (test/idp: the OpenID Certified oidc-provider package), driven by Chromium
+// from the web app's sign-in page through the provider's own login form and back.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { freeAddress, startChat, startIdp, type ChatProcess } from "../agentry.mjs";
+import { expectAccessible, launchBrowser, newPage, screenshot } from "./harness";
+
+const users = [
+  { sub: "ann", password: "ann-pw", email: "ann@example.com", email_verified: true, name: "Ann Lee", groups: ["eng", "chat-admins"] },
+  { sub: "sam", password: "sam-pw", email: "sam@example.com", email_verified: true, name: "Sam Ortiz", groups: ["sales"] },
+];
+
+describe("web app: sign in with an identity provider", () => {
+  let idp: Awaited<ReturnType<typeof startIdp>>;
+  let chat: ChatProcess;
+  let browser: Browser;
+  beforeAll(async () => {
+    const addr = await freeAddress();
+    const callback = `http://${addr}/chat/v1/auth/sso/callback`;
+    const secret = "web-sso-client-secret-0123456789";
+    [idp, browser] = await Promise.all([
+      startIdp({ users, clients: [{ client_id: "agentry-web", client_secret: secret, redirect_uris: [callback] }] }),
+      launchBrowser(),
+    ]);
+    chat = await startChat({
+      addr,
+      env: {
+        AGENTRY_CHAT_OIDC_ISSUER: idp.issuer, AGENTRY_CHAT_OIDC_CLIENT_ID: "agentry-web", AGENTRY_CHAT_OIDC_CLIENT_SECRET: secret,
+        AGENTRY_CHAT_OIDC_REDIRECT_URL: callback, AGENTRY_CHAT_OIDC_PROVIDER_NAME: "Test IdP", AGENTRY_CHAT_OIDC_SCOPES: "email,profile,groups",
+        AGENTRY_CHAT_OIDC_GROUPS_CLAIM: "groups", AGENTRY_CHAT_OIDC_ADMIN_GROUPS: "chat-admins", AGENTRY_CHAT_OIDC_REQUIRED_GROUPS: "eng",
+      },
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await chat?.stop();
+    await idp?.stop();
+  });
+
+  async function signIn(user: string, password: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+    const page = await newPage(browser, chat.base, { viewport });
+    await page.goto("/");
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).click();
+    await page.getByLabel("Username").fill(user);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    return page;
+  }
+
+  test("the sign-in page offers the provider and no user picker", async () => {
+    for (const width of [1280, 390]) {
+      const page = await newPage(browser, chat.base, { viewport: { width, height: 800 } });
+      await page.goto("/");
+      await page.getByRole("link", { name: "Sign in with Test IdP" }).waitFor();
+      expect(await page.getByRole("list", { name: "Sample users" }).count()).toBe(0);
+      expect(await page.getByLabel("Auth token").count()).toBe(0);
+      await screenshot(page, `web/sso-sign-in-${width}`);
+      await expectAccessible(page, `the SSO sign-in page at ${width} px`);
+      await page.context().close();
+    }
+  });
+
+  test("a member signs in through the provider's form, lands in the chat as that user, and signs out", async () => {
+    const page = await signIn("ann", "ann-pw");
+    await page.getByText("Signed in as").waitFor();
+    await expect.poll(() => page.getByRole("banner").textContent()).toContain("Ann Lee");
+    // An admin by the provider's group: the Agents page is there.
+    await page.getByRole("link", { name: "Agents" }).waitFor();
+    // Nothing of the session in the address bar or the page's storage but the SDK's token.
+    expect(page.url()).toBe(`${chat.base}/`);
+    await screenshot(page, "web/sso-signed-in-1280");
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).waitFor();
+    // A reload stays signed out: the session ended, the hand-off cookie was used once.
+    await page.reload();
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).waitFor();
+    await page.context().close();
+  });
+
+  test("someone outside the required group comes back to a sentence that says why, signed out", async () => {
+    const page = await signIn("sam", "sam-pw", { width: 390, height: 800 });
+    const alert = page.getByRole("alert");
+    await alert.getByText("not in a group allowed to use this chat").waitFor();
+    expect(new URL(page.url()).search).toBe("");
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).waitFor();
+    await screenshot(page, "web/sso-refused-390");
+    await expectAccessible(page, "a refused sign-in");
+    await page.context().close();
+  });
+});
