@@ -29,7 +29,7 @@ func webConfig(st store.Users, appID, authKey string, authKeyAdmins bool, sso *o
 	return func(ctx context.Context) webapp.Config {
 		cfg := webapp.Config{ChatPath: chatapi.Prefix, AppID: appID}
 		if sso != nil {
-			cfg.SSO = &webapp.SSO{Name: sso.ProviderName(), URL: chatapi.Prefix + "/auth/sso"}
+			cfg.SSO = &webapp.SSO{Name: sso.ProviderName(), URL: chatapi.Prefix + "/auth/sso", LogoutURL: sso.EndSessionURL(sso.PostLogoutURL())}
 		}
 		if authKey == "" {
 			return cfg

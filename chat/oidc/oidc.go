@@ -238,6 +238,16 @@ func (c *Client) allow(id Identity) error {
 	return nil
 }
 
+// PostLogoutURL is where the provider sends the browser after signing out: the chat's root
+// (the redirect URL's origin + "/"); register it at the provider as a post-logout redirect URI.
+func (c *Client) PostLogoutURL() string {
+	u, err := url.Parse(c.cfg.RedirectURL)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host + "/"
+}
+
 // EndSessionURL is the provider's RP-initiated logout URL back to postLogout, or "" when the
 // provider offers none.
 func (c *Client) EndSessionURL(postLogout string) string {

@@ -121,8 +121,10 @@ func TestSignIn(t *testing.T) {
 	if again.UID != ann.UID {
 		t.Fatalf("a second sign-in gave uid %q, first %q", again.UID, ann.UID)
 	}
-	if c.EndSessionURL("http://127.0.0.1:9/") == "" {
-		t.Fatal("the provider offers RP-initiated logout; EndSessionURL is empty")
+	end, err := url.Parse(c.EndSessionURL(c.PostLogoutURL()))
+	testutil.NoError(t, err)
+	if end.Query().Get("client_id") != "agentry" || end.Query().Get("post_logout_redirect_uri") != "http://127.0.0.1:9/" || !strings.HasPrefix(end.String(), issuer) {
+		t.Fatalf("the provider offers RP-initiated logout; EndSessionURL is %q", end)
 	}
 }
 

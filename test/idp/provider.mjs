@@ -29,7 +29,25 @@ const provider = new Provider(issuer, {
   pkce: { required: () => true },
   scopes: ["openid", "email", "profile", "groups", "offline_access"],
   claims: { email: ["email", "email_verified"], profile: ["name", "picture"], groups: ["groups"] },
-  features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
+  features: {
+    devInteractions: { enabled: false },
+    // The provider's own pages load nothing from elsewhere (the defaults import web fonts).
+    rpInitiatedLogout: {
+      enabled: true,
+      async logoutSource(ctx, form) {
+        ctx.body = page("Sign out", `<h1>Sign out of the Test IdP?</h1>${form}
+<button type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button>`);
+      },
+      async postLogoutSuccessSource(ctx) {
+        ctx.body = page("Signed out", "<h1>You are signed out of the Test IdP.</h1>");
+      },
+    },
+  },
+  async renderError(ctx, out) {
+    ctx.type = "html";
+    ctx.body = page("Error", `<h1>Error</h1><p role="alert">${escape(out.error)}: ${escape(out.error_description ?? "")}</p>`);
+  },
   ttl: { ...(config.ttl ?? {}) },
   cookies: { keys: ["agentry-test-idp-cookie-key"] },
   async findAccount(_ctx, sub) {
@@ -54,6 +72,10 @@ const provider = new Provider(issuer, {
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
 });
 provider.on("server_error", (_ctx, err) => console.error("server_error", err));
+
+function page(title, body) {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main>${body}</main></body></html>`;
+}
 
 const escape = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const form = (uid, error) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test IdP sign-in</title></head>

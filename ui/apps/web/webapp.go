@@ -52,10 +52,12 @@ type Config struct {
 	SSO *SSO `json:"sso,omitempty"`
 }
 
-// SSO is the provider sign-in the app offers: "Sign in with <Name>" opens URL.
+// SSO is the provider sign-in the app offers: "Sign in with <Name>" opens URL; after "Log out"
+// the app sends the browser to LogoutURL (the provider's RP-initiated logout), when it has one.
 type SSO struct {
-	Name string `json:"name"`
-	URL  string `json:"url"`
+	Name      string `json:"name"`
+	URL       string `json:"url"`
+	LogoutURL string `json:"logoutUrl,omitempty"`
 }
 
 // DevLogin is present only when the server has a development Auth Key.

@@ -20,7 +20,7 @@ describe("web app: sign in with an identity provider", () => {
     const callback = `http://${addr}/chat/v1/auth/sso/callback`;
     const secret = "web-sso-client-secret-0123456789";
     [idp, browser] = await Promise.all([
-      startIdp({ users, clients: [{ client_id: "agentry-web", client_secret: secret, redirect_uris: [callback] }] }),
+      startIdp({ users, clients: [{ client_id: "agentry-web", client_secret: secret, redirect_uris: [callback], post_logout_redirect_uris: [`http://${addr}/`] }] }),
       launchBrowser(),
     ]);
     chat = await startChat({
@@ -70,11 +70,16 @@ describe("web app: sign in with an identity provider", () => {
     // Nothing of the session in the address bar or the page's storage but the SDK's token.
     expect(page.url()).toBe(`${chat.base}/`);
     await screenshot(page, "web/sso-signed-in-1280");
+    // Log out ends the chat session and, at the provider's confirmation, the provider's.
     await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("button", { name: "Yes, sign me out" }).click();
     await page.getByRole("link", { name: "Sign in with Test IdP" }).waitFor();
+    expect(page.url()).toBe(`${chat.base}/`);
     // A reload stays signed out: the session ended, the hand-off cookie was used once.
     await page.reload();
-    await page.getByRole("link", { name: "Sign in with Test IdP" }).waitFor();
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).click();
+    // The provider asks for the password again: its session ended too.
+    await page.getByLabel("Password").waitFor();
     await page.context().close();
   });
 

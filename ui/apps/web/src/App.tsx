@@ -70,13 +70,19 @@ function useRoute() {
 export function App() {
   const { boot, user, setUser, retry } = useBoot();
   const [route, navigate] = useRoute();
+  const logoutUrl = boot.state === "ready" ? boot.config.sso?.logoutUrl : undefined;
   const onLogout = useCallback(async () => {
     await logout();
+    // Signed in through the provider: sign out there too (it sends the browser back to /).
+    if (logoutUrl) {
+      window.location.assign(logoutUrl);
+      return;
+    }
     setUser(undefined);
     // The next user starts from nothing open, not from the last user's conversation.
     window.history.replaceState(null, "", "/");
     navigate("chat");
-  }, [setUser, navigate]);
+  }, [setUser, navigate, logoutUrl]);
   useEffect(() => {
     // The chat page titles itself after the open conversation.
     if (!user) document.title = "Sign in · Agentry chat";

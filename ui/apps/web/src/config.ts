@@ -14,7 +14,7 @@ export interface AppConfig {
   /** Present only when the server has a development Auth Key. */
   readonly devLogin?: { readonly authKey: string; readonly users: readonly DevUser[] };
   /** Present when people sign in through an OpenID provider: the button's name and where it goes. */
-  readonly sso?: { readonly name: string; readonly url: string };
+  readonly sso?: { readonly name: string; readonly url: string; readonly logoutUrl?: string };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -27,7 +27,10 @@ export function parseConfig(v: unknown): AppConfig {
   const chatPath = typeof o.chatPath === "string" && o.chatPath !== "" ? o.chatPath : "/chat/v1";
   const appId = typeof o.appId === "string" ? o.appId : "";
   const s = isRecord(o.sso) ? o.sso : undefined;
-  const sso = s && typeof s.url === "string" && s.url.startsWith("/") ? { sso: { name: typeof s.name === "string" && s.name ? s.name : "your identity provider", url: s.url } } : {};
+  const sso = s && typeof s.url === "string" && s.url.startsWith("/")
+    ? { sso: { name: typeof s.name === "string" && s.name ? s.name : "your identity provider", url: s.url,
+      ...(typeof s.logoutUrl === "string" && /^https?:\/\//.test(s.logoutUrl) ? { logoutUrl: s.logoutUrl } : {}) } }
+    : {};
   const d = isRecord(o.devLogin) ? o.devLogin : undefined;
   if (!d || typeof d.authKey !== "string" || d.authKey === "") return { chatPath, appId, ...sso };
   const users: DevUser[] = [];
