@@ -187,6 +187,8 @@ func (a *API) Register(e *echo.Echo) {
 	g.PUT("/users/:uid", a.updateUser, server)
 	g.GET("/me", a.me, user)
 	g.POST("/logout", a.logout, user)
+	g.POST("/users/:uid/deactivate", a.setDeactivated(true), admin)
+	g.POST("/users/:uid/reactivate", a.setDeactivated(false), admin)
 	g.POST("/users/:uid/auth_tokens", a.createToken, server)
 	g.DELETE("/users/:uid/auth_tokens", a.revokeTokens, server)
 	g.DELETE("/users/:uid/auth_tokens/:id", a.revokeToken, server)

@@ -98,18 +98,30 @@ func (a *API) ssoCallback(c echo.Context) error {
 	}
 	u, err := a.upsertSSOUser(ctx, id)
 	if err != nil {
-		var me *model.Error
-		if errors.As(err, &me) && me.Code == model.ErrPermissionDenied {
-			return a.signInRefused(c, "deactivated")
-		}
-		return err
+		return a.ssoUserRefused(c, err)
 	}
 	tok, _, err := a.mint(ctx, u.UID, time.Now().Add(a.opts.SessionTTL))
 	if err != nil {
-		return err
+		return a.ssoUserRefused(c, err)
 	}
 	a.ssoCookie(c, ssoSessionCookie, tok, Prefix+"/auth/session", sessionHandoff)
 	return c.Redirect(http.StatusFound, "/")
+}
+
+// ssoUserRefused turns a user the chat will not sign in (deactivated, or an agent's uid) into
+// the sign-in page's sentence; any other error is the service's.
+func (a *API) ssoUserRefused(c echo.Context, err error) error {
+	var me *model.Error
+	if errors.As(err, &me) {
+		switch me.Code {
+		case model.ErrUserDeactivated:
+			a.authFailed(c)
+			return a.signInRefused(c, "deactivated")
+		case model.ErrPermissionDenied:
+			return a.signInRefused(c, "invalid")
+		}
+	}
+	return err
 }
 
 // signInRefused sends the browser back to the sign-in page with a code the page says a
@@ -160,6 +172,9 @@ func (a *API) upsertSSOUser(ctx context.Context, id oidc.Identity) (model.User, 
 	}
 	if u.Kind != model.UserKindUser {
 		return model.User{}, model.Errorf(model.ErrPermissionDenied, "this account cannot sign in")
+	}
+	if u.Deactivated {
+		return model.User{}, model.Errorf(model.ErrUserDeactivated, "user %q is deactivated", u.UID)
 	}
 	u.Name, u.Avatar, u.Metadata = id.Name, id.Picture, meta
 	if a.opts.SSO.ManagesRoles() {

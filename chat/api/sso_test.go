@@ -183,3 +183,49 @@ func (b *browser) get(e *ssoEnv, path string) *url.URL {
 	testutil.NoError(b.t, err)
 	return loc
 }
+
+// TestDeactivation: an admin deactivates a person: every token of theirs stops at once, none is
+// minted, the development login and the provider's sign-in refuse them; reactivated, they sign in
+// again. Users cannot deactivate anyone, admins not themselves.
+func TestDeactivation(t *testing.T) {
+	e := newSSOEnv(t)
+	e.api.opts.AuthKey = "dev-auth-key-0123456"
+	e.expect(e.do(http.MethodPost, "/users", keyAuth, map[string]any{"uid": "root", "name": "Root", "role": RoleAdmin}), http.StatusCreated, "")
+	root := e.user2("root")
+	bob := e.user("bob")
+	b := newBrowser(t)
+	b.signIn(e, "ann", "ann-pw")
+	_, ann := b.session(e)
+	annUID := oidc.UID(e.idp.Issuer, "ann")
+
+	e.expect(e.do("POST", "/users/"+annUID+"/deactivate", bob, nil), http.StatusForbidden, model.ErrPermissionDenied)
+	e.expect(e.do("POST", "/users/root/deactivate", root, nil), http.StatusBadRequest, model.ErrValidation)
+	r := e.do("POST", "/users/"+annUID+"/deactivate", root, nil)
+	e.expect(r, http.StatusOK, "")
+	var u model.User
+	r.decode(t, &u)
+	if !u.Deactivated {
+		t.Fatalf("answer %s", r.body)
+	}
+	e.expect(e.do("GET", "/me", ann.AuthToken, nil), http.StatusUnauthorized, model.ErrUnauthenticated)
+	e.expect(e.do("POST", "/users/"+annUID+"/auth_tokens", keyAuth, nil), http.StatusForbidden, model.ErrUserDeactivated)
+	e.user("carl")
+	e.expect(e.do("POST", "/users/carl/deactivate", keyAuth, nil), http.StatusOK, "")
+	e.expect(e.do("POST", "/login", "", map[string]any{"uid": "carl", "authKey": "dev-auth-key-0123456"}), http.StatusForbidden, model.ErrUserDeactivated)
+	b2 := newBrowser(t)
+	if back := b2.signIn(e, "ann", "ann-pw"); back.Query().Get("signin_error") != "deactivated" {
+		t.Fatalf("a deactivated user's sign-in went to %s", back)
+	}
+	if status, _ := b2.session(e); status != http.StatusUnauthorized {
+		t.Fatalf("a deactivated user got a session (%d)", status)
+	}
+	e.expect(e.do("GET", "/me", bob, nil), http.StatusOK, "")
+
+	e.expect(e.do("POST", "/users/"+annUID+"/reactivate", keyAuth, nil), http.StatusOK, "")
+	b3 := newBrowser(t)
+	b3.signIn(e, "ann", "ann-pw")
+	if status, again := b3.session(e); status != http.StatusOK || again.User.Deactivated {
+		t.Fatalf("after reactivation: %d %+v", status, again.User)
+	}
+	e.expect(e.do("GET", "/me", ann.AuthToken, nil), http.StatusUnauthorized, model.ErrUnauthenticated)
+}

@@ -224,3 +224,19 @@ func listJSON[T any](c echo.Context, key string, list []T, err error) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{key: list})
 }
+
+// setDeactivated deactivates or reactivates a person (admins): deactivating ends every session
+// and socket of theirs at once (4001) and refuses their sign-ins until reactivated.
+func (a *API) setDeactivated(deactivated bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		uid, err := pathID(c, "uid")
+		if err != nil {
+			return err
+		}
+		if deactivated && uid == uidOf(c) {
+			return model.Errorf(model.ErrValidation, "you cannot deactivate yourself")
+		}
+		u, err := a.opts.Store.SetDeactivated(c.Request().Context(), uid, deactivated)
+		return a.changedJSON(c, http.StatusOK, u, err)
+	}
+}

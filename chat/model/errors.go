@@ -40,6 +40,7 @@ const (
 	ErrAPIKeyInvalid      = "ERR_API_KEY_INVALID"        // a server route without the REST API key
 	ErrPermissionDenied   = "ERR_PERMISSION_DENIED"      // authenticated, but not allowed
 	ErrUIDNotFound        = "ERR_UID_NOT_FOUND"          // no such user
+	ErrUserDeactivated    = "ERR_USER_DEACTIVATED"       // signing in, or minting a token, for a deactivated user
 	ErrUIDExists          = "ERR_UID_ALREADY_EXISTS"     // creating a user whose uid is taken
 	ErrGUIDNotFound       = "ERR_GUID_NOT_FOUND"         // no such group
 	ErrGUIDExists         = "ERR_GUID_ALREADY_EXISTS"    // creating a group whose guid is taken
@@ -74,7 +75,7 @@ func statusOf(code string) int {
 		return http.StatusBadRequest
 	case ErrUnauthenticated, ErrAPIKeyInvalid:
 		return http.StatusUnauthorized
-	case ErrPermissionDenied, ErrAgentDisabled, ErrNotAMember, ErrBanned, ErrPrivateGroup, ErrWrongGroupPassword, ErrAuthKeyDisabled, ErrOwnerCannotLeave:
+	case ErrPermissionDenied, ErrUserDeactivated, ErrAgentDisabled, ErrNotAMember, ErrBanned, ErrPrivateGroup, ErrWrongGroupPassword, ErrAuthKeyDisabled, ErrOwnerCannotLeave:
 		return http.StatusForbidden
 	case ErrUIDNotFound, ErrActionNotFound, ErrGUIDNotFound, ErrMessageNotFound, ErrNotFound, ErrApprovalNotFound:
 		return http.StatusNotFound

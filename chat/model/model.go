@@ -31,6 +31,8 @@ type User struct {
 	// LastActiveAt is when it last had one (absent: never).
 	Status       string     `json:"status,omitempty"`
 	LastActiveAt *time.Time `json:"lastActiveAt,omitempty"`
+	// Deactivated users cannot sign in; their sessions ended when an admin deactivated them.
+	Deactivated bool `json:"deactivated,omitempty"`
 }
 
 // Presence: a user counts as online while a replica says so and has confirmed it within

@@ -218,6 +218,8 @@ CREATE TABLE chat_approvals (
   UNIQUE (agent_id, interrupt_id)
 );
 CREATE INDEX chat_approvals_pending ON chat_approvals (status, expires_us);`,
+	// Deactivation (an admin's): a deactivated user's tokens are refused and none are minted.
+	`ALTER TABLE chat_users ADD COLUMN deactivated_us {{BIGINT}} NOT NULL DEFAULT 0;`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

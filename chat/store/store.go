@@ -55,6 +55,9 @@ type Users interface {
 	// replica (offline), as of now.
 	SetPresence(ctx context.Context, uids []string, online bool) error
 	ListUsers(ctx context.Context, q UserQuery) (Page[model.User], error)
+	// SetDeactivated deactivates (revoking every token of the user, one auth.revoked event) or
+	// reactivates a person; agents cannot be.
+	SetDeactivated(ctx context.Context, uid string, deactivated bool) (model.User, error)
 }
 
 // UserQuery filters the user list.

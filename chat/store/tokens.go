@@ -23,10 +23,14 @@ func (s *sqlStore) CreateToken(ctx context.Context, uid string, hash []byte, exp
 		exp = us(expires)
 	}
 	err := s.write(ctx, "create token", func(t *txn) error {
-		if _, err := getUser(t, uid); err != nil {
+		u, err := getUser(t, uid)
+		if err != nil {
 			return err
 		}
-		_, err := t.exec(`INSERT INTO chat_tokens (id, uid, hash, expires_us, created_us) VALUES ($1, $2, $3, $4, $5)`, id, uid, hex.EncodeToString(hash), exp, us(t.now))
+		if u.Deactivated {
+			return model.Errorf(model.ErrUserDeactivated, "user %q is deactivated", uid)
+		}
+		_, err = t.exec(`INSERT INTO chat_tokens (id, uid, hash, expires_us, created_us) VALUES ($1, $2, $3, $4, $5)`, id, uid, hex.EncodeToString(hash), exp, us(t.now))
 		return err
 	})
 	if err != nil {
@@ -40,7 +44,9 @@ func (s *sqlStore) TokenUser(ctx context.Context, hash []byte) (TokenInfo, error
 	var ti TokenInfo
 	var expires int64
 	err := s.read(ctx, "check token", func(t *txn) error {
-		err := t.row(`SELECT uid, id, expires_us FROM chat_tokens WHERE hash = $1 AND revoked_us = 0 AND (expires_us = 0 OR expires_us > $2)`, hex.EncodeToString(hash), us(t.now)).Scan(&ti.UID, &ti.ID, &expires)
+		// A deactivated user's tokens were revoked with it; the join refuses them regardless.
+		err := t.row(`SELECT k.uid, k.id, k.expires_us FROM chat_tokens k JOIN chat_users u ON u.uid = k.uid
+			WHERE k.hash = $1 AND k.revoked_us = 0 AND (k.expires_us = 0 OR k.expires_us > $2) AND u.deactivated_us = 0`, hex.EncodeToString(hash), us(t.now)).Scan(&ti.UID, &ti.ID, &expires)
 		if errors.Is(err, sql.ErrNoRows) {
 			return model.Errorf(model.ErrUnauthenticated, "the auth token is unknown, expired or revoked")
 		}

@@ -33,15 +33,16 @@ func checkJSON(field string, raw json.RawMessage) error {
 const userColumns = `uid, name, avatar, role, kind, metadata, created_us`
 
 // readUserColumns are userColumns and the user's presence.
-const readUserColumns = userColumns + `, online, last_active_us`
+const readUserColumns = userColumns + `, online, last_active_us, deactivated_us`
 
 func scanUser(sc scanner) (model.User, error) {
 	var u model.User
 	var kind, meta string
-	var created, online, active int64
-	if err := sc.Scan(&u.UID, &u.Name, &u.Avatar, &u.Role, &kind, &meta, &created, &online, &active); err != nil {
+	var created, online, active, deactivated int64
+	if err := sc.Scan(&u.UID, &u.Name, &u.Avatar, &u.Role, &kind, &meta, &created, &online, &active, &deactivated); err != nil {
 		return u, err
 	}
+	u.Deactivated = deactivated != 0
 	u.LastActiveAt = optTime(active)
 	u.Status = "offline"
 	if online == 1 && time.Since(fromUS(active)) < model.PresenceTTL {
@@ -190,4 +191,38 @@ func (s *sqlStore) SetPresence(ctx context.Context, uids []string, online bool) 
 		}
 		return nil
 	})
+}
+
+// SetDeactivated implements Users: a deactivated user's tokens are revoked at once (its
+// sockets close with 4001, through the auth.revoked event) and no new one is minted or
+// accepted until the user is reactivated.
+func (s *sqlStore) SetDeactivated(ctx context.Context, uid string, deactivated bool) (model.User, error) {
+	var u model.User
+	err := s.write(ctx, "deactivate user", func(t *txn) (err error) {
+		if u, err = getUser(t, uid); err != nil {
+			return err
+		}
+		if u.Kind != model.UserKindUser {
+			return model.Errorf(model.ErrValidation, "%q is an agent, not a person: disable the agent instead", uid)
+		}
+		if u.Deactivated == deactivated {
+			return nil
+		}
+		at := int64(0)
+		if deactivated {
+			at = us(t.now)
+		}
+		if _, err := t.exec(`UPDATE chat_users SET deactivated_us = $2 WHERE uid = $1`, uid, at); err != nil {
+			return err
+		}
+		u.Deactivated = deactivated
+		if !deactivated {
+			return nil
+		}
+		if _, err := t.exec(`UPDATE chat_tokens SET revoked_us = $2 WHERE uid = $1 AND revoked_us = 0`, uid, us(t.now)); err != nil {
+			return err
+		}
+		return t.emit("", model.EventTokensRevoked, uid, map[string]string{"tokenId": "*"})
+	})
+	return u, err
 }

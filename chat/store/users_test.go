@@ -1,0 +1,55 @@
+package store
+
+import (
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/model"
+)
+
+var _ = cases(
+	behaviour{"users: deactivating ends every token at once and refuses new ones until reactivated", func(t *testing.T, s Store) {
+		users(t, s, "alice", "bob")
+		h := func(tok string) []byte { sum := sha256.Sum256([]byte(tok)); return sum[:] }
+		must[string](t)(s.CreateToken(ctx, "alice", h("phone"), time.Time{}))
+		must[string](t)(s.CreateToken(ctx, "bob", h("bob"), time.Time{}))
+		_, newest := must2(t)(s.Horizon(ctx))
+		u := must[model.User](t)(s.SetDeactivated(ctx, "alice", true))
+		if !u.Deactivated || !must[model.User](t)(s.GetUser(ctx, "alice")).Deactivated {
+			t.Fatalf("deactivated: %+v", u)
+		}
+		_, err := s.TokenUser(ctx, h("phone"))
+		wantCode(t, err, model.ErrUnauthenticated)
+		_, err = s.CreateToken(ctx, "alice", h("new"), time.Time{})
+		wantCode(t, err, model.ErrUserDeactivated)
+		if ti, err := s.TokenUser(ctx, h("bob")); err != nil || ti.UID != "bob" {
+			t.Errorf("bob's token went with alice: %v", err)
+		}
+		// One auth.revoked for every token of hers: the hub closes all her sockets (4001).
+		evs := must[[]model.Event](t)(s.EventsSince(ctx, "alice", newest, 100))
+		if len(evs) != 1 || evs[0].Type != model.EventTokensRevoked || string(evs[0].Data) != `{"tokenId":"*"}` {
+			t.Errorf("events %+v", evs)
+		}
+		// Twice is no error and no second event.
+		must[model.User](t)(s.SetDeactivated(ctx, "alice", true))
+		if again := must[[]model.Event](t)(s.EventsSince(ctx, "alice", evs[0].Pos, 100)); len(again) != 0 {
+			t.Errorf("deactivating twice: %+v", again)
+		}
+		// Reactivated, she signs in again; the old token stays revoked.
+		if u := must[model.User](t)(s.SetDeactivated(ctx, "alice", false)); u.Deactivated {
+			t.Fatalf("reactivated: %+v", u)
+		}
+		must[string](t)(s.CreateToken(ctx, "alice", h("new"), time.Time{}))
+		if ti, err := s.TokenUser(ctx, h("new")); err != nil || ti.UID != "alice" {
+			t.Errorf("after reactivation: %v", err)
+		}
+		_, err = s.TokenUser(ctx, h("phone"))
+		wantCode(t, err, model.ErrUnauthenticated)
+		_, err = s.SetDeactivated(ctx, "nobody", true)
+		wantCode(t, err, model.ErrUIDNotFound)
+		must[model.User](t)(s.CreateUser(ctx, model.User{UID: "helper", Name: "Helper", Kind: model.UserKindAgent}))
+		_, err = s.SetDeactivated(ctx, "helper", true)
+		wantCode(t, err, model.ErrValidation)
+	}},
+)
