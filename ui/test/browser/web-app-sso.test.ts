@@ -83,6 +83,48 @@ describe("web app: sign in with an identity provider", () => {
     await page.context().close();
   });
 
+  test("a deactivated user's socket closes: the sign-in page says why and keeps the draft; reactivated, they are back where they were", async () => {
+    await chat.createUser("bob", "Bob");
+    const page = await signIn("ann", "ann-pw");
+    await page.getByText("Signed in as").waitFor();
+    await page.goto("/user/bob");
+    const composer = page.getByRole("main").getByRole("textbox", { name: "Message Bob" });
+    await composer.fill("half a thought about Friday");
+    const me = await page.evaluate(async () => {
+      const token = (JSON.parse(localStorage.getItem("agentry.web.session") ?? "{}") as { token?: string }).token;
+      const r = await fetch("/chat/v1/me", { headers: { authorization: `Bearer ${token}` } });
+      return ((await r.json()) as { uid: string }).uid;
+    });
+    await chat.call("POST", `/users/${me}/deactivate`);
+    await page.getByRole("status").getByText("Your session has ended").waitFor();
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).waitFor();
+    await screenshot(page, "web/sso-session-ended-1280");
+    // While deactivated, the provider's sign-in is refused with a sentence.
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).click();
+    const password = page.getByLabel("Password");
+    const refused = page.getByRole("alert").getByText("deactivated");
+    await password.or(refused).first().waitFor();
+    if (await password.isVisible()) {
+      await page.getByLabel("Username").fill("ann");
+      await password.fill("ann-pw");
+      await page.getByRole("button", { name: "Sign in" }).click();
+    }
+    await refused.waitFor();
+    await chat.call("POST", `/users/${me}/reactivate`);
+    await page.getByRole("link", { name: "Sign in with Test IdP" }).click();
+    // The provider's session may still be there (no form); either way back in the chat, in the
+    // conversation, with the draft.
+    await password.or(composer).first().waitFor();
+    if (await password.isVisible()) {
+      await page.getByLabel("Username").fill("ann");
+      await password.fill("ann-pw");
+      await page.getByRole("button", { name: "Sign in" }).click();
+    }
+    await expect.poll(() => composer.inputValue()).toBe("half a thought about Friday");
+    expect(new URL(page.url()).pathname).toBe("/user/bob");
+    await page.context().close();
+  });
+
   test("someone outside the required group comes back to a sentence that says why, signed out", async () => {
     const page = await signIn("sam", "sam-pw", { width: 390, height: 800 });
     const alert = page.getByRole("alert");

@@ -1,12 +1,13 @@
 // The web app: loads /app-config.json, logs in (development user picker or an auth token),
 // then shows the chat (groups, people, agents, threads) and, for admins, the agent admin page.
-import type { Chat } from "@agentry/chat-sdk";
+import { Chat } from "@agentry/chat-sdk";
 import { useCallback, useEffect, useState } from "react";
 import { AdminPage } from "./admin/AdminPage";
 import { ChatPage } from "./chat/ChatPage";
 import { loadConfig, type AppConfig } from "./config";
 import { Login } from "./Login";
-import { completeSignIn, errorText, initChat, logout, resume } from "./session";
+import { rememberReturn, takeReturn } from "./drafts";
+import { completeSignIn, errorText, initChat, logout, resume, sessionEnded } from "./session";
 
 type Route = "chat" | "admin";
 
@@ -29,7 +30,11 @@ function useBoot() {
       try {
         const config = await loadConfig();
         await initChat(config);
-        const u = (await completeSignIn(config)) ?? (await resume());
+        const signedIn = await completeSignIn(config);
+        // Back from the provider: to the page the session ended on, or the deep link followed.
+        const back = signedIn ? takeReturn() : undefined;
+        if (back) window.history.replaceState(null, "", back);
+        const u = signedIn ?? (await resume());
         if (!live) return;
         setUser(u);
         setBoot({ state: "ready", config });
@@ -67,9 +72,43 @@ function useRoute() {
   return [route, navigate] as const;
 }
 
+/** The service ended the session under the page (the socket closed with 4001: expired, revoked,
+ * the user deactivated): back to the sign-in page with a sentence; the page and the drafts are
+ * kept for the next sign-in. */
+function useSessionEnd(signedIn: boolean, end: (notice: string) => void) {
+  useEffect(() => {
+    if (!signedIn) return;
+    const id = `agentry-web-session-${Math.random().toString(36).slice(2)}`;
+    Chat.addConnectionListener(id, new Chat.ConnectionListener({
+      onConnectionError: (e) => {
+        if (e.code !== "ERR_AUTH_TOKEN_INVALID") return;
+        rememberReturn(window.location.pathname + window.location.search);
+        sessionEnded();
+        end("Your session has ended. Sign in again to go on; what you were typing is kept.");
+      },
+    }));
+    return () => Chat.removeConnectionListener(id);
+  }, [signedIn, end]);
+}
+
 export function App() {
   const { boot, user, setUser, retry } = useBoot();
   const [route, navigate] = useRoute();
+  const [notice, setNotice] = useState("");
+  const ended = useCallback((n: string) => {
+    setNotice(n);
+    setUser(undefined);
+  }, [setUser]);
+  useSessionEnd(user !== undefined, ended);
+  const onLogin = useCallback((u: Chat.User) => {
+    const back = takeReturn();
+    if (back) {
+      window.history.replaceState(null, "", back);
+      window.dispatchEvent(new PopStateEvent("popstate"));
+    }
+    setNotice("");
+    setUser(u);
+  }, [setUser]);
   const logoutUrl = boot.state === "ready" ? boot.config.sso?.logoutUrl : undefined;
   const onLogout = useCallback(async () => {
     await logout();
@@ -109,7 +148,7 @@ export function App() {
       </main>
     );
   } else if (!user) {
-    body = <Login config={boot.config} onLogin={setUser} />;
+    body = <Login config={boot.config} onLogin={onLogin} notice={notice} />;
   } else {
     body = <Shell user={user} route={route} navigate={navigate} onLogout={onLogout} />;
   }

@@ -2,6 +2,7 @@ import type { Chat } from "@agentry/chat-sdk";
 import { Avatar } from "@agentry/ui-kit";
 import { useId, useState, type FormEvent } from "react";
 import type { AppConfig } from "./config";
+import { rememberReturn } from "./drafts";
 import { errorText, loginWithAuthKey, loginWithToken, signInErrorText, takeSignInError } from "./session";
 
 interface FormProps {
@@ -11,7 +12,7 @@ interface FormProps {
   run(f: () => Promise<Chat.User>): Promise<void>;
 }
 
-export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Chat.User): void }) {
+export function Login({ config, onLogin, notice }: { config: AppConfig; onLogin(user: Chat.User): void; notice?: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState(() => {
     const code = takeSignInError();
@@ -39,6 +40,11 @@ export function Login({ config, onLogin }: { config: AppConfig; onLogin(user: Ch
           </span>
           <h1 className="agentry-web__title">Sign in to Agentry chat</h1>
         </div>
+        {notice ? (
+          <p className="agentry-web__notice" role="status">
+            {notice}
+          </p>
+        ) : null}
         {config.sso ? <SSOLogin sso={config.sso} /> : dev ? <DevLogin dev={dev} {...form} /> : <TokenLogin {...form} />}
         {error ? (
           <p id={errorId} className="agentry-web__error" role="alert">
@@ -55,7 +61,8 @@ function SSOLogin({ sso }: { sso: NonNullable<AppConfig["sso"]> }) {
   return (
     <div className="agentry-web__inline-form">
       <p className="agentry-web__muted">Sign in with your organization's account.</p>
-      <a className="agentry-web__button agentry-web__button--block" href={sso.url}>
+      <a className="agentry-web__button agentry-web__button--block" href={sso.url}
+        onClick={() => rememberReturn(window.location.pathname + window.location.search)}>
         Sign in with {sso.name}
       </a>
     </div>

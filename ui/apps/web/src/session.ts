@@ -2,6 +2,7 @@
 // so a reload logs in again.
 import { Chat } from "@agentry/chat-sdk";
 import { chatHost, type AppConfig } from "./config";
+import { clearDrafts } from "./drafts";
 
 const storageKey = "agentry.web.session";
 
@@ -125,6 +126,12 @@ export async function resume(): Promise<Chat.User | undefined> {
   }
 }
 
+/** The session ended under the page (expired, revoked, the user deactivated): the token is
+ * forgotten; drafts are kept for the next sign-in. */
+export function sessionEnded(): void {
+  forget();
+}
+
 function forget(): void {
   try {
     localStorage.removeItem(storageKey);
@@ -135,6 +142,7 @@ function forget(): void {
 
 export async function logout(): Promise<void> {
   forget();
+  clearDrafts();
   await Chat.logout().catch(() => undefined);
 }
 

@@ -1,6 +1,7 @@
 import { Chat } from "@agentry/chat-sdk";
 import { useId, useRef, useState, type FormEvent, type KeyboardEvent, type RefObject } from "react";
 import { useConnection } from "../connection";
+import { useDraft } from "../drafts";
 import { errorText, isNetworkError } from "../session";
 import { Attachments, useAttachments, type AttachmentsModel } from "./Attachments";
 import { deliver, useMentions, useOutbox, useQuoting, useTypingIndicator, type Waiting } from "./composerHooks";
@@ -32,7 +33,7 @@ const before = (typed: string) => (cur: string) => (cur.trim() === "" ? typed : 
 /** The composer: Enter sends, Shift+Enter starts a new line; a quote reply shows what it
  * answers; files are picked, pasted or dropped; a send without a connection waits for it. */
 export function Composer({ receiverId, receiverType, parentMessageId, label, placeholder, mentionables = [] }: ComposerProps) {
-  const [text, setText] = useState("");
+  const [text, setText] = useDraft(`${receiverType}:${receiverId}:${parentMessageId ?? ""}`);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState("");
   const connection = useConnection();
