@@ -125,6 +125,44 @@ describe("web app: sign in with an identity provider", () => {
     await page.context().close();
   });
 
+  test("People (admins): search, deactivate someone whose open page then returns to sign-in, reactivate", async () => {
+    await chat.createUser("dora", "Dora Diaz");
+    // Dora is signed in elsewhere with a token the REST API key minted.
+    const dora = await newPage(browser, chat.base, { viewport: { width: 390, height: 800 } });
+    const token = await chat.mintToken("dora");
+    await dora.addInitScript((t) => localStorage.setItem("agentry.web.session", JSON.stringify({ token: t })), token);
+    await dora.goto("/");
+    await dora.getByRole("button", { name: "Log out" }).waitFor();
+
+    const admin = await signIn("ann", "ann-pw");
+    await admin.getByRole("link", { name: "People" }).click();
+    const people = admin.getByRole("main", { name: "People" });
+    await people.getByRole("searchbox", { name: "Search people" }).fill("dora");
+    const row = people.getByRole("listitem", { name: "Dora Diaz" });
+    await row.waitFor();
+    await expect.poll(() => people.getByRole("listitem").count()).toBe(1);
+    await row.getByRole("button", { name: "Deactivate…" }).click();
+    await screenshot(admin, "web/people-confirm-1280");
+    await expectAccessible(admin, "the People page asking to confirm");
+    await row.getByRole("group", { name: "Deactivate Dora Diaz?" }).getByRole("button", { name: "Deactivate" }).click();
+    await row.getByText("deactivated").waitFor();
+    await dora.getByRole("status").getByText("Your session has ended").waitFor();
+    await row.getByRole("button", { name: "Reactivate" }).click();
+    await row.getByRole("button", { name: "Deactivate…" }).waitFor();
+    expect(await row.getByText("deactivated").count()).toBe(0);
+    // The admin's own row has no action.
+    await people.getByRole("searchbox", { name: "Search people" }).fill("ann");
+    const self = people.getByRole("listitem", { name: "Ann Lee" });
+    await self.waitFor();
+    expect(await self.getByRole("button").count()).toBe(0);
+    await admin.setViewportSize({ width: 390, height: 800 });
+    await people.getByRole("searchbox", { name: "Search people" }).fill("");
+    await people.getByRole("listitem", { name: "Dora Diaz" }).waitFor();
+    await screenshot(admin, "web/people-390");
+    await admin.context().close();
+    await dora.context().close();
+  });
+
   test("someone outside the required group comes back to a sentence that says why, signed out", async () => {
     const page = await signIn("sam", "sam-pw", { width: 390, height: 800 });
     const alert = page.getByRole("alert");

@@ -3,16 +3,18 @@
 import { Chat } from "@agentry/chat-sdk";
 import { useCallback, useEffect, useState } from "react";
 import { AdminPage } from "./admin/AdminPage";
+import { PeoplePage } from "./admin/PeoplePage";
 import { ChatPage } from "./chat/ChatPage";
 import { loadConfig, type AppConfig } from "./config";
 import { Login } from "./Login";
 import { rememberReturn, takeReturn } from "./drafts";
 import { completeSignIn, errorText, initChat, logout, resume, sessionEnded } from "./session";
 
-type Route = "chat" | "admin";
+type Route = "chat" | "admin" | "people";
 
 function routeOf(path: string): Route {
-  return path.replace(/\/+$/, "") === "/admin" ? "admin" : "chat";
+  const p = path.replace(/\/+$/, "");
+  return p === "/admin" ? "admin" : p === "/people" ? "people" : "chat";
 }
 
 type Boot = { state: "loading" } | { state: "failed"; error: string } | { state: "ready"; config: AppConfig };
@@ -66,7 +68,7 @@ function useRoute() {
   }, []);
   const navigate = useCallback((r: Route) => {
     // The chat keeps its own paths (a conversation, a thread): "Chat" from there stays.
-    if (r !== routeOf(window.location.pathname)) window.history.pushState(null, "", r === "admin" ? "/admin" : "/");
+    if (r !== routeOf(window.location.pathname)) window.history.pushState(null, "", r === "chat" ? "/" : `/${r}`);
     setRoute(r);
   }, []);
   return [route, navigate] as const;
@@ -126,6 +128,7 @@ export function App() {
     // The chat page titles itself after the open conversation.
     if (!user) document.title = "Sign in · Agentry chat";
     else if (route === "admin") document.title = "Agents · Agentry chat";
+    else if (route === "people") document.title = "People · Agentry chat";
   }, [user, route]);
 
   let body;
@@ -175,6 +178,12 @@ function Shell({ user, route, navigate, onLogout }: { user: Chat.User; route: Ro
               Agents
             </a>
           ) : null}
+          {isAdmin ? (
+            <a href="/people" className="agentry-web__tab" aria-current={route === "people" ? "page" : undefined}
+              onClick={(e) => { e.preventDefault(); navigate("people"); }}>
+              People
+            </a>
+          ) : null}
         </nav>
         <span className="agentry-web__me">
           Signed in as <strong>{user.getName() || user.getUid()}</strong>
@@ -184,7 +193,7 @@ function Shell({ user, route, navigate, onLogout }: { user: Chat.User; route: Ro
           Log out
         </button>
       </header>
-      {route === "admin" && isAdmin ? <AdminPage /> : <ChatPage me={user} />}
+      {route === "admin" && isAdmin ? <AdminPage /> : route === "people" && isAdmin ? <PeoplePage me={user} /> : <ChatPage me={user} />}
     </div>
   );
 }

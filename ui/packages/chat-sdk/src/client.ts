@@ -58,6 +58,8 @@ export class ChatClient {
   // Users.
   createUser(user: User, authKey: string): Promise<User> { return run(() => users.createUser(this.s, user, authKey)); }
   getUser(uid: string): Promise<User> { return run(() => users.getUser(this.s, uid)); }
+  /** Admins: deactivates a person (their sessions end at once) or reactivates them. */
+  setUserDeactivated(uid: string, deactivated: boolean): Promise<User> { return run(() => users.setUserDeactivated(this.s, uid, deactivated)); }
 
   // Groups and membership.
   getGroup(guid: string): Promise<Group> { return run(() => groups.getGroup(this.s, guid)); }

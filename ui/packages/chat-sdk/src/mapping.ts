@@ -40,6 +40,7 @@ function fillUser(u: User, w: WireUser): void {
   if (w.status) u.setStatus(w.status);
   const active = seconds(w.lastActiveAt);
   if (active !== undefined) u.setLastActiveAt(active);
+  u.setDeactivated(w.deactivated === true);
 }
 
 export function userFromWire(w: WireUser): User {
@@ -75,6 +76,7 @@ export function userToWire(u: User): WireUser {
   const active = u.getLastActiveAt();
   if (status) w.status = status;
   if (active !== undefined) w.lastActiveAt = new Date(active * 1000).toISOString();
+  if (u.isDeactivated()) w.deactivated = true;
   return w;
 }
 

@@ -16,6 +16,7 @@ export interface WireUser {
   createdAt?: string;
   status?: "online" | "offline";
   lastActiveAt?: string;
+  deactivated?: boolean;
 }
 
 export interface WireGroup {

@@ -155,4 +155,23 @@ describe("ChatException", () => {
     expect((await s.c.getUser("revoked")).getUid()).toBe("revoked");
     expect(s.rec.named("onDisconnected")).toHaveLength(1);
   });
+
+  test("an admin deactivates a person: their socket closes with 4001, login is refused with ERR_USER_DEACTIVATED until reactivated", async () => {
+    await h.proc.createUser("boss", "Boss", { role: "admin" }).catch(() => undefined);
+    const boss = new ChatClient();
+    await boss.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    await boss.login(await h.proc.mintToken("boss"));
+    const s = await h.client("leaving", { token: true });
+    const u = await boss.setUserDeactivated("leaving", true);
+    expect(u.isDeactivated()).toBe(true);
+    const e = await s.rec.until((x) => x.name === "onConnectionError");
+    expect((e.args[0] as ChatException).code).toBe("ERR_AUTH_TOKEN_INVALID");
+    await expect(s.c.login("leaving", h.proc.authKey)).rejects.toMatchObject({ code: "ERR_USER_DEACTIVATED" });
+    // Not an admin's to do for a user.
+    const other = await h.client("bystander");
+    await expect(other.c.setUserDeactivated("boss", true)).rejects.toMatchObject({ code: "ERR_PERMISSION_DENIED" });
+    expect((await boss.setUserDeactivated("leaving", false)).isDeactivated()).toBe(false);
+    expect((await s.c.login("leaving", h.proc.authKey)).getUid()).toBe("leaving");
+    await boss.logout();
+  });
 });

@@ -14,6 +14,7 @@ export class User {
   protected createdAt?: number;
   protected status?: "online" | "offline";
   protected lastActiveAt?: number;
+  protected deactivated = false;
 
   constructor(uid: string, name?: string) {
     this.uid = uid;
@@ -44,6 +45,9 @@ export class User {
   getLastActiveAt(): number | undefined { return this.lastActiveAt; }
   setStatus(status: "online" | "offline"): void { this.status = status; }
   setLastActiveAt(at: number): void { this.lastActiveAt = at; }
+  /** Deactivated by an admin: the person cannot sign in until reactivated. */
+  isDeactivated(): boolean { return this.deactivated; }
+  setDeactivated(deactivated: boolean): void { this.deactivated = deactivated; }
 }
 
 /** A user's membership of a group. */

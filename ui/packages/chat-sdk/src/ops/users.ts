@@ -17,3 +17,10 @@ export async function getUser(s: Session, uid: string): Promise<User> {
   const w = await s.http.json<WireUser>("GET", `/users/${enc(uid)}`);
   return s.directory.putWireUser(w);
 }
+
+/** Deactivates a person (admins): their sessions and sockets end at once and they cannot sign in
+ * until reactivated; or reactivates them. */
+export async function setUserDeactivated(s: Session, uid: string, deactivated: boolean): Promise<User> {
+  const w = await s.http.json<WireUser>("POST", `/users/${enc(uid)}/${deactivated ? "deactivate" : "reactivate"}`);
+  return s.directory.putWireUser(w);
+}
