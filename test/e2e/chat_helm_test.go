@@ -3,12 +3,16 @@ package e2e
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 // container returns the first container of a rendered Deployment and its pod spec.
@@ -391,5 +395,45 @@ func chatOff(t *testing.T) {
 	rendered(t, "chat.agentRefs=false", own, false, "ClusterRole/agentry-chat-agent-reader")
 	if !strings.Contains(strings.Join(argList(ownCtr), " "), "--agent-refs=false") {
 		t.Errorf("chat.agentRefs=false: %v", ownCtr["args"])
+	}
+}
+
+// TestReadmeSSOInstall: the README's chat section opens with sign-in through an identity
+// provider, and its helm install, as printed, renders the OIDC flags with the client secret
+// mounted from the Secret the block's kubectl command creates.
+func TestReadmeSSOInstall(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	testutil.NoError(t, err)
+	if !strings.Contains(string(readme), "## Chat service (`agentry chat`)\n\n### Sign in with your identity provider\n") {
+		t.Fatal("the README's chat section must start with \"Sign in with your identity provider\"")
+	}
+	lines := strings.Split(strings.ReplaceAll(strings.Join(readmeCommands(t, "### Sign in with your identity provider"), "\n"), "\\\n", " "), "\n")
+	var install, secret []string
+	for _, l := range lines {
+		words := strings.Fields(strings.ReplaceAll(l, "'", ""))
+		switch {
+		case strings.HasPrefix(l, "helm install "):
+			install = words
+		case strings.HasPrefix(l, "kubectl -n agentry-system create secret generic "):
+			secret = words
+		}
+	}
+	if len(install) < 4 || install[3] != "charts/agentry" || len(secret) < 7 {
+		t.Fatalf("the README's SSO block: install %q, secret %q", install, secret)
+	}
+	var flags []string
+	for i := 4; i < len(install); i++ {
+		if install[i] == "-n" {
+			i++ // the namespace: template() renders in agentry-system, as the block says
+			continue
+		}
+		flags = append(flags, install[i])
+	}
+	ctr, pod := container(t, template(t, flags...), chatDeployment)
+	hasAll(t, "the README's chat args", strings.Join(argList(ctr), " "), "--oidc-issuer=https://sso.example.com/realms/acme",
+		"--oidc-client-id=agentry-chat", "--oidc-client-secret-file=/etc/agentry-chat/oidc/clientSecret",
+		"--oidc-redirect-url=https://chat.example.com/chat/v1/auth/sso/callback", "--oidc-admin-groups=chat-admins", "--oidc-scopes=email,profile,groups")
+	if got := path(named(pod["volumes"])["oidc"], "secret.secretName"); got != secret[6] || !strings.Contains(strings.Join(secret, " "), "--from-literal=clientSecret=") {
+		t.Errorf("the block's Secret %q (key clientSecret) is not what the pod mounts: %v", secret, got)
 	}
 }
