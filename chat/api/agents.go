@@ -32,6 +32,7 @@ type agentRequest struct {
 	Headers             *map[string]string `json:"headers"`
 	Enabled             *bool              `json:"enabled"`
 	Approvers           []string           `json:"approvers"`
+	Audience            []string           `json:"audience"`
 }
 
 func pathAgentID(c echo.Context) (string, error) {
@@ -57,7 +58,7 @@ func (a *API) putAgent(c echo.Context) error {
 	cfg := model.AgentConfig{
 		AgentID: id, Provider: model.AgentProvider(req.Provider), Name: req.Name, Icon: req.Icon, Greeting: req.Greeting,
 		IntroductoryMessage: req.IntroductoryMessage, SuggestedMessages: req.SuggestedMessages, DeploymentURL: req.DeploymentURL,
-		AgentRef: req.AgentRef, Approvers: req.Approvers,
+		AgentRef: req.AgentRef, Approvers: req.Approvers, Audience: req.Audience,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -172,12 +173,9 @@ func (a *API) agentProfile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := a.opts.Store.GetAgent(c.Request().Context(), id)
+	cfg, err := a.visibleAgent(c.Request().Context(), uidOf(c), id)
 	if err != nil {
 		return err
-	}
-	if !cfg.Enabled {
-		return model.Errorf(model.ErrUIDNotFound, "no agent %q", id)
 	}
 	return c.JSON(http.StatusOK, agentProfile{
 		AgentID: cfg.AgentID, Name: cfg.Name, Icon: cfg.Icon, Greeting: cfg.Greeting,

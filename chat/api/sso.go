@@ -168,7 +168,7 @@ func (a *API) upsertSSOUser(ctx context.Context, id oidc.Identity) (model.User, 
 			return model.User{}, err
 		}
 		return a.opts.Store.CreateUser(ctx, model.User{UID: id.UID, Name: id.Name, Avatar: id.Picture, Role: role,
-			Kind: model.UserKindUser, Metadata: meta})
+			Kind: model.UserKindUser, Metadata: meta, ProviderGroups: id.Groups})
 	}
 	if u.Kind != model.UserKindUser {
 		return model.User{}, model.Errorf(model.ErrPermissionDenied, "this account cannot sign in")
@@ -176,7 +176,7 @@ func (a *API) upsertSSOUser(ctx context.Context, id oidc.Identity) (model.User, 
 	if u.Deactivated {
 		return model.User{}, model.Errorf(model.ErrUserDeactivated, "user %q is deactivated", u.UID)
 	}
-	u.Name, u.Avatar, u.Metadata = id.Name, id.Picture, meta
+	u.Name, u.Avatar, u.Metadata, u.ProviderGroups = id.Name, id.Picture, meta, id.Groups
 	if a.opts.SSO.ManagesRoles() {
 		u.Role = role
 	}

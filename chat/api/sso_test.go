@@ -25,6 +25,7 @@ type ssoEnv struct {
 var ssoUsers = []testutil.IDPUser{
 	{Sub: "ann", Password: "ann-pw", Email: "ann@example.com", EmailVerified: true, Name: "Ann Lee", Picture: "https://example.com/ann.png", Groups: []string{"eng", "chat-admins"}},
 	{Sub: "sam", Password: "sam-pw", Email: "sam@example.com", EmailVerified: true, Name: "Sam", Groups: []string{"sales"}},
+	{Sub: "cy", Password: "cy-pw", Email: "cy@example.com", EmailVerified: true, Name: "Cy", Groups: []string{"eng", "design"}},
 }
 
 // newSSOEnv serves the API with sign-in through a real OpenID provider, which requires the
@@ -228,4 +229,27 @@ func TestDeactivation(t *testing.T) {
 		t.Fatalf("after reactivation: %d %+v", status, again.User)
 	}
 	e.expect(e.do("GET", "/me", ann.AuthToken, nil), http.StatusUnauthorized, model.ErrUnauthenticated)
+}
+
+// TestSSOProviderGroupAudience: an agent meant for holders of a provider group (idp:design) is
+// visible to them as the provider says at each sign-in, and to nobody else.
+func TestSSOProviderGroupAudience(t *testing.T) {
+	e := newSSOEnv(t)
+	e.expect(e.do("PUT", "/agents/critic", keyAuth, map[string]any{"provider": "ag-ui", "name": "Critic", "enabled": true,
+		"deploymentUrl": "https://critic.example.com/agent", "audience": []string{"idp:design"}}), http.StatusCreated, "")
+	bob := e.user("bob")
+	signedIn := func() string {
+		b := newBrowser(t)
+		b.signIn(e, "cy", "cy-pw")
+		_, tr := b.session(e)
+		return tr.AuthToken
+	}
+	cy := signedIn()
+	e.expect(e.do("GET", "/agents/critic/profile", cy, nil), http.StatusOK, "")
+	e.expect(e.do("GET", "/agents/critic/profile", bob, nil), http.StatusNotFound, model.ErrUIDNotFound)
+	// The provider drops cy from design: at the next sign-in the agent is gone for cy.
+	e.idp.SetUser(t, testutil.IDPUser{Sub: "cy", Password: "cy-pw", Email: "cy@example.com", EmailVerified: true, Name: "Cy", Groups: []string{"eng"}})
+	cy = signedIn()
+	e.expect(e.do("GET", "/agents/critic/profile", cy, nil), http.StatusNotFound, model.ErrUIDNotFound)
+	e.expect(e.do("GET", "/users/critic", cy, nil), http.StatusNotFound, model.ErrUIDNotFound)
 }

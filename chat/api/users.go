@@ -2,6 +2,7 @@ package api
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -146,9 +147,9 @@ func (a *API) getUser(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	// An agent is visible to users only while it is configured and enabled.
+	// An agent is visible to users only while it is configured, enabled and meant for them.
 	if u.Kind == model.UserKindAgent {
-		if cfg, err := a.opts.Store.GetAgent(ctx, uid); err != nil || !cfg.Enabled {
+		if _, err := a.visibleAgent(ctx, uidOf(c), uid); err != nil {
 			return model.Errorf(model.ErrUIDNotFound, "no user %q", uid)
 		}
 	}
@@ -173,8 +174,40 @@ func (a *API) listUsers(c echo.Context) error {
 	default:
 		return errValidation("kind must be user or agent")
 	}
-	page, err := a.opts.Store.ListUsers(c.Request().Context(), uq)
-	return pageJSON(c, page, err)
+	ctx := c.Request().Context()
+	page, err := a.opts.Store.ListUsers(ctx, uq)
+	if err != nil {
+		return err
+	}
+	// Agents not meant for the caller are left out (a page may then hold fewer than limit).
+	kept := page.Items[:0]
+	for _, u := range page.Items {
+		if u.Kind == model.UserKindAgent {
+			if _, err := a.visibleAgent(ctx, uidOf(c), u.UID); err != nil {
+				continue
+			}
+		}
+		kept = append(kept, u)
+	}
+	page.Items = kept
+	return pageJSON(c, page, nil)
+}
+
+// visibleAgent is the agent's configuration when uid may see it: configured, enabled and in
+// its audience; ErrUIDNotFound otherwise, so an agent one may not use does not exist for them.
+func (a *API) visibleAgent(ctx context.Context, uid, agentID string) (model.AgentConfig, error) {
+	cfg, err := a.opts.Store.GetAgent(ctx, agentID)
+	if err != nil || !cfg.Enabled {
+		return cfg, model.Errorf(model.ErrUIDNotFound, "no agent %q", agentID)
+	}
+	ok, err := store.MayUseAgent(ctx, a.opts.Store, uid, cfg)
+	if err != nil {
+		return cfg, err
+	}
+	if !ok {
+		return cfg, model.Errorf(model.ErrUIDNotFound, "no agent %q", agentID)
+	}
+	return cfg, nil
 }
 
 // answerJSON answers v with status, or the error.

@@ -193,6 +193,9 @@ func (b *Bridge) Prepare(ctx context.Context, msg Message) (*Plan, error) {
 			}
 			return nil, model.Errorf(model.ErrAgentDisabled, "agent %q is not enabled: messages to it are not accepted", receiver)
 		}
+		if err := b.mayUse(ctx, sender, cfg, ""); err != nil {
+			return nil, err
+		}
 		if !starts {
 			return nil, nil
 		}
@@ -204,6 +207,9 @@ func (b *Bridge) Prepare(ctx context.Context, msg Message) (*Plan, error) {
 		var ok bool
 		if cfg, ok = b.mentioned(ctx, receiver, text); !ok {
 			return nil, nil
+		}
+		if err := b.mayUse(ctx, sender, cfg, receiver); err != nil {
+			return nil, err
 		}
 		p.group = receiver
 		p.run.ConversationID = model.ConversationID(model.ReceiverGroup, sender, receiver)
@@ -224,6 +230,21 @@ func (b *Bridge) Prepare(ctx context.Context, msg Message) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// mayUse refuses, with a sentence, a message to an agent (or mentioning it in group) from
+// someone outside its audience: the message is not stored, so nothing waits for an answer.
+func (b *Bridge) mayUse(ctx context.Context, sender string, cfg model.AgentConfig, group string) error {
+	ok, err := store.MayUseAgent(ctx, b.o.Store, sender, cfg)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		return nil
+	case group != "":
+		return model.Errorf(model.ErrPermissionDenied, "@%s is not available to you, so your message was not sent: ask an admin for access, or send it without the mention", cfg.AgentID)
+	}
+	return model.Errorf(model.ErrPermissionDenied, "agent %q is not available to you: ask an admin for access", cfg.AgentID)
 }
 
 // mentioned returns the first enabled agent mentioned in text that is a member of the group.

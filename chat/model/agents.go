@@ -38,7 +38,11 @@ type AgentConfig struct {
 	Enabled       bool   `json:"enabled"`
 	// Approvers decide the tool calls the agent stops for (uids, group:<guid>:admins,
 	// group:<guid>:moderators); empty means the user whose message started the run.
-	Approvers []string  `json:"approvers"`
+	Approvers []string `json:"approvers"`
+	// Audience is who may use the agent: uids, group:<guid> (that chat group's members) and
+	// idp:<group> (holders of that identity provider group); empty means everyone. Anyone else
+	// does not see the agent and is refused when they message or mention it.
+	Audience  []string  `json:"audience"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }
@@ -103,6 +107,9 @@ func (a AgentConfig) Validate() error {
 		}
 	}
 	if err := ValidateApprovers(a.Approvers); err != nil {
+		return err
+	}
+	if err := ValidateAudience(a.Audience); err != nil {
 		return err
 	}
 	if len(a.SuggestedMessages) > MaxSuggestedMessages {

@@ -33,6 +33,9 @@ type User struct {
 	LastActiveAt *time.Time `json:"lastActiveAt,omitempty"`
 	// Deactivated users cannot sign in; their sessions ended when an admin deactivated them.
 	Deactivated bool `json:"deactivated,omitempty"`
+	// ProviderGroups are the identity provider's groups at the user's last sign-in (agent
+	// audiences' idp: entries); never sent to clients.
+	ProviderGroups []string `json:"-"`
 }
 
 // Presence: a user counts as online while a replica says so and has confirmed it within

@@ -48,19 +48,22 @@ func (s *sealer) open(agentID, sealed string) ([]byte, error) {
 	return s.aead.Open(nil, b[:n], b[n:], []byte(agentID))
 }
 
-const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref, approvers`
+const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref, approvers, audience`
 
 // scanAgent reads a configuration and its sealed headers.
 func scanAgent(sc scanner) (model.AgentConfig, string, error) {
 	var a model.AgentConfig
-	var provider, suggested, sealed, approvers string
+	var provider, suggested, sealed, approvers, audience string
 	var enabled int
 	var created, updated int64
-	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated, &a.AgentRef, &approvers); err != nil {
+	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated, &a.AgentRef, &approvers, &audience); err != nil {
 		return a, "", err
 	}
-	a.Approvers = []string{}
+	a.Approvers, a.Audience = []string{}, []string{}
 	if err := json.Unmarshal([]byte(approvers), &a.Approvers); err != nil {
+		return a, "", err
+	}
+	if err := json.Unmarshal([]byte(audience), &a.Audience); err != nil {
 		return a, "", err
 	}
 	a.Provider = model.AgentProvider(provider)
@@ -94,6 +97,9 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 	if a.Approvers == nil {
 		a.Approvers = []string{}
 	}
+	if a.Audience == nil {
+		a.Audience = []string{}
+	}
 	if a.SuggestedMessages == nil {
 		a.SuggestedMessages = []string{}
 	}
@@ -107,6 +113,7 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 	}
 	suggested, _ := json.Marshal(a.SuggestedMessages)
 	approvers, _ := json.Marshal(a.Approvers)
+	audience, _ := json.Marshal(a.Audience)
 	var out model.AgentConfig
 	created := false
 	err = s.write(ctx, "save agent", func(t *txn) error {
@@ -131,11 +138,11 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 		}
 		a.UpdatedAt = t.now
 		if created {
-			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef, string(approvers))
+			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience))
 		} else {
-			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12, approvers = $13 WHERE agent_id = $1`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef, string(approvers))
+			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12, approvers = $13, audience = $14 WHERE agent_id = $1`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience))
 		}
 		if err != nil {
 			return err

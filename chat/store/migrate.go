@@ -220,6 +220,10 @@ CREATE TABLE chat_approvals (
 CREATE INDEX chat_approvals_pending ON chat_approvals (status, expires_us);`,
 	// Deactivation (an admin's): a deactivated user's tokens are refused and none are minted.
 	`ALTER TABLE chat_users ADD COLUMN deactivated_us {{BIGINT}} NOT NULL DEFAULT 0;`,
+	// Who may use an agent (JSON list; [] is everyone), and the identity provider's groups of
+	// a user at their last sign-in (JSON list), which idp: audience entries match.
+	`ALTER TABLE chat_agents ADD COLUMN audience TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE chat_users ADD COLUMN provider_groups TEXT NOT NULL DEFAULT '[]';`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

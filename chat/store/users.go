@@ -33,13 +33,16 @@ func checkJSON(field string, raw json.RawMessage) error {
 const userColumns = `uid, name, avatar, role, kind, metadata, created_us`
 
 // readUserColumns are userColumns and the user's presence.
-const readUserColumns = userColumns + `, online, last_active_us, deactivated_us`
+const readUserColumns = userColumns + `, online, last_active_us, deactivated_us, provider_groups`
 
 func scanUser(sc scanner) (model.User, error) {
 	var u model.User
-	var kind, meta string
+	var kind, meta, groups string
 	var created, online, active, deactivated int64
-	if err := sc.Scan(&u.UID, &u.Name, &u.Avatar, &u.Role, &kind, &meta, &created, &online, &active, &deactivated); err != nil {
+	if err := sc.Scan(&u.UID, &u.Name, &u.Avatar, &u.Role, &kind, &meta, &created, &online, &active, &deactivated, &groups); err != nil {
+		return u, err
+	}
+	if err := json.Unmarshal([]byte(groups), &u.ProviderGroups); err != nil {
 		return u, err
 	}
 	u.Deactivated = deactivated != 0
@@ -81,9 +84,14 @@ func (s *sqlStore) CreateUser(ctx context.Context, u model.User) (model.User, er
 	}
 	err = s.write(ctx, "create user", func(t *txn) error {
 		u.CreatedAt = t.now
-		return t.execOne(model.Errorf(model.ErrUIDExists, "user %q already exists", u.UID),
+		err := t.execOne(model.Errorf(model.ErrUIDExists, "user %q already exists", u.UID),
 			`INSERT INTO chat_users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (uid) DO NOTHING`,
 			u.UID, u.Name, u.Avatar, u.Role, string(u.Kind), string(u.Metadata), us(u.CreatedAt))
+		if err != nil || len(u.ProviderGroups) == 0 {
+			return err
+		}
+		_, err = t.exec(`UPDATE chat_users SET provider_groups = $2 WHERE uid = $1`, u.UID, groupsJSON(u.ProviderGroups))
+		return err
 	})
 	if err != nil {
 		return model.User{}, err
@@ -122,7 +130,7 @@ func (s *sqlStore) UpdateUser(ctx context.Context, u model.User) (model.User, er
 	var out model.User
 	err := s.write(ctx, "update user", func(t *txn) error {
 		err := t.execOne(model.Errorf(model.ErrUIDNotFound, "no user %q", u.UID),
-			`UPDATE chat_users SET name = $2, avatar = $3, role = $4, metadata = $5 WHERE uid = $1`, u.UID, u.Name, u.Avatar, u.Role, string(u.Metadata))
+			`UPDATE chat_users SET name = $2, avatar = $3, role = $4, metadata = $5, provider_groups = $6 WHERE uid = $1`, u.UID, u.Name, u.Avatar, u.Role, string(u.Metadata), groupsJSON(u.ProviderGroups))
 		if err != nil {
 			return err
 		}
@@ -225,4 +233,12 @@ func (s *sqlStore) SetDeactivated(ctx context.Context, uid string, deactivated b
 		return t.emit("", model.EventTokensRevoked, uid, map[string]string{"tokenId": "*"})
 	})
 	return u, err
+}
+
+func groupsJSON(groups []string) string {
+	if groups == nil {
+		groups = []string{}
+	}
+	b, _ := json.Marshal(groups)
+	return string(b)
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"crypto/sha256"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,5 +53,34 @@ var _ = cases(
 		must[model.User](t)(s.CreateUser(ctx, model.User{UID: "helper", Name: "Helper", Kind: model.UserKindAgent}))
 		_, err = s.SetDeactivated(ctx, "helper", true)
 		wantCode(t, err, model.ErrValidation)
+	}},
+	behaviour{"audiences: an agent's audience and a user's provider groups are kept", func(t *testing.T, s Store) {
+		u := must[model.User](t)(s.CreateUser(ctx, model.User{UID: "erin", Name: "Erin", ProviderGroups: []string{"eng", "design"}}))
+		got := must[model.User](t)(s.GetUser(ctx, "erin"))
+		if len(got.ProviderGroups) != 2 || got.ProviderGroups[1] != "design" {
+			t.Fatalf("provider groups %q (created %+v)", got.ProviderGroups, u)
+		}
+		got.ProviderGroups = []string{"eng"}
+		if up := must[model.User](t)(s.UpdateUser(ctx, got)); len(up.ProviderGroups) != 1 {
+			t.Fatalf("updated provider groups %q", up.ProviderGroups)
+		}
+		if b, _ := json.Marshal(got); strings.Contains(string(b), "eng") {
+			t.Errorf("provider groups reach clients: %s", b)
+		}
+		cfg := model.AgentConfig{AgentID: "chef", Provider: model.ProviderAGUI, Name: "Chef", DeploymentURL: "https://chef.example.com/agent", Audience: []string{"group:cooks", "idp:eng"}}
+		_, _, err := s.PutAgent(ctx, cfg, nil)
+		wantCode(t, err, "")
+		a := must[model.AgentConfig](t)(s.GetAgent(ctx, "chef"))
+		if len(a.Audience) != 2 || a.Audience[1] != "idp:eng" {
+			t.Fatalf("audience %q", a.Audience)
+		}
+		ok, err := MayUseAgent(ctx, s, "erin", a)
+		if !ok || err != nil {
+			t.Errorf("erin holds idp:eng: %v %v", ok, err)
+		}
+		users(t, s, "bob")
+		if ok, _ := MayUseAgent(ctx, s, "bob", a); ok {
+			t.Error("bob is in no audience entry")
+		}
 	}},
 )

@@ -52,6 +52,7 @@ const agent: AgentForm = {
   agentRef: "",
   headers: "",
   approvers: "",
+  audience: "",
 };
 
 describe("validateAgent", () => {
@@ -73,6 +74,8 @@ describe("validateAgent", () => {
     expect(validateAgent({ ...agent, suggestedMessages: Array.from({ length: 11 }, (_, i) => `m${i}`).join("\n") })[0]?.field).toBe("suggestedMessages");
     expect(validateAgent({ ...agent, approvers: "bob, group:ops:admins\ngroup:kitchen:moderators" })).toEqual([]);
     expect(validateAgent({ ...agent, approvers: "bob group:ops:owners" })[0]?.message).toBe("approvers[1] must be a uid or group:<guid>:admins or group:<guid>:moderators");
+    expect(validateAgent({ ...agent, audience: "dave, group:kitchen\nidp:chefs" })).toEqual([]);
+    expect(validateAgent({ ...agent, audience: "dave group:" })[0]?.message).toBe("audience[1] must be a uid, group:<guid> or idp:<provider group>");
   });
   it("headers: empty keeps the stored ones, an object replaces them", () => {
     expect(parseHeaders("")).toEqual({});

@@ -38,9 +38,14 @@ export interface AgentForm {
   headers: string;
   /** Approvers, separated by commas, spaces or lines. */
   approvers: string;
+  /** Who may use the agent, separated by commas, spaces or lines; empty: everyone. */
+  audience: string;
 }
 
 export const maxApprovers = 20;
+export const maxAudience = 50;
+// chat/model/audience.go: a uid, group:<guid> or idp:<provider group>.
+const audienceEntry = /^(?:group:[A-Za-z0-9_.@-]{1,100}|idp:\S{1,200}|[A-Za-z0-9_.@-]{1,100})$/;
 const approverEntry = /^(?:[A-Za-z0-9_-]{1,100}|group:[A-Za-z0-9_-]{1,100}:(?:admins|moderators))$/;
 
 /** The approvers of the form: uids and group:<guid>:admins|moderators entries. */
@@ -100,6 +105,11 @@ export function validateAgent(f: AgentForm): FieldError[] {
   if (approvers.length > maxApprovers) add("approvers", `approvers holds more than ${maxApprovers} entries`);
   approvers.forEach((a, i) => {
     if (!approverEntry.test(a)) add("approvers", `approvers[${i}] must be a uid or group:<guid>:admins or group:<guid>:moderators`);
+  });
+  const audience = approverList(f.audience);
+  if (audience.length > maxAudience) add("audience", `audience holds more than ${maxAudience} entries`);
+  audience.forEach((a, i) => {
+    if (!audienceEntry.test(a)) add("audience", `audience[${i}] must be a uid, group:<guid> or idp:<provider group>`);
   });
   add("deploymentUrl", checkField("deploymentUrl", f.deploymentUrl, 2000, false));
   add("agentRef", checkField("agentRef", f.agentRef, 320, false));
@@ -218,6 +228,7 @@ export const fieldLabels: Readonly<Record<string, string>> = {
   agentRef: "In-cluster Agent",
   headers: "Headers",
   approvers: "Approvers",
+  audience: "Who may use it",
   displayName: "Display Name",
   executionText: "Execution Text",
   description: "Description",

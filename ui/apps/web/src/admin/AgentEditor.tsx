@@ -6,7 +6,7 @@ import { approverList, fieldOfMessage, parseHeaders, suggestedList, takenError, 
 import { Field } from "./fields";
 import { errorMap, useEditorForm, type EditorForm } from "./useEditorForm";
 
-const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers", "approvers"];
+const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers", "approvers", "audience"];
 export const noIds: readonly string[] = [];
 
 function formOf(a: Chat.AgentConfig | undefined): AgentForm {
@@ -22,6 +22,7 @@ function formOf(a: Chat.AgentConfig | undefined): AgentForm {
     agentRef: a?.agentRef ?? "",
     headers: "",
     approvers: (a?.approvers ?? []).join(", "),
+    audience: (a?.audience ?? []).join(", "),
   };
 }
 
@@ -37,6 +38,7 @@ function configOf(form: AgentForm, enabled: boolean): Chat.AgentConfigWrite {
     deploymentUrl: form.deploymentUrl.trim(),
     agentRef: form.agentRef.trim(),
     approvers: approverList(form.approvers),
+    audience: approverList(form.audience),
     enabled,
     ...(headers ? { headers } : {}),
   };
@@ -193,6 +195,9 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
       <Field name="approvers" label="Approvers" value={form.approvers} onChange={set("approvers")} error={shown("approvers")} mono
         placeholder="bob, group:ops:admins"
         hint="Who approves the tool calls that need approval: user ids, or group:<id>:admins / group:<id>:moderators. Empty: the person talking to the agent." />
+      <Field name="audience" label="Who may use it" value={form.audience} onChange={set("audience")} error={shown("audience")} mono
+        placeholder="group:kitchen, idp:chefs, dave"
+        hint="User ids, group:<id> (that chat group's members) or idp:<group> (your identity provider's group). Empty: everyone. Others do not see the agent." />
     </>
   );
 }

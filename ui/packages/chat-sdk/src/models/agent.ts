@@ -101,6 +101,8 @@ export interface AgentConfig {
   readonly enabled: boolean;
   /** Who approves the tool calls the agent stops for (uids, group:<guid>:admins|moderators). */
   readonly approvers?: readonly string[];
+  /** Who may use the agent (uids, group:<guid>, idp:<provider group>); empty: everyone. */
+  readonly audience?: readonly string[];
 }
 
 /** An agent configuration to save (PUT /agents/{id}): headers only when typed (absent keeps the stored ones). */
