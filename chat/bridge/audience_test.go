@@ -65,7 +65,9 @@ func TestAgentAudience(t *testing.T) {
 	if run == "" {
 		t.Fatal("dave's message started no run")
 	}
-	e.waitMessage("dave", "chef", 10*time.Second, func(m model.Message) bool { return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try olive oil") })
+	e.waitMessage("dave", "chef", 10*time.Second, func(m model.Message) bool {
+		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try olive oil")
+	})
 
 	// Added to cooks, bob may; removed, he may not any more.
 	e.must(e.do(http.MethodPost, "/groups/cooks/members", "alice", map[string]any{"members": []map[string]string{{"uid": "bob"}}}), http.StatusOK)
@@ -73,7 +75,9 @@ func TestAgentAudience(t *testing.T) {
 		t.Fatal("bob joined cooks but does not see the chef")
 	}
 	e.must(e.send("bob", "group:lobby", "@chef What can I use instead of milk?"), http.StatusCreated)
-	e.waitMessage("bob", "group:lobby", 10*time.Second, func(m model.Message) bool { return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try oat milk") })
+	e.waitMessage("bob", "group:lobby", 10*time.Second, func(m model.Message) bool {
+		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "Try oat milk")
+	})
 	e.must(e.do(http.MethodDelete, "/groups/cooks/members/bob", "alice", nil), http.StatusNoContent)
 	if sees("bob") {
 		t.Fatal("bob left cooks but still sees the chef")
