@@ -180,6 +180,7 @@ func (a *API) Register(e *echo.Echo) {
 	g.GET("/auth/sso", a.ssoStart)
 	g.GET("/auth/sso/callback", a.ssoCallback)
 	g.POST("/auth/session", a.ssoSession)
+	g.POST("/sessions", a.startSession, user)
 
 	g.POST("/users", a.createUser, a.requireAPIKeyOrAuthKey)
 	g.GET("/users", a.listUsers, user)

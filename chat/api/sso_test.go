@@ -253,3 +253,21 @@ func TestSSOProviderGroupAudience(t *testing.T) {
 	e.expect(e.do("GET", "/agents/critic/profile", cy, nil), http.StatusNotFound, model.ErrUIDNotFound)
 	e.expect(e.do("GET", "/users/critic", cy, nil), http.StatusNotFound, model.ErrUIDNotFound)
 }
+
+// TestStartSession: a session started from a token (POST /sessions) is the same user, lives no
+// longer than the token, and signing out of it leaves the token.
+func TestStartSession(t *testing.T) {
+	e := newStubEnv(t, Options{SessionTTL: time.Hour})
+	tok := e.user("alice")
+	r := e.do("POST", "/sessions", tok, nil)
+	e.expect(r, http.StatusCreated, "")
+	var s tokenResponse
+	r.decode(t, &s)
+	if s.AuthToken == "" || s.AuthToken == tok || s.User == nil || s.User.UID != "alice" {
+		t.Fatalf("session %s", r.body)
+	}
+	e.expect(e.do("POST", "/logout", s.AuthToken, nil), http.StatusNoContent, "")
+	e.expect(e.do("GET", "/me", s.AuthToken, nil), http.StatusUnauthorized, model.ErrUnauthenticated)
+	e.expect(e.do("GET", "/me", tok, nil), http.StatusOK, "")
+	e.expect(e.do("POST", "/sessions", "not-a-token", nil), http.StatusUnauthorized, model.ErrUnauthenticated)
+}

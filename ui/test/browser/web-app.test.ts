@@ -68,7 +68,8 @@ describe("web app on agentry dev: token login", () => {
     await page.getByRole("alert").waitFor();
     await expectAccessible(page, "token login with an error");
     await screenshot(page, "web/login-token");
-    await page.getByLabel("Auth token").fill(await dev.mintToken("alice"));
+    const token = await dev.mintToken("alice");
+    await page.getByLabel("Auth token").fill(token);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByText("Signed in as").waitFor();
     // The session survives a reload, until "Log out".
@@ -89,6 +90,10 @@ describe("web app on agentry dev: token login", () => {
     await page.getByLabel("Auth token").waitFor();
     await page.reload();
     await page.getByLabel("Auth token").waitFor();
+    // Log out ended the session, not the token an admin handed out: it signs in again.
+    await page.getByLabel("Auth token").fill(token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("Signed in as").waitFor();
   });
 });
 

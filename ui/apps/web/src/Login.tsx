@@ -45,7 +45,7 @@ export function Login({ config, onLogin, notice }: { config: AppConfig; onLogin(
             {notice}
           </p>
         ) : null}
-        {config.sso ? <SSOLogin sso={config.sso} /> : dev ? <DevLogin dev={dev} {...form} /> : <TokenLogin {...form} />}
+        {config.sso ? <SSOLogin sso={config.sso} /> : dev ? <DevLogin dev={dev} {...form} /> : <TokenLogin chatPath={config.chatPath} {...form} />}
         {error ? (
           <p id={errorId} className="agentry-web__error" role="alert">
             {error}
@@ -113,12 +113,12 @@ function DevLogin({ dev, busy, describedBy, run }: FormProps & { dev: NonNullabl
 }
 
 /** Production login: an auth token minted with the REST API key. */
-function TokenLogin({ busy, describedBy, run }: FormProps) {
+function TokenLogin({ chatPath, busy, describedBy, run }: FormProps & { chatPath: string }) {
   const [token, setToken] = useState("");
   const tokenId = useId();
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (token.trim()) void run(() => loginWithToken(token.trim()));
+    if (token.trim()) void run(() => loginWithToken(token.trim(), chatPath));
   };
   return (
     <form className="agentry-web__inline-form" onSubmit={submit}>

@@ -46,8 +46,21 @@ export function nameOf(uid: string): string {
     .join(" ") || uid;
 }
 
-/** Production login: an auth token minted with the REST API key. */
-export async function loginWithToken(token: string): Promise<Chat.User> {
+/** Production login: an auth token minted with the REST API key. It is traded for a session
+ * (POST /chat/v1/sessions) so that "Log out" ends the session and leaves the pasted token, the
+ * person's way back in, as it was. */
+export async function loginWithToken(token: string, chatPath = "/chat/v1"): Promise<Chat.User> {
+  const r = await fetch(`${chatPath.replace(/\/+$/, "")}/sessions`, { method: "POST", headers: { authorization: `Bearer ${token}` }, cache: "no-store" });
+  if (r.status === 401) throw new Chat.ChatException("ERR_AUTH_TOKEN_INVALID", "This auth token is unknown, expired or revoked.", { status: 401 });
+  if (!r.ok) throw new Error(`The sign-in could not be completed (the chat service answered ${r.status}).`);
+  const body: unknown = await r.json();
+  const session = typeof body === "object" && body !== null && "authToken" in body ? body.authToken : undefined;
+  if (typeof session !== "string" || session === "") throw new Error("The sign-in could not be completed: no session came back.");
+  return loginWithSession(session);
+}
+
+/** Logs in with a session's token and remembers it for reloads. */
+async function loginWithSession(token: string): Promise<Chat.User> {
   const user = await Chat.login(token);
   remember(token);
   return user;
@@ -65,7 +78,7 @@ export async function completeSignIn(cfg: AppConfig): Promise<Chat.User | undefi
   const body: unknown = await r.json();
   const token = typeof body === "object" && body !== null && "authToken" in body ? body.authToken : undefined;
   if (typeof token !== "string" || token === "") throw new Error("The sign-in could not be completed: no session came back.");
-  return loginWithToken(token);
+  return loginWithSession(token);
 }
 
 /** The sentence for a sign-in the provider or the chat's policy refused (?signin_error=code). */
@@ -118,7 +131,7 @@ export async function resume(): Promise<Chat.User | undefined> {
   }
   if (!stored || typeof stored.token !== "string" || stored.token === "") return undefined;
   try {
-    return await loginWithToken(stored.token);
+    return await loginWithSession(stored.token);
   } catch (e) {
     if (!isAuthFailure(e)) throw e;
     forget();
