@@ -50,13 +50,21 @@ export function nameOf(uid: string): string {
  * (POST /chat/v1/sessions) so that "Log out" ends the session and leaves the pasted token, the
  * person's way back in, as it was. */
 export async function loginWithToken(token: string, chatPath = "/chat/v1"): Promise<Chat.User> {
-  const r = await fetch(`${chatPath.replace(/\/+$/, "")}/sessions`, { method: "POST", headers: { authorization: `Bearer ${token}` }, cache: "no-store" });
-  if (r.status === 401) throw new Chat.ChatException("ERR_AUTH_TOKEN_INVALID", "This auth token is unknown, expired or revoked.", { status: 401 });
+  const session = await trade(chatPath, "/sessions", { headers: { authorization: `Bearer ${token}` } });
+  if (session === undefined) throw new Chat.ChatException("ERR_AUTH_TOKEN_INVALID", "This auth token is unknown, expired or revoked.", { status: 401 });
+  return loginWithSession(session);
+}
+
+/** POSTs to one of the chat's session routes and returns the session token it answers;
+ * undefined on 401 (nothing to trade). */
+async function trade(chatPath: string, route: string, init: RequestInit): Promise<string | undefined> {
+  const r = await fetch(`${chatPath.replace(/\/+$/, "")}${route}`, { method: "POST", cache: "no-store", ...init });
+  if (r.status === 401) return undefined;
   if (!r.ok) throw new Error(`The sign-in could not be completed (the chat service answered ${r.status}).`);
   const body: unknown = await r.json();
-  const session = typeof body === "object" && body !== null && "authToken" in body ? body.authToken : undefined;
-  if (typeof session !== "string" || session === "") throw new Error("The sign-in could not be completed: no session came back.");
-  return loginWithSession(session);
+  const token = typeof body === "object" && body !== null && "authToken" in body ? body.authToken : undefined;
+  if (typeof token !== "string" || token === "") throw new Error("The sign-in could not be completed: no session came back.");
+  return token;
 }
 
 /** Logs in with a session's token and remembers it for reloads. */
@@ -72,13 +80,8 @@ async function loginWithSession(token: string): Promise<Chat.User> {
  * is not an SDK call: the SDK speaks bearer tokens to any host.) */
 export async function completeSignIn(cfg: AppConfig): Promise<Chat.User | undefined> {
   if (!cfg.sso) return undefined;
-  const r = await fetch(`${cfg.chatPath.replace(/\/+$/, "")}/auth/session`, { method: "POST", credentials: "same-origin", cache: "no-store" });
-  if (r.status === 401) return undefined;
-  if (!r.ok) throw new Error(`The sign-in could not be completed (the chat service answered ${r.status}).`);
-  const body: unknown = await r.json();
-  const token = typeof body === "object" && body !== null && "authToken" in body ? body.authToken : undefined;
-  if (typeof token !== "string" || token === "") throw new Error("The sign-in could not be completed: no session came back.");
-  return loginWithSession(token);
+  const token = await trade(cfg.chatPath, "/auth/session", { credentials: "same-origin" });
+  return token === undefined ? undefined : loginWithSession(token);
 }
 
 /** The sentence for a sign-in the provider or the chat's policy refused (?signin_error=code). */
