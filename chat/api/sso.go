@@ -37,7 +37,7 @@ const (
 var errorCode = regexp.MustCompile(`^[a-z_]{1,40}$`)
 
 func (a *API) ssoCookie(c echo.Context, name, value, path string, maxAge time.Duration) {
-	secure := c.Scheme() == "https" || a.opts.SSO.Secure()
+	secure := c.Scheme() == "https" || (a.opts.SSO != nil && a.opts.SSO.Secure())
 	ck := &http.Cookie{Name: name, Value: value, Path: path, HttpOnly: true, Secure: secure,
 		SameSite: http.SameSiteLaxMode, MaxAge: int(maxAge / time.Second)}
 	if maxAge <= 0 {

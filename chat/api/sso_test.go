@@ -172,6 +172,8 @@ func TestSSONotConfigured(t *testing.T) {
 		e.expect(e.do("GET", p, "", nil), http.StatusNotFound, model.ErrNotFound)
 	}
 	e.expect(e.do("POST", "/auth/session", "", nil), http.StatusUnauthorized, model.ErrUnauthenticated)
+	// A stale hand-off cookie on a server without a provider is still just refused.
+	e.expect(e.do("POST", "/auth/session", "", nil, "Cookie", ssoSessionCookie+"=stale"), http.StatusUnauthorized, model.ErrUnauthenticated)
 }
 
 // get requests a chat path and returns where the chat sent the browser.

@@ -99,6 +99,9 @@ describe("web app: sign in with an identity provider", () => {
     await page.getByRole("status").getByText("Your session has ended").waitFor();
     await page.getByRole("link", { name: "Sign in with Test IdP" }).waitFor();
     await screenshot(page, "web/sso-session-ended-1280");
+    await page.setViewportSize({ width: 390, height: 800 });
+    await screenshot(page, "web/sso-session-ended-390");
+    await page.setViewportSize({ width: 1280, height: 800 });
     // While deactivated, the provider's sign-in is refused with a sentence.
     await page.getByRole("link", { name: "Sign in with Test IdP" }).click();
     const password = page.getByLabel("Password");
@@ -159,6 +162,15 @@ describe("web app: sign in with an identity provider", () => {
     await people.getByRole("searchbox", { name: "Search people" }).fill("");
     await people.getByRole("listitem", { name: "Dora Diaz" }).waitFor();
     await screenshot(admin, "web/people-390");
+    // The agent form's audience field, at both widths.
+    await admin.getByRole("link", { name: "Agents" }).click();
+    await admin.getByRole("button", { name: "New agent" }).click();
+    await admin.getByLabel("Who may use it").fill("group:kitchen, idp:chefs");
+    await admin.getByLabel("Who may use it").scrollIntoViewIfNeeded();
+    await screenshot(admin, "web/agent-audience-390");
+    await admin.setViewportSize({ width: 1280, height: 800 });
+    await admin.getByLabel("Who may use it").scrollIntoViewIfNeeded();
+    await screenshot(admin, "web/agent-audience-1280");
     await admin.context().close();
     await dora.context().close();
   });
