@@ -374,7 +374,7 @@ type chatService struct {
 }
 
 func newChatService(log logr.Logger, o *chatOptions, apiKey string, st store.Store) (*chatService, error) {
-	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log, OriginPatterns: originPatterns(o.corsOrigins), Retention: o.eventRetention,
+	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Sessions: st, Logger: log, OriginPatterns: originPatterns(o.corsOrigins), Retention: o.eventRetention,
 		Presence: st.SetPresence})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -392,7 +392,7 @@ func newChatService(log logr.Logger, o *chatOptions, apiKey string, st store.Sto
 		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID, LoginTokenTTL: o.loginTokenTTL,
 		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
 		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m, AgentEgress: o.egress,
-		TrustedProxies: o.proxies, SSO: o.ssoClient, SessionTTL: o.sso.sessionTTL,
+		TrustedProxies: o.proxies, SSO: o.ssoClient, SessionTTL: o.sso.sessionTTL, SessionIdleTimeout: o.sso.sessionIdle,
 	})
 	return &chatService{hub: h, bridge: br, api: a, metrics: reg}, nil
 }

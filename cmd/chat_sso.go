@@ -22,8 +22,8 @@ type ssoFlags struct {
 	issuer, clientID, secretFile, redirectURL, name, groupsClaim string
 	scopes, adminGroups, requiredGroups, allowedDomains          []string
 	requireVerifiedEmail                                         bool
-	sessionTTL                                                   time.Duration
-	sessionTTLErr                                                error
+	sessionTTL, sessionIdle                                      time.Duration
+	sessionTTLErr, sessionIdleErr                                error
 }
 
 func (s *ssoFlags) register(f *pflag.FlagSet) {
@@ -41,6 +41,9 @@ func (s *ssoFlags) register(f *pflag.FlagSet) {
 	ttl, err := envDuration("AGENTRY_CHAT_SESSION_TTL", chatapi.DefaultSessionTTL)
 	s.sessionTTLErr = err
 	f.DurationVar(&s.sessionTTL, "session-ttl", ttl, "lifetime of a session from a provider sign-in (env AGENTRY_CHAT_SESSION_TTL)")
+	idle, err := envDuration("AGENTRY_CHAT_SESSION_IDLE_TIMEOUT", 0)
+	s.sessionIdleErr = err
+	f.DurationVar(&s.sessionIdle, "session-idle-timeout", idle, "end a session nobody has used (no request, no socket frame) for this long; 0: no idle timeout (env AGENTRY_CHAT_SESSION_IDLE_TIMEOUT)")
 }
 
 // client discovers the provider; nil without --oidc-issuer. The provider's URLs are the
@@ -52,6 +55,12 @@ func (s *ssoFlags) client(ctx context.Context, getenv func(string) string) (*oid
 	}
 	if s.sessionTTL < 0 {
 		return nil, fmt.Errorf("--session-ttl must be positive (0: the default, %s)", chatapi.DefaultSessionTTL)
+	}
+	if s.sessionIdleErr != nil {
+		return nil, s.sessionIdleErr
+	}
+	if s.sessionIdle < 0 || (s.sessionIdle > 0 && s.sessionIdle < 10*time.Second) {
+		return nil, fmt.Errorf("--session-idle-timeout must be 0 (none) or at least 10s, not %s", s.sessionIdle)
 	}
 	if s.issuer == "" {
 		return nil, nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
@@ -26,6 +27,14 @@ func TestChatSSOFlags(t *testing.T) {
 	c, err := parse().sso.client(context.Background(), none)
 	if err != nil || c != nil {
 		t.Fatalf("without --oidc-issuer: %v %v", c, err)
+	}
+	for _, bad := range []string{"--session-idle-timeout=-1s", "--session-idle-timeout=2s"} {
+		if _, err := parse(bad).sso.client(context.Background(), none); err == nil || !strings.Contains(err.Error(), "at least 10s") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if o := parse("--session-idle-timeout=30m"); o.sso.sessionIdle != 30*time.Minute {
+		t.Errorf("--session-idle-timeout=30m read as %s", o.sso.sessionIdle)
 	}
 	if _, err := parse("--oidc-issuer=http://127.0.0.1:9").sso.client(context.Background(), none); err == nil || !strings.Contains(err.Error(), "--oidc-client-id") {
 		t.Fatalf("a partial set-up: %v", err)

@@ -67,12 +67,18 @@ type chatServer struct {
 }
 
 func startChatServer(t *testing.T, st store.Store) chatServer {
+	return startChatServerWith(t, st, Options{})
+}
+
+// startChatServerWith is startChatServer with the session settings of opts.
+func startChatServerWith(t *testing.T, st store.Store, opts Options) chatServer {
 	t.Helper()
-	h := hub.New(hub.Options{Events: st, Authenticate: Authenticator(st), PollInterval: time.Hour})
+	h := hub.New(hub.Options{Events: st, Authenticate: Authenticator(st), Sessions: st, PollInterval: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.Run(ctx) }()
-	a := New(Options{Store: st, Hub: h, APIKey: testAPIKey, MediaDir: t.TempDir(), PasswordCost: bcrypt.MinCost})
+	a := New(Options{Store: st, Hub: h, APIKey: testAPIKey, MediaDir: t.TempDir(), PasswordCost: bcrypt.MinCost,
+		SessionTTL: opts.SessionTTL, SessionIdleTimeout: opts.SessionIdleTimeout})
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(func() {
 		cancel()

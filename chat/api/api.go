@@ -99,6 +99,9 @@ type Options struct {
 	// SessionTTL is the lifetime of a session from a provider sign-in (default
 	// DefaultSessionTTL).
 	SessionTTL time.Duration
+	// SessionIdleTimeout ends a session (a provider sign-in, or POST /sessions) nobody has
+	// used for this long: no request and no socket frame from its client; 0: no idle timeout.
+	SessionIdleTimeout time.Duration
 }
 
 // API serves the chat routes.

@@ -78,6 +78,7 @@ func (a *API) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			a.failedCredential(c, err)
 			return err
 		}
+		a.touch(c.Request().Context(), ti)
 		c.Set(ctxUID, ti.UID)
 		c.Set(ctxTokenID, ti.ID)
 		c.Set(ctxTokenExpires, ti.ExpiresAt)
@@ -271,14 +272,34 @@ func (a *API) logout(c echo.Context) error {
 }
 
 func (a *API) mint(ctx context.Context, uid string, expires time.Time) (token, id string, err error) {
+	return a.mintIdle(ctx, uid, expires, 0)
+}
+
+// mintSession mints a session: a token that also ends after the idle timeout.
+func (a *API) mintSession(ctx context.Context, uid string, expires time.Time) (token, id string, err error) {
+	return a.mintIdle(ctx, uid, expires, a.opts.SessionIdleTimeout)
+}
+
+func (a *API) mintIdle(ctx context.Context, uid string, expires time.Time, idle time.Duration) (token, id string, err error) {
 	token, err = newToken()
 	if err != nil {
 		return "", "", err
 	}
-	if id, err = a.opts.Store.CreateToken(ctx, uid, HashToken(token), expires); err != nil {
+	if id, err = a.opts.Store.CreateSession(ctx, uid, HashToken(token), expires, idle); err != nil {
 		return "", "", err
 	}
 	return token, id, nil
+}
+
+// touch records a session's use when the stored one is older than store.TouchEvery. A failed write
+// is logged, not the request's failure: the worst case is a session that ends a little early.
+func (a *API) touch(ctx context.Context, ti store.TokenInfo) {
+	if ti.Idle <= 0 || time.Since(ti.UsedAt) < store.TouchEvery(ti.Idle) {
+		return
+	}
+	if err := a.opts.Store.TouchToken(ctx, ti.ID); err != nil {
+		a.opts.Logger.Error(err, "failed to record a session's use", "tokenId", ti.ID)
+	}
 }
 
 // startSession trades the caller's token for a session of the same user that lives the
@@ -290,7 +311,7 @@ func (a *API) startSession(c echo.Context) error {
 		expires = src
 	}
 	ctx := c.Request().Context()
-	tok, id, err := a.mint(ctx, uidOf(c), expires)
+	tok, id, err := a.mintSession(ctx, uidOf(c), expires)
 	if err != nil {
 		return err
 	}

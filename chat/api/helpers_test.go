@@ -264,6 +264,12 @@ func (s *stubStore) CreateToken(_ context.Context, uid string, hash []byte, _ ti
 	return id, nil
 }
 
+// CreateSession is CreateToken: the stub keeps no idle timeouts (TestSessionIdleTimeout runs
+// on a real store).
+func (s *stubStore) CreateSession(ctx context.Context, uid string, hash []byte, exp time.Time, _ time.Duration) (string, error) {
+	return s.CreateToken(ctx, uid, hash, exp)
+}
+
 func (s *stubStore) TokenUser(_ context.Context, hash []byte) (store.TokenInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -100,7 +100,7 @@ func (a *API) ssoCallback(c echo.Context) error {
 	if err != nil {
 		return a.ssoUserRefused(c, err)
 	}
-	tok, _, err := a.mint(ctx, u.UID, time.Now().Add(a.opts.SessionTTL))
+	tok, _, err := a.mintSession(ctx, u.UID, time.Now().Add(a.opts.SessionTTL))
 	if err != nil {
 		return a.ssoUserRefused(c, err)
 	}

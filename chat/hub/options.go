@@ -71,6 +71,16 @@ type Options struct {
 	// PresenceRefresh (default model.PresenceRefresh).
 	Presence        func(ctx context.Context, uids []string, online bool) error
 	PresenceRefresh time.Duration
+	// Sessions, when set, keeps a session with an idle timeout (TokenInfo.Idle) alive while
+	// its client sends frames, and closes its socket with 4001 once the session has been idle
+	// for that long everywhere (REST and every socket: the store has the last use).
+	Sessions Sessions
+}
+
+// Sessions is what the hub needs of the store for idle timeouts (store.Tokens has both).
+type Sessions interface {
+	TouchToken(ctx context.Context, id string) error
+	TokenByID(ctx context.Context, id string) (store.TokenInfo, error)
 }
 
 func (o *Options) defaults() {

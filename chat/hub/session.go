@@ -26,6 +26,10 @@ type session struct {
 	// starts answering 401.
 	tokenID string
 	expires time.Time
+	// idle is the session's idle timeout (zero: none); usedAt (UnixNano) its last recorded
+	// use, which the reader moves and the writer's idle timer reads.
+	idle   time.Duration
+	usedAt atomic.Int64
 	conn    *websocket.Conn
 	queue   *sendQueue
 	slow    chan struct{} // closed when the queue overflowed
@@ -93,6 +97,10 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	uid := ti.UID
 	s := &session{h: h, uid: uid, tokenID: ti.ID, expires: ti.ExpiresAt, conn: conn, queue: newSendQueue(h.o.QueueSize), slow: make(chan struct{}), evicted: make(chan struct{})}
+	if h.o.Sessions != nil && ti.Idle > 0 {
+		s.idle = ti.Idle
+		s.usedAt.Store(ti.UsedAt.UnixNano())
+	}
 	// Registered before the horizon is read: every event committed after that read reaches
 	// the queue, so replay (up to the horizon) plus the queue (skipping what replay sent)
 	// lose nothing.
@@ -231,6 +239,7 @@ func (s *session) readLoop(ctx context.Context) {
 			_ = s.conn.Close(websocket.StatusUnsupportedData, "frames are JSON text")
 			return
 		}
+		s.used(ctx)
 		switch f.Type {
 		case FrameTyping:
 			if f.ConversationID != "" && limit.allow(typingClock()) {
@@ -240,6 +249,36 @@ func (s *session) readLoop(ctx context.Context) {
 			// ack and unknown types are ignored, so newer clients work with this server.
 		}
 	}
+}
+
+// used records a client frame as the session's use (at most every store.TouchEvery).
+func (s *session) used(ctx context.Context) {
+	if s.idle <= 0 || time.Since(time.Unix(0, s.usedAt.Load())) < store.TouchEvery(s.idle) {
+		return
+	}
+	if err := s.h.o.Sessions.TouchToken(ctx, s.tokenID); err != nil {
+		s.h.log.Error(err, "failed to record a session's use", "uid", s.uid)
+		return
+	}
+	s.usedAt.Store(time.Now().UnixNano())
+}
+
+// idleCheck runs when the session's idle deadline as this socket knows it has passed: the
+// store knows of uses elsewhere (REST, other sockets). It returns the next deadline, or false
+// when the session has ended. A store that cannot answer is asked again later.
+func (s *session) idleCheck(ctx context.Context) (time.Time, bool) {
+	ti, err := s.h.o.Sessions.TokenByID(ctx, s.tokenID)
+	switch {
+	case model.CodeOf(err) == model.ErrUnauthenticated:
+		return time.Time{}, false
+	case err != nil:
+		s.h.log.Error(err, "failed to recheck an idle session", "uid", s.uid)
+		return time.Now().Add(store.TouchEvery(s.idle)), true
+	}
+	if ti.UsedAt.UnixNano() > s.usedAt.Load() {
+		s.usedAt.Store(ti.UsedAt.UnixNano())
+	}
+	return time.Unix(0, s.usedAt.Load()).Add(s.idle), true
 }
 
 // open writes the ready frame and the replay: the socket's first data frames, before the
@@ -292,6 +331,13 @@ func (s *session) writeLoop(ctx context.Context, last int64) {
 		defer t.Stop()
 		expired = t.C
 	}
+	var idle <-chan time.Time // nil: no idle timeout
+	var idleTimer *time.Timer
+	if s.idle > 0 {
+		idleTimer = time.NewTimer(time.Until(time.Unix(0, s.usedAt.Load()).Add(s.idle)))
+		defer idleTimer.Stop()
+		idle = idleTimer.C
+	}
 	pingDone := make(chan error, 1)
 	pinging := false
 	defer func() {
@@ -328,6 +374,14 @@ func (s *session) writeLoop(ctx context.Context, last int64) {
 			h.log.V(1).Info("closing socket whose token expired", "uid", s.uid)
 			closeWith(CloseUnauthorized, "credentials expired")
 			return
+		case <-idle:
+			next, ok := s.idleCheck(ctx)
+			if !ok {
+				h.log.V(1).Info("closing socket whose session was idle too long", "uid", s.uid, "idle", s.idle)
+				closeWith(CloseUnauthorized, "session idle")
+				return
+			}
+			idleTimer.Reset(time.Until(next))
 		case <-s.queue.ready:
 			for _, f := range s.queue.take() {
 				if f.pos != 0 && f.pos <= last {

@@ -224,6 +224,10 @@ CREATE INDEX chat_approvals_pending ON chat_approvals (status, expires_us);`,
 	// a user at their last sign-in (JSON list), which idp: audience entries match.
 	`ALTER TABLE chat_agents ADD COLUMN audience TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE chat_users ADD COLUMN provider_groups TEXT NOT NULL DEFAULT '[]';`,
+	// A session's idle timeout (0: none) and when it was last used, so a session nobody uses
+	// ends before its lifetime does.
+	`ALTER TABLE chat_tokens ADD COLUMN idle_us {{BIGINT}} NOT NULL DEFAULT 0;
+ALTER TABLE chat_tokens ADD COLUMN used_us {{BIGINT}} NOT NULL DEFAULT 0;`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

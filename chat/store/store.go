@@ -77,6 +77,16 @@ type TokenInfo struct {
 	UID       string
 	ID        string
 	ExpiresAt time.Time
+	// Idle is a session's idle timeout (zero: none): it ends when UsedAt+Idle passes.
+	Idle   time.Duration
+	UsedAt time.Time
+}
+
+// TouchEvery is how stale a session's recorded use may get before a request or socket frame
+// records a new one: one write about once a minute per session, not one per request, and
+// often enough for a short idle timeout.
+func TouchEvery(idle time.Duration) time.Duration {
+	return min(time.Minute, idle/4)
 }
 
 // Tokens are per-user auth tokens. Only a hash of a token is stored.
@@ -86,6 +96,14 @@ type Tokens interface {
 	// TokenUser returns who a live token belongs to (ErrUnauthenticated when unknown, revoked
 	// or expired).
 	TokenUser(ctx context.Context, hash []byte) (TokenInfo, error)
+	// CreateSession stores a session's token hash: a token that also ends when it has not
+	// been used (TouchToken) for idle; idle zero means no idle timeout.
+	CreateSession(ctx context.Context, uid string, hash []byte, expires time.Time, idle time.Duration) (id string, err error)
+	// TouchToken records that a session was used now (a no-op for a token without an idle
+	// timeout). Callers write at most about once a minute per session, not per request.
+	TouchToken(ctx context.Context, id string) error
+	// TokenByID is TokenUser for a token id (a socket rechecking its session).
+	TokenByID(ctx context.Context, id string) (TokenInfo, error)
 	// RevokeToken revokes one token of uid; its event (auth.revoked) names the token id, so
 	// only sockets authenticated with that token close.
 	RevokeToken(ctx context.Context, uid, id string) error

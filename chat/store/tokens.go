@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
@@ -14,8 +15,16 @@ import (
 // CreateToken implements Tokens. The caller hashes the token (SHA-256); only the hash is
 // stored, so a copy of the database does not log anyone in.
 func (s *sqlStore) CreateToken(ctx context.Context, uid string, hash []byte, expires time.Time) (string, error) {
+	return s.CreateSession(ctx, uid, hash, expires, 0)
+}
+
+// CreateSession implements Tokens.
+func (s *sqlStore) CreateSession(ctx context.Context, uid string, hash []byte, expires time.Time, idle time.Duration) (string, error) {
 	if len(hash) == 0 {
 		return "", model.Errorf(model.ErrValidation, "token hash is required")
+	}
+	if idle < 0 {
+		return "", model.Errorf(model.ErrValidation, "idle timeout must not be negative")
 	}
 	id := ids.Hex(16)
 	var exp int64
@@ -30,7 +39,8 @@ func (s *sqlStore) CreateToken(ctx context.Context, uid string, hash []byte, exp
 		if u.Deactivated {
 			return model.Errorf(model.ErrUserDeactivated, "user %q is deactivated", uid)
 		}
-		_, err = t.exec(`INSERT INTO chat_tokens (id, uid, hash, expires_us, created_us) VALUES ($1, $2, $3, $4, $5)`, id, uid, hex.EncodeToString(hash), exp, us(t.now))
+		_, err = t.exec(`INSERT INTO chat_tokens (id, uid, hash, expires_us, created_us, idle_us, used_us) VALUES ($1, $2, $3, $4, $5, $6, $5)`,
+			id, uid, hex.EncodeToString(hash), exp, us(t.now), idle.Microseconds())
 		return err
 	})
 	if err != nil {
@@ -39,14 +49,27 @@ func (s *sqlStore) CreateToken(ctx context.Context, uid string, hash []byte, exp
 	return id, nil
 }
 
+// liveToken selects a token that is neither revoked, expired nor idle for too long, of a user
+// who is not deactivated (their tokens were revoked with it; the join refuses them regardless).
+const liveToken = `SELECT k.uid, k.id, k.expires_us, k.idle_us, k.used_us FROM chat_tokens k JOIN chat_users u ON u.uid = k.uid
+	WHERE %s AND k.revoked_us = 0 AND (k.expires_us = 0 OR k.expires_us > $2)
+	AND (k.idle_us = 0 OR k.used_us + k.idle_us > $2) AND u.deactivated_us = 0`
+
 // TokenUser implements Tokens.
 func (s *sqlStore) TokenUser(ctx context.Context, hash []byte) (TokenInfo, error) {
+	return s.liveToken(ctx, "k.hash = $1", hex.EncodeToString(hash))
+}
+
+// TokenByID implements Tokens.
+func (s *sqlStore) TokenByID(ctx context.Context, id string) (TokenInfo, error) {
+	return s.liveToken(ctx, "k.id = $1", id)
+}
+
+func (s *sqlStore) liveToken(ctx context.Context, where, key string) (TokenInfo, error) {
 	var ti TokenInfo
-	var expires int64
+	var expires, idle, used int64
 	err := s.read(ctx, "check token", func(t *txn) error {
-		// A deactivated user's tokens were revoked with it; the join refuses them regardless.
-		err := t.row(`SELECT k.uid, k.id, k.expires_us FROM chat_tokens k JOIN chat_users u ON u.uid = k.uid
-			WHERE k.hash = $1 AND k.revoked_us = 0 AND (k.expires_us = 0 OR k.expires_us > $2) AND u.deactivated_us = 0`, hex.EncodeToString(hash), us(t.now)).Scan(&ti.UID, &ti.ID, &expires)
+		err := t.row(fmt.Sprintf(liveToken, where), key, us(t.now)).Scan(&ti.UID, &ti.ID, &expires, &idle, &used)
 		if errors.Is(err, sql.ErrNoRows) {
 			return model.Errorf(model.ErrUnauthenticated, "the auth token is unknown, expired or revoked")
 		}
@@ -58,7 +81,19 @@ func (s *sqlStore) TokenUser(ctx context.Context, hash []byte) (TokenInfo, error
 	if expires != 0 {
 		ti.ExpiresAt = fromUS(expires)
 	}
+	if idle != 0 {
+		ti.Idle = time.Duration(idle) * time.Microsecond
+		ti.UsedAt = fromUS(used)
+	}
 	return ti, nil
+}
+
+// TouchToken implements Tokens. A session already past its idle timeout stays ended.
+func (s *sqlStore) TouchToken(ctx context.Context, id string) error {
+	return s.write(ctx, "touch token", func(t *txn) error {
+		_, err := t.exec(`UPDATE chat_tokens SET used_us = $2 WHERE id = $1 AND idle_us > 0 AND used_us < $2 AND used_us + idle_us > $2`, id, us(t.now))
+		return err
+	})
 }
 
 // RevokeToken implements Tokens; revoking twice is not an error.

@@ -54,6 +54,43 @@ var _ = cases(
 		_, err = s.SetDeactivated(ctx, "helper", true)
 		wantCode(t, err, model.ErrValidation)
 	}},
+	behaviour{"sessions: an idle timeout ends a session nobody uses; a touch moves it, but never revives it", func(t *testing.T, s Store) {
+		users(t, s, "alice")
+		h := func(tok string) []byte { sum := sha256.Sum256([]byte(tok)); return sum[:] }
+		before := time.Now().Add(-time.Second)
+		id := must[string](t)(s.CreateSession(ctx, "alice", h("long"), time.Now().Add(time.Hour), time.Hour))
+		ti := must[TokenInfo](t)(s.TokenUser(ctx, h("long")))
+		if ti.ID != id || ti.Idle != time.Hour || ti.UsedAt.Before(before) {
+			t.Fatalf("session %+v", ti)
+		}
+		wantCode(t, s.TouchToken(ctx, id), "")
+		if again := must[TokenInfo](t)(s.TokenByID(ctx, id)); again.UID != "alice" || again.UsedAt.Before(ti.UsedAt) {
+			t.Errorf("touched session %+v, was %+v", again, ti)
+		}
+		// A token without an idle timeout says so, and a touch leaves it alone.
+		plain := must[string](t)(s.CreateToken(ctx, "alice", h("plain"), time.Time{}))
+		wantCode(t, s.TouchToken(ctx, plain), "")
+		if p := must[TokenInfo](t)(s.TokenByID(ctx, plain)); p.Idle != 0 || !p.UsedAt.IsZero() {
+			t.Errorf("plain token %+v", p)
+		}
+		short := must[string](t)(s.CreateSession(ctx, "alice", h("short"), time.Time{}, 50*time.Millisecond))
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			_, err := s.TokenUser(ctx, h("short"))
+			if model.CodeOf(err) == model.ErrUnauthenticated {
+				break
+			}
+			if err != nil || time.Now().After(deadline) {
+				t.Fatalf("idle session still live after 10 s: %v", err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		wantCode(t, s.TouchToken(ctx, short), "")
+		_, err := s.TokenByID(ctx, short)
+		wantCode(t, err, model.ErrUnauthenticated)
+		_, err = s.CreateSession(ctx, "alice", h("neg"), time.Time{}, -time.Second)
+		wantCode(t, err, model.ErrValidation)
+	}},
 	behaviour{"audiences: an agent's audience and a user's provider groups are kept", func(t *testing.T, s Store) {
 		u := must[model.User](t)(s.CreateUser(ctx, model.User{UID: "erin", Name: "Erin", ProviderGroups: []string{"eng", "design"}}))
 		got := must[model.User](t)(s.GetUser(ctx, "erin"))

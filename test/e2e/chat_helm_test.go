@@ -136,13 +136,13 @@ func TestChatChartTemplate(t *testing.T) {
 func chatOIDC(t *testing.T) {
 	objs := template(t, "--set", "chat.enabled=true,chat.oidc.issuer=https://idp.example.com/realms/acme,chat.oidc.clientId=agentry-chat,"+
 		"chat.oidc.existingSecret=chat-oidc,chat.oidc.redirectURL=https://chat.example.com/chat/v1/auth/sso/callback,chat.oidc.providerName=Acme,"+
-		"chat.oidc.groupsClaim=groups,chat.oidc.adminGroups={chat-admins},chat.oidc.requiredGroups={eng,ops},chat.oidc.sessionTTL=8h")
+		"chat.oidc.groupsClaim=groups,chat.oidc.adminGroups={chat-admins},chat.oidc.requiredGroups={eng,ops},chat.oidc.sessionTTL=8h,chat.oidc.sessionIdleTimeout=30m")
 	ctr, pod := container(t, objs, chatDeployment)
 	a := strings.Join(argList(ctr), " ")
 	hasAll(t, "chat args", a, "--oidc-issuer=https://idp.example.com/realms/acme", "--oidc-client-id=agentry-chat",
 		"--oidc-client-secret-file=/etc/agentry-chat/oidc/clientSecret", "--oidc-redirect-url=https://chat.example.com/chat/v1/auth/sso/callback",
 		"--oidc-provider-name=Acme", "--oidc-scopes=email,profile", "--oidc-groups-claim=groups", "--oidc-admin-groups=chat-admins",
-		"--oidc-required-groups=eng,ops", "--session-ttl=8h")
+		"--oidc-required-groups=eng,ops", "--session-ttl=8h", "--session-idle-timeout=30m")
 	vol := named(pod["volumes"])["oidc"]
 	fields(t, "oidc volume", vol, map[string]any{"secret.secretName": "chat-oidc", "secret.items.0.key": "clientSecret", "secret.items.1": nil})
 	if c, _ := container(t, template(t, "--set", "chat.enabled=true"), chatDeployment); strings.Contains(strings.Join(argList(c), " "), "--oidc") {
