@@ -77,8 +77,9 @@ type chatOptions struct {
 	trustedProxies []string
 	proxies        []netip.Prefix
 	bridge         bridgeFlags
-	// resolver resolves in-cluster Agent references (nil outside a cluster).
-	resolver bridge.Resolver
+	// resolver resolves in-cluster Agent references (nil outside a cluster); it also reads
+	// their manifests' audiences.
+	resolver bridge.AudienceResolver
 	// agentRefs watches Agents so configurations may name one (namespace/name).
 	agentRefs       bool
 	agentNamespaces []string

@@ -147,4 +147,14 @@ type PlatformSpec struct {
 	// iconURL is the agent's icon.
 	// +optional
 	IconURL string `json:"iconURL,omitempty"`
+
+	// audience is who may use the agent on the chat platform when it is registered there by
+	// reference (agentRef): chat uids, `group:<guid>` (a chat group's members) or
+	// `idp:<group>` (holders of the identity provider's group). Empty is everyone. The chat
+	// platform applies it beside the audience its admins set: a user must be in both.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:Pattern=`^(group:[A-Za-z0-9_.@-]{1,100}|idp:[^\s]{1,200}|[A-Za-z0-9_.@-]{1,100})$`
+	Audience []string `json:"audience,omitempty"`
 }

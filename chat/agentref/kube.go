@@ -119,22 +119,46 @@ func (r *KubeResolver) Close() { r.stop() }
 
 // Resolve implements Resolver.
 func (r *KubeResolver) Resolve(ctx context.Context, ref string, generate bool) (string, error) {
-	ns, name, err := ParseRef(ref)
+	a, err := r.get(ctx, ref)
 	if err != nil {
 		return "", err
 	}
+	return endpointFor(ref, a, generate)
+}
+
+// Audience is the Agent's spec.platform.audience (bridge.AudienceResolver): nil when it sets
+// none or there is no such Agent, which no one can call anyway.
+func (r *KubeResolver) Audience(ctx context.Context, ref string) ([]string, error) {
+	a, err := r.get(ctx, ref)
+	switch {
+	case errors.Is(err, ErrAgentNotFound), errors.Is(err, ErrInvalidRef):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case a.Spec.Platform == nil:
+		return nil, nil
+	}
+	return slices.Clone(a.Spec.Platform.Audience), nil
+}
+
+// get reads the Agent ref names from the cache.
+func (r *KubeResolver) get(ctx context.Context, ref string) (*v1alpha1.Agent, error) {
+	ns, name, err := ParseRef(ref)
+	if err != nil {
+		return nil, err
+	}
 	if len(r.namespaces) > 0 && !slices.Contains(r.namespaces, ns) {
-		return "", &refError{kind: ErrAgentNotFound, msg: fmt.Sprintf("agent %s not found: the chat service watches only the namespaces %s",
+		return nil, &refError{kind: ErrAgentNotFound, msg: fmt.Sprintf("agent %s not found: the chat service watches only the namespaces %s",
 			ref, strings.Join(r.namespaces, ", "))}
 	}
 	var a v1alpha1.Agent
 	if err := r.cache.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &a); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", notFound(ref)
+			return nil, notFound(ref)
 		}
-		return "", fmt.Errorf("failed to get agent %q: %w", ref, err)
+		return nil, fmt.Errorf("failed to get agent %q: %w", ref, err)
 	}
-	return endpointFor(ref, &a, generate)
+	return &a, nil
 }
 
 // preflight lists Agents once per namespace, because an informer retries a forbidden or
@@ -166,13 +190,17 @@ func preflight(ctx context.Context, cfg *rest.Config, hc *http.Client, mapper me
 	return nil
 }
 
-// slim keeps only what Resolve reads: the cache then costs little per Agent even when specs
-// carry 64 KiB of instructions or kubectl's last-applied annotation doubles them.
+// slim keeps only what Resolve and Audience read: the cache then costs little per Agent even
+// when specs carry 64 KiB of instructions or kubectl's last-applied annotation doubles them.
 func slim(obj any) (any, error) {
 	if a, ok := obj.(*v1alpha1.Agent); ok {
 		a.ManagedFields = nil
 		a.Annotations = nil
-		a.Spec = v1alpha1.AgentSpec{}
+		var kept v1alpha1.AgentSpec
+		if p := a.Spec.Platform; p != nil && len(p.Audience) > 0 {
+			kept.Platform = &v1alpha1.PlatformSpec{Audience: p.Audience}
+		}
+		a.Spec = kept
 	}
 	return obj, nil
 }

@@ -188,3 +188,38 @@ func TestKubeResolverRBAC(t *testing.T) {
 		}
 	}
 }
+
+// TestKubeResolverAudience: the audience an Agent's manifest sets follows the manifest; an Agent
+// without one, or no such Agent, has none.
+func TestKubeResolverAudience(t *testing.T) {
+	ns := namespace(t, "ref-audience")
+	r := newResolver(t, cfg, Options{})
+	a := createAgent(t, ns, "chef")
+	ref := ns + "/chef"
+	audience := func(want string) func() error {
+		return func() error {
+			got, err := r.Audience(context.Background(), ref)
+			if err != nil {
+				return err
+			}
+			if strings.Join(got, ",") != want {
+				return fmt.Errorf("audience %q, want %q", got, want)
+			}
+			return nil
+		}
+	}
+	testutil.Check(t, audience("")())
+	ctx := context.Background()
+	testutil.Check(t, k8s.Get(ctx, client.ObjectKeyFromObject(a), a))
+	a.Spec.Platform = &v1alpha1.PlatformSpec{Audience: []string{"idp:cooks", "dave"}}
+	testutil.Check(t, k8s.Update(ctx, a))
+	eventually(t, "the manifest's audience", audience("idp:cooks,dave"))
+
+	a.Spec.Platform.Audience = []string{"has space"}
+	if err := k8s.Update(ctx, a); !apierrors.IsInvalid(err) {
+		t.Fatalf("an audience entry with a space: %v", err)
+	}
+	if got, err := r.Audience(ctx, ns+"/ghost"); err != nil || got != nil {
+		t.Errorf("no such Agent: %q %v", got, err)
+	}
+}

@@ -200,7 +200,12 @@ func (a *API) visibleAgent(ctx context.Context, uid, agentID string) (model.Agen
 	if err != nil || !cfg.Enabled {
 		return cfg, model.Errorf(model.ErrUIDNotFound, "no agent %q", agentID)
 	}
-	ok, err := store.MayUseAgent(ctx, a.opts.Store, uid, cfg)
+	var ok bool
+	if a.opts.Bridge != nil {
+		ok, err = a.opts.Bridge.MayUse(ctx, uid, cfg)
+	} else {
+		ok, err = store.MayUseAgent(ctx, a.opts.Store, uid, cfg.Audience)
+	}
 	if err != nil {
 		return cfg, err
 	}

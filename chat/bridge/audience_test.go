@@ -1,12 +1,14 @@
 package bridge_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentry-dev/agentry/chat/agentref"
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 )
@@ -85,4 +87,41 @@ func TestAgentAudience(t *testing.T) {
 	if r := e.send("bob", "chef", "Hello?"); r.Status != http.StatusForbidden {
 		t.Fatalf("after leaving cooks: %d %s", r.Status, r.Body)
 	}
+}
+
+// manifestResolver is a StaticResolver that also answers Agents' spec.platform.audience, as
+// agentref.KubeResolver does from its cache (tested against a real API server there).
+type manifestResolver struct {
+	agentref.StaticResolver
+	audiences map[string][]string
+}
+
+func (m manifestResolver) Audience(_ context.Context, ref string) ([]string, error) {
+	return m.audiences[ref], nil
+}
+
+// TestAgentRefAudience: an agent registered by reference carries its manifest's audience; with
+// an audience of its own too, a user must be in both.
+func TestAgentRefAudience(t *testing.T) {
+	rt := startRuntime(t, samplesDir(), nil, nil, nil)
+	res := manifestResolver{StaticResolver: agentref.StaticResolver{"default/chef": rt.URL + "/api/agents/chef"},
+		audiences: map[string][]string{"default/chef": {"dave", "erin"}}}
+	e := startChat(t, bridge.Options{Resolver: res})
+	e.putAgent(map[string]any{"agentId": "chef", "name": "Chef", "agentRef": "default/chef"})
+	e.putAgent(map[string]any{"agentId": "sous-chef", "name": "Sous-chef", "agentRef": "default/chef", "audience": []string{"alice", "erin"}})
+	for _, uid := range []string{"alice", "dave", "erin"} {
+		e.token(uid)
+	}
+	sees := func(uid, agent string) bool {
+		return e.do(http.MethodGet, "/users/"+agent, uid, nil).Status == http.StatusOK
+	}
+	if sees("alice", "chef") || !sees("dave", "chef") || sees("alice", "sous-chef") || sees("dave", "sous-chef") || !sees("erin", "sous-chef") {
+		t.Fatalf("alice sees chef %v (want false), dave chef %v (true), alice sous-chef %v (false), dave sous-chef %v (false), erin sous-chef %v (true)",
+			sees("alice", "chef"), sees("dave", "chef"), sees("alice", "sous-chef"), sees("dave", "sous-chef"), sees("erin", "sous-chef"))
+	}
+	if r := e.send("alice", "chef", butter); r.Status != http.StatusForbidden || !strings.Contains(string(r.Body), "not available to you") {
+		t.Fatalf("alice's message to the chef: %d %s", r.Status, r.Body)
+	}
+	e.must(e.send("dave", "chef", butter), http.StatusCreated)
+	e.waitMessage("dave", "chef", 10*time.Second, answerStarting("Try olive oil"))
 }

@@ -12,6 +12,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"sync"
@@ -52,6 +53,13 @@ type Publisher interface {
 // Resolver maps an in-cluster Agent reference (namespace/name) to the URL to POST to.
 type Resolver interface {
 	Resolve(ctx context.Context, ref string, generate bool) (string, error)
+}
+
+// AudienceResolver is a Resolver that also reads an Agent manifest's spec.platform.audience
+// (agentref.KubeResolver): nil when it sets none or there is no such Agent.
+type AudienceResolver interface {
+	Resolver
+	Audience(ctx context.Context, ref string) ([]string, error)
 }
 
 // Options configure a Bridge. Store and Publisher are required.
@@ -235,7 +243,7 @@ func (b *Bridge) Prepare(ctx context.Context, msg Message) (*Plan, error) {
 // mayUse refuses, with a sentence, a message to an agent (or mentioning it in group) from
 // someone outside its audience: the message is not stored, so nothing waits for an answer.
 func (b *Bridge) mayUse(ctx context.Context, sender string, cfg model.AgentConfig, group string) error {
-	ok, err := store.MayUseAgent(ctx, b.o.Store, sender, cfg)
+	ok, err := b.MayUse(ctx, sender, cfg)
 	switch {
 	case err != nil:
 		return err
@@ -245,6 +253,21 @@ func (b *Bridge) mayUse(ctx context.Context, sender string, cfg model.AgentConfi
 		return model.Errorf(model.ErrPermissionDenied, "@%s is not available to you, so your message was not sent: ask an admin for access, or send it without the mention", cfg.AgentID)
 	}
 	return model.Errorf(model.ErrPermissionDenied, "agent %q is not available to you: ask an admin for access", cfg.AgentID)
+}
+
+// MayUse says whether uid may see and use the agent cfg: its audience and, for an agent
+// registered by reference, the audience of the Agent's manifest (when the Resolver knows it)
+// must both let uid in.
+func (b *Bridge) MayUse(ctx context.Context, uid string, cfg model.AgentConfig) (bool, error) {
+	audiences := [][]string{cfg.Audience}
+	if ar, ok := b.o.Resolver.(AudienceResolver); ok && cfg.AgentRef != "" {
+		manifest, err := ar.Audience(ctx, cfg.AgentRef)
+		if err != nil {
+			return false, fmt.Errorf("failed to read the audience of agent %q: %w", cfg.AgentRef, err)
+		}
+		audiences = append(audiences, manifest)
+	}
+	return store.MayUseAgent(ctx, b.o.Store, uid, audiences...)
 }
 
 // mentioned returns the first enabled agent mentioned in text that is a member of the group.

@@ -111,13 +111,20 @@ var _ = cases(
 		if len(a.Audience) != 2 || a.Audience[1] != "idp:eng" {
 			t.Fatalf("audience %q", a.Audience)
 		}
-		ok, err := MayUseAgent(ctx, s, "erin", a)
+		ok, err := MayUseAgent(ctx, s, "erin", a.Audience)
 		if !ok || err != nil {
 			t.Errorf("erin holds idp:eng: %v %v", ok, err)
 		}
 		users(t, s, "bob")
-		if ok, _ := MayUseAgent(ctx, s, "bob", a); ok {
+		if ok, _ := MayUseAgent(ctx, s, "bob", a.Audience); ok {
 			t.Error("bob is in no audience entry")
+		}
+		// With a second audience (a manifest's), erin must be in both.
+		if ok, _ := MayUseAgent(ctx, s, "erin", a.Audience, []string{"bob"}); ok {
+			t.Error("erin is not in the second audience")
+		}
+		if ok, _ := MayUseAgent(ctx, s, "bob", nil, []string{"bob"}); !ok {
+			t.Error("bob is named by the only audience that is set")
 		}
 	}},
 )
