@@ -7,10 +7,12 @@ package api
 
 import (
 	"cmp"
+	"crypto/rand"
 	_ "embed"
 	"net/http"
 	"net/netip"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -117,6 +119,9 @@ type API struct {
 	probe, probeCluster *http.Client
 	// passwordChecks bounds concurrent bcrypt checks.
 	passwordChecks chan struct{}
+	// throwawayHash is compared when a password sign-in names nobody with a password, so a
+	// wrong uid takes as long as a wrong password.
+	throwawayHash func() string
 }
 
 // New checks the options and logs the warnings an operator must see at start-up.
@@ -137,7 +142,11 @@ func New(opts Options) *API {
 		probe: bridge.Client(opts.AgentEgress), probeCluster: bridge.Client(cluster),
 		// bcrypt takes tens of milliseconds of CPU: at most half the cores check passwords, so
 		// a flood of wrong ones cannot take the CPU from everyone else.
-		passwordChecks: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
+		passwordChecks: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
+		throwawayHash: sync.OnceValue(func() string {
+			h, _ := bcrypt.GenerateFromPassword([]byte(rand.Text()), opts.PasswordCost)
+			return string(h)
+		})}
 }
 
 // Mount builds the API and registers its routes on e (agentry dev mounts it beside the runtime).
@@ -184,6 +193,10 @@ func (a *API) Register(e *echo.Echo) {
 	g.GET("/auth/sso/callback", a.ssoCallback)
 	g.POST("/auth/session", a.ssoSession)
 	g.POST("/sessions", a.startSession, user)
+	g.POST("/auth/password", a.passwordLogin)
+	g.POST("/auth/invitation", a.invitation)
+	g.POST("/auth/invitation/accept", a.acceptInvitation)
+	g.POST("/invitations", a.createInvitation, admin)
 
 	g.POST("/users", a.createUser, a.requireAPIKeyOrAuthKey)
 	g.GET("/users", a.listUsers, user)
@@ -193,6 +206,7 @@ func (a *API) Register(e *echo.Echo) {
 	g.POST("/logout", a.logout, user)
 	g.POST("/users/:uid/deactivate", a.setDeactivated(true), admin)
 	g.POST("/users/:uid/reactivate", a.setDeactivated(false), admin)
+	g.PUT("/users/:uid/role", a.setRole, admin)
 	g.POST("/users/:uid/auth_tokens", a.createToken, server)
 	g.DELETE("/users/:uid/auth_tokens", a.revokeTokens, server)
 	g.DELETE("/users/:uid/auth_tokens/:id", a.revokeToken, server)

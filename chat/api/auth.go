@@ -123,8 +123,9 @@ func (a *API) failedCredential(c echo.Context, err error) {
 	}
 }
 
-// RoleAdmin is the user role that may configure agents with its bearer token, as the REST API
-// key does. Only the API key gives it (POST/PUT /users with the apikey header).
+// RoleAdmin is the user role that may configure agents and manage people with its bearer token,
+// as the REST API key does. The API key (POST/PUT /users), an admin (PUT /users/{uid}/role) or
+// the identity provider's admin groups give it.
 const RoleAdmin = "admin"
 
 // requireAdmin guards agent configuration: the REST API key, or the bearer token of a user whose
@@ -160,6 +161,7 @@ func (a *API) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 		if u.Role != RoleAdmin {
 			return model.Errorf(model.ErrPermissionDenied, "only admins (role admin) or the REST API key may configure agents")
 		}
+		a.touch(ctx, ti)
 		c.Set(ctxUID, uid)
 		return limited(c)
 	}

@@ -23,6 +23,11 @@ var publicRoutes = map[string]bool{
 	"GET " + Prefix + "/auth/sso":          true,
 	"GET " + Prefix + "/auth/sso/callback": true,
 	"POST " + Prefix + "/auth/session":     true,
+	// Password sign-in and invitations are credentials themselves (a password, a code),
+	// throttled per address like every other (TestInvitations).
+	"POST " + Prefix + "/auth/password":          true,
+	"POST " + Prefix + "/auth/invitation":        true,
+	"POST " + Prefix + "/auth/invitation/accept": true,
 	// CORS pre-flights carry no credentials by design; they answer only CORS headers.
 	"OPTIONS " + Prefix + "/*": true,
 }

@@ -30,9 +30,9 @@ type session struct {
 	// use, which the reader moves and the writer's idle timer reads.
 	idle   time.Duration
 	usedAt atomic.Int64
-	conn    *websocket.Conn
-	queue   *sendQueue
-	slow    chan struct{} // closed when the queue overflowed
+	conn   *websocket.Conn
+	queue  *sendQueue
+	slow   chan struct{} // closed when the queue overflowed
 	// dropped stops further enqueues once the socket is condemned, so the feed skips it cheaply.
 	dropped atomic.Bool
 	// order is when the socket registered (the hub's count); evicted is closed when the hub

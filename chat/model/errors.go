@@ -41,6 +41,8 @@ const (
 	ErrPermissionDenied   = "ERR_PERMISSION_DENIED"      // authenticated, but not allowed
 	ErrUIDNotFound        = "ERR_UID_NOT_FOUND"          // no such user
 	ErrUserDeactivated    = "ERR_USER_DEACTIVATED"       // signing in, or minting a token, for a deactivated user
+	ErrBadCredentials     = "ERR_INVALID_CREDENTIALS"    // a user id and password that do not match (which one is wrong is not said)
+	ErrInvitationInvalid  = "ERR_INVITATION_INVALID"     // an invitation code that is unknown, used, replaced or expired
 	ErrUIDExists          = "ERR_UID_ALREADY_EXISTS"     // creating a user whose uid is taken
 	ErrGUIDNotFound       = "ERR_GUID_NOT_FOUND"         // no such group
 	ErrGUIDExists         = "ERR_GUID_ALREADY_EXISTS"    // creating a group whose guid is taken
@@ -73,11 +75,11 @@ func statusOf(code string) int {
 	switch code {
 	case ErrValidation, ErrBadCursor:
 		return http.StatusBadRequest
-	case ErrUnauthenticated, ErrAPIKeyInvalid:
+	case ErrUnauthenticated, ErrAPIKeyInvalid, ErrBadCredentials:
 		return http.StatusUnauthorized
 	case ErrPermissionDenied, ErrUserDeactivated, ErrAgentDisabled, ErrNotAMember, ErrBanned, ErrPrivateGroup, ErrWrongGroupPassword, ErrAuthKeyDisabled, ErrOwnerCannotLeave:
 		return http.StatusForbidden
-	case ErrUIDNotFound, ErrActionNotFound, ErrGUIDNotFound, ErrMessageNotFound, ErrNotFound, ErrApprovalNotFound:
+	case ErrUIDNotFound, ErrActionNotFound, ErrGUIDNotFound, ErrMessageNotFound, ErrNotFound, ErrApprovalNotFound, ErrInvitationInvalid:
 		return http.StatusNotFound
 	case ErrUIDExists, ErrGUIDExists, ErrAlreadyJoined, ErrMessageDeleted, ErrAgentBusy, ErrActionNotPending, ErrAIDisabled, ErrApprovalDecided:
 		return http.StatusConflict

@@ -38,6 +38,16 @@ type User struct {
 	ProviderGroups []string `json:"-"`
 }
 
+// Invitation lets a person set up their own sign-in (a password) on a chat without an identity
+// provider. Its code is shown once to the admin who made it; only a hash is kept.
+type Invitation struct {
+	ID        string    `json:"id"`
+	UID       string    `json:"uid"`
+	CreatedBy string    `json:"createdBy,omitempty"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
 // Presence: a user counts as online while a replica says so and has confirmed it within
 // PresenceTTL (replicas confirm every PresenceRefresh), so a replica that died without saying
 // its users left lets them go offline by themselves.

@@ -228,6 +228,23 @@ ALTER TABLE chat_users ADD COLUMN provider_groups TEXT NOT NULL DEFAULT '[]';`,
 	// ends before its lifetime does.
 	`ALTER TABLE chat_tokens ADD COLUMN idle_us {{BIGINT}} NOT NULL DEFAULT 0;
 ALTER TABLE chat_tokens ADD COLUMN used_us {{BIGINT}} NOT NULL DEFAULT 0;`,
+	// Invitations (a code's hash, single use) and the passwords people set with them, apart
+	// from chat_users so no user read ever carries a hash.
+	`CREATE TABLE chat_invitations (
+  id         TEXT PRIMARY KEY,
+  uid        TEXT NOT NULL,
+  hash       TEXT NOT NULL UNIQUE,
+  created_by TEXT NOT NULL DEFAULT '',
+  expires_us {{BIGINT}} NOT NULL,
+  used_us    {{BIGINT}} NOT NULL DEFAULT 0,
+  created_us {{BIGINT}} NOT NULL
+);
+CREATE INDEX chat_invitations_by_uid ON chat_invitations (uid);
+CREATE TABLE chat_user_passwords (
+  uid        TEXT PRIMARY KEY,
+  hash       TEXT NOT NULL,
+  updated_us {{BIGINT}} NOT NULL
+);`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

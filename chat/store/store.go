@@ -22,6 +22,7 @@ import (
 type Store interface {
 	Users
 	Tokens
+	Invitations
 	Groups
 	Messages
 	Events
@@ -87,6 +88,22 @@ type TokenInfo struct {
 // often enough for a short idle timeout.
 func TouchEvery(idle time.Duration) time.Duration {
 	return min(time.Minute, idle/4)
+}
+
+// Invitations let people set up a password of their own; codes and passwords are stored as
+// hashes only.
+type Invitations interface {
+	// CreateInvitation stores an invitation for inv.UID (a person, not deactivated) with the
+	// code's hash; the person's earlier unused invitations stop working.
+	CreateInvitation(ctx context.Context, inv model.Invitation, hash []byte) (model.Invitation, error)
+	// Invitation is the live invitation with the code's hash (ErrInvitationInvalid when
+	// unknown, used, replaced or expired).
+	Invitation(ctx context.Context, hash []byte) (model.Invitation, error)
+	// AcceptInvitation uses the invitation up and sets its person's password hash, at once:
+	// a code works exactly once.
+	AcceptInvitation(ctx context.Context, hash []byte, passwordHash string) (model.Invitation, error)
+	// UserPasswordHash is the person's bcrypt password hash ("" when they have none).
+	UserPasswordHash(ctx context.Context, uid string) (string, error)
 }
 
 // Tokens are per-user auth tokens. Only a hash of a token is stored.
