@@ -63,14 +63,18 @@ describe("web app on agentry dev: token login", () => {
     // The server's answer as a production server (no development Auth Key) gives it.
     await page.route("**/app-config.json", (route) => route.fulfill({ json: { chatPath: "/chat/v1", appId: "" } }));
     await page.goto("/");
+    // The password form comes first (people invited by link); a pasted token is one click away.
+    const tokenForm = () => page.getByRole("button", { name: "Sign in with an auth token instead" }).click();
+    await page.getByLabel("Password").waitFor();
+    await tokenForm();
     await page.getByLabel("Auth token").fill("not-a-token");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByRole("alert").waitFor();
     await expectAccessible(page, "token login with an error");
     await screenshot(page, "web/login-token");
     const token = await dev.mintToken("alice");
     await page.getByLabel("Auth token").fill(token);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByText("Signed in as").waitFor();
     // The session survives a reload, until "Log out".
     await page.reload();
@@ -87,12 +91,12 @@ describe("web app on agentry dev: token login", () => {
     await page.getByRole("button", { name: "Try again" }).click();
     await page.getByText("Signed in as").waitFor();
     await page.getByRole("button", { name: "Log out" }).click();
-    await page.getByLabel("Auth token").waitFor();
+    await page.getByLabel("Password").waitFor();
     await page.reload();
-    await page.getByLabel("Auth token").waitFor();
+    await tokenForm();
     // Log out ended the session, not the token an admin handed out: it signs in again.
     await page.getByLabel("Auth token").fill(token);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.getByText("Signed in as").waitFor();
   });
 });

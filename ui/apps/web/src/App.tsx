@@ -6,9 +6,10 @@ import { AdminPage } from "./admin/AdminPage";
 import { PeoplePage } from "./admin/PeoplePage";
 import { ChatPage } from "./chat/ChatPage";
 import { loadConfig, type AppConfig } from "./config";
+import { InvitationPage } from "./Invitation";
 import { Login } from "./Login";
 import { rememberReturn, takeReturn } from "./drafts";
-import { completeSignIn, errorText, initChat, logout, resume, sessionEnded } from "./session";
+import { completeSignIn, errorText, initChat, logout, resume, sessionEnded, takeInvitationCode } from "./session";
 
 type Route = "chat" | "admin" | "people";
 
@@ -97,6 +98,8 @@ export function App() {
   const { boot, user, setUser, retry } = useBoot();
   const [route, navigate] = useRoute();
   const [notice, setNotice] = useState("");
+  // An invitation link (/#invite=<code>): its page comes first, even over a signed-in session.
+  const [invite, setInvite] = useState(takeInvitationCode);
   const ended = useCallback((n: string) => {
     setNotice(n);
     setUser(undefined);
@@ -109,6 +112,7 @@ export function App() {
       window.dispatchEvent(new PopStateEvent("popstate"));
     }
     setNotice("");
+    setInvite(undefined);
     setUser(u);
   }, [setUser]);
   const logoutUrl = boot.state === "ready" ? boot.config.sso?.logoutUrl : undefined;
@@ -150,15 +154,17 @@ export function App() {
         </div>
       </main>
     );
+  } else if (invite !== undefined) {
+    body = <InvitationPage code={invite} config={boot.config} onLogin={onLogin} onCancel={() => setInvite(undefined)} />;
   } else if (!user) {
     body = <Login config={boot.config} onLogin={onLogin} notice={notice} />;
   } else {
-    body = <Shell user={user} route={route} navigate={navigate} onLogout={onLogout} />;
+    body = <Shell user={user} route={route} navigate={navigate} onLogout={onLogout} sso={boot.config.sso !== undefined} />;
   }
   return <div className="chat agentry-web">{body}</div>;
 }
 
-function Shell({ user, route, navigate, onLogout }: { user: Chat.User; route: Route; navigate(r: Route): void; onLogout(): Promise<void> }) {
+function Shell({ user, route, navigate, onLogout, sso }: { user: Chat.User; route: Route; navigate(r: Route): void; onLogout(): Promise<void>; sso: boolean }) {
   const isAdmin = user.getRole() === "admin";
   return (
     <div className="agentry-web__shell">
@@ -193,7 +199,7 @@ function Shell({ user, route, navigate, onLogout }: { user: Chat.User; route: Ro
           Log out
         </button>
       </header>
-      {route === "admin" && isAdmin ? <AdminPage /> : route === "people" && isAdmin ? <PeoplePage me={user} /> : <ChatPage me={user} />}
+      {route === "admin" && isAdmin ? <AdminPage /> : route === "people" && isAdmin ? <PeoplePage me={user} invitations={!sso} /> : <ChatPage me={user} />}
     </div>
   );
 }

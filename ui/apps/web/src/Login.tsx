@@ -3,7 +3,7 @@ import { Avatar } from "@agentry/ui-kit";
 import { useId, useState, type FormEvent } from "react";
 import type { AppConfig } from "./config";
 import { rememberReturn } from "./drafts";
-import { errorText, loginWithAuthKey, loginWithToken, signInErrorText, takeSignInError } from "./session";
+import { errorText, loginWithAuthKey, loginWithPassword, loginWithToken, signInErrorText, takeSignInError } from "./session";
 
 interface FormProps {
   busy: boolean;
@@ -45,7 +45,7 @@ export function Login({ config, onLogin, notice }: { config: AppConfig; onLogin(
             {notice}
           </p>
         ) : null}
-        {config.sso ? <SSOLogin sso={config.sso} /> : dev ? <DevLogin dev={dev} {...form} /> : <TokenLogin chatPath={config.chatPath} {...form} />}
+        {config.sso ? <SSOLogin sso={config.sso} /> : dev ? <DevLogin dev={dev} {...form} /> : <PasswordLogin chatPath={config.chatPath} {...form} />}
         {error ? (
           <p id={errorId} className="agentry-web__error" role="alert">
             {error}
@@ -108,6 +108,50 @@ function DevLogin({ dev, busy, describedBy, run }: FormProps & { dev: NonNullabl
           </button>
         </div>
       </form>
+    </>
+  );
+}
+
+/** Production login without an identity provider: the user id and the password the person chose
+ * from an administrator's invitation link; an auth token minted with the REST API key still
+ * works, one click away. */
+function PasswordLogin({ chatPath, busy, describedBy, run }: FormProps & { chatPath: string }) {
+  const [uid, setUid] = useState("");
+  const [password, setPassword] = useState("");
+  const [withToken, setWithToken] = useState(false);
+  const uidId = useId();
+  const passwordId = useId();
+  if (withToken) {
+    return (
+      <>
+        <TokenLogin chatPath={chatPath} busy={busy} describedBy={describedBy} run={run} />
+        <button type="button" className="agentry-web__link-button" onClick={() => setWithToken(false)}>
+          Sign in with a password instead
+        </button>
+      </>
+    );
+  }
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (uid.trim() && password) void run(() => loginWithPassword(uid.trim(), password, chatPath));
+  };
+  return (
+    <>
+      <form className="agentry-web__inline-form" onSubmit={submit}>
+        <label htmlFor={uidId}>User id</label>
+        <input id={uidId} className="agentry-web__input" value={uid} onChange={(e) => setUid(e.target.value)}
+          autoComplete="username" autoCapitalize="none" spellCheck={false} aria-describedby={describedBy} />
+        <label htmlFor={passwordId}>Password</label>
+        <input id={passwordId} className="agentry-web__input" type="password" value={password} onChange={(e) => setPassword(e.target.value)}
+          autoComplete="current-password" aria-describedby={describedBy} />
+        <button type="submit" className="agentry-web__button agentry-web__button--block" disabled={busy || !uid.trim() || !password}>
+          Sign in
+        </button>
+      </form>
+      <p className="agentry-web__muted">New here? Open the invitation link an administrator sent you.</p>
+      <button type="button" className="agentry-web__link-button" onClick={() => setWithToken(true)}>
+        Sign in with an auth token instead
+      </button>
     </>
   );
 }

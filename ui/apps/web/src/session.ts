@@ -67,6 +67,67 @@ async function trade(chatPath: string, route: string, init: RequestInit): Promis
   return token;
 }
 
+/** POSTs JSON to one of the chat's sign-in routes: the answer's body, or a ChatException with
+ * the service's code and sentence (a wrong password, a used invitation, throttling). */
+async function postSignIn(chatPath: string, route: string, body: Record<string, string>): Promise<Record<string, unknown>> {
+  const r = await fetch(`${chatPath.replace(/\/+$/, "")}${route}`, {
+    method: "POST", cache: "no-store", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+  });
+  const answer: unknown = await r.json().catch(() => undefined);
+  const o = typeof answer === "object" && answer !== null ? (answer as Record<string, unknown>) : {};
+  if (!r.ok) {
+    const err = typeof o.error === "object" && o.error !== null ? (o.error as Record<string, unknown>) : {};
+    const code = typeof err.code === "string" ? err.code : "ERR_INTERNAL";
+    const message = typeof err.message === "string" && err.message ? err.message : `The chat service answered ${r.status}.`;
+    throw new Chat.ChatException(code, message, { status: r.status });
+  }
+  return o;
+}
+
+function sessionToken(o: Record<string, unknown>): string {
+  if (typeof o.authToken !== "string" || o.authToken === "") throw new Error("The sign-in could not be completed: no session came back.");
+  return o.authToken;
+}
+
+/** Sign-in with the password a person chose from an invitation. */
+export async function loginWithPassword(uid: string, password: string, chatPath = "/chat/v1"): Promise<Chat.User> {
+  return loginWithSession(sessionToken(await postSignIn(chatPath, "/auth/password", { uid, password })));
+}
+
+/** Who an invitation code is for (the page greets them before asking for a password). */
+export async function checkInvitation(code: string, chatPath = "/chat/v1"): Promise<{ uid: string; name: string; expiresAt: number }> {
+  const o = await postSignIn(chatPath, "/auth/invitation", { code });
+  const user = (typeof o.user === "object" && o.user !== null ? o.user : {}) as Record<string, unknown>;
+  const inv = (typeof o.invitation === "object" && o.invitation !== null ? o.invitation : {}) as Record<string, unknown>;
+  const uid = typeof user.uid === "string" ? user.uid : "";
+  return { uid, name: typeof user.name === "string" && user.name ? user.name : uid, expiresAt: Date.parse(String(inv.expiresAt)) };
+}
+
+/** Chooses a password with an invitation code (once) and signs in. */
+export async function acceptInvitation(code: string, password: string, chatPath = "/chat/v1"): Promise<Chat.User> {
+  // Someone signed in on this browser (an admin trying the link) is signed out first.
+  if (await Chat.getLoggedinUser()) await logout();
+  return loginWithSession(sessionToken(await postSignIn(chatPath, "/auth/invitation/accept", { code, password })));
+}
+
+/** The link an invitation's code makes: the code is in the fragment, which browsers never send
+ * to a server (nor put in a Referer). */
+export function invitationLink(code: string): string {
+  return `${window.location.origin}/#invite=${encodeURIComponent(code)}`;
+}
+
+/** Takes #invite=<code> off the address (so it is not left in the history) and returns it. */
+export function takeInvitationCode(): string | undefined {
+  const m = /^#invite=([^&]+)$/.exec(window.location.hash);
+  if (!m) return undefined;
+  window.history.replaceState(window.history.state, "", window.location.pathname + window.location.search);
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Logs in with a session's token and remembers it for reloads. */
 async function loginWithSession(token: string): Promise<Chat.User> {
   const user = await Chat.login(token);

@@ -24,6 +24,9 @@ export const getConnectionStatus: ChatClient["getConnectionStatus"] = () => clie
 export const createUser: ChatClient["createUser"] = (user, authKey) => client.createUser(user, authKey);
 export const getUser: ChatClient["getUser"] = (uid) => client.getUser(uid);
 export const setUserDeactivated: ChatClient["setUserDeactivated"] = (uid, deactivated) => client.setUserDeactivated(uid, deactivated);
+export const setUserRole: ChatClient["setUserRole"] = (uid, role) => client.setUserRole(uid, role);
+export const createInvitation: ChatClient["createInvitation"] = (req) => client.createInvitation(req);
+export type { Invitation, InvitationRequest } from "./ops/users";
 
 export const getGroup: ChatClient["getGroup"] = (guid) => client.getGroup(guid);
 export const createGroup: ChatClient["createGroup"] = (group, members) => client.createGroup(group, members);

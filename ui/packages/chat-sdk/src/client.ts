@@ -60,6 +60,10 @@ export class ChatClient {
   getUser(uid: string): Promise<User> { return run(() => users.getUser(this.s, uid)); }
   /** Admins: deactivates a person (their sessions end at once) or reactivates them. */
   setUserDeactivated(uid: string, deactivated: boolean): Promise<User> { return run(() => users.setUserDeactivated(this.s, uid, deactivated)); }
+  /** Admins: makes a person an admin ("admin") or a member (""). */
+  setUserRole(uid: string, role: string): Promise<User> { return run(() => users.setUserRole(this.s, uid, role)); }
+  /** Admins: an invitation link's code for a person to set up their own sign-in (a password). */
+  createInvitation(req: users.InvitationRequest): Promise<users.Invitation> { return run(() => users.createInvitation(this.s, req)); }
 
   // Groups and membership.
   getGroup(guid: string): Promise<Group> { return run(() => groups.getGroup(this.s, guid)); }

@@ -174,4 +174,32 @@ describe("ChatException", () => {
     expect((await s.c.login("leaving", h.proc.authKey)).getUid()).toBe("leaving");
     await boss.logout();
   });
+
+  test("an admin invites a person and changes roles: the code signs the person in once, with the password they chose", async () => {
+    await h.proc.createUser("chief", "Chief", { role: "admin" }).catch(() => undefined);
+    const chief = new ChatClient();
+    await chief.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    await chief.login(await h.proc.mintToken("chief"));
+    const inv = await chief.createInvitation({ uid: "newcomer", name: "New Comer" });
+    expect(inv.user.getUid()).toBe("newcomer");
+    expect(inv.code.length).toBeGreaterThan(40);
+    expect(inv.expiresAt).toBeGreaterThan(Date.now() + 6 * 24 * 3600 * 1000);
+    const accept = (password: string) => fetch(`${h.proc.base}/chat/v1/auth/invitation/accept`, {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: inv.code, password }),
+    });
+    const first = await accept("a long enough password");
+    expect(first.status).toBe(200);
+    const session = (await first.json()) as { authToken: string };
+    expect((await accept("another long password")).status).toBe(404);
+    const c = new ChatClient();
+    await c.init(h.proc.appId, { host: h.proc.base, webSocket: TrackedWebSocket });
+    expect((await c.login(session.authToken)).getUid()).toBe("newcomer");
+
+    expect((await chief.setUserRole("newcomer", "admin")).getRole()).toBe("admin");
+    await expect(c.setUserRole("chief", "")).resolves.toBeDefined(); // newcomer is an admin now
+    await expect(chief.setUserRole("newcomer", "")).rejects.toMatchObject({ code: "ERR_PERMISSION_DENIED" }); // chief is not any more
+    await expect(c.createInvitation({ uid: "x", name: "X", expiresIn: 5 })).rejects.toMatchObject({ code: "ERR_VALIDATION" });
+    await c.logout();
+    await chief.logout();
+  });
 });
