@@ -72,7 +72,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 	} else if seeded {
 		log.Info("seeded the chat service: users alice, bob, carol and admin (role admin), public group general")
 	}
-	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Logger: log, Retention: hub.DefaultRetention, Presence: st.SetPresence})
+	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Sessions: st, Logger: log, Retention: hub.DefaultRetention, Presence: st.SetPresence})
 	// The chat's metrics join the runtime's on the dev server's /metrics.
 	m, err := chatmetrics.New(rtmetrics.Registry)
 	if err == nil {
