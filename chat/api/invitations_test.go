@@ -61,7 +61,9 @@ func TestInvitations(t *testing.T) {
 	e.expect(e.do("POST", "/auth/invitation/accept", "", map[string]string{"code": inv.Code, "password": "another password"}), http.StatusNotFound, model.ErrInvitationInvalid)
 	e.expect(e.do("POST", "/auth/invitation", "", map[string]string{"code": "made-up"}), http.StatusNotFound, model.ErrInvitationInvalid)
 
-	signIn := func(uid, pw string) resp { return e.do("POST", "/auth/password", "", map[string]string{"uid": uid, "password": pw}) }
+	signIn := func(uid, pw string) resp {
+		return e.do("POST", "/auth/password", "", map[string]string{"uid": uid, "password": pw})
+	}
 	e.expect(signIn("dave", password), http.StatusOK, "")
 	wrong, nobody := signIn("dave", "wrong password"), signIn("nobody", password)
 	e.expect(wrong, http.StatusUnauthorized, model.ErrBadCredentials)
