@@ -179,7 +179,7 @@ func (d *devChat) registerAgents(ctx context.Context, log logr.Logger, base stri
 			cfg.DeploymentURL = base + "/api/agents/" + id + "/generate"
 		}
 		var headers *map[string]string
-		if ep := m.Spec.Endpoint; ep != nil && ep.Auth != nil && src != nil {
+		if ep := m.Spec.Endpoint; ep != nil && ep.Auth != nil && ep.Auth.HeadersSecretRef != nil && src != nil {
 			name := ep.Auth.HeadersSecretRef.Name
 			h, err := src.Secret(name)
 			if err != nil || len(h) == 0 {

@@ -213,7 +213,7 @@ func secretProblems(a *v1alpha1.Agent, tools *toolResolution, data map[string]ma
 			others = append(others, problem{v1alpha1.ReasonMemoryNotShared, fmt.Sprintf("memory Secret %q holds a file: store, which lives on one pod's disk; use a postgres:// store to run more than one replica", m.URLSecretRef.Name)})
 		}
 	}
-	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil {
+	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil && ep.Auth.HeadersSecretRef != nil {
 		name := ep.Auth.HeadersSecretRef.Name
 		if missing[name] {
 			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("auth headers Secret %q not found; create it or change spec.endpoint.auth.headersSecretRef", name)})

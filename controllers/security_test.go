@@ -87,7 +87,7 @@ func refusedAuthSecret(t *testing.T, ns string) {
 	const value = "Bearer platform-SECRET-value"
 	s := secret(t, ns, "platform-auth", map[string]string{"Authorization": value, "X-Tenant": ""})
 	updateAgent(t, ns, "open", func(a *v1alpha1.Agent) {
-		a.Spec.Endpoint.Auth = &v1alpha1.EndpointAuth{HeadersSecretRef: v1alpha1.LocalObjectReference{Name: "platform-auth"}}
+		a.Spec.Endpoint.Auth = &v1alpha1.EndpointAuth{HeadersSecretRef: &v1alpha1.LocalObjectReference{Name: "platform-auth"}}
 	})
 	a := waitCondition(t, ns, "open", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAuthSecretInvalid)
 	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, `auth headers Secret "platform-auth" has an empty value for key "X-Tenant"`) {

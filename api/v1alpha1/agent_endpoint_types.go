@@ -1,5 +1,7 @@
 package v1alpha1
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 // PlatformProvider selects which endpoint the chat platform calls, and so which URL
 // status.deploymentURL reports.
 // +kubebuilder:validation:Enum=mastra;ag-ui
@@ -58,12 +60,57 @@ type EndpointSpec struct {
 // +kubebuilder:validation:MaxLength=253
 type CORSOrigin string
 
-// EndpointAuth configures header authentication of the platform endpoints.
+// EndpointAuth configures who may call the platform endpoints: the exact headers a Secret
+// holds, a bearer JWT from a trusted issuer, or either of the two when both are set.
+// +kubebuilder:validation:XValidation:rule="has(self.headersSecretRef) || has(self.jwt)",message="spec.endpoint.auth needs headersSecretRef, jwt or both"
 type EndpointAuth struct {
 	// headersSecretRef names a Secret whose keys are header names and whose values are the
 	// exact values the platform must send (e.g. key Authorization, value "Bearer s3cr3t").
+	// +optional
+	HeadersSecretRef *LocalObjectReference `json:"headersSecretRef,omitempty"`
+
+	// jwt accepts `Authorization: Bearer <JWT>` signed by the issuer's keys, for one of the
+	// audiences, unexpired, carrying the required claims. The verified subject is who the
+	// agent runs for.
+	// +optional
+	JWT *JWTAuth `json:"jwt,omitempty"`
+}
+
+// JWTAuth says which bearer JWTs an agent accepts.
+type JWTAuth struct {
+	// issuer is the `iss` every token must carry (https; http only on loopback). Its OpenID
+	// discovery document (/.well-known/openid-configuration) names the keys unless jwksURL is set.
 	// +required
-	HeadersSecretRef LocalObjectReference `json:"headersSecretRef"`
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	Issuer string `json:"issuer"`
+
+	// jwksURL is where the issuer's public keys are (JWK Set), for issuers without discovery.
+	// Keys are cached and fetched again only for a key id not seen before.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	JWKSURL string `json:"jwksURL,omitempty"`
+
+	// audiences: a token's `aud` must name at least one of them (e.g. the agent's URL).
+	// +required
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=512
+	// +listType=set
+	Audiences []string `json:"audiences"`
+
+	// requiredClaims maps a claim name to the value the token must carry: a string claim equal
+	// to it, or a list claim containing it (e.g. groups: agent-users).
+	// +optional
+	// +kubebuilder:validation:MaxProperties=16
+	RequiredClaims map[string]string `json:"requiredClaims,omitempty"`
+
+	// clockSkew is how long past `exp` a token is still accepted, for clocks that drift
+	// (default 30s, at most 5m).
+	// +optional
+	ClockSkew *metav1.Duration `json:"clockSkew,omitempty"`
 }
 
 // IngressSpec configures the Ingress the operator creates.

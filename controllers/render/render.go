@@ -188,7 +188,7 @@ func labelValue(s string) string {
 // headers and MCP server headers. Sorted, without duplicates.
 func MountedSecrets(r Resolved) []string {
 	set := map[string]bool{}
-	if ep := r.Agent.Spec.Endpoint; ep != nil && ep.Auth != nil {
+	if ep := r.Agent.Spec.Endpoint; ep != nil && ep.Auth != nil && ep.Auth.HeadersSecretRef != nil {
 		set[ep.Auth.HeadersSecretRef.Name] = true
 	}
 	for _, t := range r.Tools {

@@ -79,8 +79,8 @@ func authHeaders(t *testing.T, c *cluster, agent string) map[string]string {
 		}
 	}
 	c.jsonOf(t, "agent "+agent, &a)
-	if a.Spec.Endpoint.Auth == nil {
-		t.Fatalf("%s is exposed without spec.endpoint.auth", agent)
+	if a.Spec.Endpoint.Auth == nil || a.Spec.Endpoint.Auth.HeadersSecretRef == nil {
+		t.Fatalf("%s is exposed without spec.endpoint.auth.headersSecretRef", agent)
 	}
 	var s corev1.Secret
 	c.jsonOf(t, "secret "+a.Spec.Endpoint.Auth.HeadersSecretRef.Name, &s)

@@ -4,8 +4,14 @@
 //   node provider.mjs <config.json>
 //
 // config.json: { "clients": [oidc-provider client metadata], "users": [{ "sub", "password",
-// "email", "email_verified", "name", "picture", "groups" }], "ttl": { "IdToken": seconds } }.
+// "email", "email_verified", "name", "picture", "groups" }], "ttl": { "IdToken": seconds,
+// "AccessToken": seconds } }.
 // Prints "issuer <url>" once it listens on a free loopback port; SIGINT or SIGTERM stops it.
+//
+// Machine callers: a client with grant_types ["client_credentials"] gets a JWT access token for
+// a resource (POST /token grant_type=client_credentials&resource=<agent URL>&scope=agent), whose
+// aud is that resource. POST /test/rotate-keys starts signing with a new key, the old one still
+// published, as a provider rotating its keys does.
 import { createServer } from "node:http";
 import { readFileSync } from "node:fs";
 import Provider from "oidc-provider";
@@ -20,17 +26,38 @@ await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
 // Its own signing key, new at every start (the quick-start keys are the same everywhere).
-const { privateKey } = await generateKeyPair("RS256", { extractable: true });
-const jwk = { ...(await exportJWK(privateKey)), kid: `test-${Date.now()}`, alg: "RS256", use: "sig" };
+let keyCount = 0;
+async function newKey() {
+  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid: `test-${Date.now()}-${++keyCount}`, alg: "RS256", use: "sig" };
+}
+let keys = [await newKey()];
 
-const provider = new Provider(issuer, {
+function newProvider() {
+  return new Provider(issuer, options(keys));
+}
+
+const options = (jwksKeys) => ({
   clients: config.clients,
-  jwks: { keys: [jwk] },
+  jwks: { keys: jwksKeys },
   pkce: { required: () => true },
   scopes: ["openid", "email", "profile", "groups", "offline_access"],
   claims: { email: ["email", "email_verified"], profile: ["name", "picture"], groups: ["groups"] },
   features: {
     devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => undefined,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx, resource) => ({
+        scope: "agent",
+        audience: resource,
+        accessTokenTTL: config.ttl?.AccessToken ?? 600,
+        accessTokenFormat: "jwt",
+        jwt: { sign: { alg: "RS256" } },
+      }),
+    },
     // The provider's own pages load nothing from elsewhere (the defaults import web fonts).
     rpInitiatedLogout: {
       enabled: true,
@@ -71,6 +98,7 @@ const provider = new Provider(issuer, {
   },
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
 });
+let provider = newProvider();
 provider.on("server_error", (_ctx, err) => console.error("server_error", err));
 
 function page(title, body) {
@@ -91,9 +119,19 @@ async function readForm(req) {
   return new URLSearchParams(body);
 }
 
-const callback = provider.callback();
+let callback = provider.callback();
 server.on("request", async (req, res) => {
-  const m = /^\/interaction\/([^/]+)(\/login)?$/.exec(new URL(req.url, issuer).pathname);
+  const path = new URL(req.url, issuer).pathname;
+  if (path === "/test/rotate-keys" && req.method === "POST") {
+    // The new key signs from now on; the old one stays published for the tokens it signed.
+    keys = [await newKey(), keys[0]];
+    provider = newProvider();
+    provider.on("server_error", (_ctx, err) => console.error("server_error", err));
+    callback = provider.callback();
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ kid: keys[0].kid }));
+    return;
+  }
+  const m = /^\/interaction\/([^/]+)(\/login)?$/.exec(path);
   if (!m) return callback(req, res);
   try {
     const details = await provider.interactionDetails(req, res);
