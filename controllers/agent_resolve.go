@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/controllers/render"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -168,6 +169,12 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, s *agentState) err
 	s.resolved.SecretData = data
 	s.conditions = append(s.conditions, modelSecretCondition(a, data, missing))
 	s.problems = append(s.problems, secretProblems(a, s.tools, data, missing)...)
+	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil && ep.Auth.JWT != nil {
+		if err := manifest.JWTConfig(ep.Auth.JWT).Check(); err != nil {
+			// The runtime would refuse every bearer token (500); say which setting to fix.
+			s.problems = append(s.problems, problem{v1alpha1.ReasonAuthInvalid, "spec.endpoint.auth.jwt: " + err.Error()})
+		}
+	}
 	return nil
 }
 

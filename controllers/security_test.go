@@ -55,6 +55,7 @@ func TestPublicEndpointNeedsAuth(t *testing.T) {
 	consistently(t, "no Ingress for an unauthenticated agent", time.Second, ingressGone(t, ns, "open"))
 	t.Run("allowUnauthenticated publishes it, and taking it back removes it", func(t *testing.T) { allowUnauthenticated(t, ns) })
 	t.Run("an auth Secret the runtime would refuse", func(t *testing.T) { refusedAuthSecret(t, ns) })
+	t.Run("bearer JWT settings: checked, reported, and enough auth to publish", func(t *testing.T) { jwtAuth(t, ns) })
 	t.Run("publicURL is public too", func(t *testing.T) {
 		create(t, ns, agentDoc("elsewhere", "  model: {name: m}\n  endpoint: {publicURL: \"https://edge.example.net\"}"))
 		a := waitCondition(t, ns, "elsewhere", v1alpha1.ConditionExposed, metav1.ConditionFalse, v1alpha1.ReasonAuthRequired)
@@ -106,6 +107,35 @@ func refusedAuthSecret(t *testing.T, ns string) {
 		return nil
 	})
 	noEventHolds(t, ns, "open", value)
+}
+
+// jwtAuth: spec.endpoint.auth.jwt alone is auth enough to publish the Agent "jwt"; settings the
+// runtime could not use (an http issuer off loopback) make Ready False with AuthInvalid naming
+// the field; auth with neither headers nor jwt is refused by the API server.
+func jwtAuth(t *testing.T, ns string) {
+	create(t, ns, agentDoc("jwt", `  model: {name: m}
+  endpoint:
+    ingress: {host: jwt.example.com, tlsSecretName: chat-tls}
+    auth:
+      jwt: {issuer: "https://idp.example.com/realms/acme", audiences: ["https://jwt.example.com/api/agents/jwt"], clockSkew: 1m}`))
+	a := waitCondition(t, ns, "jwt", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonIngressReady)
+	if c := condition(a, v1alpha1.ConditionReady); c.Reason == v1alpha1.ReasonAuthInvalid {
+		t.Errorf("valid settings reported: %+v", c)
+	}
+	updateAgent(t, ns, "jwt", func(a *v1alpha1.Agent) { a.Spec.Endpoint.Auth.JWT.Issuer = "http://idp.example.com/realms/acme" })
+	a = waitCondition(t, ns, "jwt", v1alpha1.ConditionReady, metav1.ConditionFalse, v1alpha1.ReasonAuthInvalid)
+	if msg := condition(a, v1alpha1.ConditionReady).Message; !strings.Contains(msg, "spec.endpoint.auth.jwt: issuer") || !strings.Contains(msg, "must be https") {
+		t.Errorf("ready: %s", msg)
+	}
+	a.Spec.Endpoint.Auth = &v1alpha1.EndpointAuth{}
+	if err := k8s.Update(ctx, a); err == nil || !strings.Contains(err.Error(), "needs headersSecretRef, jwt or both") {
+		t.Errorf("auth with neither: %v", err)
+	}
+	a = getAgent(t, ns, "jwt")
+	a.Spec.Endpoint.Auth.JWT.Audiences = nil
+	if err := k8s.Update(ctx, a); err == nil || !strings.Contains(err.Error(), "audiences") {
+		t.Errorf("jwt without audiences: %v", err)
+	}
 }
 
 // An object in the way (same name, controlled by something else) is reported in Ready and

@@ -59,6 +59,9 @@ const (
 	// ReasonAuthSecretInvalid: the auth headers Secret has no keys or an empty value, which
 	// the runtime refuses (fail closed).
 	ReasonAuthSecretInvalid = "AuthSecretInvalid"
+	// ReasonAuthInvalid: spec.endpoint.auth.jwt cannot work (an http issuer off loopback, a
+	// clock skew over the maximum).
+	ReasonAuthInvalid = "AuthInvalid"
 	// ReasonMemoryNotShared: the memory Secret holds a file: store while the Agent asks for more
 	// than one replica (each pod would have a thread store of its own).
 	ReasonMemoryNotShared = "MemoryNotShared"

@@ -77,8 +77,8 @@ func (s *Server) listAgents(c echo.Context) error {
 	out := map[string]agentInfo{}
 	for _, id := range s.opts.Registry.IDs() {
 		e, _ := s.opts.Registry.Get(id)
-		// Agents behind auth are listed only to callers that present their headers.
-		if ok, err := s.auth.check(c.Request(), e); err != nil || !ok {
+		// Agents behind auth are listed only to callers that present their headers or token.
+		if res, err := s.auth.check(c.Request(), e); err != nil || !res.ok {
 			continue
 		}
 		out[id] = describe(e)

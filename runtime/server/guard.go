@@ -1,6 +1,8 @@
 package server
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -10,7 +12,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
+	"github.com/agentry-dev/agentry/internal/platform/jwtauth"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/internal/platform/ratelimit"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
@@ -49,16 +54,32 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		if err := s.allow(c, e.Agent.ID+"\x00ip\x00"+c.RealIP(), lim.ip); err != nil {
 			return err
 		}
-		ok, err := s.auth.check(c.Request(), e)
-		if err != nil {
-			s.opts.Logger.Error(err, "endpoint auth headers are unavailable; refusing requests", "agent", e.Agent.ID)
+		res, err := s.auth.check(c.Request(), e)
+		switch {
+		case errors.Is(err, jwtauth.ErrIssuerUnavailable):
+			s.opts.Logger.Error(err, "the issuer of the agent's bearer tokens cannot be read; refusing bearer tokens for now", "agent", e.Agent.ID)
+			c.Response().Header().Set("Retry-After", "10")
+			return echo.NewHTTPError(http.StatusServiceUnavailable, "The token issuer cannot be reached; try again")
+		case err != nil:
+			s.opts.Logger.Error(err, "endpoint auth is misconfigured; refusing requests", "agent", e.Agent.ID)
 			return echo.NewHTTPError(http.StatusInternalServerError, "Endpoint authentication is misconfigured")
-		}
-		if !ok {
+		case !res.ok:
+			if res.bearer {
+				c.Response().Header().Set("WWW-Authenticate", res.challenge())
+			}
+			if res.reason != "" {
+				return echo.NewHTTPError(http.StatusUnauthorized, "Unauthorized: "+res.reason)
+			}
 			return echo.NewHTTPError(http.StatusUnauthorized, "Unauthorized")
 		}
-		// Only now is the user header worth anything: before auth, anyone could rotate it.
-		if user := c.Request().Header.Get(lim.userHeader); user != "" {
+		// Only now is the user worth anything: before auth, anyone could rotate the header. A
+		// verified token's subject is the user, whatever the header says.
+		user := c.Request().Header.Get(lim.userHeader)
+		if res.caller.Subject != "" {
+			user = "jwt\x00" + res.caller.Issuer + "\x00" + res.caller.Subject
+			c.Set(callerKey, res.caller)
+		}
+		if user != "" {
 			if err := s.allow(c, e.Agent.ID+"\x00user\x00"+user, lim.user); err != nil {
 				return err
 			}
@@ -77,11 +98,41 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// authChecker compares the configured header values in constant time.
+// callerKey holds the verified caller (jwtauth.Caller) of a request that sent a bearer JWT.
+const callerKey = "agentry.caller"
+
+// authChecker compares the configured header values in constant time and verifies bearer JWTs.
 type authChecker struct {
 	secrets secrets.Source
 	mu      sync.Mutex
 	cache   map[string]cachedHeaders
+	// jwt is each agent's verifier, replaced when its settings change; client reads issuers
+	// (internal addresses allowed: an in-cluster issuer; metadata and link-local never).
+	jwt    map[string]agentVerifier
+	client *http.Client
+}
+
+type agentVerifier struct {
+	settings string
+	v        *jwtauth.Verifier
+}
+
+// authResult is what check found: ok, and for a bearer JWT the caller, or why it was refused
+// (reason: safe to show, never the token).
+type authResult struct {
+	ok     bool
+	caller jwtauth.Caller
+	// bearer: the agent accepts bearer JWTs, so a refusal carries a WWW-Authenticate challenge.
+	bearer bool
+	reason string
+}
+
+// challenge is the WWW-Authenticate value of a refusal (RFC 6750): no error when no token came.
+func (r authResult) challenge() string {
+	if r.reason == "" {
+		return `Bearer realm="agentry"`
+	}
+	return fmt.Sprintf(`Bearer realm="agentry", error="invalid_token", error_description=%q`, r.reason)
 }
 
 type cachedHeaders struct {
@@ -121,13 +172,69 @@ func (a *authChecker) headers(name string) (map[string]string, error) {
 	return h, nil
 }
 
-// check reports whether the request carries every configured header with its exact value.
-func (a *authChecker) check(r *http.Request, e *registry.Entry) (bool, error) {
+// check lets a request in when the agent has no auth, when it carries every configured header
+// with its exact value, or when its bearer JWT verifies; with both set, either will do. An
+// unreadable headers Secret is an error unless the token passes.
+func (a *authChecker) check(r *http.Request, e *registry.Entry) (authResult, error) {
 	ep := e.Manifest.Spec.Endpoint
 	if ep == nil || ep.Auth == nil {
-		return true, nil
+		return authResult{ok: true}, nil
 	}
-	want, err := a.headers(ep.Auth.HeadersSecretRef.Name)
+	var headersErr error
+	if ref := ep.Auth.HeadersSecretRef; ref != nil {
+		ok, err := a.headersMatch(r, ref.Name)
+		if ok {
+			return authResult{ok: true}, nil
+		}
+		headersErr = err
+	}
+	if cfg := ep.Auth.JWT; cfg != nil {
+		res := authResult{bearer: true}
+		tok := httpserve.BearerToken(r)
+		if tok == "" {
+			return res, headersErr
+		}
+		v, err := a.verifier(e.Agent.ID, cfg)
+		if err != nil {
+			return res, err
+		}
+		caller, err := v.Verify(r.Context(), tok)
+		var refused *jwtauth.Refusal
+		switch {
+		case err == nil:
+			return authResult{ok: true, bearer: true, caller: caller}, nil
+		case errors.As(err, &refused):
+			res.reason = refused.Reason
+			return res, nil
+		}
+		return res, err
+	}
+	return authResult{}, headersErr
+}
+
+// verifier is the agent's verifier for cfg, made again when cfg changed.
+func (a *authChecker) verifier(agentID string, cfg *v1alpha1.JWTAuth) (*jwtauth.Verifier, error) {
+	b, _ := json.Marshal(cfg)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if av, ok := a.jwt[agentID]; ok && av.settings == string(b) {
+		return av.v, nil
+	}
+	v, err := jwtauth.New(manifest.JWTConfig(cfg), a.client)
+	if err != nil {
+		return nil, fmt.Errorf("failed to use spec.endpoint.auth.jwt of agent %q: %w", agentID, err)
+	}
+	if a.jwt == nil {
+		a.jwt = map[string]agentVerifier{}
+	}
+	a.jwt[agentID] = agentVerifier{settings: string(b), v: v}
+	return v, nil
+}
+
+// headersMatch reports whether the request carries every header of the Secret with its exact
+// value.
+func (a *authChecker) headersMatch(r *http.Request, name string) (bool, error) {
+	want, err := a.headers(name)
 	if err != nil {
 		return false, err
 	}
@@ -145,7 +252,6 @@ func (a *authChecker) check(r *http.Request, e *registry.Entry) (bool, error) {
 	}
 	return ok, nil
 }
-
 // agentLimits are an agent's effective rate limits.
 type agentLimits struct {
 	ip, user   ratelimit.Rate

@@ -108,6 +108,17 @@ func (e *env) do(method, path, body string) (int, map[string]any) {
 
 func (e *env) raw(method, path, body string) (int, []byte) {
 	e.t.Helper()
+	return e.rawWith(method, path, body, nil)
+}
+
+// doWith is do with extra request headers.
+func (e *env) doWith(method, path, body string, header map[string]string) (int, []byte) {
+	e.t.Helper()
+	return e.rawWith(method, path, body, header)
+}
+
+func (e *env) rawWith(method, path, body string, header map[string]string) (int, []byte) {
+	e.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = bytes.NewBufferString(body)
@@ -118,6 +129,9 @@ func (e *env) raw(method, path, body string) (int, []byte) {
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/agentry-dev/agentry/internal/platform/defaults"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 	"github.com/agentry-dev/agentry/internal/platform/ratelimit"
 	"github.com/agentry-dev/agentry/runtime/memory"
@@ -88,7 +89,7 @@ func New(opts Options) *Server {
 	defaults.Positive(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	defaults.Positive(&opts.DrainTimeout, DefaultDrainTimeout)
 	defaults.Positive(&opts.KeepAlive, DefaultKeepAlive)
-	s := &Server{opts: opts, auth: &authChecker{secrets: opts.Secrets}, limits: ratelimit.New(opts.RateLimitKeys), localPending: memory.NewInMemory()}
+	s := &Server{opts: opts, auth: &authChecker{secrets: opts.Secrets, client: egress.Policy{AllowInternal: true}.Client(10 * time.Second)}, limits: ratelimit.New(opts.RateLimitKeys), localPending: memory.NewInMemory()}
 	s.draining, s.stopStream = context.WithCancel(context.Background())
 	e := httpserve.NewEcho(httpserve.EchoOptions{Logger: opts.Logger, TrustedProxies: opts.TrustedProxies, ErrorHandler: errorHandler(opts.Logger)})
 	s.echo = e
