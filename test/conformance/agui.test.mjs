@@ -287,6 +287,20 @@ test("50 concurrent runs stay independent", async () => {
   assertNoWarnings();
 });
 
+test("bearer JWT: a token of the agent's issuer streams through the client; none or another audience is 401 with a challenge", async () => {
+  const TOKEN = process.env.BEARER_TOKEN;
+  assert.ok(TOKEN, "BEARER_TOKEN must be set (run through `go test ./test/conformance`)");
+  let r = await raw(url("bearer"), { messages: [userMessage("text")] });
+  assert.equal(r.res.status, 401);
+  assert.equal(r.res.headers.get("www-authenticate"), 'Bearer realm="agentry"');
+  r = await raw(url("bearer"), { messages: [userMessage("text")] }, { Authorization: `Bearer ${process.env.BEARER_OTHER_AUDIENCE}` });
+  assert.equal(r.res.status, 401);
+  assert.equal(r.res.headers.get("www-authenticate"), 'Bearer realm="agentry", error="invalid_token", error_description="the token is not for this audience"');
+  const ok = await run("bearer", [userMessage("text with a bearer token")], { headers: { Authorization: `Bearer ${TOKEN}` } });
+  assert.equal(ok.types.at(-1), "RUN_FINISHED");
+  assertNoWarnings();
+});
+
 test("auth headers: missing and wrong are 401, right ones stream", async () => {
   let r = await raw(url("private"), { messages: [userMessage("text")] });
   assert.equal(r.res.status, 401);
