@@ -28,6 +28,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/agentref"
 	chatapi "github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/chat/bridge"
+	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/hub"
 	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/oidc"
@@ -35,6 +36,7 @@ import (
 	"github.com/agentry-dev/agentry/internal/platform/cidr"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
+	"github.com/agentry-dev/agentry/internal/platform/jwtauth"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
@@ -63,6 +65,8 @@ type chatOptions struct {
 	rateLimit         float64 // requests per second per signed-in user; 0 = no limit
 	rateBurst         int
 	headersKeyFile    string
+	// issuerURL makes the chat sign its users' tokens for agents with auth chat-jwt.
+	issuerURL string
 	// headers is the parsed headers key (set from headersKeyFile or the environment).
 	headers []byte
 	// development accepts http Deployment URLs (an agent on localhost or a trusted network).
@@ -168,6 +172,7 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	f.IntVar(&o.replicas, "replicas-hint", envInt("AGENTRY_CHAT_REPLICAS", 1), "alias of --replicas")
 	_ = f.MarkHidden("replicas-hint")
 	f.StringVar(&o.mediaDir, "media-dir", envOr("AGENTRY_CHAT_MEDIA_DIR", ".agentry/chat-media"), "directory of uploaded media (shared by every replica)")
+	f.StringVar(&o.issuerURL, "issuer-url", os.Getenv("AGENTRY_CHAT_ISSUER_URL"), "the chat's public URL + /chat/v1 (e.g. https://chat.example.com/chat/v1): the chat then signs a short-lived token for the person behind each run of agents configured with auth chat-jwt, and serves its keys at <issuer-url>/.well-known/jwks.json (env AGENTRY_CHAT_ISSUER_URL)")
 	f.StringVar(&o.headersKeyFile, "headers-key-file", os.Getenv("AGENTRY_CHAT_HEADERS_KEY_FILE"), "file holding the 32-byte key (hex or base64) agent headers are encrypted with (else AGENTRY_CHAT_HEADERS_KEY)")
 	f.Int64Var(&o.maxMediaBytes, "max-media-bytes", chatapi.DefaultMaxMediaBytes, "largest media upload in bytes")
 	f.Float64Var(&o.rateLimit, "rate-limit", envFloat("AGENTRY_CHAT_RATE_LIMIT", chatapi.DefaultRateLimit), "requests per second each signed-in user may make on this replica (429 past it); 0 = no limit; the REST API key is never limited (env AGENTRY_CHAT_RATE_LIMIT)")
@@ -375,6 +380,16 @@ type chatService struct {
 }
 
 func newChatService(log logr.Logger, o *chatOptions, apiKey string, st store.Store) (*chatService, error) {
+	var signer *jwtsign.Signer
+	if o.issuerURL != "" {
+		if err := (jwtauth.Config{Issuer: o.issuerURL, Audiences: []string{"-"}}).Check(); err != nil {
+			return nil, fmt.Errorf("--issuer-url: %w", err)
+		}
+		var err error
+		if signer, err = jwtsign.New(context.Background(), st, strings.TrimRight(o.issuerURL, "/"), 0); err != nil {
+			return nil, fmt.Errorf("failed to set up the chat's token signing (--issuer-url needs the headers key): %w", err)
+		}
+	}
 	h := hub.New(hub.Options{Events: st, Authenticate: chatapi.Authenticator(st), Sessions: st, Logger: log, OriginPatterns: originPatterns(o.corsOrigins), Retention: o.eventRetention,
 		Presence: st.SetPresence})
 	reg := prometheus.NewRegistry()
@@ -386,14 +401,18 @@ func newChatService(log logr.Logger, o *chatOptions, apiKey string, st store.Sto
 	if err := chatmetrics.RegisterHub(reg, h.Stats); err != nil {
 		return nil, err
 	}
-	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver, Metrics: m, Egress: o.egress,
+	var brSigner bridge.Signer
+	if signer != nil {
+		brSigner = signer
+	}
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver, Metrics: m, Egress: o.egress, Signer: brSigner,
 		IdleTimeout: o.bridge.idle, RunTimeout: o.bridge.run, ActionTimeout: o.bridge.action})
 	h.Observe(br.OnEvent)
 	a := chatapi.New(chatapi.Options{
 		Store: st, Hub: h, APIKey: apiKey, AuthKey: o.authKey, AppID: o.appID, LoginTokenTTL: o.loginTokenTTL,
 		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
 		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m, AgentEgress: o.egress,
-		TrustedProxies: o.proxies, SSO: o.ssoClient, SessionTTL: o.sso.sessionTTL, SessionIdleTimeout: o.sso.sessionIdle,
+		TrustedProxies: o.proxies, SSO: o.ssoClient, SessionTTL: o.sso.sessionTTL, SessionIdleTimeout: o.sso.sessionIdle, Signer: signer,
 	})
 	return &chatService{hub: h, bridge: br, api: a, metrics: reg}, nil
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -33,6 +34,8 @@ type agentRequest struct {
 	Enabled             *bool              `json:"enabled"`
 	Approvers           []string           `json:"approvers"`
 	Audience            []string           `json:"audience"`
+	Auth                string             `json:"auth"`
+	TokenAudience       string             `json:"tokenAudience"`
 }
 
 func pathAgentID(c echo.Context) (string, error) {
@@ -58,10 +61,13 @@ func (a *API) putAgent(c echo.Context) error {
 	cfg := model.AgentConfig{
 		AgentID: id, Provider: model.AgentProvider(req.Provider), Name: req.Name, Icon: req.Icon, Greeting: req.Greeting,
 		IntroductoryMessage: req.IntroductoryMessage, SuggestedMessages: req.SuggestedMessages, DeploymentURL: req.DeploymentURL,
-		AgentRef: req.AgentRef, Approvers: req.Approvers, Audience: req.Audience,
+		AgentRef: req.AgentRef, Approvers: req.Approvers, Audience: req.Audience, Auth: model.AgentAuth(req.Auth), TokenAudience: req.TokenAudience,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if cfg.Auth == model.AgentAuthChatJWT && a.opts.Signer == nil {
+		return errValidation("auth chat-jwt needs a chat that signs tokens: start it with --issuer-url (its public URL + /chat/v1)")
 	}
 	// An in-cluster Agent is called at its Service's http URL: traffic stays inside the cluster.
 	if u, _ := url.Parse(cfg.DeploymentURL); cfg.AgentRef == "" && u.Scheme != "https" && !a.opts.Development {
@@ -286,6 +292,12 @@ func (a *API) testAgent(c echo.Context) error {
 	client := a.probe
 	if cfg.AgentRef != "" {
 		client = a.probeCluster // the operator's in-cluster endpoint, not an admin's URL
+	}
+	if a.opts.Bridge != nil {
+		// An agent that takes the chat's tokens is tested with one for the admin testing it.
+		if headers, err = a.opts.Bridge.Credentials(tctx, cfg, cfg.DeploymentURL, cmp.Or(uidOf(c), bridge.ServiceSubject), "", headers); err != nil {
+			return c.JSON(http.StatusOK, bridge.ConnectionTest{FirstEvents: []string{}, Error: err.Error()})
+		}
 	}
 	return c.JSON(http.StatusOK, bridge.Probe(tctx, client, cfg, headers))
 }

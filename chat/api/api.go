@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/agentry-dev/agentry/chat/bridge"
+	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/oidc"
 	"github.com/agentry-dev/agentry/chat/store"
@@ -104,6 +105,9 @@ type Options struct {
 	// SessionIdleTimeout ends a session (a provider sign-in, or POST /sessions) nobody has
 	// used for this long: no request and no socket frame from its client; 0: no idle timeout.
 	SessionIdleTimeout time.Duration
+	// Signer signs the tokens agents with auth chat-jwt get for each run; its public keys are
+	// served at /.well-known/jwks.json (with a discovery document). nil: no chat-jwt agents.
+	Signer *jwtsign.Signer
 }
 
 // API serves the chat routes.
@@ -186,6 +190,8 @@ func (a *API) Register(e *echo.Echo) {
 	g.OPTIONS("/*", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 
 	g.GET("/healthz", a.healthz)
+	g.GET("/.well-known/openid-configuration", a.discovery)
+	g.GET("/.well-known/jwks.json", a.jwks)
 	g.GET("/openapi.yaml", a.openapi, a.requireAny)
 	g.GET("/ws", a.ws)
 	g.POST("/login", a.login)

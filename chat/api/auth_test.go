@@ -28,6 +28,10 @@ var publicRoutes = map[string]bool{
 	"POST " + Prefix + "/auth/password":          true,
 	"POST " + Prefix + "/auth/invitation":        true,
 	"POST " + Prefix + "/auth/invitation/accept": true,
+	// The chat as an issuer: its discovery document and public keys, which agents fetch
+	// without credentials and which hold nothing secret.
+	"GET " + Prefix + "/.well-known/openid-configuration": true,
+	"GET " + Prefix + "/.well-known/jwks.json":            true,
 	// CORS pre-flights carry no credentials by design; they answer only CORS headers.
 	"OPTIONS " + Prefix + "/*": true,
 }

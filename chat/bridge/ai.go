@@ -32,6 +32,10 @@ func (b *Bridge) Assistant(ctx context.Context) (model.AgentConfig, error) {
 	return cfg, nil
 }
 
+// ServiceSubject is the subject of the tokens the chat signs for its own calls (AI features),
+// which no person starts.
+const ServiceSubject = "agentry-chat"
+
 // Ask sends one prompt to the assistant agent through the same path as a conversation (the
 // agent's URL, headers and provider) and returns its text. Nothing is stored or relayed.
 func (b *Bridge) Ask(ctx context.Context, prompt string) (string, error) {
@@ -47,6 +51,12 @@ func (b *Bridge) Ask(ctx context.Context, prompt string) (string, error) {
 	}
 	p := &Plan{b: b, cfg: cfg, quiet: true, run: model.AgentRun{ConversationID: ids.New("ai"), RunID: ids.New("run"), AgentID: cfg.AgentID}}
 	url, rerr := b.endpoint(ctx, cfg)
+	if rerr == nil {
+		// No person asks here: the chat service itself is the subject of a chat-jwt token.
+		if headers, err = b.Credentials(ctx, cfg, url, ServiceSubject, "", headers); err != nil {
+			rerr = fail(model.RunErrUnauthorized, err.Error(), err)
+		}
+	}
 	var out *output
 	if rerr == nil {
 		msgs := []model.Message{{ID: 1, Category: model.CategoryMessage, Type: model.TypeText, Sender: "user", Text: prompt}}

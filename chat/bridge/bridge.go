@@ -62,11 +62,19 @@ type AudienceResolver interface {
 	Audience(ctx context.Context, ref string) ([]string, error)
 }
 
+// Signer signs a token for the person a run is for (jwtsign.Signer): subject the chat user,
+// audience the agent, with the conversation id.
+type Signer interface {
+	Sign(ctx context.Context, subject, audience, conversation string) (string, error)
+}
+
 // Options configure a Bridge. Store and Publisher are required.
 type Options struct {
 	Store     Store
 	Publisher Publisher
 	Resolver  Resolver // nil: agentRef configurations fail with AGENT_NOT_READY
+	// Signer signs the tokens of agents with auth chat-jwt; nil: their runs fail, saying so.
+	Signer Signer
 	Logger    logr.Logger
 	// Egress is what admin-configured Deployment URLs may reach (see internal/platform/egress): the
 	// zero Policy allows only public addresses. Calls to in-cluster Agents (agentRef), whose

@@ -23,6 +23,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/chat/bridge"
+	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/hub"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
@@ -136,12 +137,24 @@ func startChatWith(t *testing.T, bo bridge.Options, wrap func(store.Store) store
 // startChatAt serves the chat database at path (a restarted service opens the same one).
 func startChatAt(t *testing.T, bo bridge.Options, path string, wrap func(store.Store) store.Store) *chatEnv {
 	t.Helper()
+	return startChatIssuing(t, bo, path, wrap, "")
+}
+
+// startChatIssuing is startChatAt with the chat signing its users' tokens as issuer ("" = not).
+func startChatIssuing(t *testing.T, bo bridge.Options, path string, wrap func(store.Store) store.Store, issuer string) *chatEnv {
+	t.Helper()
 	ctx := context.Background()
 	key := bytes.Repeat([]byte{7}, 32)
 	st, err := store.OpenWith(ctx, "file:"+path, store.Options{HeadersKey: key})
 	testutil.NoError(t, err)
 	if wrap != nil {
 		st = wrap(st)
+	}
+	var signer *jwtsign.Signer
+	if issuer != "" {
+		signer, err = jwtsign.New(ctx, st, issuer, 0)
+		testutil.NoError(t, err)
+		bo.Signer = signer
 	}
 	logs := &logBuffer{}
 	h := hub.New(hub.Options{Events: st, Authenticate: api.Authenticator(st), Logger: logs.logger()})
@@ -151,7 +164,7 @@ func startChatAt(t *testing.T, bo bridge.Options, path string, wrap func(store.S
 	}
 	br := bridge.New(bo)
 	h.Observe(br.OnEvent)
-	a := api.New(api.Options{Store: st, Hub: h, APIKey: apiKey, Logger: logs.logger(), Development: true, Bridge: br, MediaDir: t.TempDir(), AgentEgress: bo.Egress})
+	a := api.New(api.Options{Store: st, Hub: h, APIKey: apiKey, Logger: logs.logger(), Development: true, Bridge: br, MediaDir: t.TempDir(), AgentEgress: bo.Egress, Signer: signer})
 	srv := httptest.NewServer(a.Handler())
 	hubCtx, stop := context.WithCancel(context.Background())
 	hubDone := make(chan error, 1)

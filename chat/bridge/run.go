@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
@@ -55,6 +56,31 @@ func errString(err error) string {
 	return err.Error()
 }
 
+// Credentials are the headers of one call of the agent cfg at url for subject: its stored
+// headers and, with auth chat-jwt, `Authorization: Bearer <a token this chat signed>` in place
+// of any stored Authorization. The error is a sentence for the person.
+func (b *Bridge) Credentials(ctx context.Context, cfg model.AgentConfig, url, subject, conversation string, headers map[string]string) (map[string]string, error) {
+	if cfg.Auth != model.AgentAuthChatJWT {
+		return headers, nil
+	}
+	if b.o.Signer == nil {
+		return nil, errors.New("it takes tokens signed by this chat, and this chat signs none; an admin should start it with --issuer-url")
+	}
+	tok, err := b.o.Signer.Sign(ctx, subject, cmp.Or(cfg.TokenAudience, url), conversation)
+	if err != nil {
+		b.log.Error(err, "failed to sign a token for an agent", "agent", cfg.AgentID)
+		return nil, errors.New("the chat could not sign its token for it")
+	}
+	out := make(map[string]string, len(headers)+1)
+	for k, v := range headers {
+		if !strings.EqualFold(k, "Authorization") {
+			out[k] = v
+		}
+	}
+	out["Authorization"] = "Bearer " + tok
+	return out, nil
+}
+
 // steps calls the agent until it finishes without pending frontend actions.
 func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 	headers, err := b.o.Store.AgentHeaders(ctx, p.cfg.AgentID)
@@ -86,9 +112,14 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		if step > 0 {
 			callID = ids.New("run")
 		}
+		// A fresh token per call: a run with frontend actions may outlast one.
+		callHeaders, err := b.Credentials(ctx, p.cfg, url, p.sender, p.run.ConversationID, headers)
+		if err != nil {
+			return fail(model.RunErrUnauthorized, err.Error(), err)
+		}
 		var out *output
 		if p.cfg.Provider == model.ProviderMastra {
-			out, rerr = b.callMastra(ctx, p, url, headers, msgs)
+			out, rerr = b.callMastra(ctx, p, url, callHeaders, msgs)
 		} else {
 			conversation := toAGUI(p.cfg.AgentID, p.group != "", msgs)
 			in := runInput(p.run.ConversationID, callID, conversation, toolsOf(list))
@@ -99,7 +130,7 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 			if len(conversation) == 0 && in.Resume == nil {
 				return fail(model.RunErrProtocol, "the conversation has no message it can send", nil)
 			}
-			out, rerr = b.callAGUI(ctx, p, url, headers, in, actions)
+			out, rerr = b.callAGUI(ctx, p, url, callHeaders, in, actions)
 		}
 		pending := b.persist(p, out, actions, rerr == nil)
 		if rerr != nil {

@@ -42,9 +42,14 @@ type AgentConfig struct {
 	// Audience is who may use the agent: uids, group:<guid> (that chat group's members) and
 	// idp:<group> (holders of that identity provider group); empty means everyone. Anyone else
 	// does not see the agent and is refused when they message or mention it.
-	Audience  []string  `json:"audience"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	Audience []string `json:"audience"`
+	// Auth is how the chat proves who is asking: AgentAuthHeaders (the stored headers only, the
+	// default) or AgentAuthChatJWT (also a short-lived token the chat signs for the person whose
+	// message started the run, audience TokenAudience, default the URL it calls).
+	Auth          AgentAuth `json:"auth"`
+	TokenAudience string    `json:"tokenAudience,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
 }
 
 // FrontendAction is a client-side tool of an agent: the agent fills Parameters and the client
@@ -82,6 +87,14 @@ func checkField(field, v string, max int, required bool) error {
 	return nil
 }
 
+// AgentAuth is how the chat authenticates to an agent.
+type AgentAuth string
+
+const (
+	AgentAuthHeaders AgentAuth = "headers"
+	AgentAuthChatJWT AgentAuth = "chat-jwt"
+)
+
 // Validate checks an agent configuration (not the https rule, which depends on the server's
 // mode and is the API's).
 func (a AgentConfig) Validate() error {
@@ -100,7 +113,7 @@ func (a AgentConfig) Validate() error {
 	}{
 		{"name", a.Name, 100, true}, {"icon", a.Icon, 1000, false}, {"greeting", a.Greeting, 1000, false},
 		{"introductoryMessage", a.IntroductoryMessage, 4000, false}, {"deploymentUrl", a.DeploymentURL, 2000, false},
-		{"agentRef", a.AgentRef, 320, false},
+		{"agentRef", a.AgentRef, 320, false}, {"tokenAudience", a.TokenAudience, 512, false},
 	} {
 		if err := checkField(f.name, f.v, f.max, f.required); err != nil {
 			return err
@@ -108,6 +121,11 @@ func (a AgentConfig) Validate() error {
 	}
 	if err := ValidateApprovers(a.Approvers); err != nil {
 		return err
+	}
+	switch a.Auth {
+	case "", AgentAuthHeaders, AgentAuthChatJWT:
+	default:
+		return Errorf(ErrValidation, "auth must be headers or chat-jwt")
 	}
 	if err := ValidateAudience(a.Audience); err != nil {
 		return err

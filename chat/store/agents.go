@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
@@ -48,15 +49,15 @@ func (s *sealer) open(agentID, sealed string) ([]byte, error) {
 	return s.aead.Open(nil, b[:n], b[n:], []byte(agentID))
 }
 
-const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref, approvers, audience`
+const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref, approvers, audience, auth, token_audience`
 
 // scanAgent reads a configuration and its sealed headers.
 func scanAgent(sc scanner) (model.AgentConfig, string, error) {
 	var a model.AgentConfig
-	var provider, suggested, sealed, approvers, audience string
+	var provider, suggested, sealed, approvers, audience, auth string
 	var enabled int
 	var created, updated int64
-	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated, &a.AgentRef, &approvers, &audience); err != nil {
+	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated, &a.AgentRef, &approvers, &audience, &auth, &a.TokenAudience); err != nil {
 		return a, "", err
 	}
 	a.Approvers, a.Audience = []string{}, []string{}
@@ -67,6 +68,7 @@ func scanAgent(sc scanner) (model.AgentConfig, string, error) {
 		return a, "", err
 	}
 	a.Provider = model.AgentProvider(provider)
+	a.Auth = model.AgentAuth(cmp.Or(auth, string(model.AgentAuthHeaders)))
 	a.SuggestedMessages = []string{}
 	if err := json.Unmarshal([]byte(suggested), &a.SuggestedMessages); err != nil {
 		return a, "", err
@@ -138,11 +140,11 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 		}
 		a.UpdatedAt = t.now
 		if created {
-			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience))
+			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience)
 		} else {
-			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12, approvers = $13, audience = $14 WHERE agent_id = $1`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience))
+			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12, approvers = $13, audience = $14, auth = $15, token_audience = $16 WHERE agent_id = $1`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience)
 		}
 		if err != nil {
 			return err

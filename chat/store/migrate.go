@@ -245,6 +245,15 @@ CREATE TABLE chat_user_passwords (
   hash       TEXT NOT NULL,
   updated_us {{BIGINT}} NOT NULL
 );`,
+	// The keys the chat signs its users' tokens for agents with (private keys sealed with the
+	// headers key), and how an agent takes its callers' identity: headers, or chat-jwt.
+	`CREATE TABLE chat_signing_keys (
+  kid        TEXT PRIMARY KEY,
+  private    TEXT NOT NULL,
+  created_us {{BIGINT}} NOT NULL
+);
+ALTER TABLE chat_agents ADD COLUMN auth TEXT NOT NULL DEFAULT '';
+ALTER TABLE chat_agents ADD COLUMN token_audience TEXT NOT NULL DEFAULT '';`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

@@ -23,6 +23,7 @@ type Store interface {
 	Users
 	Tokens
 	Invitations
+	SigningKeys
 	Groups
 	Messages
 	Events
@@ -88,6 +89,22 @@ type TokenInfo struct {
 // often enough for a short idle timeout.
 func TouchEvery(idle time.Duration) time.Duration {
 	return min(time.Minute, idle/4)
+}
+
+// SigningKey is one of the keys the chat signs its users' tokens for agents with: a PKCS #8
+// private key, kept sealed with the headers key.
+type SigningKey struct {
+	ID        string
+	Private   []byte
+	CreatedAt time.Time
+}
+
+// SigningKeys are the chat's signing keys, shared by every replica.
+type SigningKeys interface {
+	// SigningKeys are the newest n keys, newest first.
+	SigningKeys(ctx context.Context, n int) ([]SigningKey, error)
+	// AddSigningKey stores a new key (ErrValidation without a headers key to seal it with).
+	AddSigningKey(ctx context.Context, k SigningKey) error
 }
 
 // Invitations let people set up a password of their own; codes and passwords are stored as
