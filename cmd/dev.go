@@ -129,10 +129,20 @@ func (o *devOptions) run(cmd *cobra.Command, g *globalFlags) error {
 	return serveAgents(cmd.Context(), log, loader, o.dirs, o.addr, opts, srvOpts, o.announce(cmd.Context(), log, out, chat, srvOpts.Secrets))
 }
 
+// devIssuer is the chat's issuer URL on the dev server's address (loopback when it listens on
+// every interface).
+func devIssuer(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + chatapi.Prefix
+}
+
 // mountChat starts the chat service and mounts it beside the agents, with its uploads and its
 // error shape for requests that time out.
 func (o *devOptions) mountChat(ctx context.Context, log logr.Logger, srvOpts *server.Options) (*devChat, error) {
-	dc, mount, err := startDevChat(ctx, log, o.chat, ".agentry", o.web)
+	dc, mount, err := startDevChat(ctx, log, o.chat, ".agentry", o.web, devIssuer(o.addr))
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	chatapi "github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/chat/bridge"
+	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/hub"
 	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
@@ -53,7 +54,7 @@ type devChat struct {
 // the key agent headers are encrypted with likewise into dir/chat-headers-key.
 // With web, the embedded web app is mounted at / too. A store without users is seeded
 // (seedDevChat) so the app has people to log in as.
-func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web bool) (*devChat, func(*echo.Echo), error) {
+func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web bool, issuer string) (*devChat, func(*echo.Echo), error) {
 	key, err := devAPIKey(filepath.Join(dir, "chat-api-key"))
 	if err != nil {
 		return nil, nil, err
@@ -84,7 +85,14 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 	// A loopback playground: its agents (and an admin's local experiments) live on this machine.
 	// Link-local and metadata addresses stay refused.
 	devEgress := egress.Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}}
-	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Metrics: m, Egress: devEgress})
+	// The chat signs its users' tokens (agents with auth chat-jwt), as a production chat with
+	// --issuer-url does.
+	signer, err := jwtsign.New(ctx, st, issuer, 0)
+	if err != nil {
+		_ = st.Close()
+		return nil, nil, fmt.Errorf("failed to set up the chat's token signing: %w", err)
+	}
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Metrics: m, Egress: devEgress, Signer: signer})
 	h.Observe(br.OnEvent)
 	hubCtx, stop := context.WithCancel(context.Background())
 	dc := &devChat{store: st, hub: h, bridge: br, apiKey: key, stop: stop, done: make(chan error, 1)}
@@ -93,7 +101,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 		chatapi.Mount(e, chatapi.Options{
 			Store: st, Hub: h, APIKey: key, AuthKey: DevChatAuthKey, AppID: DevChatAppID, LoginTokenTTL: chatapi.DefaultLoginTokenTTL,
 			MediaDir: filepath.Join(dir, "chat-media"), Logger: log, Development: true, AuthKeyAdmins: true, Bridge: br, Metrics: m,
-			RateLimit: chatapi.DefaultRateLimit, RateBurst: chatapi.DefaultRateBurst, AgentEgress: devEgress,
+			RateLimit: chatapi.DefaultRateLimit, RateBurst: chatapi.DefaultRateBurst, AgentEgress: devEgress, Signer: signer,
 		})
 		if web {
 			mountWeb(st, DevChatAppID, DevChatAuthKey, true, nil)(e)

@@ -209,6 +209,7 @@ describe("web app on agentry dev: the admin page", () => {
     await switchFromTheList(admin, alice);
     await refuseTakenIds(admin);
     await testTheConnection(admin);
+    await chatSignedAgent(admin);
   });
 
   test("the frontend-action form refuses a bad Parameters schema, naming the field", async () => {
@@ -338,6 +339,33 @@ async function refuseTakenIds(admin: Page): Promise<void> {
   await agentId.scrollIntoViewIfNeeded();
   await screenshot(admin, "web/admin-duplicate-id");
   await expectAccessible(admin, "admin (new agent with a taken id)");
+}
+
+/** An agent that takes the chat's signed tokens: the form asks for the token's audience only then,
+ * and the choice is saved. */
+async function chatSignedAgent(admin: Page): Promise<void> {
+  const main = admin.getByRole("main");
+  await admin.getByRole("button", { name: "New agent" }).click();
+  await main.getByRole("heading", { name: "New agent" }).waitFor();
+  await main.getByLabel("Agent ID", { exact: true }).fill("signed-agent");
+  await main.getByLabel("Name", { exact: true }).fill("Signed agent");
+  await main.getByLabel("Deployment URL", { exact: true }).fill("http://127.0.0.1:9/api/agents/signed-agent/ag-ui");
+  expect(await main.getByLabel("Token audience").count()).toBe(0);
+  await main.getByLabel("Who is asking").selectOption("chat-jwt");
+  await main.getByLabel("Token audience").fill("https://agents.example.com/api/agents/signed-agent");
+  await main.getByLabel("Token audience").scrollIntoViewIfNeeded();
+  await screenshot(admin, "web/admin-chat-jwt");
+  const size = admin.viewportSize();
+  await admin.setViewportSize({ width: 390, height: 800 });
+  await main.getByLabel("Token audience").scrollIntoViewIfNeeded();
+  await screenshot(admin, "web/admin-chat-jwt-390");
+  if (size) await admin.setViewportSize(size);
+  await expectAccessible(admin, "admin (an agent taking the chat's tokens)");
+  await main.getByRole("button", { name: "Save" }).click();
+  await expect
+    .poll(async () => (await dev.call<{ items: { agentId: string; auth?: string; tokenAudience?: string }[] }>("GET", "/agents")).items.find((a) => a.agentId === "signed-agent"))
+    .toMatchObject({ auth: "chat-jwt", tokenAudience: "https://agents.example.com/api/agents/signed-agent" });
+  await dev.call("DELETE", "/agents/signed-agent");
 }
 
 async function testTheConnection(admin: Page): Promise<void> {

@@ -53,6 +53,8 @@ const agent: AgentForm = {
   headers: "",
   approvers: "",
   audience: "",
+  auth: "headers",
+  tokenAudience: "",
 };
 
 describe("validateAgent", () => {
@@ -76,6 +78,9 @@ describe("validateAgent", () => {
     expect(validateAgent({ ...agent, approvers: "bob group:ops:owners" })[0]?.message).toBe("approvers[1] must be a uid or group:<guid>:admins or group:<guid>:moderators");
     expect(validateAgent({ ...agent, audience: "dave, group:kitchen\nidp:chefs" })).toEqual([]);
     expect(validateAgent({ ...agent, audience: "dave group:" })[0]?.message).toBe("audience[1] must be a uid, group:<guid> or idp:<provider group>");
+    expect(validateAgent({ ...agent, auth: "chat-jwt", tokenAudience: "https://agents.example.com/chef" })).toEqual([]);
+    expect(validateAgent({ ...agent, auth: "oauth" })[0]?.message).toBe("auth must be headers or chat-jwt");
+    expect(validateAgent({ ...agent, tokenAudience: "x".repeat(513) })[0]?.field).toBe("tokenAudience");
   });
   it("headers: empty keeps the stored ones, an object replaces them", () => {
     expect(parseHeaders("")).toEqual({});

@@ -40,6 +40,10 @@ export interface AgentForm {
   approvers: string;
   /** Who may use the agent, separated by commas, spaces or lines; empty: everyone. */
   audience: string;
+  /** headers or chat-jwt. */
+  auth: string;
+  /** The aud of chat-jwt tokens; empty: the Deployment URL. */
+  tokenAudience: string;
 }
 
 export const maxApprovers = 20;
@@ -113,6 +117,8 @@ export function validateAgent(f: AgentForm): FieldError[] {
   });
   add("deploymentUrl", checkField("deploymentUrl", f.deploymentUrl, 2000, false));
   add("agentRef", checkField("agentRef", f.agentRef, 320, false));
+  if (f.auth !== "headers" && f.auth !== "chat-jwt") add("auth", "auth must be headers or chat-jwt");
+  add("tokenAudience", checkField("tokenAudience", f.tokenAudience, 512, false));
   const url = f.deploymentUrl.trim();
   const ref = f.agentRef.trim();
   if (url === "" && ref === "") add("deploymentUrl", "deploymentUrl is required (or agentRef, naming an in-cluster Agent as namespace/name)");
@@ -229,6 +235,8 @@ export const fieldLabels: Readonly<Record<string, string>> = {
   headers: "Headers",
   approvers: "Approvers",
   audience: "Who may use it",
+  auth: "Who is asking",
+  tokenAudience: "Token audience",
   displayName: "Display Name",
   executionText: "Execution Text",
   description: "Description",

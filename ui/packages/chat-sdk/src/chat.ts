@@ -103,7 +103,7 @@ export type {
 export { Action } from "./models/action";
 export { AgenticMessage, type ToolCall, type ToolResult } from "./models/agentic";
 export type { ActionResult, AgentEvent, AgentProfile, AGUIEvent, Approval, ApprovalDecision, ApprovalStatus } from "./models/agent";
-export type { AgentConfig, AgentConfigWrite, AgentProvider, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
+export type { AgentAuth, AgentConfig, AgentConfigWrite, AgentProvider, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
 export { Conversation } from "./models/conversation";
 export { Group } from "./models/group";
 export { Attachment, BaseMessage, CustomMessage, MediaMessage, TextMessage, type ModerationStatus } from "./models/message";

@@ -6,7 +6,7 @@ import { approverList, fieldOfMessage, parseHeaders, suggestedList, takenError, 
 import { Field } from "./fields";
 import { errorMap, useEditorForm, type EditorForm } from "./useEditorForm";
 
-const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers", "approvers", "audience"];
+const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers", "approvers", "audience", "auth", "tokenAudience"];
 export const noIds: readonly string[] = [];
 
 function formOf(a: Chat.AgentConfig | undefined): AgentForm {
@@ -23,6 +23,8 @@ function formOf(a: Chat.AgentConfig | undefined): AgentForm {
     headers: "",
     approvers: (a?.approvers ?? []).join(", "),
     audience: (a?.audience ?? []).join(", "),
+    auth: a?.auth ?? "headers",
+    tokenAudience: a?.tokenAudience ?? "",
   };
 }
 
@@ -39,6 +41,8 @@ function configOf(form: AgentForm, enabled: boolean): Chat.AgentConfigWrite {
     agentRef: form.agentRef.trim(),
     approvers: approverList(form.approvers),
     audience: approverList(form.audience),
+    auth: form.auth as Chat.AgentAuth,
+    tokenAudience: form.auth === "chat-jwt" ? form.tokenAudience.trim() : "",
     enabled,
     ...(headers ? { headers } : {}),
   };
@@ -157,6 +161,7 @@ function EnabledSwitch({ enabled, busy, onToggle }: { enabled: boolean; busy: bo
 function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isNew: boolean; hasHeaders: boolean }) {
   const { form, set, shown } = ed;
   const providerId = useId();
+  const authId = useId();
   return (
     <>
       <div className="agentry-web__grid">
@@ -192,6 +197,24 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
       <Field name="headers" label="Headers" value={form.headers} onChange={set("headers")} error={shown("headers")} multiline rows={2} mono
         placeholder='{"Authorization": "Bearer …"}'
         hint={hasHeaders ? "headers set: they are never shown; type a JSON object to replace them ({} clears them)." : "A JSON object of header names and values; write-only."} />
+      <div className="agentry-web__field" data-field="auth">
+        <div className="agentry-web__label-row">
+          <label htmlFor={authId} className="agentry-web__label">Who is asking</label>
+        </div>
+        <select id={authId} className="agentry-web__input" value={form.auth} aria-describedby={`${authId}-hint`} onChange={(e) => set("auth")(e.target.value)}>
+          <option value="headers">The headers only</option>
+          <option value="chat-jwt">A token this chat signs for each person</option>
+        </select>
+        <p id={`${authId}-hint`} className="agentry-web__hint">
+          {form.auth === "chat-jwt"
+            ? "Each call carries Authorization: Bearer <a 5-minute JWT> naming the person (sub) and the conversation; the agent verifies it with this chat's keys (/chat/v1/.well-known/jwks.json)."
+            : "The agent sees the headers above; it cannot tell people apart."}
+        </p>
+      </div>
+      {form.auth === "chat-jwt" ? (
+        <Field name="tokenAudience" label="Token audience" value={form.tokenAudience} onChange={set("tokenAudience")} error={shown("tokenAudience")} mono
+          placeholder="https://agents.example.com/api/agents/chef" hint="The token's aud: one of the agent's spec.endpoint.auth.jwt.audiences. Empty: the Deployment URL." />
+      ) : null}
       <Field name="approvers" label="Approvers" value={form.approvers} onChange={set("approvers")} error={shown("approvers")} mono
         placeholder="bob, group:ops:admins"
         hint="Who approves the tool calls that need approval: user ids, or group:<id>:admins / group:<id>:moderators. Empty: the person talking to the agent." />

@@ -103,7 +103,15 @@ export interface AgentConfig {
   readonly approvers?: readonly string[];
   /** Who may use the agent (uids, group:<guid>, idp:<provider group>); empty: everyone. */
   readonly audience?: readonly string[];
+  /** How the chat proves who is asking: the stored headers, or also a JWT it signs per person
+   * (chat-jwt; needs a chat started with --issuer-url). */
+  readonly auth?: AgentAuth;
+  /** The aud of chat-jwt tokens; default the URL the chat calls. */
+  readonly tokenAudience?: string;
 }
+
+/** How the chat authenticates to an agent. */
+export type AgentAuth = "headers" | "chat-jwt";
 
 /** An agent configuration to save (PUT /agents/{id}): headers only when typed (absent keeps the stored ones). */
 export interface AgentConfigWrite extends Omit<AgentConfig, "agentId" | "hasHeaders"> {
