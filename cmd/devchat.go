@@ -20,8 +20,8 @@ import (
 
 	chatapi "github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/chat/bridge"
-	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/hub"
+	"github.com/agentry-dev/agentry/chat/jwtsign"
 	chatmetrics "github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"

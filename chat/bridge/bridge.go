@@ -75,7 +75,7 @@ type Options struct {
 	Resolver  Resolver // nil: agentRef configurations fail with AGENT_NOT_READY
 	// Signer signs the tokens of agents with auth chat-jwt; nil: their runs fail, saying so.
 	Signer Signer
-	Logger    logr.Logger
+	Logger logr.Logger
 	// Egress is what admin-configured Deployment URLs may reach (see internal/platform/egress): the
 	// zero Policy allows only public addresses. Calls to in-cluster Agents (agentRef), whose
 	// URLs the operator writes, may reach internal addresses too, never metadata ones.

@@ -23,8 +23,8 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/chat/bridge"
-	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/hub"
+	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"

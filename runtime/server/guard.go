@@ -15,8 +15,8 @@ import (
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 	"github.com/agentry-dev/agentry/internal/platform/jwtauth"
-	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/internal/platform/ratelimit"
+	"github.com/agentry-dev/agentry/internal/protocol/manifest"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
@@ -252,6 +252,7 @@ func (a *authChecker) headersMatch(r *http.Request, name string) (bool, error) {
 	}
 	return ok, nil
 }
+
 // agentLimits are an agent's effective rate limits.
 type agentLimits struct {
 	ip, user   ratelimit.Rate

@@ -73,7 +73,7 @@ func authHeaders(t *testing.T, c *cluster, agent string) map[string]string {
 		Spec struct {
 			Endpoint struct {
 				Auth *struct {
-					HeadersSecretRef struct{ Name string }
+					HeadersSecretRef *struct{ Name string }
 				}
 			}
 		}
