@@ -44,6 +44,10 @@ type MCPServerSpec struct {
 	// +optional
 	HeadersSecretRef *LocalObjectReference `json:"headersSecretRef,omitempty"`
 
+	// callerIdentity tells the server who is asking, on each tool call of a verified caller.
+	// +optional
+	CallerIdentity *CallerIdentity `json:"callerIdentity,omitempty"`
+
 	// timeout bounds connecting and listing tools, and each tool call (default 30s).
 	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`

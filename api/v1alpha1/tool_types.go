@@ -75,6 +75,10 @@ type HTTPExecute struct {
 	// sent with every call.
 	// +optional
 	HeadersSecretRef *LocalObjectReference `json:"headersSecretRef,omitempty"`
+
+	// callerIdentity tells the tool who is asking, when the agent verified it (a bearer JWT).
+	// +optional
+	CallerIdentity *CallerIdentity `json:"callerIdentity,omitempty"`
 }
 
 // ServiceReference addresses an HTTP endpoint of a Service.

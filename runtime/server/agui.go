@@ -72,10 +72,14 @@ func (s *Server) agui(c echo.Context) error {
 	// Persist what the client sent before the stream starts, so a thread of another resource
 	// is refused with a plain 403. The store skips the messages it already holds: clients
 	// resend the whole history every run.
+	resource, err := resourceOf(c, in.ForwardedProps)
+	if err != nil {
+		return err
+	}
 	var ref *memoryRef
 	var storeErr error
 	if remembered {
-		ref = &memoryRef{Thread: in.ThreadID, Resource: resourceOf(c, in.ForwardedProps)}
+		ref = &memoryRef{Thread: in.ThreadID, Resource: resource}
 		if storeErr = remember(beginRun(c, e, in.ThreadID), e, ref, msgs); errors.Is(storeErr, memory.ErrThreadOwnedByOther) {
 			log.Info("run refused: the thread belongs to another resource")
 			return echo.NewHTTPError(http.StatusForbidden, msgThreadForbidden)
@@ -105,7 +109,7 @@ func (s *Server) agui(c echo.Context) error {
 	if ref != nil {
 		heldThread = ref.Thread
 	}
-	s.aguiEnd(ctx, out, mapper, e, ref, res, heldThread, resourceOf(c, in.ForwardedProps), log)
+	s.aguiEnd(ctx, out, mapper, e, ref, res, heldThread, resource, log)
 	return nil
 }
 
@@ -166,7 +170,10 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *wire.RunAgent
 	if in.RunID == "" {
 		in.RunID = ids.New("run")
 	}
-	resource := resourceOf(c, in.ForwardedProps)
+	resource, err := resourceOf(c, in.ForwardedProps)
+	if err != nil {
+		return err
+	}
 	sus, stored, err := s.decide(s.beginResume(c, e), e, run, resource, answers)
 	if err != nil {
 		return err
@@ -226,20 +233,19 @@ func relay(out *sse.Writer, m *agui.Mapper) agent.Sink {
 	}
 }
 
-// resourceOf names the user a thread belongs to: forwardedProps.resourceId (or .userId), else
-// the rate limit's user header.
-func resourceOf(c echo.Context, forwarded json.RawMessage) string {
+// resourceOf names the user a thread belongs to: with a verified caller its subject (see
+// boundResource); else forwardedProps.resourceId (or .userId), else the rate limit's user header.
+func resourceOf(c echo.Context, forwarded json.RawMessage) (string, error) {
 	var props struct {
 		ResourceID string `json:"resourceId"`
 		UserID     string `json:"userId"`
 	}
+	named := ""
 	if len(forwarded) > 0 && json.Unmarshal(forwarded, &props) == nil {
-		if props.ResourceID != "" {
-			return props.ResourceID
-		}
-		if props.UserID != "" {
-			return props.UserID
-		}
+		named = cmp.Or(props.ResourceID, props.UserID)
 	}
-	return c.Request().Header.Get(limitFor(agentOf(c)).userHeader)
+	if named == "" && callerOf(c).Subject == "" {
+		named = c.Request().Header.Get(limitFor(agentOf(c)).userHeader)
+	}
+	return boundResource(c, named)
 }

@@ -215,6 +215,11 @@ func (s *Server) parseGenerate(c echo.Context) (*generateInput, error) {
 	if err != nil {
 		return nil, echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
+	if ref != nil {
+		if ref.Resource, err = boundResource(c, ref.Resource); err != nil {
+			return nil, err
+		}
+	}
 	in := &generateInput{Input: agent.Input{Messages: msgs, MaxSteps: req.MaxSteps, Conversation: req.ThreadID}, RunID: req.RunID, Memory: ref}
 	if in.RunID == "" {
 		in.RunID = ids.New("run")

@@ -78,6 +78,8 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		if res.caller.Subject != "" {
 			user = "jwt\x00" + res.caller.Issuer + "\x00" + res.caller.Subject
 			c.Set(callerKey, res.caller)
+			// Tools read the verified caller from the run's context (Tool callerIdentity).
+			c.SetRequest(c.Request().WithContext(jwtauth.WithCaller(c.Request().Context(), res.caller)))
 		}
 		if user != "" {
 			if err := s.allow(c, e.Agent.ID+"\x00user\x00"+user, lim.user); err != nil {
@@ -251,6 +253,26 @@ func (a *authChecker) headersMatch(r *http.Request, name string) (bool, error) {
 		}
 	}
 	return ok, nil
+}
+
+// callerOf is the caller the request's bearer JWT verified (zero without one).
+func callerOf(c echo.Context) jwtauth.Caller {
+	caller, _ := c.Get(callerKey).(jwtauth.Caller)
+	return caller
+}
+
+// boundResource is the memory resource (the user a thread belongs to) of a request: with a
+// verified caller, its subject, and naming another resource is refused, so nobody reads or
+// writes another person's thread by naming it; otherwise what the request names.
+func boundResource(c echo.Context, named string) (string, error) {
+	caller := callerOf(c)
+	if caller.Subject == "" {
+		return named, nil
+	}
+	if named != "" && named != caller.Subject {
+		return "", echo.NewHTTPError(http.StatusForbidden, "The memory resource must be the token's subject")
+	}
+	return caller.Subject, nil
 }
 
 // agentLimits are an agent's effective rate limits.

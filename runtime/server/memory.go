@@ -162,6 +162,10 @@ func parseReadQuery(c echo.Context) (*registry.Entry, *readQuery, error) {
 	}
 	q := &readQuery{resource: c.QueryParam("resourceId"), page: memory.Page{Size: memory.DefaultPageSize}}
 	q.resource = cmp.Or(q.resource, c.QueryParam("resourceid"))
+	var err error
+	if q.resource, err = boundResource(c, q.resource); err != nil {
+		return nil, nil, err
+	}
 	if q.resource == "" {
 		return nil, nil, echo.NewHTTPError(http.StatusBadRequest, "resourceId is required")
 	}

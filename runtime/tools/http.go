@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
@@ -34,6 +35,7 @@ const (
 type httpExecutor struct {
 	url           string
 	headersSecret string
+	identity      *v1alpha1.CallerIdentity
 	secrets       secrets.Source
 	client        *http.Client
 	// allowLinkLocal turns off the refusal of link-local and metadata hosts in the URL (the
@@ -70,6 +72,7 @@ func (e *httpExecutor) execute(ctx context.Context, input json.RawMessage) (json
 			secretValues = append(secretValues, v)
 		}
 	}
+	setCallerIdentity(ctx, req.Header, e.identity)
 	resp, err := e.client.Do(req)
 	if err != nil {
 		return nil, e.transportError(ctx, u, err)

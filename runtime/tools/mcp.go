@@ -90,7 +90,8 @@ func (p *MCPServers) config(s *mcpServer) (mcpclient.Server, error) {
 		}
 		headers = data
 	}
-	return mcpclient.FromSpec(s.spec, headers, toolClient(p.opts.HTTPClient, p.opts.allowLinkLocal()), p.version), nil
+	client := withCallerIdentity(toolClient(p.opts.HTTPClient, p.opts.allowLinkLocal()), s.spec.CallerIdentity)
+	return mcpclient.FromSpec(s.spec, headers, client, p.version), nil
 }
 
 // Discover lists the allowed tools of m (for manifests no operator has discovered).

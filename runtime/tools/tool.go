@@ -121,6 +121,7 @@ func Compile(tool *v1alpha1.Tool, opts Options) (*Tool, field.ErrorList) {
 		if ex.HTTP.HeadersSecretRef != nil {
 			h.headersSecret = ex.HTTP.HeadersSecretRef.Name
 		}
+		h.identity = ex.HTTP.CallerIdentity
 		t.exec, t.Kind, t.timeout = h, "http", DefaultHTTPTimeout
 	}
 	if ex.Timeout != nil {

@@ -80,10 +80,40 @@ func checkURL(field, raw string) error {
 	return fmt.Errorf("%s %q must be https (http only on loopback)", field, raw)
 }
 
-// Caller is who a verified token says is calling.
+// Caller is who a verified token says is calling. The token itself is kept for TokenFor only:
+// it is never printed (String and the JSON form leave it out).
 type Caller struct {
 	Issuer  string
 	Subject string
+	// audiences and raw are the verified token's aud and the token.
+	audiences []string
+	raw       string
+}
+
+// TokenFor is the caller's token when it names audience (a tool that is one of its
+// audiences may receive it); false otherwise.
+func (c Caller) TokenFor(audience string) (string, bool) {
+	if audience == "" || c.raw == "" || !slices.Contains(c.audiences, audience) {
+		return "", false
+	}
+	return c.raw, true
+}
+
+func (c Caller) String() string   { return c.Issuer + " " + c.Subject }
+func (c Caller) GoString() string { return "jwtauth.Caller{" + c.String() + "}" }
+
+type callerKey struct{}
+
+// WithCaller is ctx carrying the verified caller (tools read it to learn who is asking).
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom is the verified caller ctx carries; false when the request was not made with a
+// verified token.
+func CallerFrom(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok && c.Subject != ""
 }
 
 // Refusal is a token the verifier refused. Reason is safe to show the caller (the
@@ -157,7 +187,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Caller, error) {
 	if tok.Subject == "" {
 		return Caller{}, &Refusal{Reason: "the token has no subject"}
 	}
-	return Caller{Issuer: tok.Issuer, Subject: tok.Subject}, nil
+	return Caller{Issuer: tok.Issuer, Subject: tok.Subject, audiences: tok.Audience, raw: raw}, nil
 }
 
 // claimHolds: a string claim equal to want, or a list claim containing it.

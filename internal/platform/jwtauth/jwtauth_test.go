@@ -2,6 +2,7 @@ package jwtauth
 
 import (
 	"context"
+	"fmt"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -71,6 +72,22 @@ func TestTokensOfARealProvider(t *testing.T) {
 	caller, err := v.Verify(ctx, tok)
 	if err != nil || caller.Subject != "chat" || caller.Issuer != idp.Issuer {
 		t.Fatalf("a valid token: %+v %v", caller, err)
+	}
+	// The token goes on only to one of its audiences, and is never printed.
+	if got, ok := caller.TokenFor(resource); !ok || got != tok {
+		t.Error("the token is not handed to its own audience")
+	}
+	if _, ok := caller.TokenFor("https://other.example.com/tool"); ok {
+		t.Error("the token is handed to another audience")
+	}
+	if s := fmt.Sprintf("%v %+v %s %#v", caller, caller, caller, caller); strings.Contains(s, "eyJ") {
+		t.Errorf("printing a caller prints its token: %s", s)
+	}
+	if c, ok := CallerFrom(WithCaller(ctx, caller)); !ok || c.Subject != "chat" {
+		t.Error("the caller does not travel in the context")
+	}
+	if _, ok := CallerFrom(ctx); ok {
+		t.Error("a context without a caller has one")
 	}
 
 	other := idp.ClientToken(t, "chat", clientSecret, "https://other.example.com/agent")
