@@ -164,6 +164,7 @@ func run(duration time.Duration, levels, beforeBin string, pin bool) error {
 	ps.printAfter(results, concs)
 
 	busiest := slices.Max(concs)
+	authCost(client, ps.auth.server(), ps.token, body, busiest, 10, duration/3)
 	abSent, _ := tracingCost(client, ps.runtime.server(), ps.traced.server(), ps.control.server(), body, busiest, abRounds, duration/4)
 	tracedSent := sent["generate (traced)"] + sent["ag-ui (traced)"] + abSent
 	// The traced runtime flushes its last batch when it stops; the collector writes its file
@@ -187,7 +188,9 @@ func run(duration time.Duration, levels, beforeBin string, pin bool) error {
 // (with -before), the collector, the runtime exporting its traces to it and another without,
 // the control of the tracing cost, and the floor.
 type servers struct {
-	model, runtime, before, col, traced, control, floor *proc
+	model, runtime, before, col, traced, control, floor, auth *proc
+	// token is a bearer JWT the bench-jwt agent accepts.
+	token string
 }
 
 // start builds agentry into dir and starts the servers, the ones under test with onServers,
@@ -205,14 +208,25 @@ func (ps *servers) start(dir, beforeBin string, onServers, onOthers []string) er
 	_ = os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(script), 0o600)
 	_ = os.MkdirAll(filepath.Join(dir, "config"), 0o700)
 	_ = os.WriteFile(filepath.Join(dir, "config", "agent.yaml"), []byte(manifest), 0o600)
+	if ps.token, err = writeAuthConfig(dir); err != nil {
+		return err
+	}
 	if ps.model, err = start(onOthers, bin, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0", "--script", filepath.Join(dir, "script.yaml")); err != nil {
 		return err
 	}
-	runtime := func(bin string, env ...string) (*proc, error) {
-		return start(onServers, bin, append([]string{"OPENAI_BASE_URL=" + ps.model.addr, "OPENAI_API_KEY=bench"}, env...), `msg="serving agents" addr=(\S+)`,
-			"serve", "--config", filepath.Join(dir, "config"), "--addr", "127.0.0.1:0")
+	runtimeWith := func(bin, config string, env ...string) (*proc, error) {
+		args := []string{"serve", "--config", filepath.Join(dir, config), "--addr", "127.0.0.1:0"}
+		if config == "config-auth" {
+			args = append(args, "--secrets-dir", filepath.Join(dir, "secrets"))
+		}
+		return start(onServers, bin, append([]string{"OPENAI_BASE_URL=" + ps.model.addr, "OPENAI_API_KEY=bench"}, env...), `msg="serving agents" addr=(\S+)`, args...)
 	}
+	runtime := func(bin string, env ...string) (*proc, error) { return runtimeWith(bin, "config", env...) }
 	if ps.runtime, err = runtime(bin); err != nil {
+		return err
+	}
+	// The auth cost's runtime: the bench agent and the same behind headers and behind JWTs.
+	if ps.auth, err = runtimeWith(bin, "config-auth"); err != nil {
 		return err
 	}
 	if beforeBin != "" {
@@ -247,7 +261,7 @@ func (ps *servers) start(dir, beforeBin string, onServers, onOthers []string) er
 
 // stop stops the servers started, the last first.
 func (ps *servers) stop() {
-	for _, p := range []*proc{ps.floor, ps.control, ps.traced, ps.col, ps.before, ps.runtime, ps.model} {
+	for _, p := range []*proc{ps.auth, ps.floor, ps.control, ps.traced, ps.col, ps.before, ps.runtime, ps.model} {
 		if p != nil {
 			p.Stop()
 		}
@@ -395,6 +409,11 @@ func perRequest(d time.Duration, n int) float64 {
 // load sends requests from c workers for d and returns the latencies of the successful ones
 // (until the whole body is read), the error count and the elapsed time.
 func load(client *http.Client, url, marker, body string, c int, d time.Duration) ([]time.Duration, int, time.Duration) {
+	return loadWith(client, url, marker, body, "", c, d)
+}
+
+// loadWith is load sending authorization as the Authorization header ("" for none).
+func loadWith(client *http.Client, url, marker, body, authorization string, c int, d time.Duration) ([]time.Duration, int, time.Duration) {
 	var mu sync.Mutex
 	var lat []time.Duration
 	errs := 0
@@ -407,7 +426,12 @@ func load(client *http.Client, url, marker, body string, c int, d time.Duration)
 			defer wg.Done()
 			for time.Now().Before(deadline) {
 				t0 := time.Now()
-				resp, err := client.Post(url, "application/json", strings.NewReader(body))
+				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				if authorization != "" {
+					req.Header.Set("Authorization", authorization)
+				}
+				resp, err := client.Do(req)
 				ok := err == nil && resp.StatusCode == 200
 				if err == nil {
 					data, rerr := io.ReadAll(resp.Body)
