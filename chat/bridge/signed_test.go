@@ -1,15 +1,20 @@
 package bridge_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 const (
@@ -19,21 +24,58 @@ const (
 
 // TestChatSignedTokens: an agent configured with auth chat-jwt gets, for each run, a token the
 // chat signed for the person who asked; a runtime that takes only those tokens (issuer the
-// chat, keys from the chat's JWKS route) answers. With another audience the runtime refuses it
+// chat, keys from the chat's JWKS route) answers, and its HTTP tool is told the person's uid.
+// With another audience the runtime refuses it
 // and the person reads why. The key set and discovery document are public.
 func TestChatSignedTokens(t *testing.T) {
 	e := startChatIssuing(t, bridge.Options{}, filepath.Join(t.TempDir(), "chat.db"), nil, signedIssuer)
+	// An HTTP tool that records who it was told is asking.
+	var mu sync.Mutex
+	var subjects []string
+	tool := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		subjects = append(subjects, r.Header.Get("X-Agentry-User"))
+		mu.Unlock()
+		_ = json.NewEncoder(w).Encode(map[string]string{"answer": "noted"})
+	}))
+	t.Cleanup(tool.Close)
 	agent := fmt.Sprintf(`apiVersion: agentry.dev/v1alpha1
+kind: Tool
+metadata: {name: whoami}
+spec:
+  id: whoami
+  description: Who is asking.
+  inputSchema: {type: object}
+  execute:
+    http:
+      url: %q
+      callerIdentity: {subjectHeader: X-Agentry-User}
+---
+apiVersion: agentry.dev/v1alpha1
 kind: Agent
 metadata: {name: signed}
 spec:
   instructions: You help.
   model: {name: gpt-4o-mini}
+  tools:
+  - {key: whoami, toolRef: {name: whoami}}
   endpoint:
     auth:
       jwt: {issuer: %q, jwksURL: %q, audiences: [%q]}
-`, signedIssuer, e.URL+"/chat/v1/.well-known/jwks.json", signedAudience)
-	rt := startRuntime(t, "", map[string]string{"signed.yaml": agent}, nil, nil)
+`, tool.URL, signedIssuer, e.URL+"/chat/v1/.well-known/jwks.json", signedAudience)
+	script, err := scriptedmodel.ParseScript([]byte(`rules:
+  - name: after-tool
+    when: {lastRole: tool}
+    reply: {text: 'The tool answered {{ .LastToolResult }}'}
+  - name: ask
+    when: {pattern: 'butter'}
+    reply:
+      toolCalls: [{name: whoami, arguments: '{}'}]
+fallback:
+  text: Hello.
+`))
+	testutil.NoError(t, err)
+	rt := startRuntime(t, "", map[string]string{"signed.yaml": agent}, nil, script)
 	for _, path := range []string{"/chat/v1/.well-known/jwks.json", "/chat/v1/.well-known/openid-configuration"} {
 		res, err := http.Get(e.URL + path)
 		if err != nil || res.StatusCode != http.StatusOK {
@@ -46,9 +88,18 @@ spec:
 		"auth": "chat-jwt", "tokenAudience": signedAudience})
 	e.token("alice")
 	run := e.must(e.send("alice", "signed", "What can I use instead of butter?"), http.StatusCreated).Header.Get("X-Agent-Run")
-	e.waitMessage("alice", "signed", 10*time.Second, func(m model.Message) bool { return m.Type == model.TypeAssistant && m.Text != "" })
+	e.waitMessage("alice", "signed", 10*time.Second, func(m model.Message) bool {
+		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "The tool answered")
+	})
 	if run == "" {
 		t.Fatal("no run")
+	}
+	// The tool learned who asked: alice, as the chat signed and the runtime verified.
+	mu.Lock()
+	got := fmt.Sprint(subjects)
+	mu.Unlock()
+	if got != "[alice]" {
+		t.Errorf("the tool was told %s, want [alice]", got)
 	}
 
 	// Another audience: the runtime refuses the token, and the person is told.
