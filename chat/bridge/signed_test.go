@@ -25,8 +25,8 @@ const (
 // TestChatSignedTokens: an agent configured with auth chat-jwt gets, for each run, a token the
 // chat signed for the person who asked; a runtime that takes only those tokens (issuer the
 // chat, keys from the chat's JWKS route) answers, and its HTTP tool is told the person's uid.
-// With another audience the runtime refuses it
-// and the person reads why. The key set and discovery document are public.
+// With another audience the runtime refuses it and the person reads why. The key set and
+// discovery document are public.
 func TestChatSignedTokens(t *testing.T) {
 	e := startChatIssuing(t, bridge.Options{}, filepath.Join(t.TempDir(), "chat.db"), nil, signedIssuer)
 	// An HTTP tool that records who it was told is asking.
