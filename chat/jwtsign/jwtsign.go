@@ -53,7 +53,23 @@ type Signer struct {
 	mu       sync.Mutex
 	loaded   []loadedKey // newest first
 	loadedAt time.Time
+
+	// issued reuses a token for the same person, agent and conversation for half its life: an
+	// agent that remembers verified tokens then checks a signature once per person and
+	// conversation, not on every call.
+	issuedMu sync.Mutex
+	issued   map[issuedKey]issuedToken
 }
+
+type issuedKey struct{ subject, audience, conversation string }
+
+type issuedToken struct {
+	token string
+	until time.Time
+}
+
+// maxIssued bounds the reused tokens; past it they are forgotten and signed afresh.
+const maxIssued = 10000
 
 type loadedKey struct {
 	id      string
@@ -134,6 +150,27 @@ func (s *Signer) current(ctx context.Context) ([]loadedKey, error) {
 
 // Sign is a token for subject (the chat user) to call the agent audience in conversation.
 func (s *Signer) Sign(ctx context.Context, subject, audience, conversation string) (string, error) {
+	k := issuedKey{subject, audience, conversation}
+	s.issuedMu.Lock()
+	if t, ok := s.issued[k]; ok && time.Now().Before(t.until) {
+		s.issuedMu.Unlock()
+		return t.token, nil
+	}
+	s.issuedMu.Unlock()
+	tok, err := s.sign(ctx, subject, audience, conversation)
+	if err != nil {
+		return "", err
+	}
+	s.issuedMu.Lock()
+	if s.issued == nil || len(s.issued) >= maxIssued {
+		s.issued = map[issuedKey]issuedToken{}
+	}
+	s.issued[k] = issuedToken{token: tok, until: time.Now().Add(TokenTTL / 2)}
+	s.issuedMu.Unlock()
+	return tok, nil
+}
+
+func (s *Signer) sign(ctx context.Context, subject, audience, conversation string) (string, error) {
 	keys, err := s.current(ctx)
 	if err != nil {
 		return "", err

@@ -3,6 +3,7 @@ package jwtsign
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -66,6 +67,15 @@ func TestSignedTokensVerify(t *testing.T) {
 		t.Errorf("header %s", decodeSegment(t, tok, 0))
 	}
 
+	// The same person, agent and conversation get the same token for half its life (agents
+	// remember verified tokens); another conversation gets its own.
+	if again, _ := s.Sign(ctx, "alice", "https://agents.example.com/chef", "user:alice:chef"); again != tok {
+		t.Error("a second call in the same conversation signed a new token")
+	}
+	if other, _ := s.Sign(ctx, "alice", "https://agents.example.com/chef", "group:kitchen"); other == tok {
+		t.Error("another conversation got the same token")
+	}
+
 	replica, err := New(ctx, st, issuer, 0)
 	testutil.NoError(t, err)
 	a, _ := s.KeySet(ctx)
@@ -77,7 +87,7 @@ func TestSignedTokensVerify(t *testing.T) {
 	// Rotation: every refresh is due and every key is too old. A new key is published before it
 	// signs: the next token still comes from the first key.
 	s.rotateEvery, s.reload = 1, 0
-	held, err := s.Sign(ctx, "bob", "https://agents.example.com/chef", "")
+	held, err := s.Sign(ctx, "bob", "https://agents.example.com/chef", "c-held")
 	testutil.NoError(t, err)
 	s.rotateEvery = time.Hour // no more rotations while the key set is read
 	set, _ := s.KeySet(ctx)
@@ -86,7 +96,7 @@ func TestSignedTokensVerify(t *testing.T) {
 	}
 	// Once published long enough (here: at once), the new key signs; both verify.
 	s.publish = 0
-	second, err := s.Sign(ctx, "bob", "https://agents.example.com/chef", "")
+	second, err := s.Sign(ctx, "bob", "https://agents.example.com/chef", "c-second")
 	testutil.NoError(t, err)
 	if kid(t, second) != set.Keys[0].KeyID {
 		t.Fatalf("the new key %s does not sign (%s did)", set.Keys[0].KeyID, kid(t, second))
@@ -99,8 +109,8 @@ func TestSignedTokensVerify(t *testing.T) {
 		}
 	}
 	s.rotateEvery = 1
-	for range 5 {
-		_, err = s.Sign(ctx, "bob", "https://agents.example.com/chef", "")
+	for i := range 5 {
+		_, err = s.Sign(ctx, "bob", "https://agents.example.com/chef", fmt.Sprint("c-", i))
 		testutil.NoError(t, err)
 	}
 	if set, _ := s.KeySet(ctx); len(set.Keys) != published {

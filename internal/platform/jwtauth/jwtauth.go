@@ -6,6 +6,7 @@ package jwtauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -143,6 +144,55 @@ type Verifier struct {
 	// refetch is how often an unknown key id may fetch the keys again (refetchEvery; tests
 	// shorten it).
 	refetch time.Duration
+	// verified remembers tokens that passed, by their SHA-256, for at most cacheFor and never
+	// past their expiry: a caller that sends the same token again costs a map lookup, not a
+	// signature check (Envoy's jwt_authn caches verified tokens the same way).
+	cacheMu  sync.Mutex
+	verified map[[32]byte]cached
+}
+
+type cached struct {
+	caller Caller
+	until  time.Time
+}
+
+const (
+	cacheFor      = time.Minute
+	maxCacheItems = 10000
+)
+
+func (v *Verifier) fromCache(key [32]byte) (Caller, bool) {
+	v.cacheMu.Lock()
+	defer v.cacheMu.Unlock()
+	c, ok := v.verified[key]
+	if !ok || !time.Now().Before(c.until) {
+		return Caller{}, false
+	}
+	return c.caller, true
+}
+
+func (v *Verifier) remember(key [32]byte, c Caller, expiry time.Time) {
+	until := time.Now().Add(cacheFor)
+	if expiry.Before(until) {
+		until = expiry
+	}
+	v.cacheMu.Lock()
+	defer v.cacheMu.Unlock()
+	if v.verified == nil {
+		v.verified = map[[32]byte]cached{}
+	}
+	if len(v.verified) >= maxCacheItems {
+		now := time.Now()
+		for k, e := range v.verified {
+			if !now.Before(e.until) {
+				delete(v.verified, k)
+			}
+		}
+		if len(v.verified) >= maxCacheItems {
+			clear(v.verified) // a flood of distinct valid tokens: start over rather than grow
+		}
+	}
+	v.verified[key] = cached{caller: c, until: until}
 }
 
 const retryEvery = 10 * time.Second
@@ -162,6 +212,10 @@ func New(cfg Config, client *http.Client) (*Verifier, error) {
 // Verify checks a raw token: a *Refusal for a bad token, ErrIssuerUnavailable (wrapped) when the
 // issuer cannot be read.
 func (v *Verifier) Verify(ctx context.Context, raw string) (Caller, error) {
+	key := sha256.Sum256([]byte(raw))
+	if c, ok := v.fromCache(key); ok {
+		return c, nil
+	}
 	verifier, err := v.get(ctx)
 	if err != nil {
 		return Caller{}, err
@@ -187,7 +241,9 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Caller, error) {
 	if tok.Subject == "" {
 		return Caller{}, &Refusal{Reason: "the token has no subject"}
 	}
-	return Caller{Issuer: tok.Issuer, Subject: tok.Subject, audiences: tok.Audience, raw: raw}, nil
+	caller := Caller{Issuer: tok.Issuer, Subject: tok.Subject, audiences: tok.Audience, raw: raw}
+	v.remember(key, caller, tok.Expiry)
+	return caller, nil
 }
 
 // claimHolds: a string claim equal to want, or a list claim containing it.

@@ -289,3 +289,44 @@ func TestNotYetValid(t *testing.T) {
 	_, err = v.Verify(context.Background(), sign(t, jose.RS256, key, "k1", claims(time.Now().Add(time.Hour))))
 	wantRefusal(t, "nbf in an hour", err, "not valid yet")
 }
+
+// TestVerifiedTokensAreRemembered: a token that passed is remembered (until its expiry, at most a
+// minute) so the same token again costs no signature check; a refused one is not.
+func TestVerifiedTokensAreRemembered(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	testutil.NoError(t, err)
+	var fetched atomic.Int32
+	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fetched.Add(1)
+		_ = json.NewEncoder(w).Encode(set)
+	}))
+	t.Cleanup(srv.Close)
+	const issuer = "https://issuer.example.com"
+	v, err := New(Config{Issuer: issuer, JWKSURL: srv.URL, Audiences: []string{resource}}, http.DefaultClient)
+	testutil.NoError(t, err)
+	claims, _ := json.Marshal(map[string]any{"iss": issuer, "sub": "svc", "aud": resource, "exp": time.Now().Add(time.Hour).Unix()})
+	tok := sign(t, jose.RS256, key, "k1", claims)
+	for range 3 {
+		if c, err := v.Verify(context.Background(), tok); err != nil || c.Subject != "svc" {
+			t.Fatalf("verify: %v %v", c, err)
+		}
+	}
+	v.cacheMu.Lock()
+	n := len(v.verified)
+	v.cacheMu.Unlock()
+	if n != 1 {
+		t.Errorf("%d tokens remembered, want 1", n)
+	}
+	other, _ := json.Marshal(map[string]any{"iss": issuer, "sub": "svc", "aud": "https://elsewhere.example.com", "exp": time.Now().Add(time.Hour).Unix()})
+	for range 2 {
+		_, err = v.Verify(context.Background(), sign(t, jose.RS256, key, "k1", other))
+		wantRefusal(t, "another audience", err, "not for this audience")
+	}
+	v.cacheMu.Lock()
+	n = len(v.verified)
+	v.cacheMu.Unlock()
+	if n != 1 {
+		t.Errorf("refused tokens were remembered: %d", n)
+	}
+}

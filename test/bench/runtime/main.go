@@ -164,7 +164,7 @@ func run(duration time.Duration, levels, beforeBin string, pin bool) error {
 	ps.printAfter(results, concs)
 
 	busiest := slices.Max(concs)
-	authCost(client, ps.auth.server(), ps.token, body, busiest, 10, duration/3)
+	authCost(client, ps.auth.server(), ps.token, ps.fresh, body, busiest, 10, duration/3)
 	abSent, _ := tracingCost(client, ps.runtime.server(), ps.traced.server(), ps.control.server(), body, busiest, abRounds, duration/4)
 	tracedSent := sent["generate (traced)"] + sent["ag-ui (traced)"] + abSent
 	// The traced runtime flushes its last batch when it stops; the collector writes its file
@@ -189,8 +189,9 @@ func run(duration time.Duration, levels, beforeBin string, pin bool) error {
 // the control of the tracing cost, and the floor.
 type servers struct {
 	model, runtime, before, col, traced, control, floor, auth *proc
-	// token is a bearer JWT the bench-jwt agent accepts.
+	// token is a bearer JWT the bench-jwt agent accepts; fresh are as many others.
 	token string
+	fresh []string
 }
 
 // start builds agentry into dir and starts the servers, the ones under test with onServers,
@@ -208,7 +209,7 @@ func (ps *servers) start(dir, beforeBin string, onServers, onOthers []string) er
 	_ = os.WriteFile(filepath.Join(dir, "script.yaml"), []byte(script), 0o600)
 	_ = os.MkdirAll(filepath.Join(dir, "config"), 0o700)
 	_ = os.WriteFile(filepath.Join(dir, "config", "agent.yaml"), []byte(manifest), 0o600)
-	if ps.token, err = writeAuthConfig(dir); err != nil {
+	if ps.token, ps.fresh, err = writeAuthConfig(dir); err != nil {
 		return err
 	}
 	if ps.model, err = start(onOthers, bin, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0", "--script", filepath.Join(dir, "script.yaml")); err != nil {
@@ -409,11 +410,12 @@ func perRequest(d time.Duration, n int) float64 {
 // load sends requests from c workers for d and returns the latencies of the successful ones
 // (until the whole body is read), the error count and the elapsed time.
 func load(client *http.Client, url, marker, body string, c int, d time.Duration) ([]time.Duration, int, time.Duration) {
-	return loadWith(client, url, marker, body, "", c, d)
+	return loadWith(client, url, marker, body, nil, c, d)
 }
 
-// loadWith is load sending authorization as the Authorization header ("" for none).
-func loadWith(client *http.Client, url, marker, body, authorization string, c int, d time.Duration) ([]time.Duration, int, time.Duration) {
+// loadWith is load sending authorization() as each request's Authorization header (nil or "":
+// none).
+func loadWith(client *http.Client, url, marker, body string, authorization func() string, c int, d time.Duration) ([]time.Duration, int, time.Duration) {
 	var mu sync.Mutex
 	var lat []time.Duration
 	errs := 0
@@ -428,8 +430,10 @@ func loadWith(client *http.Client, url, marker, body, authorization string, c in
 				t0 := time.Now()
 				req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
-				if authorization != "" {
-					req.Header.Set("Authorization", authorization)
+				if authorization != nil {
+					if a := authorization(); a != "" {
+						req.Header.Set("Authorization", a)
+					}
 				}
 				resp, err := client.Do(req)
 				ok := err == nil && resp.StatusCode == 200
