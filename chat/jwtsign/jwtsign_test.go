@@ -3,9 +3,9 @@ package jwtsign
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
