@@ -168,7 +168,7 @@ func (a *API) upsertSSOUser(ctx context.Context, id oidc.Identity) (model.User, 
 			return model.User{}, err
 		}
 		return a.opts.Store.CreateUser(ctx, model.User{UID: id.UID, Name: id.Name, Avatar: id.Picture, Role: role,
-			Kind: model.UserKindUser, Metadata: meta, ProviderGroups: id.Groups})
+			Kind: model.UserKindUser, Metadata: meta, ProviderGroups: id.Groups, ProviderIssuer: id.Issuer, ProviderSubject: id.Subject})
 	}
 	if u.Kind != model.UserKindUser {
 		return model.User{}, model.Errorf(model.ErrPermissionDenied, "this account cannot sign in")
@@ -177,6 +177,7 @@ func (a *API) upsertSSOUser(ctx context.Context, id oidc.Identity) (model.User, 
 		return model.User{}, model.Errorf(model.ErrUserDeactivated, "user %q is deactivated", u.UID)
 	}
 	u.Name, u.Avatar, u.Metadata, u.ProviderGroups = id.Name, id.Picture, meta, id.Groups
+	u.ProviderIssuer, u.ProviderSubject = id.Issuer, id.Subject
 	if a.opts.SSO.ManagesRoles() {
 		u.Role = role
 	}

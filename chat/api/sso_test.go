@@ -109,6 +109,10 @@ func TestSSOSignIn(t *testing.T) {
 	if tr.User.UID != uid || tr.User.Name != "Ann Lee" || tr.User.Role != RoleAdmin || tr.User.Avatar != "https://example.com/ann.png" {
 		t.Fatalf("user = %+v", tr.User)
 	}
+	// The provider's account is kept (the chat's signed tokens name it), never answered.
+	if stored, err := e.api.opts.Store.GetUser(context.Background(), uid); err != nil || stored.ProviderIssuer != e.idp.Issuer || stored.ProviderSubject != "ann" {
+		t.Errorf("stored provider account %q %q (%v)", stored.ProviderIssuer, stored.ProviderSubject, err)
+	}
 	var meta map[string]string
 	testutil.NoError(t, json.Unmarshal(tr.User.Metadata, &meta))
 	if meta["email"] != "ann@example.com" {

@@ -21,6 +21,7 @@ import (
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/chat/store"
@@ -65,7 +66,7 @@ type AudienceResolver interface {
 // Signer signs a token for the person a run is for (jwtsign.Signer): subject the chat user,
 // audience the agent, with the conversation id.
 type Signer interface {
-	Sign(ctx context.Context, subject, audience, conversation string) (string, error)
+	Sign(ctx context.Context, person jwtsign.Person, audience, conversation string) (string, error)
 }
 
 // Options configure a Bridge. Store and Publisher are required.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/internal/platform/ids"
 	"github.com/agentry-dev/agentry/internal/protocol/agui"
@@ -66,7 +67,17 @@ func (b *Bridge) Credentials(ctx context.Context, cfg model.AgentConfig, url, su
 	if b.o.Signer == nil {
 		return nil, errors.New("it takes tokens signed by this chat, and this chat signs none; an admin should start it with --issuer-url")
 	}
-	tok, err := b.o.Signer.Sign(ctx, subject, cmp.Or(cfg.TokenAudience, url), conversation)
+	person := jwtsign.Person{UID: subject}
+	if subject != ServiceSubject {
+		// A person who signed in through an identity provider: the token names that account too.
+		u, err := b.o.Store.GetUser(ctx, subject)
+		if err != nil {
+			b.log.Error(err, "failed to read the person a token is for", "agent", cfg.AgentID)
+			return nil, errors.New("the chat could not sign its token for it")
+		}
+		person.ProviderIssuer, person.ProviderSubject = u.ProviderIssuer, u.ProviderSubject
+	}
+	tok, err := b.o.Signer.Sign(ctx, person, cmp.Or(cfg.TokenAudience, url), conversation)
 	if err != nil {
 		b.log.Error(err, "failed to sign a token for an agent", "agent", cfg.AgentID)
 		return nil, errors.New("the chat could not sign its token for it")

@@ -39,8 +39,19 @@ const (
 	signAfter = 15 * time.Minute
 )
 
-// ConversationClaim carries the conversation the run belongs to.
-const ConversationClaim = "conversation_id"
+// Claims beside the registered ones: the conversation the run belongs to and, for a person who
+// signed in through an identity provider, that provider's issuer and subject.
+const (
+	ConversationClaim    = "conversation_id"
+	ProviderIssuerClaim  = "idp_iss"
+	ProviderSubjectClaim = "idp_sub"
+)
+
+// Person is who a token is for: the chat uid (sub) and, when they signed in through an identity
+// provider, that provider's account.
+type Person struct {
+	UID, ProviderIssuer, ProviderSubject string
+}
 
 // Signer signs tokens with the newest key.
 type Signer struct {
@@ -61,7 +72,10 @@ type Signer struct {
 	issued   map[issuedKey]issuedToken
 }
 
-type issuedKey struct{ subject, audience, conversation string }
+type issuedKey struct {
+	person                 Person
+	audience, conversation string
+}
 
 type issuedToken struct {
 	token string
@@ -148,16 +162,16 @@ func (s *Signer) current(ctx context.Context) ([]loadedKey, error) {
 	return s.loaded, nil
 }
 
-// Sign is a token for subject (the chat user) to call the agent audience in conversation.
-func (s *Signer) Sign(ctx context.Context, subject, audience, conversation string) (string, error) {
-	k := issuedKey{subject, audience, conversation}
+// Sign is a token for the person to call the agent audience in conversation.
+func (s *Signer) Sign(ctx context.Context, person Person, audience, conversation string) (string, error) {
+	k := issuedKey{person, audience, conversation}
 	s.issuedMu.Lock()
 	if t, ok := s.issued[k]; ok && time.Now().Before(t.until) {
 		s.issuedMu.Unlock()
 		return t.token, nil
 	}
 	s.issuedMu.Unlock()
-	tok, err := s.sign(ctx, subject, audience, conversation)
+	tok, err := s.sign(ctx, person, audience, conversation)
 	if err != nil {
 		return "", err
 	}
@@ -170,7 +184,7 @@ func (s *Signer) Sign(ctx context.Context, subject, audience, conversation strin
 	return tok, nil
 }
 
-func (s *Signer) sign(ctx context.Context, subject, audience, conversation string) (string, error) {
+func (s *Signer) sign(ctx context.Context, person Person, audience, conversation string) (string, error) {
 	keys, err := s.current(ctx)
 	if err != nil {
 		return "", err
@@ -189,11 +203,14 @@ func (s *Signer) sign(ctx context.Context, subject, audience, conversation strin
 		return "", fmt.Errorf("failed to make a signer: %w", err)
 	}
 	now := time.Now()
-	claims := jwt.Claims{Issuer: s.issuer, Subject: subject, Audience: jwt.Audience{audience}, ID: ids.Hex(12),
+	claims := jwt.Claims{Issuer: s.issuer, Subject: person.UID, Audience: jwt.Audience{audience}, ID: ids.Hex(12),
 		IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now.Add(-30 * time.Second)), Expiry: jwt.NewNumericDate(now.Add(TokenTTL))}
 	extra := map[string]any{}
 	if conversation != "" {
 		extra[ConversationClaim] = conversation
+	}
+	if person.ProviderIssuer != "" && person.ProviderSubject != "" {
+		extra[ProviderIssuerClaim], extra[ProviderSubjectClaim] = person.ProviderIssuer, person.ProviderSubject
 	}
 	tok, err := jwt.Signed(signer).Claims(claims).Claims(extra).Serialize()
 	if err != nil {

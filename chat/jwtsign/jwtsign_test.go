@@ -52,7 +52,7 @@ func TestSignedTokensVerify(t *testing.T) {
 	testutil.NoError(t, err)
 	v, err := jwtauth.New(jwtauth.Config{Issuer: issuer, JWKSURL: keysServer(t, s), Audiences: []string{"https://agents.example.com/chef"}}, http.DefaultClient)
 	testutil.NoError(t, err)
-	tok, err := s.Sign(ctx, "alice", "https://agents.example.com/chef", "user:alice:chef")
+	tok, err := s.Sign(ctx, Person{UID: "alice"}, "https://agents.example.com/chef", "user:alice:chef")
 	testutil.NoError(t, err)
 	caller, err := v.Verify(ctx, tok)
 	if err != nil || caller.Subject != "alice" || caller.Issuer != issuer {
@@ -69,11 +69,23 @@ func TestSignedTokensVerify(t *testing.T) {
 
 	// The same person, agent and conversation get the same token for half its life (agents
 	// remember verified tokens); another conversation gets its own.
-	if again, _ := s.Sign(ctx, "alice", "https://agents.example.com/chef", "user:alice:chef"); again != tok {
+	if again, _ := s.Sign(ctx, Person{UID: "alice"}, "https://agents.example.com/chef", "user:alice:chef"); again != tok {
 		t.Error("a second call in the same conversation signed a new token")
 	}
-	if other, _ := s.Sign(ctx, "alice", "https://agents.example.com/chef", "group:kitchen"); other == tok {
+	if other, _ := s.Sign(ctx, Person{UID: "alice"}, "https://agents.example.com/chef", "group:kitchen"); other == tok {
 		t.Error("another conversation got the same token")
+	}
+
+	// A person who signed in through an identity provider: the token names that account.
+	sso, err := s.Sign(ctx, Person{UID: "sso-abc", ProviderIssuer: "https://idp.example.com", ProviderSubject: "248289761001"}, "https://agents.example.com/chef", "")
+	testutil.NoError(t, err)
+	var ssoClaims map[string]any
+	testutil.NoError(t, json.Unmarshal(decodeSegment(t, sso, 1), &ssoClaims))
+	if ssoClaims["sub"] != "sso-abc" || ssoClaims[ProviderIssuerClaim] != "https://idp.example.com" || ssoClaims[ProviderSubjectClaim] != "248289761001" {
+		t.Errorf("claims of a provider's user: %v", ssoClaims)
+	}
+	if _, ok := claims[ProviderSubjectClaim]; ok {
+		t.Errorf("a local user's token names a provider account: %v", claims)
 	}
 
 	replica, err := New(ctx, st, issuer, 0)
@@ -87,7 +99,7 @@ func TestSignedTokensVerify(t *testing.T) {
 	// Rotation: every refresh is due and every key is too old. A new key is published before it
 	// signs: the next token still comes from the first key.
 	s.rotateEvery, s.reload = 1, 0
-	held, err := s.Sign(ctx, "bob", "https://agents.example.com/chef", "c-held")
+	held, err := s.Sign(ctx, Person{UID: "bob"}, "https://agents.example.com/chef", "c-held")
 	testutil.NoError(t, err)
 	s.rotateEvery = time.Hour // no more rotations while the key set is read
 	set, _ := s.KeySet(ctx)
@@ -96,7 +108,7 @@ func TestSignedTokensVerify(t *testing.T) {
 	}
 	// Once published long enough (here: at once), the new key signs; both verify.
 	s.publish = 0
-	second, err := s.Sign(ctx, "bob", "https://agents.example.com/chef", "c-second")
+	second, err := s.Sign(ctx, Person{UID: "bob"}, "https://agents.example.com/chef", "c-second")
 	testutil.NoError(t, err)
 	if kid(t, second) != set.Keys[0].KeyID {
 		t.Fatalf("the new key %s does not sign (%s did)", set.Keys[0].KeyID, kid(t, second))
@@ -110,7 +122,7 @@ func TestSignedTokensVerify(t *testing.T) {
 	}
 	s.rotateEvery = 1
 	for i := range 5 {
-		_, err = s.Sign(ctx, "bob", "https://agents.example.com/chef", fmt.Sprint("c-", i))
+		_, err = s.Sign(ctx, Person{UID: "bob"}, "https://agents.example.com/chef", fmt.Sprint("c-", i))
 		testutil.NoError(t, err)
 	}
 	if set, _ := s.KeySet(ctx); len(set.Keys) != published {

@@ -36,6 +36,10 @@ type User struct {
 	// ProviderGroups are the identity provider's groups at the user's last sign-in (agent
 	// audiences' idp: entries); never sent to clients.
 	ProviderGroups []string `json:"-"`
+	// ProviderIssuer and ProviderSubject name the identity provider's account a user signed in
+	// with (the chat's signed tokens carry them as idp_iss and idp_sub); never sent to clients.
+	ProviderIssuer  string `json:"-"`
+	ProviderSubject string `json:"-"`
 }
 
 // Invitation lets a person set up their own sign-in (a password) on a chat without an identity

@@ -254,6 +254,10 @@ CREATE TABLE chat_user_passwords (
 );
 ALTER TABLE chat_agents ADD COLUMN auth TEXT NOT NULL DEFAULT '';
 ALTER TABLE chat_agents ADD COLUMN token_audience TEXT NOT NULL DEFAULT '';`,
+	// The identity provider's account of a user (issuer and subject), for the tokens the chat
+	// signs.
+	`ALTER TABLE chat_users ADD COLUMN provider_issuer TEXT NOT NULL DEFAULT '';
+ALTER TABLE chat_users ADD COLUMN provider_subject TEXT NOT NULL DEFAULT '';`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

@@ -33,13 +33,13 @@ func checkJSON(field string, raw json.RawMessage) error {
 const userColumns = `uid, name, avatar, role, kind, metadata, created_us`
 
 // readUserColumns are userColumns and the user's presence.
-const readUserColumns = userColumns + `, online, last_active_us, deactivated_us, provider_groups`
+const readUserColumns = userColumns + `, online, last_active_us, deactivated_us, provider_groups, provider_issuer, provider_subject`
 
 func scanUser(sc scanner) (model.User, error) {
 	var u model.User
 	var kind, meta, groups string
 	var created, online, active, deactivated int64
-	if err := sc.Scan(&u.UID, &u.Name, &u.Avatar, &u.Role, &kind, &meta, &created, &online, &active, &deactivated, &groups); err != nil {
+	if err := sc.Scan(&u.UID, &u.Name, &u.Avatar, &u.Role, &kind, &meta, &created, &online, &active, &deactivated, &groups, &u.ProviderIssuer, &u.ProviderSubject); err != nil {
 		return u, err
 	}
 	if err := json.Unmarshal([]byte(groups), &u.ProviderGroups); err != nil {
@@ -87,10 +87,11 @@ func (s *sqlStore) CreateUser(ctx context.Context, u model.User) (model.User, er
 		err := t.execOne(model.Errorf(model.ErrUIDExists, "user %q already exists", u.UID),
 			`INSERT INTO chat_users (`+userColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (uid) DO NOTHING`,
 			u.UID, u.Name, u.Avatar, u.Role, string(u.Kind), string(u.Metadata), us(u.CreatedAt))
-		if err != nil || len(u.ProviderGroups) == 0 {
+		if err != nil || (len(u.ProviderGroups) == 0 && u.ProviderIssuer == "" && u.ProviderSubject == "") {
 			return err
 		}
-		_, err = t.exec(`UPDATE chat_users SET provider_groups = $2 WHERE uid = $1`, u.UID, groupsJSON(u.ProviderGroups))
+		_, err = t.exec(`UPDATE chat_users SET provider_groups = $2, provider_issuer = $3, provider_subject = $4 WHERE uid = $1`,
+			u.UID, groupsJSON(u.ProviderGroups), u.ProviderIssuer, u.ProviderSubject)
 		return err
 	})
 	if err != nil {
@@ -130,7 +131,8 @@ func (s *sqlStore) UpdateUser(ctx context.Context, u model.User) (model.User, er
 	var out model.User
 	err := s.write(ctx, "update user", func(t *txn) error {
 		err := t.execOne(model.Errorf(model.ErrUIDNotFound, "no user %q", u.UID),
-			`UPDATE chat_users SET name = $2, avatar = $3, role = $4, metadata = $5, provider_groups = $6 WHERE uid = $1`, u.UID, u.Name, u.Avatar, u.Role, string(u.Metadata), groupsJSON(u.ProviderGroups))
+			`UPDATE chat_users SET name = $2, avatar = $3, role = $4, metadata = $5, provider_groups = $6, provider_issuer = $7, provider_subject = $8 WHERE uid = $1`,
+			u.UID, u.Name, u.Avatar, u.Role, string(u.Metadata), groupsJSON(u.ProviderGroups), u.ProviderIssuer, u.ProviderSubject)
 		if err != nil {
 			return err
 		}

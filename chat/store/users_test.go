@@ -92,10 +92,17 @@ var _ = cases(
 		wantCode(t, err, model.ErrValidation)
 	}},
 	behaviour{"audiences: an agent's audience and a user's provider groups are kept", func(t *testing.T, s Store) {
-		u := must[model.User](t)(s.CreateUser(ctx, model.User{UID: "erin", Name: "Erin", ProviderGroups: []string{"eng", "design"}}))
+		u := must[model.User](t)(s.CreateUser(ctx, model.User{UID: "erin", Name: "Erin", ProviderGroups: []string{"eng", "design"},
+			ProviderIssuer: "https://idp.example.com", ProviderSubject: "248289761001"}))
 		got := must[model.User](t)(s.GetUser(ctx, "erin"))
 		if len(got.ProviderGroups) != 2 || got.ProviderGroups[1] != "design" {
 			t.Fatalf("provider groups %q (created %+v)", got.ProviderGroups, u)
+		}
+		if got.ProviderIssuer != "https://idp.example.com" || got.ProviderSubject != "248289761001" {
+			t.Fatalf("provider account %q %q", got.ProviderIssuer, got.ProviderSubject)
+		}
+		if b, _ := json.Marshal(got); strings.Contains(string(b), "248289761001") {
+			t.Errorf("the provider account reaches clients: %s", b)
 		}
 		got.ProviderGroups = []string{"eng"}
 		if up := must[model.User](t)(s.UpdateUser(ctx, got)); len(up.ProviderGroups) != 1 {
