@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -80,10 +81,26 @@ func DescribeDialError(err error) string {
 // statusFailure is a non-2xx answer.
 func statusFailure(res *http.Response) *runError {
 	if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
+		// A bearer challenge says what was wrong with a token (RFC 6750 error_description).
+		if why := challengeDescription(res.Header.Get("WWW-Authenticate")); why != "" {
+			return fail(model.RunErrUnauthorized, fmt.Sprintf("it refused the chat service's credentials (HTTP %d: %s); an admin should check the agent's auth settings", res.StatusCode, why), nil)
+		}
 		return fail(model.RunErrUnauthorized, fmt.Sprintf("it refused the chat service's credentials (HTTP %d); an admin should check the agent's headers", res.StatusCode), nil)
 	}
 	return fail(model.RunErrHTTP, fmt.Sprintf("it answered HTTP %d", res.StatusCode), nil)
 }
+
+// challengeDescription is the error_description of a Bearer challenge, letters, digits, spaces
+// and simple punctuation only, at most 120 characters: the agent's words reach a person.
+func challengeDescription(h string) string {
+	m := bearerDescription.FindStringSubmatch(h)
+	if m == nil {
+		return ""
+	}
+	return clip(m[1], 120)
+}
+
+var bearerDescription = regexp.MustCompile(`(?i)^Bearer\b.*\berror_description="([A-Za-z0-9 .,:;'()_-]{1,200})"`)
 
 // clip shortens s to n runes for people-facing text.
 func clip(s string, n int) string {

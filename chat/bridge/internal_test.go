@@ -200,3 +200,21 @@ func TestParseList(t *testing.T) {
 		}
 	}
 }
+
+// TestChallengeDescription: the reason of a Bearer challenge reaches the person only when it is
+// plain words; anything else (markup, control characters, no challenge) leaves it out.
+func TestChallengeDescription(t *testing.T) {
+	for h, want := range map[string]string{
+		`Bearer realm="agentry", error="invalid_token", error_description="the token has expired"`: "the token has expired",
+		`bearer error_description="wrong audience"`:                                                "wrong audience",
+		`Bearer realm="agentry"`:                                      "",
+		`Basic realm="x", error_description="the token has expired"`:  "",
+		`Bearer error_description="<script>alert(1)</script>"`:        "",
+		"Bearer error_description=\"line\nbreak\"":                    "",
+		`Bearer error_description="` + strings.Repeat("a", 150) + `"`: strings.Repeat("a", 120) + "…",
+	} {
+		if got := challengeDescription(h); got != want {
+			t.Errorf("%q: %q, want %q", h, got, want)
+		}
+	}
+}

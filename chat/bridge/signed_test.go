@@ -107,7 +107,7 @@ fallback:
 		"auth": "chat-jwt", "tokenAudience": "https://elsewhere.example.com/"})
 	r := e.must(e.send("alice", "signed", "Hello again"), http.StatusCreated)
 	m := e.waitAgentError("alice", "signed", r.Header.Get("X-Agent-Run"), model.RunErrUnauthorized, 10*time.Second)
-	if !strings.Contains(m.Text, "refused") {
+	if !strings.Contains(m.Text, "refused the chat service's credentials (HTTP 401: the token is not for this audience)") {
 		t.Errorf("error text %q", m.Text)
 	}
 	// Headers-only, the runtime refuses the chat outright.
