@@ -382,8 +382,8 @@ type chatService struct {
 func newChatService(log logr.Logger, o *chatOptions, apiKey string, st store.Store) (*chatService, error) {
 	var signer *jwtsign.Signer
 	if o.issuerURL != "" {
-		if err := (jwtauth.Config{Issuer: o.issuerURL, Audiences: []string{"-"}}).Check(); err != nil {
-			return nil, fmt.Errorf("--issuer-url: %w", err)
+		if err := jwtauth.CheckURL("--issuer-url", o.issuerURL); err != nil {
+			return nil, err
 		}
 		var err error
 		if signer, err = jwtsign.New(context.Background(), st, strings.TrimRight(o.issuerURL, "/"), 0); err != nil {

@@ -101,7 +101,8 @@ func (f *frames) has(frame string) bool {
 	return slices.Contains(f.got, frame)
 }
 
-func dialChat(t *testing.T, base, token string) *frames {
+// dialReady opens a socket, authenticates it with token and waits for ready.
+func dialReady(t *testing.T, base, token string) *websocket.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -114,6 +115,12 @@ func dialChat(t *testing.T, base, token string) *frames {
 	if _, data, err := conn.Read(ctx); err != nil || !strings.Contains(string(data), `"type":"ready"`) {
 		t.Fatalf("want ready, got %s (%v)", data, err)
 	}
+	return conn
+}
+
+func dialChat(t *testing.T, base, token string) *frames {
+	t.Helper()
+	conn := dialReady(t, base, token)
 	f := &frames{done: make(chan struct{})}
 	go func() {
 		defer close(f.done)

@@ -312,17 +312,7 @@ func (a *API) startSession(c echo.Context) error {
 	if src, _ := c.Get(ctxTokenExpires).(time.Time); !src.IsZero() && src.Before(expires) {
 		expires = src
 	}
-	ctx := c.Request().Context()
-	tok, id, err := a.mintSession(ctx, uidOf(c), expires)
-	if err != nil {
-		return err
-	}
-	u, err := a.opts.Store.GetUser(ctx, uidOf(c))
-	if err != nil {
-		return err
-	}
-	c.Response().Header().Set("Cache-Control", "no-store")
-	return c.JSON(http.StatusCreated, tokenResponse{AuthToken: tok, ID: id, User: &u})
+	return a.answerSession(c, http.StatusCreated, uidOf(c), expires)
 }
 
 type createTokenRequest struct {

@@ -295,13 +295,10 @@ func (a *API) checkGroupPassword(c echo.Context, guid, password string) (string,
 	if err := a.throttled(c, key, passwordFailures, "wrong passwords for this group"); err != nil {
 		return "", err
 	}
-	select {
-	case a.passwordChecks <- struct{}{}:
-	case <-ctx.Done():
-		return "", ctx.Err()
+	ok := false
+	if err := a.withPasswordCheck(ctx, func() { ok = bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil }); err != nil {
+		return "", err
 	}
-	ok := bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
-	<-a.passwordChecks
 	if !ok {
 		a.limits.Spend(key, passwordFailures)
 		return "", model.Errorf(model.ErrWrongGroupPassword, "wrong password for group %q", guid)

@@ -2,10 +2,8 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -123,15 +121,7 @@ func (s *sessionSocket) send(t *testing.T, frame string) {
 
 func dialSession(t *testing.T, base, token string) *sessionSocket {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+Prefix+"/ws", nil)
-	testutil.NoError(t, err)
-	auth, _ := json.Marshal(map[string]string{"type": "auth", "token": token})
-	testutil.NoError(t, conn.Write(ctx, websocket.MessageText, auth))
-	if _, data, err := conn.Read(ctx); err != nil || !strings.Contains(string(data), `"type":"ready"`) {
-		t.Fatalf("want ready, got %s (%v)", data, err)
-	}
+	conn := dialReady(t, base, token)
 	s := &sessionSocket{conn: conn, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)

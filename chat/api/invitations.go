@@ -1,8 +1,10 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -131,18 +133,19 @@ func (a *API) acceptInvitation(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	hash, err := a.bcrypt(ctx, func() (string, error) {
-		h, err := bcrypt.GenerateFromPassword([]byte(req.Password), a.opts.PasswordCost)
-		return string(h), err
-	})
+	var hash []byte
+	var hashErr error
+	if err := a.withPasswordCheck(ctx, func() { hash, hashErr = bcrypt.GenerateFromPassword([]byte(req.Password), a.opts.PasswordCost) }); err != nil {
+		return err
+	}
+	if hashErr != nil {
+		return fmt.Errorf("failed to hash a password: %w", hashErr)
+	}
+	inv, err := a.opts.Store.AcceptInvitation(ctx, HashToken(req.Code), string(hash))
 	if err != nil {
 		return err
 	}
-	inv, err := a.opts.Store.AcceptInvitation(ctx, HashToken(req.Code), hash)
-	if err != nil {
-		return err
-	}
-	return a.answerSession(c, inv.UID)
+	return a.answerSession(c, http.StatusOK, inv.UID, time.Now().Add(a.opts.SessionTTL))
 }
 
 // checkPersonPassword is the rule for people's passwords: long enough to resist guessing at the
@@ -183,42 +186,37 @@ func (a *API) passwordLogin(c echo.Context) error {
 		}
 		hash = h
 	}
-	ok, err := a.bcrypt(ctx, func() (string, error) {
-		against := hash
-		if against == "" {
-			against = a.throwawayHash()
-		}
-		if bcrypt.CompareHashAndPassword([]byte(against), []byte(req.Password)) == nil && hash != "" {
-			return "ok", nil
-		}
-		return "", nil
-	})
-	if err != nil {
+	against := cmp.Or(hash, a.throwawayHash())
+	ok := false
+	if err := a.withPasswordCheck(ctx, func() { ok = bcrypt.CompareHashAndPassword([]byte(against), []byte(req.Password)) == nil && hash != "" }); err != nil {
 		return err
 	}
-	if ok == "" {
+	if !ok {
 		a.authFailed(c)
 		return model.Errorf(model.ErrBadCredentials, "wrong user id or password")
 	}
-	return a.answerSession(c, req.UID)
+	return a.answerSession(c, http.StatusOK, req.UID, time.Now().Add(a.opts.SessionTTL))
 }
 
-// bcrypt runs f (a bcrypt hash or compare: tens of milliseconds of CPU) with at most
-// passwordChecks running at once.
-func (a *API) bcrypt(ctx context.Context, f func() (string, error)) (string, error) {
+// withPasswordCheck runs f (a bcrypt hash or compare: tens of milliseconds of CPU) with at most
+// passwordChecks running at once, so a flood of passwords cannot take every core; the error is
+// the request's context ending while it waits.
+func (a *API) withPasswordCheck(ctx context.Context, f func()) error {
 	select {
 	case a.passwordChecks <- struct{}{}:
 	case <-ctx.Done():
-		return "", ctx.Err()
+		return ctx.Err()
 	}
 	defer func() { <-a.passwordChecks }()
-	return f()
+	f()
+	return nil
 }
 
-// answerSession mints a session for uid and answers it as {authToken, id, user}.
-func (a *API) answerSession(c echo.Context, uid string) error {
+// answerSession mints a session for uid that lives until expires and answers it with status as
+// {authToken, id, user}.
+func (a *API) answerSession(c echo.Context, status int, uid string, expires time.Time) error {
 	ctx := c.Request().Context()
-	tok, id, err := a.mintSession(ctx, uid, time.Now().Add(a.opts.SessionTTL))
+	tok, id, err := a.mintSession(ctx, uid, expires)
 	if err != nil {
 		return err
 	}
@@ -227,7 +225,7 @@ func (a *API) answerSession(c echo.Context, uid string) error {
 		return err
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return c.JSON(http.StatusOK, tokenResponse{AuthToken: tok, ID: id, User: &u})
+	return c.JSON(status, tokenResponse{AuthToken: tok, ID: id, User: &u})
 }
 
 type roleRequest struct {

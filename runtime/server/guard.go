@@ -115,6 +115,10 @@ type authChecker struct {
 }
 
 type agentVerifier struct {
+	// cfg is the manifest's settings the verifier was made for: the same pointer until the
+	// registry reloads; settings is their JSON, compared only then, so an unchanged reload
+	// keeps the verifier (and its keys and remembered tokens).
+	cfg      *v1alpha1.JWTAuth
 	settings string
 	v        *jwtauth.Verifier
 }
@@ -216,10 +220,15 @@ func (a *authChecker) check(r *http.Request, e *registry.Entry) (authResult, err
 
 // verifier is the agent's verifier for cfg, made again when cfg changed.
 func (a *authChecker) verifier(agentID string, cfg *v1alpha1.JWTAuth) (*jwtauth.Verifier, error) {
-	b, _ := json.Marshal(cfg)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if av, ok := a.jwt[agentID]; ok && av.settings == string(b) {
+	av, ok := a.jwt[agentID]
+	if ok && av.cfg == cfg {
+		return av.v, nil
+	}
+	b, _ := json.Marshal(cfg)
+	if ok && av.settings == string(b) {
+		a.jwt[agentID] = agentVerifier{cfg: cfg, settings: av.settings, v: av.v}
 		return av.v, nil
 	}
 	v, err := jwtauth.New(manifest.JWTConfig(cfg), a.client)
@@ -229,7 +238,7 @@ func (a *authChecker) verifier(agentID string, cfg *v1alpha1.JWTAuth) (*jwtauth.
 	if a.jwt == nil {
 		a.jwt = map[string]agentVerifier{}
 	}
-	a.jwt[agentID] = agentVerifier{settings: string(b), v: v}
+	a.jwt[agentID] = agentVerifier{cfg: cfg, settings: string(b), v: v}
 	return v, nil
 }
 

@@ -48,11 +48,11 @@ var Algorithms = []string{oidc.RS256, oidc.RS384, oidc.RS512, oidc.ES256, oidc.E
 // Check says what is wrong with c, naming the field; nil when it is usable. http is allowed
 // only for loopback issuers (a development or test provider).
 func (c Config) Check() error {
-	if err := checkURL("issuer", c.Issuer); err != nil {
+	if err := CheckURL("issuer", c.Issuer); err != nil {
 		return err
 	}
 	if c.JWKSURL != "" {
-		if err := checkURL("jwksURL", c.JWKSURL); err != nil {
+		if err := CheckURL("jwksURL", c.JWKSURL); err != nil {
 			return err
 		}
 	}
@@ -65,7 +65,9 @@ func (c Config) Check() error {
 	return nil
 }
 
-func checkURL(field, raw string) error {
+// CheckURL says what is wrong with an issuer's or key set's URL named field: absolute, https,
+// http only on loopback (a development or test issuer).
+func CheckURL(field, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" {
 		return fmt.Errorf("%s %q is not an absolute URL", field, raw)
