@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -188,6 +190,15 @@ func TestAgentsChangedOverWebSocket(t *testing.T) {
 		a, b := startChatServer(t, sa), startChatServer(t, sb)
 		onA := dialChat(t, a.url, tokenFor(t, sa, "alice"))
 		onB := dialChat(t, b.url, tokenFor(t, sb, "bob"))
+		// Each store LISTENs on a connection of its own, set up in the background: broadcasts
+		// reach the other replica once it is up, so wait for that state both ways first.
+		untilBroadcastReaches(t, a, onB, "B")
+		untilBroadcastReaches(t, b, onA, "A")
+		for _, f := range []*frames{onA, onB} {
+			f.mu.Lock()
+			f.got = nil
+			f.mu.Unlock()
+		}
 		putEnabledChef(a)
 		waitFrame(t, onA, chefChanged, "alice on A")
 		waitFrame(t, onB, chefChanged, "bob on B")
@@ -202,6 +213,20 @@ func TestAgentsChangedOverWebSocket(t *testing.T) {
 		if s := b.hub.Stats(); s.BroadcastDropped != 0 {
 			t.Errorf("broadcast dropped %d frames", s.BroadcastDropped)
 		}
+	})
+}
+
+// untilBroadcastReaches broadcasts a probe frame from srv until the socket f on the other
+// replica (named who) has it: the replicas' broadcast path is up.
+func untilBroadcastReaches(t *testing.T, srv chatServer, f *frames, who string) {
+	t.Helper()
+	probe := fmt.Sprintf(`{"type":"probe","to":%q}`, who)
+	testutil.Eventually(t, "a broadcast to reach replica "+who, 20*time.Second, 50*time.Millisecond, func() error {
+		srv.hub.PublishAll([]byte(probe))
+		if f.has(probe) {
+			return nil
+		}
+		return errors.New("not yet")
 	})
 }
 
