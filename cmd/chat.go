@@ -87,6 +87,10 @@ type chatOptions struct {
 	// agentRefs watches Agents so configurations may name one (namespace/name).
 	agentRefs       bool
 	agentNamespaces []string
+	// serviceAccount is the chat's own ServiceAccount (namespace/name); serviceTokens issue its
+	// tokens for agents with auth service-account (nil: none).
+	serviceAccount string
+	serviceTokens  *agentref.ServiceAccountTokens
 	// corsOrigins may call the API and open sockets from other origins.
 	corsOrigins []string
 	// web serves the embedded web app at / and /app-config.json.
@@ -152,6 +156,13 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 				}
 				defer res.Close()
 				o.resolver = res
+				if o.serviceAccount != "" {
+					if o.serviceTokens, err = agentref.NewServiceAccountTokens(cfg, o.serviceAccount); err != nil {
+						return fmt.Errorf("invalid --service-account: %w", err)
+					}
+				}
+			} else if o.serviceAccount != "" {
+				return errors.New("--service-account needs --agent-refs: its tokens are for in-cluster Agents")
 			}
 			return runChat(cmd.Context(), log, o, apiKey)
 		},
@@ -181,6 +192,7 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	f.StringSliceVar(&o.corsOrigins, "cors-origins", splitList(os.Getenv("AGENTRY_CHAT_CORS_ORIGINS")), "browser origins (https://app.example.com, or *) allowed to use the API and the WebSocket from another origin (default: none, same origin only)")
 	f.StringVar(&o.metricsAddr, "metrics-addr", envOr("AGENTRY_CHAT_METRICS_ADDR", ":9090"), "listen address of /metrics, /healthz and /readyz, apart from the public port (empty: off)")
 	f.BoolVar(&o.web, "web", envBool("AGENTRY_CHAT_WEB", true), "serve the embedded web app at / (and /app-config.json)")
+	f.StringVar(&o.serviceAccount, "service-account", os.Getenv("AGENTRY_CHAT_SERVICE_ACCOUNT"), "this chat's ServiceAccount (namespace/name): agents configured with auth service-account get its token (audience agentry.dev/agents/<namespace>/<name>), requested through the TokenRequest API; needs create on its serviceaccounts/token (env AGENTRY_CHAT_SERVICE_ACCOUNT)")
 	f.StringSliceVar(&o.agentNamespaces, "agent-namespaces", nil, "namespaces whose Agents may be referenced (default: all)")
 	f.StringSliceVar(&o.agentAllowNetworks, "agent-allow-networks", splitList(os.Getenv("AGENTRY_CHAT_AGENT_ALLOW_NETWORKS")), "internal networks (CIDRs, e.g. 127.0.0.0/8 or 10.96.0.0/12) that agent Deployment URLs and connection tests may reach; default none: public addresses only. Link-local and cloud metadata addresses and the cluster's API server are always refused; in-cluster Agents (agentRef) are always reachable (env AGENTRY_CHAT_AGENT_ALLOW_NETWORKS)")
 	registerConnsPerIP(f, &o.maxConnsPerIP)
@@ -405,7 +417,12 @@ func newChatService(log logr.Logger, o *chatOptions, apiKey string, st store.Sto
 	if signer != nil {
 		brSigner = signer
 	}
-	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver, Metrics: m, Egress: o.egress, Signer: brSigner,
+	var serviceTokens bridge.ServiceTokens
+	serviceAccount := ""
+	if o.serviceTokens != nil {
+		serviceTokens, serviceAccount = o.serviceTokens, o.serviceAccount
+	}
+	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Resolver: o.resolver, Metrics: m, Egress: o.egress, Signer: brSigner, ServiceTokens: serviceTokens,
 		IdleTimeout: o.bridge.idle, RunTimeout: o.bridge.run, ActionTimeout: o.bridge.action})
 	h.Observe(br.OnEvent)
 	a := chatapi.New(chatapi.Options{
@@ -413,6 +430,7 @@ func newChatService(log logr.Logger, o *chatOptions, apiKey string, st store.Sto
 		MaxMediaBytes: o.maxMediaBytes, MediaDir: o.mediaDir, Logger: log, Bridge: br, RateLimit: o.rateLimit, RateBurst: o.rateBurst,
 		Development: o.development, CORSOrigins: o.corsOrigins, Metrics: m, AgentEgress: o.egress,
 		TrustedProxies: o.proxies, SSO: o.ssoClient, SessionTTL: o.sso.sessionTTL, SessionIdleTimeout: o.sso.sessionIdle, Signer: signer,
+		ServiceAccount: serviceAccount,
 	})
 	return &chatService{hub: h, bridge: br, api: a, metrics: reg}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/agentry-dev/agentry/internal/platform/cidr"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
@@ -57,7 +58,10 @@ func (f *httpFlags) options() (server.Options, error) {
 		}
 	}
 	return server.Options{MaxBodyBytes: f.maxBodyBytes, CORSOrigins: f.corsOrigins, TrustedProxies: proxies, DrainTimeout: f.drainTimeout,
-		Limits: httpserve.Limits{MaxConnsPerIP: connsPerIP(f.maxConnsPerIP), MaxBody: f.maxBodyBytes}}, nil
+		Limits: httpserve.Limits{MaxConnsPerIP: connsPerIP(f.maxConnsPerIP), MaxBody: f.maxBodyBytes},
+		// In a pod its own API server; elsewhere KUBECONFIG's (agents that accept
+		// ServiceAccount tokens only).
+		ClusterConfig: ctrl.GetConfig}, nil
 }
 
 func splitEnv(key string) []string {

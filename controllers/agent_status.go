@@ -34,7 +34,8 @@ func exposure(a *v1alpha1.Agent, cfg render.Config, ing *networkingv1.Ingress) (
 		// No Ingress and no public URL: a platform must not be pointed at an open endpoint.
 		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonAuthRequired
 		cond.Message = "a public endpoint (spec.endpoint.ingress or publicURL) needs authentication: set spec.endpoint.auth.headersSecretRef " +
-			"to a Secret with the headers the platform sends (e.g. Authorization), or spec.endpoint.auth.jwt to the issuer and audiences of the bearer tokens it accepts, " +
+			"to a Secret with the headers the platform sends (e.g. Authorization), spec.endpoint.auth.jwt to the issuer and audiences of the bearer tokens it accepts, " +
+			"or spec.endpoint.auth.serviceAccounts to the in-cluster callers it accepts, " +
 			"or set spec.endpoint.allowUnauthenticated: true to publish it without auth; " +
 			"until then no Ingress is created and no deploymentURL is reported (in-cluster: " + ep.Internal + ")"
 		return cond, ep, ""

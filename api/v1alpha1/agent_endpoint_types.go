@@ -61,8 +61,9 @@ type EndpointSpec struct {
 type CORSOrigin string
 
 // EndpointAuth configures who may call the platform endpoints: the exact headers a Secret
-// holds, a bearer JWT from a trusted issuer, or either of the two when both are set.
-// +kubebuilder:validation:XValidation:rule="has(self.headersSecretRef) || has(self.jwt)",message="spec.endpoint.auth needs headersSecretRef, jwt or both"
+// holds, a bearer JWT from a trusted issuer, a ServiceAccount token from this cluster, or any
+// of them when several are set.
+// +kubebuilder:validation:XValidation:rule="has(self.headersSecretRef) || has(self.jwt) || (has(self.serviceAccounts) && size(self.serviceAccounts) > 0)",message="spec.endpoint.auth needs headersSecretRef, jwt or serviceAccounts"
 type EndpointAuth struct {
 	// headersSecretRef names a Secret whose keys are header names and whose values are the
 	// exact values the platform must send (e.g. key Authorization, value "Bearer s3cr3t").
@@ -74,6 +75,43 @@ type EndpointAuth struct {
 	// agent runs for.
 	// +optional
 	JWT *JWTAuth `json:"jwt,omitempty"`
+
+	// serviceAccounts accepts `Authorization: Bearer <ServiceAccount token>` from workloads in
+	// this cluster (the chart's chat service, another agent): a token the cluster issued to one
+	// of these ServiceAccounts for the audience agentry.dev/agents/<namespace>/<name> of this
+	// Agent, unexpired. Nothing to distribute or rotate. The caller is a service acting for its users, as with headers: it is not a person, so memory
+	// is not bound to it. The runtime pod mounts its own ServiceAccount token to read the
+	// cluster's public keys (/openid/v1/jwks, which every ServiceAccount may read by default).
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=atomic
+	ServiceAccounts []ServiceAccountRef `json:"serviceAccounts,omitempty"`
+}
+
+// ServiceAccountRef names a ServiceAccount of this cluster.
+type ServiceAccountRef struct {
+	// namespace of the ServiceAccount.
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace"`
+
+	// name of the ServiceAccount.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+}
+
+// Subject is the token subject the cluster gives the ServiceAccount.
+func (r ServiceAccountRef) Subject() string {
+	return "system:serviceaccount:" + r.Namespace + ":" + r.Name
+}
+
+// AgentAudience is the audience a ServiceAccount token for the Agent namespace/name must carry:
+// one per agent, so a token one agent receives cannot be replayed to another.
+func AgentAudience(namespace, name string) string {
+	return "agentry.dev/agents/" + namespace + "/" + name
 }
 
 // JWTAuth says which bearer JWTs an agent accepts.

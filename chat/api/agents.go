@@ -69,6 +69,9 @@ func (a *API) putAgent(c echo.Context) error {
 	if cfg.Auth == model.AgentAuthChatJWT && a.opts.Signer == nil {
 		return errValidation("auth chat-jwt needs a chat that signs tokens: start it with --issuer-url (its public URL + /chat/v1)")
 	}
+	if cfg.Auth == model.AgentAuthServiceAccount && a.opts.ServiceAccount == "" {
+		return errValidation("auth service-account needs a chat that runs in the cluster with its ServiceAccount (--service-account namespace/name)")
+	}
 	// An in-cluster Agent is called at its Service's http URL: traffic stays inside the cluster.
 	if u, _ := url.Parse(cfg.DeploymentURL); cfg.AgentRef == "" && u.Scheme != "https" && !a.opts.Development {
 		return errValidation("deploymentUrl must be https (http is accepted in development mode only)")

@@ -108,6 +108,9 @@ type Options struct {
 	// Signer signs the tokens agents with auth chat-jwt get for each run; its public keys are
 	// served at /.well-known/jwks.json (with a discovery document). nil: no chat-jwt agents.
 	Signer *jwtsign.Signer
+	// ServiceAccount is the chat's own ServiceAccount (namespace/name) whose tokens agents with
+	// auth service-account get; empty: no service-account agents.
+	ServiceAccount string
 }
 
 // API serves the chat routes.

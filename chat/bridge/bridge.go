@@ -69,6 +69,12 @@ type Signer interface {
 	Sign(ctx context.Context, person jwtsign.Person, audience, conversation string) (string, error)
 }
 
+// ServiceTokens issues the chat's own ServiceAccount token for an audience
+// (agentref.ServiceAccountTokens).
+type ServiceTokens interface {
+	Token(ctx context.Context, audience string) (string, error)
+}
+
 // Options configure a Bridge. Store and Publisher are required.
 type Options struct {
 	Store     Store
@@ -76,7 +82,10 @@ type Options struct {
 	Resolver  Resolver // nil: agentRef configurations fail with AGENT_NOT_READY
 	// Signer signs the tokens of agents with auth chat-jwt; nil: their runs fail, saying so.
 	Signer Signer
-	Logger logr.Logger
+	// ServiceTokens issues the chat's ServiceAccount tokens for agents with auth
+	// service-account; nil (outside a cluster): their runs fail, saying so.
+	ServiceTokens ServiceTokens
+	Logger        logr.Logger
 	// Egress is what admin-configured Deployment URLs may reach (see internal/platform/egress): the
 	// zero Policy allows only public addresses. Calls to in-cluster Agents (agentRef), whose
 	// URLs the operator writes, may reach internal addresses too, never metadata ones.

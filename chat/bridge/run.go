@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/chat/agentref"
 	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/internal/platform/ids"
@@ -58,29 +60,22 @@ func errString(err error) string {
 }
 
 // Credentials are the headers of one call of the agent cfg at url for subject: its stored
-// headers and, with auth chat-jwt, `Authorization: Bearer <a token this chat signed>` in place
-// of any stored Authorization. The error is a sentence for the person.
+// headers and, with auth chat-jwt or service-account, `Authorization: Bearer <token>` (signed
+// by this chat for the person, or the chat's ServiceAccount token) in place of any stored
+// Authorization. The error is a sentence for the person.
 func (b *Bridge) Credentials(ctx context.Context, cfg model.AgentConfig, url, subject, conversation string, headers map[string]string) (map[string]string, error) {
-	if cfg.Auth != model.AgentAuthChatJWT {
+	var tok string
+	var err error
+	switch cfg.Auth {
+	case model.AgentAuthChatJWT:
+		tok, err = b.signed(ctx, cfg, url, subject, conversation)
+	case model.AgentAuthServiceAccount:
+		tok, err = b.serviceToken(ctx, cfg)
+	default:
 		return headers, nil
 	}
-	if b.o.Signer == nil {
-		return nil, errors.New("it takes tokens signed by this chat, and this chat signs none; an admin should start it with --issuer-url")
-	}
-	person := jwtsign.Person{UID: subject}
-	if subject != ServiceSubject {
-		// A person who signed in through an identity provider: the token names that account too.
-		u, err := b.o.Store.GetUser(ctx, subject)
-		if err != nil {
-			b.log.Error(err, "failed to read the person a token is for", "agent", cfg.AgentID)
-			return nil, errors.New("the chat could not sign its token for it")
-		}
-		person.ProviderIssuer, person.ProviderSubject = u.ProviderIssuer, u.ProviderSubject
-	}
-	tok, err := b.o.Signer.Sign(ctx, person, cmp.Or(cfg.TokenAudience, url), conversation)
 	if err != nil {
-		b.log.Error(err, "failed to sign a token for an agent", "agent", cfg.AgentID)
-		return nil, errors.New("the chat could not sign its token for it")
+		return nil, err
 	}
 	out := make(map[string]string, len(headers)+1)
 	for k, v := range headers {
@@ -90,6 +85,47 @@ func (b *Bridge) Credentials(ctx context.Context, cfg model.AgentConfig, url, su
 	}
 	out["Authorization"] = "Bearer " + tok
 	return out, nil
+}
+
+// signed is a token this chat signs for the person subject (chat-jwt).
+func (b *Bridge) signed(ctx context.Context, cfg model.AgentConfig, url, subject, conversation string) (string, error) {
+	if b.o.Signer == nil {
+		return "", errors.New("it takes tokens signed by this chat, and this chat signs none; an admin should start it with --issuer-url")
+	}
+	person := jwtsign.Person{UID: subject}
+	if subject != ServiceSubject {
+		// A person who signed in through an identity provider: the token names that account too.
+		u, err := b.o.Store.GetUser(ctx, subject)
+		if err != nil {
+			b.log.Error(err, "failed to read the person a token is for", "agent", cfg.AgentID)
+			return "", errors.New("the chat could not sign its token for it")
+		}
+		person.ProviderIssuer, person.ProviderSubject = u.ProviderIssuer, u.ProviderSubject
+	}
+	tok, err := b.o.Signer.Sign(ctx, person, cmp.Or(cfg.TokenAudience, url), conversation)
+	if err != nil {
+		b.log.Error(err, "failed to sign a token for an agent", "agent", cfg.AgentID)
+		return "", errors.New("the chat could not sign its token for it")
+	}
+	return tok, nil
+}
+
+// serviceToken is the chat's ServiceAccount token for the in-cluster Agent of cfg, audience
+// the Agent's own unless the configuration names another (service-account).
+func (b *Bridge) serviceToken(ctx context.Context, cfg model.AgentConfig) (string, error) {
+	if b.o.ServiceTokens == nil {
+		return "", errors.New("it takes this chat's ServiceAccount token, and this chat has none; it must run in the cluster with --service-account")
+	}
+	namespace, name, err := agentref.ParseRef(cfg.AgentRef)
+	if err != nil {
+		return "", errors.New("its agentRef is not namespace/name")
+	}
+	tok, err := b.o.ServiceTokens.Token(ctx, cmp.Or(cfg.TokenAudience, v1alpha1.AgentAudience(namespace, name)))
+	if err != nil {
+		b.log.Error(err, "failed to get a ServiceAccount token for an agent", "agent", cfg.AgentID)
+		return "", errors.New("the chat could not get its ServiceAccount token for it")
+	}
+	return tok, nil
 }
 
 // steps calls the agent until it finishes without pending frontend actions.

@@ -130,3 +130,25 @@ func TestChatJWTNeedsAnIssuer(t *testing.T) {
 	}
 	_ = res.Body.Close()
 }
+
+// TestServiceAccountAuthNeedsACluster: auth service-account is for in-cluster Agents of a chat
+// that has its ServiceAccount; anything else is refused when saved, saying what to set.
+func TestServiceAccountAuthNeedsACluster(t *testing.T) {
+	e := startChat(t, bridge.Options{})
+	for _, c := range []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"deploymentUrl": "http://127.0.0.1:9/api/agents/sa/ag-ui"}, "set agentRef (namespace/name)"},
+		{map[string]any{"agentRef": "default/sa"}, "--service-account namespace/name"},
+	} {
+		body := map[string]any{"name": "SA", "provider": "ag-ui", "auth": "service-account"}
+		for k, v := range c.body {
+			body[k] = v
+		}
+		r := e.do(http.MethodPut, "/agents/sa", "", body)
+		if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), c.want) {
+			t.Errorf("%v: %d %s, want 400 saying %q", c.body, r.Status, r.Body, c.want)
+		}
+	}
+}

@@ -44,8 +44,10 @@ type AgentConfig struct {
 	// does not see the agent and is refused when they message or mention it.
 	Audience []string `json:"audience"`
 	// Auth is how the chat proves who is asking: AgentAuthHeaders (the stored headers only, the
-	// default) or AgentAuthChatJWT (also a short-lived token the chat signs for the person whose
-	// message started the run, audience TokenAudience, default the URL it calls).
+	// default), AgentAuthChatJWT (also a short-lived token the chat signs for the person whose
+	// message started the run, audience TokenAudience, default the URL it calls) or
+	// AgentAuthServiceAccount (an in-cluster Agent only: the chat's own ServiceAccount token,
+	// audience TokenAudience, default agentry.dev/agents/<namespace>/<name>).
 	Auth          AgentAuth `json:"auth"`
 	TokenAudience string    `json:"tokenAudience,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
@@ -93,6 +95,8 @@ type AgentAuth string
 const (
 	AgentAuthHeaders AgentAuth = "headers"
 	AgentAuthChatJWT AgentAuth = "chat-jwt"
+	// AgentAuthServiceAccount: the chat's ServiceAccount token (spec.endpoint.auth.serviceAccounts).
+	AgentAuthServiceAccount AgentAuth = "service-account"
 )
 
 // Validate checks an agent configuration (not the https rule, which depends on the server's
@@ -124,8 +128,12 @@ func (a AgentConfig) Validate() error {
 	}
 	switch a.Auth {
 	case "", AgentAuthHeaders, AgentAuthChatJWT:
+	case AgentAuthServiceAccount:
+		if a.AgentRef == "" {
+			return Errorf(ErrValidation, "auth: a ServiceAccount token is for in-cluster Agents only; set agentRef (namespace/name)")
+		}
 	default:
-		return Errorf(ErrValidation, "auth must be headers or chat-jwt")
+		return Errorf(ErrValidation, "auth must be headers, chat-jwt or service-account")
 	}
 	if err := ValidateAudience(a.Audience); err != nil {
 		return err

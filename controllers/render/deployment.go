@@ -56,7 +56,9 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: podAnnotations},
 				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken:  ptr.To(false),
+					// Only an agent that accepts ServiceAccount tokens needs its own, to read the
+					// cluster's keys.
+					AutomountServiceAccountToken:  ptr.To(acceptsServiceAccounts(a)),
 					TerminationGracePeriodSeconds: ptr.To(int64(TerminationGracePeriodSeconds)),
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65532)), RunAsGroup: ptr.To(int64(65532)), FSGroup: ptr.To(int64(65532)),
@@ -68,6 +70,12 @@ func DeploymentFor(r Resolved, cfg Config, configHash string) *appsv1.Deployment
 			},
 		},
 	}
+}
+
+// acceptsServiceAccounts: the agent's spec.endpoint.auth.serviceAccounts lists any.
+func acceptsServiceAccounts(a *v1alpha1.Agent) bool {
+	ep := a.Spec.Endpoint
+	return ep != nil && ep.Auth != nil && len(ep.Auth.ServiceAccounts) > 0
 }
 
 // runtimeContainer is the one container of the runtime pods.

@@ -86,6 +86,18 @@ func TestChefSample(t *testing.T) {
 		t.Errorf("args: %s", args)
 	}
 	golden(t, "chef-service", ServiceFor(r.Agent))
+	// No ServiceAccount token in a pod that does not need one; one to read the cluster's keys
+	// in the pod of an agent that accepts ServiceAccount tokens.
+	if m := dep.Spec.Template.Spec.AutomountServiceAccountToken; m == nil || *m {
+		t.Errorf("automountServiceAccountToken of chef: %v", m)
+	}
+	trusting := r.Agent.DeepCopy()
+	trusting.Spec.Endpoint = &v1alpha1.EndpointSpec{Auth: &v1alpha1.EndpointAuth{ServiceAccounts: []v1alpha1.ServiceAccountRef{{Namespace: "agentry-system", Name: "agentry-chat"}}}}
+	r2 := r
+	r2.Agent = trusting
+	if m := DeploymentFor(r2, cfg, hash).Spec.Template.Spec.AutomountServiceAccountToken; m == nil || !*m {
+		t.Errorf("automountServiceAccountToken of an agent accepting ServiceAccount tokens: %v", m)
+	}
 	if IngressFor(r.Agent, cfg) != nil {
 		t.Error("chef asks for no Ingress")
 	}

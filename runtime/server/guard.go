@@ -112,6 +112,10 @@ type authChecker struct {
 	// (internal addresses allowed: an in-cluster issuer; metadata and link-local never).
 	jwt    map[string]agentVerifier
 	client *http.Client
+	// sa is each agent's verifier of the cluster's ServiceAccount tokens; cluster reads the
+	// cluster's issuer once for all of them.
+	sa      map[string]saVerifier
+	cluster *clusterIssuer
 }
 
 type agentVerifier struct {
@@ -179,8 +183,9 @@ func (a *authChecker) headers(name string) (map[string]string, error) {
 }
 
 // check lets a request in when the agent has no auth, when it carries every configured header
-// with its exact value, or when its bearer JWT verifies; with both set, either will do. An
-// unreadable headers Secret is an error unless the token passes.
+// with its exact value, or when its bearer token verifies (a JWT from the trusted issuer, or a
+// ServiceAccount token from this cluster); with several set, any will do. An unreadable
+// headers Secret is an error unless a token passes.
 func (a *authChecker) check(r *http.Request, e *registry.Entry) (authResult, error) {
 	ep := e.Manifest.Spec.Endpoint
 	if ep == nil || ep.Auth == nil {
@@ -194,28 +199,59 @@ func (a *authChecker) check(r *http.Request, e *registry.Entry) (authResult, err
 		}
 		headersErr = err
 	}
-	if cfg := ep.Auth.JWT; cfg != nil {
-		res := authResult{bearer: true}
-		tok := httpserve.BearerToken(r)
-		if tok == "" {
-			return res, headersErr
-		}
-		v, err := a.verifier(e.Agent.ID, cfg)
+	jwtCfg, accounts := ep.Auth.JWT, len(ep.Auth.ServiceAccounts) > 0
+	if jwtCfg == nil && !accounts {
+		return authResult{}, headersErr
+	}
+	res := authResult{bearer: true}
+	tok := httpserve.BearerToken(r)
+	if tok == "" {
+		return res, headersErr
+	}
+	var refusals []*jwtauth.Refusal
+	var errs []error
+	try := func(v *jwtauth.Verifier, err error) (jwtauth.Caller, bool) {
 		if err != nil {
-			return res, err
+			errs = append(errs, err)
+			return jwtauth.Caller{}, false
 		}
 		caller, err := v.Verify(r.Context(), tok)
 		var refused *jwtauth.Refusal
 		switch {
 		case err == nil:
-			return authResult{ok: true, bearer: true, caller: caller}, nil
+			return caller, true
 		case errors.As(err, &refused):
-			res.reason = refused.Reason
+			refusals = append(refusals, refused)
+		default:
+			errs = append(errs, err)
+		}
+		return jwtauth.Caller{}, false
+	}
+	if jwtCfg != nil {
+		if caller, ok := try(a.verifier(e.Agent.ID, jwtCfg)); ok {
+			return authResult{ok: true, bearer: true, caller: caller}, nil
+		}
+	}
+	if accounts {
+		// A ServiceAccount is a service acting for its users, as a header Secret is: not a
+		// person, so it is no caller whose subject binds memory or reaches tools.
+		if _, ok := try(a.saVerifier(r.Context(), e)); ok {
+			return authResult{ok: true}, nil
+		}
+	}
+	// The refusal worth telling is from the verifier the token was meant for: another issuer
+	// only when every verifier says so.
+	for _, ref := range refusals {
+		if !ref.OtherIssuer {
+			res.reason = ref.Reason
 			return res, nil
 		}
-		return res, err
 	}
-	return authResult{}, headersErr
+	if len(errs) > 0 {
+		return res, errors.Join(errs...)
+	}
+	res.reason = refusals[0].Reason
+	return res, nil
 }
 
 // verifier is the agent's verifier for cfg, made again when cfg changed.

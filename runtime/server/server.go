@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
+	"k8s.io/client-go/rest"
 
 	"github.com/agentry-dev/agentry/internal/platform/defaults"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
@@ -68,6 +69,9 @@ type Options struct {
 	Mount func(*echo.Echo)
 	// Limits are the connection's timeouts and the per-address connection cap (Serve).
 	Limits httpserve.Limits
+	// ClusterConfig finds the API server whose ServiceAccount tokens agents with
+	// spec.endpoint.auth.serviceAccounts accept (in a pod: its own; nil: none).
+	ClusterConfig func() (*rest.Config, error)
 }
 
 // Server serves the runtime API.
@@ -89,7 +93,7 @@ func New(opts Options) *Server {
 	defaults.Positive(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	defaults.Positive(&opts.DrainTimeout, DefaultDrainTimeout)
 	defaults.Positive(&opts.KeepAlive, DefaultKeepAlive)
-	s := &Server{opts: opts, auth: &authChecker{secrets: opts.Secrets, client: egress.Policy{AllowInternal: true}.Client(10 * time.Second)}, limits: ratelimit.New(opts.RateLimitKeys), localPending: memory.NewInMemory()}
+	s := &Server{opts: opts, auth: &authChecker{secrets: opts.Secrets, client: egress.Policy{AllowInternal: true}.Client(10 * time.Second), cluster: &clusterIssuer{config: opts.ClusterConfig}}, limits: ratelimit.New(opts.RateLimitKeys), localPending: memory.NewInMemory()}
 	s.draining, s.stopStream = context.WithCancel(context.Background())
 	e := httpserve.NewEcho(httpserve.EchoOptions{Logger: opts.Logger, TrustedProxies: opts.TrustedProxies, ErrorHandler: errorHandler(opts.Logger)})
 	s.echo = e

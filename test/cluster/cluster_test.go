@@ -15,6 +15,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
@@ -36,6 +37,7 @@ func TestAUserOnARealNode(t *testing.T) {
 		{"changes roll the agents' pods", changesRoll},
 		{"a deleted pod is replaced", podReplaced},
 		{"the chat service answers through an agent by reference", chatService},
+		{"in-cluster callers use their ServiceAccount, no shared secret", serviceAccountCallers},
 		{"helm upgrade keeps the chat credentials", upgradeKeepsCredentials},
 		{"deleting an Agent removes what it owned", agentDeletion},
 		{"helm uninstall leaves nothing running", uninstall},
@@ -416,6 +418,81 @@ func chatService(t *testing.T, c *Cluster) {
 		return false
 	})
 	c.chatKey, c.chatToken = key, tok.AuthToken
+}
+
+// strangerPod runs with the ServiceAccount stranger and a projected token for chef's audience.
+const strangerPod = `apiVersion: v1
+kind: Pod
+metadata: {name: stranger, namespace: agentry-system}
+spec:
+  serviceAccountName: stranger
+  automountServiceAccountToken: false
+  containers:
+  - name: wait
+    image: %s
+    imagePullPolicy: Never
+    volumeMounts: [{name: token, mountPath: /var/run/secrets/agentry, readOnly: true}]
+  volumes:
+  - name: token
+    projected:
+      sources:
+      - serviceAccountToken: {audience: %q, expirationSeconds: 600, path: token}
+`
+
+// serviceAccountCallers: chef accepts only the chart's chat ServiceAccount's tokens (no header
+// Secret anywhere); the chat, configured with auth service-account, gets its answers; a pod
+// with another ServiceAccount and a projected token for chef's audience is refused, and so is
+// a call with no token.
+func serviceAccountCallers(t *testing.T, c *Cluster) {
+	c.rolled(t, "chef", c.podNames("chef"), func() {
+		c.kubectl(t, "patch", "agent", "chef", "--type", "merge", "-p",
+			`{"spec":{"endpoint":{"auth":{"serviceAccounts":[{"namespace":"agentry-system","name":"agentry-chat"}]}}}}`)
+	})
+	chef := c.serviceURL(t, "default", "agentry-chef") + "/api/agents/chef"
+	if code, body := call(t, "GET", chef, nil); code != http.StatusUnauthorized {
+		t.Errorf("chef without a token: %d %s", code, body)
+	}
+	api := c.serviceURL(t, ns, "agentry-chat") + "/chat/v1"
+	if code, body := call(t, "PUT", api+"/agents/chef", map[string]any{"agentId": "chef", "provider": "ag-ui", "name": "Chef",
+		"agentRef": "default/chef", "enabled": true, "auth": "service-account"}, "apikey", c.chatKey); code != 200 {
+		t.Fatalf("chef with auth service-account: %d %s", code, body)
+	}
+	bearer := []string{"Authorization", "Bearer " + c.chatToken}
+	const ask = "Something with eggs, please"
+	if code, body := call(t, "POST", api+"/messages", map[string]string{"receiver": "chef", "receiverType": "user", "text": ask}, bearer...); code != 201 {
+		t.Fatalf("send to chef: %d %s", code, body)
+	}
+	c.eventually(t, 90*time.Second, "chef's answer to the ServiceAccount's call", func() bool {
+		_, body := call(t, "GET", api+"/users/chef/messages?limit=50", nil, bearer...)
+		var page struct {
+			Items []struct{ Sender, Type, Text string } `json:"items"`
+		}
+		_ = json.Unmarshal(body, &page)
+		asked := false
+		for _, m := range page.Items {
+			switch {
+			case m.Text == ask:
+				asked = true
+			case asked && m.Sender == "chef" && m.Type == "agent_error":
+				t.Fatalf("the agent run failed: %s", m.Text)
+			case asked && m.Sender == "chef" && m.Type == "assistant" && m.Text != "":
+				return true
+			}
+		}
+		return false
+	})
+
+	testutil.Check(t, c.Apply(t.Context(), fmt.Sprintf(strangerPod, PauseImage, v1alpha1.AgentAudience("default", "chef"))))
+	c.kubectl(t, "-n", ns, "wait", "pod/stranger", "--for=condition=Ready", "--timeout=60s")
+	// The token the kubelet projected into the pod, read where the pod sees it.
+	p := c.containerProcess(t, ns, "stranger", "wait")
+	tok, err := os.ReadFile(fmt.Sprintf("/proc/%d/root/var/run/secrets/agentry/token", p.PID))
+	testutil.Check(t, err)
+	code, body := call(t, "GET", chef, nil, "Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	if code != http.StatusUnauthorized || !strings.Contains(string(body), "the token's subject may not call this agent") {
+		t.Errorf("the stranger's projected token: %d %s, want 401 naming the subject", code, body)
+	}
+	c.kubectl(t, "-n", ns, "delete", "pod", "stranger", "--wait=false")
 }
 
 // webApp waits until the chat service answers its web app at base and returns the page.

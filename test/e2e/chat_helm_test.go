@@ -160,6 +160,16 @@ func chatObjects(t *testing.T, objs map[string]map[string]any) {
 	if s := path(objs["ClusterRoleBinding/agentry-chat-agent-reader"], "subjects.0"); path(s, "name") != "agentry-chat" || path(s, "namespace") != "agentry-system" {
 		t.Errorf("the agent reader is bound to %v, want the chat ServiceAccount", s)
 	}
+	// Its own tokens for in-cluster Agents (auth service-account): create on its own
+	// ServiceAccount's token, nothing more.
+	rendered(t, "chat.enabled", objs, true, "Role/agentry-chat-token-requester@agentry-system", "RoleBinding/agentry-chat-token-requester@agentry-system")
+	fields(t, "token requester", objs["Role/agentry-chat-token-requester@agentry-system"], map[string]any{
+		"rules.0.apiGroups.0": "", "rules.0.resources.0": "serviceaccounts/token", "rules.0.resources.1": nil,
+		"rules.0.resourceNames.0": "agentry-chat", "rules.0.resourceNames.1": nil, "rules.0.verbs.0": "create", "rules.0.verbs.1": nil, "rules.1": nil})
+	fields(t, "token requester binding", objs["RoleBinding/agentry-chat-token-requester@agentry-system"], map[string]any{
+		"subjects.0.name": "agentry-chat", "subjects.0.namespace": "agentry-system", "roleRef.name": "agentry-chat-token-requester"})
+	ctr, _ := container(t, objs, chatDeployment)
+	hasAll(t, "chat args", strings.Join(argList(ctr), " "), "--service-account=agentry-system/agentry-chat")
 	pvc := objs["PersistentVolumeClaim/agentry-chat-data@agentry-system"]
 	if ann, _ := path(pvc, "metadata.annotations").(map[string]any); path(pvc, "spec.resources.requests.storage") != "1Gi" || path(pvc, "spec.accessModes.0") != "ReadWriteOnce" || ann["helm.sh/resource-policy"] != "keep" {
 		t.Errorf("data claim: %v", pvc)
@@ -392,8 +402,8 @@ func chatOff(t *testing.T) {
 	if path(ownPod, "volumes.0.persistentVolumeClaim.claimName") != "mine" || path(ownPod, "automountServiceAccountToken") != false {
 		t.Errorf("existing claim, no agent refs: %v", ownPod)
 	}
-	rendered(t, "chat.agentRefs=false", own, false, "ClusterRole/agentry-chat-agent-reader")
-	if !strings.Contains(strings.Join(argList(ownCtr), " "), "--agent-refs=false") {
+	rendered(t, "chat.agentRefs=false", own, false, "ClusterRole/agentry-chat-agent-reader", "Role/agentry-chat-token-requester@agentry-system")
+	if a := strings.Join(argList(ownCtr), " "); !strings.Contains(a, "--agent-refs=false") || strings.Contains(a, "--service-account") {
 		t.Errorf("chat.agentRefs=false: %v", ownCtr["args"])
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 // Config is what a verifier accepts.
@@ -33,6 +34,8 @@ type Config struct {
 	RequiredClaims map[string]string
 	// ClockSkew is how long past exp a token is still accepted (default DefaultClockSkew).
 	ClockSkew time.Duration
+	// Subjects, when set, are the only subjects accepted (a cluster's ServiceAccounts).
+	Subjects []string
 }
 
 // DefaultClockSkew and MaxClockSkew bound Config.ClockSkew.
@@ -44,6 +47,15 @@ const (
 // Algorithms are the signing algorithms accepted: asymmetric ones only, so neither `none` nor
 // an HMAC keyed with a public key can pass.
 var Algorithms = []string{oidc.RS256, oidc.RS384, oidc.RS512, oidc.ES256, oidc.ES384, oidc.ES512, oidc.PS256, oidc.PS384, oidc.PS512, oidc.EdDSA}
+
+// signingAlgorithms are Algorithms as go-jose names them.
+var signingAlgorithms = func() []jose.SignatureAlgorithm {
+	algs := make([]jose.SignatureAlgorithm, len(Algorithms))
+	for i, a := range Algorithms {
+		algs[i] = jose.SignatureAlgorithm(a)
+	}
+	return algs
+}()
 
 // Check says what is wrong with c, naming the field; nil when it is usable. http is allowed
 // only for loopback issuers (a development or test provider).
@@ -123,7 +135,10 @@ func CallerFrom(ctx context.Context) (Caller, bool) {
 // WWW-Authenticate error_description): it never holds the token or a claim's value.
 type Refusal struct {
 	Reason string
-	err    error
+	// OtherIssuer: the token names another issuer (a caller with several verifiers tries the
+	// next one and reports this refusal only when every one says so).
+	OtherIssuer bool
+	err         error
 }
 
 func (r *Refusal) Error() string { return "invalid token: " + r.Reason }
@@ -218,6 +233,14 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Caller, error) {
 	if c, ok := v.fromCache(key); ok {
 		return c, nil
 	}
+	// go-oidc checks the signature before the issuer: a token of another issuer would cost a
+	// fetch of keys for a key id that is not there. Its claimed issuer is read first (not
+	// trusted: the signature and every claim are verified below).
+	if iss, err := claimedIssuer(raw); err != nil {
+		return Caller{}, refusal(err)
+	} else if iss != v.cfg.Issuer {
+		return Caller{}, &Refusal{Reason: "the token is from another issuer", OtherIssuer: true}
+	}
 	verifier, err := v.get(ctx)
 	if err != nil {
 		return Caller{}, err
@@ -243,9 +266,25 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Caller, error) {
 	if tok.Subject == "" {
 		return Caller{}, &Refusal{Reason: "the token has no subject"}
 	}
+	if len(v.cfg.Subjects) > 0 && !slices.Contains(v.cfg.Subjects, tok.Subject) {
+		return Caller{}, &Refusal{Reason: "the token's subject may not call this agent"}
+	}
 	caller := Caller{Issuer: tok.Issuer, Subject: tok.Subject, audiences: tok.Audience, raw: raw}
 	v.remember(key, caller, tok.Expiry)
 	return caller, nil
+}
+
+// claimedIssuer is the iss a token claims, unverified.
+func claimedIssuer(raw string) (string, error) {
+	tok, err := jwt.ParseSigned(raw, signingAlgorithms)
+	if err != nil {
+		return "", err
+	}
+	var claims jwt.Claims
+	if err := tok.UnsafeClaimsWithoutVerification(&claims); err != nil {
+		return "", err
+	}
+	return claims.Issuer, nil
 }
 
 // claimHolds: a string claim equal to want, or a list claim containing it.
@@ -272,7 +311,7 @@ func refusal(err error) error {
 	case strings.Contains(msg, errUnknownKey.Error()):
 		return &Refusal{Reason: "the token is signed with an unknown key", err: err}
 	case strings.Contains(msg, "issued by a different provider"):
-		return &Refusal{Reason: "the token is from another issuer", err: err}
+		return &Refusal{Reason: "the token is from another issuer", OtherIssuer: true, err: err}
 	case strings.Contains(msg, "unsupported algorithm") || strings.Contains(msg, "unexpected signature algorithm"):
 		return &Refusal{Reason: "the token's signing algorithm is not accepted", err: err}
 	case strings.Contains(msg, "before the nbf"):
@@ -313,12 +352,8 @@ func (v *Verifier) get(ctx context.Context) (*oidc.IDTokenVerifier, error) {
 		}
 		jwksURL = meta.JWKSURL
 	}
-	algs := make([]jose.SignatureAlgorithm, len(Algorithms))
-	for i, a := range Algorithms {
-		algs[i] = jose.SignatureAlgorithm(a)
-	}
 	skew := v.cfg.ClockSkew
-	v.verifier = oidc.NewVerifier(v.cfg.Issuer, &keySet{url: jwksURL, client: v.client, algs: algs, refetch: v.refetch}, &oidc.Config{
+	v.verifier = oidc.NewVerifier(v.cfg.Issuer, &keySet{url: jwksURL, client: v.client, algs: signingAlgorithms, refetch: v.refetch}, &oidc.Config{
 		SkipClientIDCheck:    true, // several audiences: checked in Verify
 		SupportedSigningAlgs: Algorithms,
 		Now:                  func() time.Time { return time.Now().Add(-skew) },

@@ -2,6 +2,8 @@ package jwtauth
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
@@ -227,7 +230,13 @@ func TestConfigCheck(t *testing.T) {
 func TestIssuerUnavailable(t *testing.T) {
 	v, err := New(Config{Issuer: "http://127.0.0.1:1", Audiences: []string{"a"}}, http.DefaultClient)
 	testutil.NoError(t, err)
-	if _, err := v.Verify(context.Background(), "a.b.c"); !errors.Is(err, ErrIssuerUnavailable) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	testutil.NoError(t, err)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, nil)
+	testutil.NoError(t, err)
+	tok, err := jwt.Signed(signer).Claims(jwt.Claims{Issuer: "http://127.0.0.1:1", Subject: "s", Audience: jwt.Audience{"a"}}).Serialize()
+	testutil.NoError(t, err)
+	if _, err := v.Verify(context.Background(), tok); !errors.Is(err, ErrIssuerUnavailable) {
 		t.Errorf("unreachable issuer: %v", err)
 	}
 }

@@ -111,7 +111,8 @@ func (k *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to build the key set request for %q: %w", k.url, err)
 	}
-	req.Header.Set("Accept", "application/json")
+	// RFC 7517's type first: the Kubernetes API server answers 406 to application/json alone.
+	req.Header.Set("Accept", "application/jwk-set+json, application/json")
 	res, err := k.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("failed to fetch the key set %q: %w", k.url, err)

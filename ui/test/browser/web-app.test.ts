@@ -351,6 +351,19 @@ async function chatSignedAgent(admin: Page): Promise<void> {
   await main.getByLabel("Name", { exact: true }).fill("Signed agent");
   await main.getByLabel("Deployment URL", { exact: true }).fill("http://127.0.0.1:9/api/agents/signed-agent/ag-ui");
   expect(await main.getByLabel("Token audience").count()).toBe(0);
+  // A ServiceAccount token is for in-cluster Agents only: the form says so before saving.
+  await main.getByLabel("Who is asking").selectOption("service-account");
+  expect(await main.getByLabel("Token audience").getAttribute("placeholder")).toBe("agentry.dev/agents/namespace/name");
+  await main.getByRole("button", { name: "Save" }).click();
+  await expect.poll(() => main.getByRole("alert").filter({ hasText: "Who is asking: a ServiceAccount token is for in-cluster Agents only" }).count()).toBe(1);
+  expect(await main.getByLabel("Who is asking").getAttribute("aria-invalid")).toBe("true");
+  await main.getByLabel("Who is asking").scrollIntoViewIfNeeded();
+  await screenshot(admin, "web/admin-service-account");
+  const wide = admin.viewportSize();
+  await admin.setViewportSize({ width: 390, height: 800 });
+  await main.getByLabel("Who is asking").scrollIntoViewIfNeeded();
+  await screenshot(admin, "web/admin-service-account-390");
+  if (wide) await admin.setViewportSize(wide);
   await main.getByLabel("Who is asking").selectOption("chat-jwt");
   await main.getByLabel("Token audience").fill("https://agents.example.com/api/agents/signed-agent");
   await main.getByLabel("Token audience").scrollIntoViewIfNeeded();

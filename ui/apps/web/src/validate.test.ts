@@ -79,7 +79,9 @@ describe("validateAgent", () => {
     expect(validateAgent({ ...agent, audience: "dave, group:kitchen\nidp:chefs" })).toEqual([]);
     expect(validateAgent({ ...agent, audience: "dave group:" })[0]?.message).toBe("audience[1] must be a uid, group:<guid> or idp:<provider group>");
     expect(validateAgent({ ...agent, auth: "chat-jwt", tokenAudience: "https://agents.example.com/chef" })).toEqual([]);
-    expect(validateAgent({ ...agent, auth: "oauth" })[0]?.message).toBe("auth must be headers or chat-jwt");
+    expect(validateAgent({ ...agent, auth: "oauth" })[0]?.message).toBe("auth must be headers, chat-jwt or service-account");
+    expect(validateAgent({ ...agent, auth: "service-account" })[0]?.message).toBe("auth: a ServiceAccount token is for in-cluster Agents only; set agentRef (namespace/name)");
+    expect(validateAgent({ ...agent, deploymentUrl: "", agentRef: "default/chef", auth: "service-account" })).toEqual([]);
     expect(validateAgent({ ...agent, tokenAudience: "x".repeat(513) })[0]?.field).toBe("tokenAudience");
   });
   it("headers: empty keeps the stored ones, an object replaces them", () => {

@@ -117,7 +117,8 @@ export function validateAgent(f: AgentForm): FieldError[] {
   });
   add("deploymentUrl", checkField("deploymentUrl", f.deploymentUrl, 2000, false));
   add("agentRef", checkField("agentRef", f.agentRef, 320, false));
-  if (f.auth !== "headers" && f.auth !== "chat-jwt") add("auth", "auth must be headers or chat-jwt");
+  if (f.auth !== "headers" && f.auth !== "chat-jwt" && f.auth !== "service-account") add("auth", "auth must be headers, chat-jwt or service-account");
+  if (f.auth === "service-account" && f.agentRef.trim() === "") add("auth", "auth: a ServiceAccount token is for in-cluster Agents only; set agentRef (namespace/name)");
   add("tokenAudience", checkField("tokenAudience", f.tokenAudience, 512, false));
   const url = f.deploymentUrl.trim();
   const ref = f.agentRef.trim();

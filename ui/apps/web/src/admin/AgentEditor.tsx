@@ -42,7 +42,7 @@ function configOf(form: AgentForm, enabled: boolean): Chat.AgentConfigWrite {
     approvers: approverList(form.approvers),
     audience: approverList(form.audience),
     auth: form.auth as Chat.AgentAuth,
-    tokenAudience: form.auth === "chat-jwt" ? form.tokenAudience.trim() : "",
+    tokenAudience: form.auth === "headers" ? "" : form.tokenAudience.trim(),
     enabled,
     ...(headers ? { headers } : {}),
   };
@@ -162,6 +162,7 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
   const { form, set, shown } = ed;
   const providerId = useId();
   const authId = useId();
+  const authError = shown("auth");
   return (
     <>
       <div className="agentry-web__grid">
@@ -201,20 +202,24 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
         <div className="agentry-web__label-row">
           <label htmlFor={authId} className="agentry-web__label">Who is asking</label>
         </div>
-        <select id={authId} className="agentry-web__input" value={form.auth} aria-describedby={`${authId}-hint`} onChange={(e) => set("auth")(e.target.value)}>
+        <select id={authId} className="agentry-web__input" value={form.auth} aria-invalid={authError ? true : undefined}
+          aria-describedby={authError ? `${authId}-hint ${authId}-error` : `${authId}-hint`} onChange={(e) => set("auth")(e.target.value)}>
           <option value="headers">The headers only</option>
           <option value="chat-jwt">A token this chat signs for each person</option>
+          <option value="service-account">This chat's ServiceAccount</option>
         </select>
-        <p id={`${authId}-hint`} className="agentry-web__hint">
-          {form.auth === "chat-jwt"
-            ? "Each call carries Authorization: Bearer <a 5-minute JWT> naming the person (sub) and the conversation; the agent verifies it with this chat's keys (/chat/v1/.well-known/jwks.json)."
-            : "The agent sees the headers above; it cannot tell people apart."}
-        </p>
+        <p id={`${authId}-hint`} className="agentry-web__hint">{authHint[form.auth] ?? authHint["headers"]}</p>
+        {authError ? (
+          <p id={`${authId}-error`} className="agentry-web__field-error" role="alert">{authError}</p>
+        ) : null}
       </div>
-      {form.auth === "chat-jwt" ? (
+      {form.auth === "headers" ? null : (
         <Field name="tokenAudience" label="Token audience" value={form.tokenAudience} onChange={set("tokenAudience")} error={shown("tokenAudience")} mono
-          placeholder="https://agents.example.com/api/agents/chef" hint="The token's aud: one of the agent's spec.endpoint.auth.jwt.audiences. Empty: the Deployment URL." />
-      ) : null}
+          placeholder={form.auth === "chat-jwt" ? "https://agents.example.com/api/agents/chef" : "agentry.dev/agents/namespace/name"}
+          hint={form.auth === "chat-jwt"
+            ? "The token's aud: one of the agent's spec.endpoint.auth.jwt.audiences. Empty: the Deployment URL."
+            : "Empty: the Agent's own, agentry.dev/agents/<namespace>/<name>, which is what it accepts."} />
+      )}
       <Field name="approvers" label="Approvers" value={form.approvers} onChange={set("approvers")} error={shown("approvers")} mono
         placeholder="bob, group:ops:admins"
         hint="Who approves the tool calls that need approval: user ids, or group:<id>:admins / group:<id>:moderators. Empty: the person talking to the agent." />
@@ -224,6 +229,12 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
     </>
   );
 }
+
+const authHint: Readonly<Record<string, string>> = {
+  headers: "The agent sees the headers above; it cannot tell people apart.",
+  "chat-jwt": "Each call carries Authorization: Bearer <a 5-minute JWT> naming the person (sub) and the conversation; the agent verifies it with this chat's keys (/chat/v1/.well-known/jwks.json).",
+  "service-account": "Each call carries Authorization: Bearer <this chat's ServiceAccount token> for the Agent named above; list the chat's ServiceAccount in the Agent's spec.endpoint.auth.serviceAccounts. No secret to share; the agent cannot tell people apart.",
+};
 
 function TestResult({ test }: { test: Chat.ConnectionTest }) {
   return (

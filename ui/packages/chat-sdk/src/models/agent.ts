@@ -103,15 +103,17 @@ export interface AgentConfig {
   readonly approvers?: readonly string[];
   /** Who may use the agent (uids, group:<guid>, idp:<provider group>); empty: everyone. */
   readonly audience?: readonly string[];
-  /** How the chat proves who is asking: the stored headers, or also a JWT it signs per person
-   * (chat-jwt; needs a chat started with --issuer-url). */
+  /** How the chat proves who is asking: the stored headers, also a JWT it signs per person
+   * (chat-jwt; needs a chat started with --issuer-url), or its ServiceAccount token
+   * (service-account; in-cluster Agents of a chat running in the cluster). */
   readonly auth?: AgentAuth;
-  /** The aud of chat-jwt tokens; default the URL the chat calls. */
+  /** The aud of chat-jwt tokens (default the URL the chat calls) or service-account tokens
+   * (default agentry.dev/agents/<namespace>/<name>). */
   readonly tokenAudience?: string;
 }
 
 /** How the chat authenticates to an agent. */
-export type AgentAuth = "headers" | "chat-jwt";
+export type AgentAuth = "headers" | "chat-jwt" | "service-account";
 
 /** An agent configuration to save (PUT /agents/{id}): headers only when typed (absent keeps the stored ones). */
 export interface AgentConfigWrite extends Omit<AgentConfig, "agentId" | "hasHeaders"> {
