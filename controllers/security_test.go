@@ -128,13 +128,34 @@ func jwtAuth(t *testing.T, ns string) {
 		t.Errorf("ready: %s", msg)
 	}
 	a.Spec.Endpoint.Auth = &v1alpha1.EndpointAuth{}
-	if err := k8s.Update(ctx, a); err == nil || !strings.Contains(err.Error(), "needs headersSecretRef, jwt or both") {
+	if err := k8s.Update(ctx, a); err == nil || !strings.Contains(err.Error(), "needs headersSecretRef, jwt or serviceAccounts") {
 		t.Errorf("auth with neither: %v", err)
 	}
 	a = getAgent(t, ns, "jwt")
 	a.Spec.Endpoint.Auth.JWT.Audiences = nil
 	if err := k8s.Update(ctx, a); err == nil || !strings.Contains(err.Error(), "audiences") {
 		t.Errorf("jwt without audiences: %v", err)
+	}
+
+	// ServiceAccounts alone are auth enough too, and their pods mount a token to read the
+	// cluster's keys; a name the API server could never hold is refused.
+	create(t, ns, agentDoc("in-cluster", `  model: {name: m}
+  endpoint:
+    ingress: {host: in-cluster.example.com, tlsSecretName: chat-tls}
+    auth:
+      serviceAccounts: [{namespace: agentry-system, name: agentry-chat}]`))
+	waitCondition(t, ns, "in-cluster", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonIngressReady)
+	var dep appsv1.Deployment
+	eventually(t, "the in-cluster agent's Deployment", func() error {
+		return k8s.Get(ctx, types.NamespacedName{Namespace: ns, Name: render.ChildName("in-cluster")}, &dep)
+	})
+	if m := dep.Spec.Template.Spec.AutomountServiceAccountToken; m == nil || !*m {
+		t.Errorf("automountServiceAccountToken: %v", m)
+	}
+	b := getAgent(t, ns, "in-cluster")
+	b.Spec.Endpoint.Auth.ServiceAccounts[0].Namespace = "Agentry_System"
+	if err := k8s.Update(ctx, b); err == nil || !strings.Contains(err.Error(), "serviceAccounts[0].namespace") {
+		t.Errorf("a namespace that cannot exist: %v", err)
 	}
 }
 

@@ -237,7 +237,10 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (Caller, error) {
 	// fetch of keys for a key id that is not there. Its claimed issuer is read first (not
 	// trusted: the signature and every claim are verified below).
 	if iss, err := claimedIssuer(raw); err != nil {
-		return Caller{}, refusal(err)
+		if strings.Contains(err.Error(), "algorithm") {
+			return Caller{}, &Refusal{Reason: "the token's signing algorithm is not accepted", err: err}
+		}
+		return Caller{}, &Refusal{Reason: "the token is malformed", err: err}
 	} else if iss != v.cfg.Issuer {
 		return Caller{}, &Refusal{Reason: "the token is from another issuer", OtherIssuer: true}
 	}
