@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +46,8 @@ type devChat struct {
 	hub    *hub.Hub
 	bridge *bridge.Bridge
 	apiKey string
+	// issuer is the chat's token issuer URL (agents whose manifest trusts it get chat-jwt).
+	issuer string
 	stop   context.CancelFunc
 	done   chan error
 }
@@ -95,7 +98,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Metrics: m, Egress: devEgress, Signer: signer})
 	h.Observe(br.OnEvent)
 	hubCtx, stop := context.WithCancel(context.Background())
-	dc := &devChat{store: st, hub: h, bridge: br, apiKey: key, stop: stop, done: make(chan error, 1)}
+	dc := &devChat{store: st, hub: h, bridge: br, apiKey: key, issuer: issuer, stop: stop, done: make(chan error, 1)}
 	go func() { dc.done <- h.Run(hubCtx) }()
 	mount := func(e *echo.Echo) {
 		chatapi.Mount(e, chatapi.Options{
@@ -166,7 +169,10 @@ func devHeadersKey(path string) ([]byte, error) {
 // that exists keeps what an admin changed (enabled, texts, headers); only its URL follows the
 // server's address. Missing frontend actions are added. An agent whose endpoint requires auth
 // headers (spec.endpoint.auth.headersSecretRef) gets them from that local Secret on every
-// start, so the chat calls it as it demands (stored encrypted, like an admin's).
+// start, so the chat calls it as it demands (stored encrypted, like an admin's). One whose
+// spec.endpoint.auth.jwt trusts this chat's issuer is registered with auth chat-jwt for its
+// first audience (unless the stored one is another of its audiences), so each person's token
+// reaches it without an admin filling the form.
 func (d *devChat) registerAgents(ctx context.Context, log logr.Logger, base string, reg *registry.Registry, src secrets.Source) {
 	for _, id := range reg.IDs() {
 		e, _ := reg.Get(id)
@@ -185,6 +191,11 @@ func (d *devChat) registerAgents(ctx context.Context, log logr.Logger, base stri
 		cfg.DeploymentURL = base + "/api/agents/" + id + "/ag-ui"
 		if cfg.Provider == model.ProviderMastra {
 			cfg.DeploymentURL = base + "/api/agents/" + id + "/generate"
+		}
+		if ep := m.Spec.Endpoint; ep != nil && ep.Auth != nil && ep.Auth.JWT != nil && len(ep.Auth.JWT.Audiences) > 0 && strings.TrimRight(ep.Auth.JWT.Issuer, "/") == d.issuer {
+			if cfg.Auth != model.AgentAuthChatJWT || !slices.Contains(ep.Auth.JWT.Audiences, cfg.TokenAudience) {
+				cfg.Auth, cfg.TokenAudience = model.AgentAuthChatJWT, ep.Auth.JWT.Audiences[0]
+			}
 		}
 		var headers *map[string]string
 		if ep := m.Spec.Endpoint; ep != nil && ep.Auth != nil && ep.Auth.HeadersSecretRef != nil && src != nil {
