@@ -66,38 +66,45 @@ func (c *clusterIssuer) get(ctx context.Context) (client *http.Client, issuer, j
 }
 
 // saVerifier is the agent's verifier of ServiceAccount tokens: the cluster's issuer, the
-// agent's own audience, its allowed ServiceAccounts. Made again when the list changed.
+// agent's own audience, its allowed ServiceAccounts. The same manifest (until the registry
+// reloads) keeps it without a comparison; a reload keeps it when the list is the same.
 func (a *authChecker) saVerifier(ctx context.Context, e *registry.Entry) (*jwtauth.Verifier, error) {
+	a.mu.Lock()
+	sv, ok := a.sa[e.Agent.ID]
+	a.mu.Unlock()
+	if ok && sv.manifest == e.Manifest {
+		return sv.v, nil
+	}
 	refs := e.Manifest.Spec.Endpoint.Auth.ServiceAccounts
 	subjects := make([]string, len(refs))
 	for i, r := range refs {
 		subjects[i] = r.Subject()
 	}
-	a.mu.Lock()
-	if sv, ok := a.sa[e.Agent.ID]; ok && slices.Equal(sv.subjects, subjects) {
-		a.mu.Unlock()
-		return sv.v, nil
-	}
-	a.mu.Unlock()
-	client, issuer, jwksURL, err := a.cluster.get(ctx)
-	if err != nil {
-		return nil, err
-	}
 	m := e.Manifest
-	v, err := jwtauth.New(jwtauth.Config{Issuer: issuer, JWKSURL: jwksURL, Audiences: []string{v1alpha1.AgentAudience(m.Namespace, m.Name)}, Subjects: subjects}, client)
-	if err != nil {
-		return nil, fmt.Errorf("failed to trust the cluster's ServiceAccount tokens for agent %q: %w", e.Agent.ID, err)
+	audience := v1alpha1.AgentAudience(m.Namespace, m.Name)
+	v := sv.v
+	if !ok || sv.audience != audience || !slices.Equal(sv.subjects, subjects) {
+		client, issuer, jwksURL, err := a.cluster.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		v, err = jwtauth.New(jwtauth.Config{Issuer: issuer, JWKSURL: jwksURL, Audiences: []string{audience}, Subjects: subjects}, client)
+		if err != nil {
+			return nil, fmt.Errorf("failed to trust the cluster's ServiceAccount tokens for agent %q: %w", e.Agent.ID, err)
+		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.sa == nil {
 		a.sa = map[string]saVerifier{}
 	}
-	a.sa[e.Agent.ID] = saVerifier{subjects: subjects, v: v}
+	a.sa[e.Agent.ID] = saVerifier{manifest: m, audience: audience, subjects: subjects, v: v}
 	return v, nil
 }
 
 type saVerifier struct {
+	manifest *v1alpha1.Agent
+	audience string
 	subjects []string
 	v        *jwtauth.Verifier
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -397,26 +398,7 @@ func chatService(t *testing.T, c *Cluster) {
 		"agentRef": "default/chef", "enabled": true}, "apikey", key); code != 201 && code != 200 {
 		t.Fatalf("configure chef by reference: %d %s", code, body)
 	}
-	bearer := []string{"Authorization", "Bearer " + tok.AuthToken}
-	if code, body := call(t, "POST", api+"/messages", map[string]string{"receiver": "chef", "receiverType": "user", "text": "Something with rice, please"}, bearer...); code != 201 {
-		t.Fatalf("send to chef: %d %s", code, body)
-	}
-	c.eventually(t, 90*time.Second, "chef's answer in the conversation", func() bool {
-		_, body := call(t, "GET", api+"/users/chef/messages?limit=50", nil, bearer...)
-		var page struct {
-			Items []struct{ Sender, Type, Text string } `json:"items"`
-		}
-		_ = json.Unmarshal(body, &page)
-		for _, m := range page.Items {
-			if m.Sender == "chef" && m.Type == "agent_error" {
-				t.Fatalf("the agent run failed: %s", m.Text)
-			}
-			if m.Sender == "chef" && m.Type == "assistant" && m.Text != "" {
-				return true
-			}
-		}
-		return false
-	})
+	askChef(t, c, api, tok.AuthToken, "Something with rice, please")
 	c.chatKey, c.chatToken = key, tok.AuthToken
 }
 
@@ -457,12 +439,30 @@ func serviceAccountCallers(t *testing.T, c *Cluster) {
 		"agentRef": "default/chef", "enabled": true, "auth": "service-account"}, "apikey", c.chatKey); code != 200 {
 		t.Fatalf("chef with auth service-account: %d %s", code, body)
 	}
-	bearer := []string{"Authorization", "Bearer " + c.chatToken}
-	const ask = "Something with eggs, please"
+	askChef(t, c, api, c.chatToken, "Something with eggs, please")
+
+	testutil.Check(t, c.Apply(t.Context(), fmt.Sprintf(strangerPod, PauseImage, v1alpha1.AgentAudience("default", "chef"))))
+	c.kubectl(t, "-n", ns, "wait", "pod/stranger", "--for=condition=Ready", "--timeout=60s")
+	// The token the kubelet projected into the pod, read where the pod sees it.
+	p := c.containerProcess(t, ns, "stranger", "wait")
+	tok, err := os.ReadFile(fmt.Sprintf("/proc/%d/root/var/run/secrets/agentry/token", p.PID))
+	testutil.Check(t, err)
+	code, body := call(t, "GET", chef, nil, "Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	if code != http.StatusUnauthorized || !strings.Contains(string(body), "the token's subject may not call this agent") {
+		t.Errorf("the stranger's projected token: %d %s, want 401 naming the subject", code, body)
+	}
+	c.kubectl(t, "-n", ns, "delete", "pod", "stranger", "--wait=false")
+}
+
+// askChef sends chef a message as the holder of token and waits for chef's answer after it; a
+// failed run fails the test with the chat's sentence.
+func askChef(t *testing.T, c *Cluster, api, token, ask string) {
+	t.Helper()
+	bearer := []string{"Authorization", "Bearer " + token}
 	if code, body := call(t, "POST", api+"/messages", map[string]string{"receiver": "chef", "receiverType": "user", "text": ask}, bearer...); code != 201 {
 		t.Fatalf("send to chef: %d %s", code, body)
 	}
-	c.eventually(t, 90*time.Second, "chef's answer to the ServiceAccount's call", func() bool {
+	c.eventually(t, 90*time.Second, "chef's answer to "+strconv.Quote(ask), func() bool {
 		_, body := call(t, "GET", api+"/users/chef/messages?limit=50", nil, bearer...)
 		var page struct {
 			Items []struct{ Sender, Type, Text string } `json:"items"`
@@ -481,18 +481,6 @@ func serviceAccountCallers(t *testing.T, c *Cluster) {
 		}
 		return false
 	})
-
-	testutil.Check(t, c.Apply(t.Context(), fmt.Sprintf(strangerPod, PauseImage, v1alpha1.AgentAudience("default", "chef"))))
-	c.kubectl(t, "-n", ns, "wait", "pod/stranger", "--for=condition=Ready", "--timeout=60s")
-	// The token the kubelet projected into the pod, read where the pod sees it.
-	p := c.containerProcess(t, ns, "stranger", "wait")
-	tok, err := os.ReadFile(fmt.Sprintf("/proc/%d/root/var/run/secrets/agentry/token", p.PID))
-	testutil.Check(t, err)
-	code, body := call(t, "GET", chef, nil, "Authorization", "Bearer "+strings.TrimSpace(string(tok)))
-	if code != http.StatusUnauthorized || !strings.Contains(string(body), "the token's subject may not call this agent") {
-		t.Errorf("the stranger's projected token: %d %s, want 401 naming the subject", code, body)
-	}
-	c.kubectl(t, "-n", ns, "delete", "pod", "stranger", "--wait=false")
 }
 
 // webApp waits until the chat service answers its web app at base and returns the page.

@@ -5,7 +5,7 @@
 // agent and a user's open page loses it without a reload (agents.changed); a new agent or action cannot take an existing one's id; the
 // frontend-action form refuses a bad Parameters schema naming the field. Every page passes axe;
 // screenshots in artifacts/web/.
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, test } from "vitest";
 import { agentryBin, type DevProcess } from "../agentry.mjs";
 import { newPage, pageErrors, screenshot } from "./harness";
@@ -341,6 +341,15 @@ async function refuseTakenIds(admin: Page): Promise<void> {
   await expectAccessible(admin, "admin (new agent with a taken id)");
 }
 
+/** A screenshot at a phone's width (390 px) with target in view; the page's size is restored. */
+async function narrowScreenshot(page: Page, target: Locator, name: string): Promise<void> {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 800 });
+  await target.scrollIntoViewIfNeeded();
+  await screenshot(page, name);
+  if (size) await page.setViewportSize(size);
+}
+
 /** An agent that takes the chat's signed tokens: the form asks for the token's audience only then,
  * and the choice is saved. */
 async function chatSignedAgent(admin: Page): Promise<void> {
@@ -359,20 +368,12 @@ async function chatSignedAgent(admin: Page): Promise<void> {
   expect(await main.getByLabel("Who is asking").getAttribute("aria-invalid")).toBe("true");
   await main.getByLabel("Who is asking").scrollIntoViewIfNeeded();
   await screenshot(admin, "web/admin-service-account");
-  const wide = admin.viewportSize();
-  await admin.setViewportSize({ width: 390, height: 800 });
-  await main.getByLabel("Who is asking").scrollIntoViewIfNeeded();
-  await screenshot(admin, "web/admin-service-account-390");
-  if (wide) await admin.setViewportSize(wide);
+  await narrowScreenshot(admin, main.getByLabel("Who is asking"), "web/admin-service-account-390");
   await main.getByLabel("Who is asking").selectOption("chat-jwt");
   await main.getByLabel("Token audience").fill("https://agents.example.com/api/agents/signed-agent");
   await main.getByLabel("Token audience").scrollIntoViewIfNeeded();
   await screenshot(admin, "web/admin-chat-jwt");
-  const size = admin.viewportSize();
-  await admin.setViewportSize({ width: 390, height: 800 });
-  await main.getByLabel("Token audience").scrollIntoViewIfNeeded();
-  await screenshot(admin, "web/admin-chat-jwt-390");
-  if (size) await admin.setViewportSize(size);
+  await narrowScreenshot(admin, main.getByLabel("Token audience"), "web/admin-chat-jwt-390");
   await expectAccessible(admin, "admin (an agent taking the chat's tokens)");
   await main.getByRole("button", { name: "Save" }).click();
   await expect
