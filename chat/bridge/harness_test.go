@@ -91,7 +91,7 @@ func startRuntime(t *testing.T, dir string, extra map[string]string, secretValue
 	if secretValues == nil {
 		secretValues = secrets.Static{}
 	}
-	reg, _, err := registry.Build(ctx, set, registry.Options{Getenv: func(string) string { return "" }, Secrets: secretValues,
+	reg, _, err := registry.Build(ctx, set, registry.Options{Getenv: func(string) string { return "" }, Secrets: secretValues, DiscoverMCP: true,
 		ModelOverride: &registry.ModelOverride{BaseURL: sm.URL()}})
 	testutil.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,10 +1,14 @@
 package bridge_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +19,7 @@ import (
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil/mcptest"
 )
 
 const (
@@ -24,21 +29,42 @@ const (
 
 // TestChatSignedTokens: an agent configured with auth chat-jwt gets, for each run, a token the
 // chat signed for the person who asked; a runtime that takes only those tokens (issuer the
-// chat, keys from the chat's JWKS route) answers, and its HTTP tool is told the person's uid.
-// With another audience the runtime refuses it and the person reads why. The key set and
-// discovery document are public.
+// chat, keys from the chat's JWKS route) answers, and its HTTP tool and its MCP server's tool
+// are both told the person's uid. The agent's memory is the person's: with alice's token (which
+// the HTTP tool, being its audience, receives) bob's threads cannot be listed, and alice's
+// list holds her conversation only. With another audience the runtime refuses the token and the
+// person reads why. The key set and discovery document are public.
 func TestChatSignedTokens(t *testing.T) {
 	e := startChatIssuing(t, bridge.Options{}, filepath.Join(t.TempDir(), "chat.db"), nil, signedIssuer)
-	// An HTTP tool that records who it was told is asking.
+	// An HTTP tool and an MCP server that record who they were told is asking; the HTTP tool is
+	// the token's audience, so it also gets the token.
 	var mu sync.Mutex
-	var subjects []string
+	var subjects, mcpSubjects []string
+	tokens := map[string]string{}
 	tool := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		subjects = append(subjects, r.Header.Get("X-Agentry-User"))
+		who := r.Header.Get("X-Agentry-User")
+		subjects = append(subjects, who)
+		tokens[who] = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 		mu.Unlock()
 		_ = json.NewEncoder(w).Encode(map[string]string{"answer": "noted"})
 	}))
 	t.Cleanup(tool.Close)
+	mcpSrv := mcptest.Start(t, mcptest.Options{})
+	target, err := url.Parse(mcpSrv.URL)
+	testutil.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	mcpFront := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			mu.Lock()
+			mcpSubjects = append(mcpSubjects, r.Header.Get("X-Agentry-User"))
+			mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(mcpFront.Close)
 	agent := fmt.Sprintf(`apiVersion: agentry.dev/v1alpha1
 kind: Tool
 metadata: {name: whoami}
@@ -48,8 +74,16 @@ spec:
   inputSchema: {type: object}
   execute:
     http:
-      url: %q
-      callerIdentity: {subjectHeader: X-Agentry-User}
+      url: %[1]q
+      callerIdentity: {subjectHeader: X-Agentry-User, tokenAudience: %[4]q}
+---
+apiVersion: agentry.dev/v1alpha1
+kind: MCPServer
+metadata: {name: everything}
+spec:
+  url: %[5]s
+  timeout: 3s
+  callerIdentity: {subjectHeader: X-Agentry-User}
 ---
 apiVersion: agentry.dev/v1alpha1
 kind: Agent
@@ -57,12 +91,14 @@ metadata: {name: signed}
 spec:
   instructions: You help.
   model: {name: gpt-4o-mini}
+  memory: {url: "memory://"}
   tools:
   - {key: whoami, toolRef: {name: whoami}}
+  - {key: echo, mcpServerRef: {name: everything}, toolName: echo}
   endpoint:
     auth:
-      jwt: {issuer: %q, jwksURL: %q, audiences: [%q]}
-`, tool.URL, signedIssuer, e.URL+"/chat/v1/.well-known/jwks.json", signedAudience)
+      jwt: {issuer: %[2]q, jwksURL: %[3]q, audiences: [%[4]q]}
+`, tool.URL, signedIssuer, e.URL+"/chat/v1/.well-known/jwks.json", signedAudience, mcpFront.URL+target.Path)
 	script, err := scriptedmodel.ParseScript([]byte(`rules:
   - name: after-tool
     when: {lastRole: tool}
@@ -70,7 +106,7 @@ spec:
   - name: ask
     when: {pattern: 'butter'}
     reply:
-      toolCalls: [{name: whoami, arguments: '{}'}]
+      toolCalls: [{name: whoami, arguments: '{}'}, {name: echo, arguments: '{"text":"hi"}'}]
 fallback:
   text: Hello.
 `))
@@ -94,12 +130,39 @@ fallback:
 	if run == "" {
 		t.Fatal("no run")
 	}
-	// The tool learned who asked: alice, as the chat signed and the runtime verified.
+	e.token("bob")
+	e.must(e.send("bob", "signed", "And instead of butter for me?"), http.StatusCreated)
+	e.waitMessage("bob", "signed", 10*time.Second, func(m model.Message) bool {
+		return m.Type == model.TypeAssistant && strings.HasPrefix(m.Text, "The tool answered")
+	})
+	// The tools learned who asked: alice, then bob, as the chat signed and the runtime verified.
 	mu.Lock()
-	got := fmt.Sprint(subjects)
+	got, gotMCP, alice := fmt.Sprint(subjects), fmt.Sprint(mcpSubjects), tokens["alice"]
 	mu.Unlock()
-	if got != "[alice]" {
-		t.Errorf("the tool was told %s, want [alice]", got)
+	if got != "[alice bob]" || gotMCP != "[alice bob]" {
+		t.Errorf("the HTTP tool was told %s and the MCP tool %s, want [alice bob] both", got, gotMCP)
+	}
+	// Memory is the person's: alice's token cannot list bob's threads, and lists hers only.
+	threads := func(query string) (int, string) {
+		req, err := http.NewRequest(http.MethodGet, rt.URL+"/api/memory/threads?agentId=signed"+query, nil)
+		testutil.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+alice)
+		res, err := http.DefaultClient.Do(req)
+		testutil.NoError(t, err)
+		defer func() { _ = res.Body.Close() }()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if alice == "" {
+		t.Fatal("the tool that is the token's audience did not get alice's token")
+	}
+	if status, body := threads("&resourceId=bob"); status != http.StatusForbidden {
+		t.Errorf("bob's threads with alice's token: %d %s", status, body)
+	}
+	aliceConv := model.ConversationID(model.ReceiverUser, "alice", "signed")
+	bobConv := model.ConversationID(model.ReceiverUser, "bob", "signed")
+	if status, body := threads(""); status != http.StatusOK || !strings.Contains(body, aliceConv) || strings.Contains(body, bobConv) {
+		t.Errorf("alice's threads: %d %s, want %s and not %s", status, body, aliceConv, bobConv)
 	}
 
 	// Another audience: the runtime refuses the token, and the person is told.
