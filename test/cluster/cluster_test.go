@@ -430,10 +430,13 @@ func serviceAccountCallers(t *testing.T, c *Cluster) {
 		c.kubectl(t, "patch", "agent", "chef", "--type", "merge", "-p",
 			`{"spec":{"endpoint":{"auth":{"serviceAccounts":[{"namespace":"agentry-system","name":"agentry-chat"}]}}}}`)
 	})
+	// An old pod answers with its old config until it is gone (its pre-stop pause).
+	c.settled(t, "chef")
 	chef := c.serviceURL(t, "default", "agentry-chef") + "/api/agents/chef"
-	if code, body := call(t, "GET", chef, nil); code != http.StatusUnauthorized {
-		t.Errorf("chef without a token: %d %s", code, body)
-	}
+	c.eventually(t, 30*time.Second, "chef refuses a call without a token", func() bool {
+		code, _ := call(t, "GET", chef, nil)
+		return code == http.StatusUnauthorized
+	})
 	api := c.serviceURL(t, ns, "agentry-chat") + "/chat/v1"
 	if code, body := call(t, "PUT", api+"/agents/chef", map[string]any{"agentId": "chef", "provider": "ag-ui", "name": "Chef",
 		"agentRef": "default/chef", "enabled": true, "auth": "service-account"}, "apikey", c.chatKey); code != 200 {
