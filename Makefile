@@ -50,9 +50,22 @@ RUNTIME_TAGS ?= agentry_runtime,grpcnotrace
 # The chat web app (ui/apps/web), built into ui/apps/web/embed/app, which bin/agentry embeds.
 # The lock may lack another platform's optional packages, which npm ci refuses: npm install then
 # installs the same locked versions (as hack/test.sh does).
+# The web app is built again only when a source of it changed (make compares times): its
+# packages, the app, the lockfile. Tests, build output and node_modules are not sources.
+WEB_APP := ui/apps/web/embed/app/index.html
+WEB_SOURCES := $(shell find ui -path ui/test -prune -o \( -name node_modules -o -name dist -o -name embed \) -prune -o -type f -print 2>/dev/null)
+UI_MODULES := ui/node_modules/.package-lock.json
+
 .PHONY: web
-web: ## Build the chat web app into ui/apps/web/embed/app (Node.js and npm).
-	cd ui && { test -d node_modules || npm ci --no-audit --no-fund || npm install --no-audit --no-fund; } && npm run build:web
+web: $(WEB_APP) ## Build the chat web app into ui/apps/web/embed/app (Node.js and npm), when ui/ changed.
+
+$(UI_MODULES): ui/package-lock.json
+	cd ui && { npm ci --no-audit --no-fund || npm install --no-audit --no-fund; }
+	@touch $@
+
+$(WEB_APP): $(UI_MODULES) $(WEB_SOURCES)
+	cd ui && npm run build:web
+	@touch $@
 
 .PHONY: build
 build: build-agentry build-runtime ## Build bin/agentry (with the web app) and bin/agentry-runtime (the agent pods' build: serve only).
@@ -70,8 +83,8 @@ print-runtime-tags: ## Print the agent pods' build tags (hack/test.sh checks tha
 	@echo $(RUNTIME_TAGS)
 
 .PHONY: dev
-dev: web ## Build the web app, then run every sample agent and the chat service on :4111 (scripted model unless OPENAI_API_KEY is set).
-	go run . dev
+dev: build-agentry ## Build (the web app only when ui/ changed), then run every sample agent and the chat service on :4111 (scripted model unless OPENAI_API_KEY is set).
+	AGENTRY_STOP_WITH_PARENT=1 exec $(LOCALBIN)/agentry dev
 
 .PHONY: images
 images: build ## Build the agentry and agentry-runtime images into bin/images/agentry-images.tar (no container engine needed).

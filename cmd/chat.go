@@ -37,6 +37,7 @@ import (
 	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
 	"github.com/agentry-dev/agentry/internal/platform/jwtauth"
+	"github.com/agentry-dev/agentry/internal/platform/logwarn"
 	webapp "github.com/agentry-dev/agentry/ui/apps/web"
 )
 
@@ -341,7 +342,7 @@ func parseHeadersKey(text, from string) ([]byte, error) {
 // runChat opens the store, starts the hub and serves until ctx ends.
 func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string) error {
 	if o.headers == nil {
-		log.Info("WARNING: no chat headers key is configured (AGENTRY_CHAT_HEADERS_KEY): agents cannot be given headers")
+		logwarn.Warn(log, "no chat headers key is configured (--headers-key-file or AGENTRY_CHAT_HEADERS_KEY): agents cannot be given headers, and the chat signs no tokens")
 	}
 	var err error
 	if o.ssoClient, err = o.sso.client(ctx, os.Getenv); err != nil {
@@ -450,7 +451,7 @@ func listenChat(log logr.Logger, o *chatOptions) (ln, mln net.Listener, err erro
 				_ = ln.Close()
 				return nil, nil, fmt.Errorf("failed to listen on --metrics-addr %q: %w", o.metricsAddr, err)
 			}
-			log.Error(err, "WARNING: serving no metrics: the default --metrics-addr is taken (set --metrics-addr, or --metrics-addr= to turn metrics off)", "addr", o.metricsAddr)
+			logwarn.Warn(log, "serving no metrics: the default --metrics-addr is taken (set --metrics-addr, or --metrics-addr= to turn metrics off)", "addr", o.metricsAddr, "error", err.Error())
 			mln = nil
 		}
 	}

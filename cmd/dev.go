@@ -15,6 +15,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
+	"github.com/agentry-dev/agentry/api/v1alpha1"
 	chatapi "github.com/agentry-dev/agentry/chat/api"
 	"github.com/agentry-dev/agentry/internal/devkit/samplemcp"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
@@ -165,7 +166,12 @@ func (o *devOptions) announce(ctx context.Context, log logr.Logger, out io.Write
 		base := "http://" + displayAddr(addr)
 		fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
 		for _, id := range reg.IDs() {
-			fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/generate\n", id, base, id)
+			// The route a chat platform calls, as the Agent's spec.platform.provider says.
+			route := "ag-ui"
+			if e, ok := reg.Get(id); ok && e.Manifest.Spec.Platform != nil && e.Manifest.Spec.Platform.Provider == v1alpha1.PlatformProviderMastra {
+				route = "generate"
+			}
+			fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/%s\n", id, base, id, route)
 		}
 		if chat != nil {
 			chat.registerAgents(ctx, log, base, reg, sec)

@@ -30,6 +30,7 @@ type globalFlags struct {
 func Execute() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopWithParent()
 	root := newRootCommand()
 	err := root.ExecuteContext(ctx)
 	if tracing.shutdown != nil {

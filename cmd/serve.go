@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
+	"github.com/agentry-dev/agentry/internal/platform/logwarn"
 	"github.com/agentry-dev/agentry/internal/protocol/manifest/decode"
 	"github.com/agentry-dev/agentry/runtime/memlimit"
 	"github.com/agentry-dev/agentry/runtime/registry"
@@ -120,7 +121,7 @@ func loadRegistry(ctx context.Context, log logr.Logger, loader *decode.Loader, p
 		return nil, fmt.Errorf("invalid configuration:\n%w", err)
 	}
 	for _, w := range warnings {
-		log.Info("WARNING: "+w.Message, "agent", w.Agent)
+		logwarn.Warn(log, w.Message, "agent", w.Agent)
 	}
 	for _, id := range reg.IDs() {
 		if e, _ := reg.Get(id); e.Memory != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/agentry-dev/agentry/internal/platform/defaults"
 	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"github.com/agentry-dev/agentry/internal/platform/httpserve"
+	"github.com/agentry-dev/agentry/internal/platform/logwarn"
 	"github.com/agentry-dev/agentry/internal/platform/ratelimit"
 )
 
@@ -136,10 +137,10 @@ func New(opts Options) *API {
 	defaults.Positive(&opts.MaxMediaBytes, DefaultMaxMediaBytes)
 	opts.PasswordCost = cmp.Or(opts.PasswordCost, bcrypt.DefaultCost)
 	if opts.AuthKey != "" {
-		opts.Logger.Info("WARNING: the chat Auth Key is enabled: anyone who has it can log in as any user. Use it for development only; production clients log in with auth tokens minted with the REST API key")
+		logwarn.Warn(opts.Logger, "the chat Auth Key is enabled: anyone who has it can log in as any user. Use it for development only; production clients log in with auth tokens minted with the REST API key")
 	}
 	if opts.APIKey == "" {
-		opts.Logger.Info("WARNING: no chat REST API key is configured: server routes (creating users, minting tokens, moderation) are refused")
+		logwarn.Warn(opts.Logger, "no chat REST API key is configured: server routes (creating users, minting tokens, moderation) are refused")
 	}
 	defaults.Positive(&opts.RateBurst, DefaultRateBurst)
 	defaults.Positive(&opts.SessionTTL, DefaultSessionTTL)

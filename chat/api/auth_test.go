@@ -100,7 +100,7 @@ func TestLogin(t *testing.T) {
 		e.expect(e.do(http.MethodPost, "/users", "", map[string]string{"uid": "u1", "name": "U"}, "authkey", ""), http.StatusUnauthorized, "ERR_API_KEY_INVALID")
 	})
 	e := newStubEnv(t, Options{AuthKey: "dev-auth-key-xyz", AppID: "app1"})
-	if !strings.Contains(e.logs.String(), "WARNING: the chat Auth Key is enabled") {
+	if !strings.Contains(e.logs.String(), "the chat Auth Key is enabled") {
 		t.Fatalf("no start-up warning for the Auth Key: %s", e.logs)
 	}
 	// Development clients create users with the Auth Key (the SDK's createUser(user, authKey)).

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,6 +75,12 @@ func TestDevWithoutKey(t *testing.T) {
 	p, addr := start(t, nil, `Agentry dev server: http://(\S+)/api/agents`, "dev", "--addr", "127.0.0.1:0")
 	if !strings.Contains(p.Output(), "No OPENAI_API_KEY is set") {
 		t.Errorf("the banner must say the scripted model is in use:\n%s", p.Output())
+	}
+	// Each agent's line names the route its platform provider calls.
+	for _, route := range []string{`chef\s+POST http://\S+/api/agents/chef/ag-ui\n`, `weather\s+POST http://\S+/api/agents/weather/generate\n`} {
+		if !regexp.MustCompile(route).MatchString(p.Output()) {
+			t.Errorf("the banner does not match %s:\n%s", route, p.Output())
+		}
 	}
 	resp, err := http.Get("http://" + addr + "/api/agents")
 	testutil.Check(t, err)
@@ -175,7 +182,7 @@ spec:
 	_ = os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(agent), 0o600)
 	p, _ := start(t, nil, `msg="serving agents"`, "serve", "--config", dir, "--addr", "127.0.0.1:0")
 	out := p.Output()
-	if !strings.Contains(out, "WARNING") || !strings.Contains(out, `tool key \"getWeather\" differs from the id \"weather\"`) {
+	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, `tool key \"getWeather\" differs from the id \"weather\"`) {
 		t.Errorf("start-up must warn naming key and id:\n%s", out)
 	}
 }
