@@ -8,12 +8,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -92,6 +94,8 @@ type chatOptions struct {
 	// tokens for agents with auth service-account (nil: none).
 	serviceAccount string
 	serviceTokens  *agentref.ServiceAccountTokens
+	// out receives the start-up banner (the command's stdout).
+	out io.Writer
 	// corsOrigins may call the API and open sockets from other origins.
 	corsOrigins []string
 	// web serves the embedded web app at / and /app-config.json.
@@ -165,6 +169,7 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 			} else if o.serviceAccount != "" {
 				return errors.New("--service-account needs --agent-refs: its tokens are for in-cluster Agents")
 			}
+			o.out = cmd.OutOrStdout()
 			return runChat(cmd.Context(), log, o, apiKey)
 		},
 	}
@@ -183,7 +188,7 @@ The embedded web app is served at / (--web=false turns it off), its settings at
 	f.IntVar(&o.replicas, "replicas", envInt("AGENTRY_CHAT_REPLICAS", 1), "how many replicas serve this storage (SQLite allows one)")
 	f.IntVar(&o.replicas, "replicas-hint", envInt("AGENTRY_CHAT_REPLICAS", 1), "alias of --replicas")
 	_ = f.MarkHidden("replicas-hint")
-	f.StringVar(&o.mediaDir, "media-dir", envOr("AGENTRY_CHAT_MEDIA_DIR", ".agentry/chat-media"), "directory of uploaded media (shared by every replica)")
+	f.StringVar(&o.mediaDir, "media-dir", os.Getenv("AGENTRY_CHAT_MEDIA_DIR"), "directory of uploaded media, shared by every replica (default with file: storage: chat-media beside the database; required with PostgreSQL) (env AGENTRY_CHAT_MEDIA_DIR)")
 	f.StringVar(&o.issuerURL, "issuer-url", os.Getenv("AGENTRY_CHAT_ISSUER_URL"), "the chat's public URL + /chat/v1 (e.g. https://chat.example.com/chat/v1): the chat then signs a short-lived token for the person behind each run of agents configured with auth chat-jwt, and serves its keys at <issuer-url>/.well-known/jwks.json (env AGENTRY_CHAT_ISSUER_URL)")
 	f.StringVar(&o.headersKeyFile, "headers-key-file", os.Getenv("AGENTRY_CHAT_HEADERS_KEY_FILE"), "file holding the 32-byte key (hex or base64) agent headers are encrypted with (else AGENTRY_CHAT_HEADERS_KEY)")
 	f.Int64Var(&o.maxMediaBytes, "max-media-bytes", chatapi.DefaultMaxMediaBytes, "largest media upload in bytes")
@@ -242,7 +247,14 @@ func (o *chatOptions) resolve(getenv func(string) string) (_ string, err error) 
 		if o.replicas > 1 {
 			return "", fmt.Errorf("--storage %s is SQLite, which one replica only may use, but --replicas is %d: use postgres:// storage for several replicas", o.storage, o.replicas)
 		}
+		if o.mediaDir == "" {
+			// Beside the database, so one directory holds all of a chat's data.
+			o.mediaDir = filepath.Join(filepath.Dir(strings.SplitN(strings.TrimPrefix(o.storage, "file:"), "?", 2)[0]), "chat-media")
+		}
 	case strings.HasPrefix(o.storage, "postgres://"), strings.HasPrefix(o.storage, "postgresql://"):
+		if o.mediaDir == "" {
+			return "", errors.New("--media-dir is required with PostgreSQL storage: a directory every replica shares (e.g. /var/lib/agentry-chat/media on a shared volume)")
+		}
 	default:
 		return "", fmt.Errorf("unsupported --storage %q: use file:PATH or postgres://", store.Redact(o.storage))
 	}
@@ -365,6 +377,7 @@ func runChat(ctx context.Context, log logr.Logger, o *chatOptions, apiKey string
 	hubDone := make(chan error, 1)
 	go func() { hubDone <- svc.hub.Run(hubCtx) }()
 	log.Info("serving the chat service", "addr", ln.Addr().String(), "path", chatapi.Prefix, "storage", st.Kind(), "replicas", o.replicas)
+	chatBanner(o.out, o, ln.Addr(), st.Kind(), apiKey != "")
 	err = svc.serve(ctx, log, o, st, ln, mln)
 	// Runs end with an error message while the store is still open.
 	runsCtx, cancelRuns := context.WithTimeout(context.Background(), 10*time.Second)

@@ -33,9 +33,10 @@ func TestChatFlagsValidate(t *testing.T) {
 		{nil, map[string]string{"AGENTRY_CHAT_API_KEY": "short"}, "", "shorter than 16"},
 		{[]string{"--auth-key=dev-auth-key-0123456", "--replicas=2"}, nil, "", "one replica only"},
 		{[]string{"--auth-key=dev-auth-key-0123456", "--replicas-hint=3"}, nil, "", "one replica only"},
-		{[]string{"--auth-key=dev-auth-key-0123456", "--replicas=2", "--storage=postgres://u@db/chat"}, nil, "", ""},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--replicas=2", "--storage=postgres://u@db/chat", "--media-dir=/srv/media"}, nil, "", ""},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--storage=postgres://u:secret@db/chat"}, nil, "", "--media-dir is required with PostgreSQL"},
 		{[]string{"--auth-key=dev-auth-key-0123456", "--storage=mysql://x"}, nil, "", "unsupported --storage"},
-		{[]string{"--auth-key=dev-auth-key-0123456", "--storage=postgres://u:secret@db/chat", "--replicas=0"}, nil, "", "at least 1"},
+		{[]string{"--auth-key=dev-auth-key-0123456", "--storage=postgres://u:secret@db/chat", "--media-dir=/srv/media", "--replicas=0"}, nil, "", "at least 1"},
 		{[]string{"--auth-key=dev-auth-key-0123456", "--rate-limit=-1"}, nil, "", "--rate-limit must not be negative"},
 		{[]string{"--auth-key=dev-auth-key-0123456", "--rate-burst=0"}, nil, "", "--rate-burst must be at least 1"},
 		{[]string{"--auth-key=dev-auth-key-0123456", "--rate-limit=0"}, nil, "", ""},
@@ -69,6 +70,22 @@ func TestAgentEgressPolicy(t *testing.T) {
 		"169.254.169.254": false, "192.168.1.1": false, "93.184.216.34": true} {
 		if err := p.Check(netip.MustParseAddr(addr)); (err == nil) != allowed {
 			t.Errorf("%s: %v, want allowed=%v", addr, err, allowed)
+		}
+	}
+}
+
+// TestChatMediaBesideTheDatabase: with SQLite, uploads default to chat-media beside the
+// database file; a set --media-dir wins.
+func TestChatMediaBesideTheDatabase(t *testing.T) {
+	for args, want := range map[string]string{
+		"--storage=file:/srv/chat/chat.db?_pragma=x": "/srv/chat/chat-media",
+		"--storage=file:chat.db":                     "chat-media",
+		"--media-dir=/elsewhere":                     "/elsewhere",
+	} {
+		cmd, o := chatCommand(&globalFlags{})
+		testutil.NoError(t, cmd.ParseFlags([]string{"--auth-key=dev-auth-key-0123456", args}))
+		if _, err := o.resolve(func(string) string { return "" }); err != nil || o.mediaDir != want {
+			t.Errorf("%s: media %q (%v), want %q", args, o.mediaDir, err, want)
 		}
 	}
 }

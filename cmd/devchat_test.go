@@ -1,3 +1,5 @@
+//go:build !agentry_runtime
+
 package cmd
 
 import (

@@ -133,8 +133,8 @@ func notesAdminCommands(t *testing.T, notes, base string) string {
 			cmds = append(cmds, strings.Replace(line, "curl ", "curl -fsS ", 1))
 		}
 	}
-	if len(cmds) != 3 {
-		t.Fatalf("NOTES must show how to read the API key, create the admin and mint its token: %q\n%s", cmds, notes)
+	if len(cmds) != 2 {
+		t.Fatalf("NOTES must show how to read the API key and invite the first admin: %q\n%s", cmds, notes)
 	}
 	return strings.Join(cmds, "\n")
 }
@@ -221,14 +221,26 @@ func chatFirstAdmin(t *testing.T, c *cluster, ns, chatKC, install string, creds 
 	if err != nil {
 		t.Fatalf("the NOTES' first-admin commands:\n%s\n%v\n%s\nchat:\n%s", script, err, out, chat.proc.Output())
 	}
+	// The invitation's link carries its code: the person chooses a password there.
+	var inv struct {
+		Code string `json:"code"`
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &inv); err != nil || inv.Code == "" {
+		t.Fatalf("no invitation from the NOTES' commands: %s", out)
+	}
+	if !strings.Contains(install, "http://localhost:8080/#invite=<code from the answer>") {
+		t.Errorf("the NOTES do not say which link to open:\n%s", install)
+	}
+	accept, _ := json.Marshal(map[string]string{"code": inv.Code, "password": "first-admin-password"})
+	code, body := chat.do(t, http.MethodPost, "/chat/v1/auth/invitation/accept", nil, string(accept))
 	var tok struct {
 		AuthToken string `json:"authToken"`
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &tok); err != nil || tok.AuthToken == "" {
-		t.Fatalf("no auth token from the NOTES' commands: %s", out)
+	if err := json.Unmarshal([]byte(body), &tok); code != http.StatusOK || err != nil || tok.AuthToken == "" {
+		t.Fatalf("accepting the first admin's invitation: %d %s", code, body)
 	}
-	code, body := chat.do(t, http.MethodGet, "/chat/v1/users/admin", map[string]string{"Authorization": "Bearer " + tok.AuthToken}, "")
+	code, body = chat.do(t, http.MethodGet, "/chat/v1/users/admin", map[string]string{"Authorization": "Bearer " + tok.AuthToken}, "")
 	if code != http.StatusOK || !strings.Contains(body, `"role":"admin"`) {
 		t.Errorf("the admin with its token: %d %s", code, body)
 	}
