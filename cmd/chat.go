@@ -14,8 +14,8 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
