@@ -19,6 +19,9 @@ if git worktree add -q --detach "$before_dir/src" "$BEFORE_OPENAI_GO" 2>/dev/nul
 else
   echo "(the commit before openai-go, $BEFORE_OPENAI_GO, is not in this clone: only this version is measured)"
 fi
+echo "=== make dev: start time until the web app can be opened (warm, and after a change under ui/)"
+go run ./test/bench/devstart
+echo
 echo "=== runtime footprint: one agent pod's binary, memory and start time, beside the runtime before openai-go"
 go run ./test/bench/footprint ${before_src:+-before "$before_src"}
 echo
