@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -90,10 +92,23 @@ func (a *API) putAgent(c echo.Context) error {
 	} else {
 		cfg.Enabled = old.Enabled
 	}
+	// A new agent brings what it says of itself (display fields, frontend actions), so an admin
+	// types only what differs; one that says nothing is saved as typed.
+	var imported []model.FrontendAction
+	if old.AgentID == "" {
+		var headers map[string]string
+		if req.Headers != nil {
+			headers = *req.Headers
+		}
+		if imported, err = a.importFromAgent(ctx, &cfg, headers, nil); err != nil {
+			a.opts.Logger.V(1).Info("a new agent's description was not imported", "agent", id, "reason", err.Error())
+		}
+	}
 	out, created, err := a.opts.Store.PutAgent(ctx, cfg, req.Headers)
 	if err != nil {
 		return err
 	}
+	a.addActions(ctx, imported)
 	// Users see an enabled agent's name and icon: tell them when that changed.
 	if old.Enabled != out.Enabled || (out.Enabled && (old.Name != out.Name || old.Icon != out.Icon)) {
 		a.agentsChanged(id)
@@ -284,25 +299,121 @@ func (a *API) testAgent(c echo.Context) error {
 	defaults.Positive(&timeout, DefaultAgentTestTimeout)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// An agent that takes the chat's tokens is tested with one for the admin testing it.
+	call, err := a.agentCall(tctx, cfg, headers, cmp.Or(uidOf(c), bridge.ServiceSubject))
+	if err != nil {
+		return c.JSON(http.StatusOK, bridge.ConnectionTest{FirstEvents: []string{}, Error: err.Error()})
+	}
+	cfg.DeploymentURL = call.url
+	return c.JSON(http.StatusOK, bridge.Probe(tctx, call.client, cfg, call.headers))
+}
+
+// agentCallTo is how the chat reaches an agent outside a run: its URL (an in-cluster Agent's
+// resolved), the client of that URL's kind, and the headers a run would send.
+type agentCallTo struct {
+	url     string
+	client  *http.Client
+	headers map[string]string
+}
+
+// agentCall resolves how to call the agent of cfg for subject; the error is a sentence.
+func (a *API) agentCall(ctx context.Context, cfg model.AgentConfig, headers map[string]string, subject string) (agentCallTo, error) {
+	call := agentCallTo{url: cfg.DeploymentURL, client: a.probe, headers: headers}
 	if cfg.AgentRef != "" {
 		if a.opts.Bridge == nil {
-			return c.JSON(http.StatusOK, bridge.ConnectionTest{FirstEvents: []string{}, Error: "agentRef cannot be resolved: this server runs no agent bridge"})
+			return call, errors.New("agentRef cannot be resolved: this server runs no agent bridge")
 		}
-		if cfg.DeploymentURL, err = a.opts.Bridge.URL(tctx, cfg); err != nil {
-			return c.JSON(http.StatusOK, bridge.ConnectionTest{FirstEvents: []string{}, Error: err.Error()})
+		var err error
+		if call.url, err = a.opts.Bridge.URL(ctx, cfg); err != nil {
+			return call, err
 		}
-	}
-	client := a.probe
-	if cfg.AgentRef != "" {
-		client = a.probeCluster // the operator's in-cluster endpoint, not an admin's URL
+		call.client = a.probeCluster // the operator's in-cluster endpoint, not an admin's URL
 	}
 	if a.opts.Bridge != nil {
-		// An agent that takes the chat's tokens is tested with one for the admin testing it.
-		if headers, err = a.opts.Bridge.Credentials(tctx, cfg, cfg.DeploymentURL, cmp.Or(uidOf(c), bridge.ServiceSubject), "", headers); err != nil {
-			return c.JSON(http.StatusOK, bridge.ConnectionTest{FirstEvents: []string{}, Error: err.Error()})
+		var err error
+		if call.headers, err = a.opts.Bridge.Credentials(ctx, cfg, call.url, subject, "", headers); err != nil {
+			return call, err
 		}
 	}
-	return c.JSON(http.StatusOK, bridge.Probe(tctx, client, cfg, headers))
+	return call, nil
+}
+
+// importFromAgent fills the configuration's empty display fields from what the agent says of
+// itself (an Agentry agent: its manifest's spec.platform) and returns the frontend actions it
+// has that the chat does not (have). Nothing is imported from an agent that says nothing, or
+// when what it says would not be a valid configuration.
+func (a *API) importFromAgent(ctx context.Context, cfg *model.AgentConfig, headers map[string]string, have []string) ([]model.FrontendAction, error) {
+	timeout := a.opts.AgentTestTimeout
+	defaults.Positive(&timeout, DefaultAgentTestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	call, err := a.agentCall(ctx, *cfg, headers, bridge.ServiceSubject)
+	if err != nil {
+		return nil, err
+	}
+	d, err := bridge.Describe(ctx, call.client, call.url, call.headers)
+	if err != nil {
+		return nil, err
+	}
+	filled := *cfg
+	actions := d.Fill(&filled, have)
+	if err := filled.Validate(); err != nil {
+		return nil, fmt.Errorf("the agent's description is not a valid configuration: %w", err)
+	}
+	*cfg = filled
+	return actions, nil
+}
+
+// addActions stores the imported frontend actions; one the store refuses is skipped and logged.
+func (a *API) addActions(ctx context.Context, actions []model.FrontendAction) []string {
+	added := []string{}
+	for _, f := range actions {
+		if _, _, err := a.opts.Store.PutAction(ctx, f); err != nil {
+			a.opts.Logger.Info("skipped a frontend action the agent describes", "agent", f.AgentID, "action", f.Name, "reason", err.Error())
+			continue
+		}
+		added = append(added, f.Name)
+	}
+	return added
+}
+
+// importAgent (POST /agents/{agentId}/import) fills the agent's empty display fields and adds
+// the frontend actions it describes that the chat lacks; what an admin set stays.
+func (a *API) importAgent(c echo.Context) error {
+	id, err := pathAgentID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	cfg, err := a.opts.Store.GetAgent(ctx, id)
+	if err != nil {
+		return err
+	}
+	headers, err := a.opts.Store.AgentHeaders(ctx, id)
+	if err != nil {
+		return err
+	}
+	list, err := a.opts.Store.ListActions(ctx, id)
+	if err != nil {
+		return err
+	}
+	have := make([]string, len(list))
+	for i, f := range list {
+		have[i] = f.Name
+	}
+	actions, err := a.importFromAgent(ctx, &cfg, headers, have)
+	if err != nil {
+		return errValidation("%s", err.Error())
+	}
+	out, _, err := a.opts.Store.PutAgent(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	added := a.addActions(ctx, actions)
+	if out.Enabled {
+		a.agentsChanged(id)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"agent": out, "addedActions": added})
 }
 
 // saved answers a create-or-replace: 201 when it created, 200 when it replaced.

@@ -270,6 +270,7 @@ func (a *API) Register(e *echo.Echo) {
 	g.POST("/agents/:agentId/enable", a.enableAgent, admin)
 	g.POST("/agents/:agentId/disable", a.disableAgent, admin)
 	g.POST("/agents/:agentId/test", a.testAgent, admin)
+	g.POST("/agents/:agentId/import", a.importAgent, admin)
 	g.GET("/agents/:agentId/profile", a.agentProfile, user)
 	g.POST("/agent-runs/:runId/actions/:toolCallId", a.actionResult, user)
 	g.GET("/approvals/:approvalId", a.getApproval, user)

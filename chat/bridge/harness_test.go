@@ -271,18 +271,18 @@ func (e *chatEnv) putAgent(cfg map[string]any) {
 	}
 }
 
-// putChef configures the sample chef agent served by rt, with its frontend action.
+// putChef configures the sample chef agent served by rt: as an admin does, with its URL and name
+// only; its frontend action comes from what the agent says of itself.
 func (e *chatEnv) putChef(rt *runtimeEnv, id string) {
 	e.t.Helper()
 	e.putAgent(map[string]any{"agentId": id, "name": "Chef", "deploymentUrl": rt.URL + "/api/agents/chef/ag-ui"})
-	e.must(e.do(http.MethodPut, "/agents/"+id+"/actions/show-recipe-card", "", map[string]any{
-		"displayName": "Show recipe card", "executionText": "Showing the recipe card",
-		"description": "Shows a recipe as a card in the chat UI.",
-		"parameters": map[string]any{"type": "object", "required": []string{"title", "steps"}, "properties": map[string]any{
-			"title": map[string]string{"type": "string", "description": "The recipe title."},
-			"steps": map[string]any{"type": "array", "items": map[string]string{"type": "string"}, "description": "The steps."},
-		}},
-	}), http.StatusCreated)
+	var list struct {
+		Items []model.FrontendAction `json:"items"`
+	}
+	testutil.NoError(e.t, json.Unmarshal(e.must(e.do(http.MethodGet, "/agents/"+id+"/actions", "", nil), http.StatusOK).Body, &list))
+	if len(list.Items) != 1 || list.Items[0].Name != "show-recipe-card" || list.Items[0].ExecutionText != "Showing the recipe card" {
+		e.t.Fatalf("chef's frontend actions after it was added: %+v", list.Items)
+	}
 }
 
 // send posts a text message from uid to a user (or "group:guid").

@@ -392,6 +392,10 @@ async function testTheConnection(admin: Page): Promise<void> {
   await result.getByText("Connection works").waitFor({ timeout: 15_000 });
   await result.scrollIntoViewIfNeeded();
   await screenshot(admin, "web/admin-test-connection");
+  // Fill from the agent: agentry dev registered chef with its action already; nothing is missing.
+  await main.getByRole("button", { name: "Fill from the agent" }).click();
+  await main.getByText("Filled from the agent; no frontend action was missing.").waitFor();
+  expect(await main.getByLabel("Greeting").inputValue()).toBe("Hi! What are we cooking today?");
   expect(pageErrors(admin)).toEqual([]);
 }
 

@@ -77,6 +77,7 @@ export const saveAgentConfig: ChatClient["saveAgentConfig"] = (agentId, config) 
 export const deleteAgentConfig: ChatClient["deleteAgentConfig"] = (agentId) => client.deleteAgentConfig(agentId);
 export const setAgentEnabled: ChatClient["setAgentEnabled"] = (agentId, enabled) => client.setAgentEnabled(agentId, enabled);
 export const testAgentConnection: ChatClient["testAgentConnection"] = (agentId) => client.testAgentConnection(agentId);
+export const importAgentConfig: ChatClient["importAgentConfig"] = (agentId) => client.importAgentConfig(agentId);
 export const getFrontendActions: ChatClient["getFrontendActions"] = (agentId) => client.getFrontendActions(agentId);
 export const saveFrontendAction: ChatClient["saveFrontendAction"] = (agentId, name, action) => client.saveFrontendAction(agentId, name, action);
 export const deleteFrontendAction: ChatClient["deleteFrontendAction"] = (agentId, name) => client.deleteFrontendAction(agentId, name);
@@ -103,7 +104,7 @@ export type {
 export { Action } from "./models/action";
 export { AgenticMessage, type ToolCall, type ToolResult } from "./models/agentic";
 export type { ActionResult, AgentEvent, AgentProfile, AGUIEvent, Approval, ApprovalDecision, ApprovalStatus } from "./models/agent";
-export type { AgentAuth, AgentConfig, AgentConfigWrite, AgentProvider, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
+export type { AgentAuth, AgentConfig, AgentConfigWrite, AgentImport, AgentProvider, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
 export { Conversation } from "./models/conversation";
 export { Group } from "./models/group";
 export { Attachment, BaseMessage, CustomMessage, MediaMessage, TextMessage, type ModerationStatus } from "./models/message";

@@ -10,7 +10,7 @@ import type {
   GroupListenerCallbacks,
   MessageListenerCallbacks,
 } from "./listeners";
-import type { ActionResult, AgentConfig, AgentConfigWrite, AgentProfile, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
+import type { ActionResult, AgentConfig, AgentConfigWrite, AgentImport, AgentProfile, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
 import type { Group } from "./models/group";
 import type { BaseMessage, CustomMessage, MediaMessage, TextMessage } from "./models/message";
 import type { MessageReceipt, TypingIndicator } from "./models/receipt";
@@ -138,6 +138,7 @@ export class ChatClient {
   setAgentEnabled(agentId: string, enabled: boolean): Promise<AgentConfig> { return run(() => agents.setAgentEnabled(this.s, agentId, enabled)); }
   /** Calls the agent once and reports what came back. */
   testAgentConnection(agentId: string): Promise<ConnectionTest> { return run(() => agents.testAgentConnection(this.s, agentId)); }
+  importAgentConfig(agentId: string): Promise<AgentImport> { return run(() => agents.importAgentConfig(this.s, agentId)); }
   getFrontendActions(agentId: string): Promise<FrontendAction[]> { return run(() => agents.getFrontendActions(this.s, agentId)); }
   /** Creates or replaces the agent's frontend action with this name (PUT). */
   saveFrontendAction(agentId: string, name: string, action: FrontendActionWrite): Promise<FrontendAction> {

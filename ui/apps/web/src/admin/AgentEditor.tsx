@@ -2,7 +2,7 @@
 import { Chat } from "@agentry/chat-sdk";
 import { useEffect, useId, useState } from "react";
 import { errorText } from "../session";
-import { approverList, fieldOfMessage, parseHeaders, suggestedList, takenError, validateAgent, type AgentForm } from "../validate";
+import { approverList, fieldOfMessage, forPeople, parseHeaders, suggestedList, takenError, validateAgent, type AgentForm } from "../validate";
 import { Field } from "./fields";
 import { errorMap, useEditorForm, type EditorForm } from "./useEditorForm";
 
@@ -87,6 +87,16 @@ export function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
       (e) => setTest({ ok: false, status: 0, contentType: "", firstEvents: null, error: errorText(e) }));
   };
 
+  const runImport = async () => {
+    if (isNew) return;
+    await ed.run(async () => {
+      const { agent: filled, addedActions } = await Chat.importAgentConfig(agent.agentId);
+      ed.setForm(() => formOf(filled));
+      ed.setStatus(addedActions.length ? `Filled from the agent; frontend actions added: ${addedActions.join(", ")}.` : "Filled from the agent; no frontend action was missing.");
+      onSaved(filled);
+    }, (e) => ed.setStatus(`Not filled: ${forPeople(errorText(e))}`));
+  };
+
   return (
     <section className="agentry-web__panel" aria-labelledby={headingId}>
       <div className="agentry-web__panel-head">
@@ -106,13 +116,17 @@ export function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
               <button type="button" className="agentry-web__button agentry-web__button--secondary" disabled={ed.busy} onClick={() => void runTest()}>
                 Test connection
               </button>
+              <button type="button" className="agentry-web__button agentry-web__button--secondary" disabled={ed.busy} onClick={() => void runImport()}
+                title="Fill empty fields and add missing frontend actions from what the agent says of itself">
+                Fill from the agent
+              </button>
               <button type="button" className="agentry-web__button agentry-web__button--danger" disabled={ed.busy} onClick={() => void remove()}>
                 Delete
               </button>
             </>
           ) : null}
           <p className="agentry-web__status-text" role="status">
-            {ed.status}
+            {ed.status || (isNew ? "Saving fills the empty fields and frontend actions from the agent, when it describes itself." : "")}
           </p>
         </div>
         {test ? <TestResult test={test} /> : null}

@@ -134,6 +134,12 @@ export interface FrontendAction {
 /** A frontend action to save (PUT /agents/{id}/actions/{name}). */
 export type FrontendActionWrite = Omit<FrontendAction, "agentId" | "name">;
 
+/** What POST /agents/{id}/import did: the configuration after it and the actions it added. */
+export interface AgentImport {
+  readonly agent: AgentConfig;
+  readonly addedActions: readonly string[];
+}
+
 /** What POST /agents/{id}/test saw of the agent's first answer. */
 export interface ConnectionTest {
   readonly ok: boolean;

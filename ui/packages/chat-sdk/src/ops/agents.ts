@@ -1,5 +1,5 @@
 import type { ReceiverType } from "../constants";
-import type { ActionResult, AgentConfig, AgentConfigWrite, AgentProfile, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "../models/agent";
+import type { ActionResult, AgentConfig, AgentConfigWrite, AgentImport, AgentProfile, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "../models/agent";
 import { toApproval } from "../models/approval";
 import type { BaseMessage } from "../models/message";
 import type { Session } from "../session";
@@ -70,6 +70,10 @@ export function setAgentEnabled(s: Session, agentId: string, enabled: boolean): 
 }
 export function testAgentConnection(s: Session, agentId: string): Promise<ConnectionTest> {
   return s.http.json("POST", agentPath(agentId, "/test"));
+}
+/** Fills the agent's empty display fields and adds its frontend actions from what the agent says of itself. */
+export function importAgentConfig(s: Session, agentId: string): Promise<AgentImport> {
+  return s.http.json("POST", agentPath(agentId, "/import"));
 }
 export async function getFrontendActions(s: Session, agentId: string): Promise<FrontendAction[]> {
   return (await s.http.json<{ items: FrontendAction[] | null }>("GET", agentPath(agentId, "/actions"))).items ?? [];
