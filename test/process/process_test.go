@@ -107,7 +107,7 @@ func TestDevWithoutKey(t *testing.T) {
 	}
 	status, out = post(t, "http://"+addr+"/api/agents/sous-chef/generate", `{"messages":"How many ml is 2 cups?"}`)
 	results, _ := out["toolResults"].([]any)
-	if status != 200 || out["text"] != "2 cup is 473.18 ml." || len(results) != 1 {
+	if status != 200 || out["text"] != "2 cups is 473.18 ml." || len(results) != 1 {
 		t.Fatalf("sous-chef: %d %v", status, out)
 	}
 	if r := results[0].(map[string]any); r["toolName"] != "convert-units" || r["result"].(map[string]any)["quantity"] != 473.18 {

@@ -43,7 +43,7 @@ func TestREADMEMCPManifest(t *testing.T) {
 	_, addr := start(t, []string{"OPENAI_BASE_URL=" + model.URL(), "OPENAI_API_KEY=unused"}, `msg="serving agents" addr=(\S+)`,
 		"serve", "--config", dir, "--addr", "127.0.0.1:0", "--secrets-dir", t.TempDir())
 	status, out := post(t, "http://"+addr+curl[1], curl[2])
-	if status != 200 || out["text"] != "2 cup is 473.18 ml." {
+	if status != 200 || out["text"] != "2 cups is 473.18 ml." {
 		t.Fatalf("%s %s: %d %v", curl[1], curl[2], status, out)
 	}
 }

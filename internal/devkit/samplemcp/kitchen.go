@@ -79,7 +79,15 @@ func Convert(in ConvertInput) (ConvertOutput, error) {
 		return ConvertOutput{}, errors.New("quantity must be a non-negative number")
 	}
 	q := math.Round(in.Quantity*units[from].size/units[to].size*100) / 100
-	return ConvertOutput{Quantity: q, Unit: to, Text: fmt.Sprintf("%g %s is %g %s", in.Quantity, from, q, to)}, nil
+	return ConvertOutput{Quantity: q, Unit: to, Text: fmt.Sprintf("%g %s is %g %s", in.Quantity, spoken(from, in.Quantity), q, spoken(to, q))}, nil
+}
+
+// spoken is a unit as a sentence says it for quantity: symbols stay (2 ml, 1 lb), cups count.
+func spoken(unit string, quantity float64) string {
+	if unit == "cup" && quantity != 1 {
+		return "cups"
+	}
+	return unit
 }
 
 // NewServer returns the kitchen MCP server.

@@ -8,7 +8,9 @@ func TestConvert(t *testing.T) {
 		want string
 		err  bool
 	}{
-		{ConvertInput{2, "cups", "ml"}, "2 cup is 473.18 ml", false},
+		{ConvertInput{2, "cups", "ml"}, "2 cups is 473.18 ml", false},
+		{ConvertInput{1, "cup", "ml"}, "1 cup is 236.59 ml", false},
+		{ConvertInput{473.18, "ml", "cup"}, "473.18 ml is 2 cups", false},
 		{ConvertInput{1, "lb", "kg"}, "1 lb is 0.45 kg", false},
 		{ConvertInput{3, "tsp", "tbsp"}, "3 tsp is 1 tbsp", false},
 		{ConvertInput{2, "cup", "g"}, "", true},   // needs a density
