@@ -19,7 +19,9 @@ async function makeGroup(owner: string, members: string[], name = "Team"): Promi
   await app.dev().call("POST", "/groups", { guid, name: `${name} ${guid.slice(5)}`, type: "public", members: members.map((uid) => ({ uid })) }, await app.dev().mintToken(owner));
   return guid;
 }
-const recent = (p: Page) => p.getByRole("region", { name: "Recent" });
+const recent = (p: Page) => p.getByRole("region", { name: "Direct messages" });
+/** A group's row in the sidebar's Groups list (its last message and unread count live there). */
+const groupRow = (p: Page, name: RegExp) => p.locator(".chat-groups").getByRole("option", { name });
 
 describe("web app conversations on agentry dev", () => {
   test("quote reply: the composer shows what is answered, the reply carries and shows the quote, the quote leads to the original", async () => {
@@ -67,7 +69,7 @@ describe("web app conversations on agentry dev", () => {
     const top = await app.dev().call<{ id: number }>("POST", "/messages", { receiver: guid, receiverType: "group", text: "Standup moved to 10" }, alice);
     await app.dev().call("POST", "/messages", { receiver: guid, receiverType: "group", text: "ok", parentId: top.id }, await app.dev().mintToken("bob"));
     const carol = await signIn("Carol");
-    const row = recent(carol).getByRole("button", { name: new RegExp(`Team ${guid.slice(5)}`) });
+    const row = groupRow(carol, new RegExp(`Team ${guid.slice(5)}`));
     await row.waitFor();
     await expect.poll(() => row.getByLabel(/unread/).textContent()).toBe("1");
     await row.click();
@@ -178,9 +180,9 @@ describe("web app conversations on agentry dev: offline, tabs and URLs", () => {
     const row = groups.getByRole("option", { name: new RegExp(`Book club ${guid.slice(5)}`) });
     await row.getByText("1 member").waitFor();
     await app.dev().call("POST", `/groups/${guid}/join`, {}, await app.dev().mintToken("bob"));
-    // Both lists follow without a reload: the group's member count, and Recent.
-    await row.getByText("2 members").waitFor();
-    await recent(first).getByRole("button", { name: new RegExp(`Book club ${guid.slice(5)}`) }).waitFor();
+    // The row follows without a reload: its last message, the join, replaces the member count.
+    await row.getByText(/joined/).waitFor();
+    await expect.poll(() => first.getByRole("region", { name: "Direct messages" }).getByText(/Book club/).count()).toBe(0);
   });
 
   test("a URL per conversation and thread: reload, back and forward and a shared link land there", async () => {

@@ -212,7 +212,8 @@ describe("web app views on agentry dev: the tour", () => {
       await login.getByRole("button", { name: "Sign in as Alice" }).waitFor();
       await screenshot(login, `web/tour/login-${at}`);
       const alice = await signIn("Alice", "/", { width, height });
-      await alice.getByRole("region", { name: "Recent" }).getByText("Weekend trip").waitFor();
+      // The group row previews its last message (Carol's, or the chef answering her mention).
+      await alice.locator(".chat-groups").getByRole("option", { name: /Weekend trip/ }).getByText(/^(Carol|Chef): /).waitFor();
       await screenshot(alice, `web/tour/home-${at}`);
       await alice.goto(`/group/${guid}`);
       await main(alice).getByRole("heading", { name: "Weekend trip" }).waitFor();

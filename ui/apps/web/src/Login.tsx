@@ -88,11 +88,9 @@ function DevLogin({ dev, busy, describedBy, run }: FormProps & { dev: NonNullabl
             <button type="button" className="agentry-web__user-button" disabled={busy} onClick={() => void run(() => loginWithAuthKey(u.uid, dev.authKey))}>
               <Avatar className="agentry-web__avatar" name={u.name || u.uid} />
               <span className="agentry-web__user-button-text">
-                <span className="agentry-web__user-name">Sign in as {u.name}</span>
-                <span className="agentry-web__muted">
-                  {u.uid}
-                  {u.role === "admin" ? " · admin" : ""}
-                </span>
+                {/* The card shows the name; a screen reader hears what the button does. */}
+                <span className="agentry-web__user-name"><span className="agentry-web__sr-only">Sign in as </span>{u.name || u.uid}</span>
+                <span className="agentry-web__muted">{pickerSubtitle(u)}</span>
               </span>
             </button>
           </li>
@@ -177,4 +175,10 @@ function TokenLogin({ chatPath, busy, describedBy, run }: FormProps & { chatPath
       </div>
     </form>
   );
+}
+
+/** A sample user's second line: the uid, and what an admin does (the uid alone when it says so). */
+function pickerSubtitle(u: { uid: string; name: string; role?: string }): string {
+  if (u.role !== "admin") return u.uid;
+  return u.uid === "admin" ? "configures agents and people" : `${u.uid} · configures agents and people`;
 }

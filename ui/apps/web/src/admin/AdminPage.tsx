@@ -104,8 +104,9 @@ function AgentList({ configs, selected, onSelect }: { configs: AgentConfigs; sel
               <Avatar className="agentry-web__avatar" name={a.name || a.agentId} image={a.icon} />
               <span className="agentry-web__list-text">
                 <span className="agentry-web__list-title">{a.name || a.agentId}</span>
+                {/* On or off is the switch beside the row: the line names the agent's id and provider. */}
                 <span className="agentry-web__list-sub">
-                  {a.agentId} · {a.provider} · <span className={`agentry-web__status-word agentry-web__status-word--${a.enabled ? "on" : "off"}`}>{a.enabled ? "Enabled" : "Disabled"}</span>
+                  {a.agentId} · {a.provider}
                 </span>
               </span>
             </button>

@@ -33,12 +33,17 @@ export function ChatSidebar(p: ChatSidebarProps) {
         nav.setDetails(false);
         nav.setSearch(searchText);
       }}>
-        <input type="search" className="agentry-web__input" aria-label="Search messages" placeholder="Search messages" value={searchText}
+        <input type="search" className="agentry-web__input agentry-web__search-input" aria-label="Search messages" placeholder="Search messages" value={searchText}
           onChange={(e) => setSearchText(e.target.value)} />
       </form>
       <div className="agentry-web__groups">
         <ChatGroups groupsRequestBuilder={groupsBuilder} activeGroup={nav.target?.kind === "group" ? nav.target.group : undefined}
-          onItemClick={(g) => void nav.openGroup(g)} onError={(e) => nav.setError(errorText(e))}
+          onItemClick={(g) => void nav.openGroup(g)} onError={(e) => nav.setError(errorText(e))} hideSearch
+          subtitleView={(g) => <GroupPreview group={g} {...p} />}
+          trailingView={(g) => {
+            const unread = p.unreadOf(keyOf(g));
+            return unread ? <span className="agentry-web__unread" aria-label={`${unread} unread`}>{unread}</span> : null;
+          }}
           headerView={
             <div className="chat-list__header agentry-web__groups-head">
               <h2 className="chat-list__header-title">Groups</h2>
@@ -74,16 +79,26 @@ export function ChatSidebar(p: ChatSidebarProps) {
   );
 }
 
-/** Recent conversations, without those of agents no longer listed (an admin disabled them). */
+/** A group row's second line: its last message when the group has a conversation, else its
+ * member count (groups live in their own list, not again among the direct messages). */
+function GroupPreview({ group, recent, me }: { group: Chat.Group } & ChatSidebarProps) {
+  const c = recent.find((r) => keyOf(r.getConversationWith()) === keyOf(group));
+  const n = group.getMembersCount();
+  return <>{c?.getLastMessage() ? previewOf(c, me.getUid()) : `${n} member${n === 1 ? "" : "s"}`}</>;
+}
+
+/** Direct conversations (people and agents), newest first, without those of agents no longer
+ * listed (an admin disabled them); groups are in the Groups list. */
 function RecentList(p: ChatSidebarProps) {
   const items = p.recent.filter((c) => {
     const w = c.getConversationWith();
-    return !(w instanceof Chat.User && w.getKind() === "agent" && !p.dir.agents.some((a) => a.getUid() === w.getUid()));
+    if (w instanceof Chat.Group) return false;
+    return !(w.getKind() === "agent" && !p.dir.agents.some((a) => a.getUid() === w.getUid()));
   });
   if (!items.length) return null;
   return (
     <section className="agentry-web__section" aria-labelledby="agentry-recent">
-      <h2 id="agentry-recent" className="agentry-web__section-title">Recent</h2>
+      <h2 id="agentry-recent" className="agentry-web__section-title">Direct messages</h2>
       <ul className="agentry-web__list">
         {items.map((c) => {
           const w = c.getConversationWith();

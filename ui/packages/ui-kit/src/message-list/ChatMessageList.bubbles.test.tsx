@@ -26,6 +26,17 @@ describe("ChatMessageList: bubbles", () => {
     expect(b.container.querySelectorAll(".chat-avatar")).toHaveLength(0);
   });
 
+  it("shows an agent's name and avatar on its replies in an agent chat, once per run; not on the user's", async () => {
+    fake().store = [mk.text(1, "alice", "bob", "question"), mk.text(2, "bob", "alice", "answer"), mk.text(3, "bob", "alice", "more")];
+    const a = await show(<ChatMessageList user={bob()} isAgentChat loadLastAgentConversation />);
+    expect([...a.container.querySelectorAll(".chat-message-bubble__sender-name")].map((e) => e.textContent)).toEqual(["Bob"]);
+    expect(a.container.querySelectorAll(".chat-message-bubble-incoming .chat-avatar")).toHaveLength(1);
+    expect(a.container.querySelectorAll(".chat-message-bubble-outgoing .chat-avatar")).toHaveLength(0);
+    a.unmount();
+    const b = await show(<ChatMessageList user={bob()} />);
+    expect(b.container.querySelectorAll(".chat-message-bubble__sender-name")).toHaveLength(0);
+  });
+
   it("shows receipts of outgoing messages from getDeliveredAt/getReadAt and live receipts; hideReceipts hides them", async () => {
     fake().store = [mk.text(1, "alice", "bob", "read", { deliveredAt: 1, readAt: 2 }), mk.text(2, "alice", "bob", "delivered", { deliveredAt: 3 }), mk.text(3, "alice", "bob", "sent"), mk.text(4, "bob", "alice", "theirs")];
     const a = await show(<ChatMessageList user={bob()} />);

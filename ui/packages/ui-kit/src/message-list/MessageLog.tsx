@@ -59,7 +59,9 @@ function Item({ it, v }: { it: ListItem; v: MessageListView }) {
   if (it.kind === "date") return <DateSeparator itemKey={it.key} date={it.date} format={p.separatorDateTimeFormat} />;
   if (it.kind === "unread") return <UnreadDivider itemKey={it.key} />;
   if (it.kind === "steps") {
-    return <StepsBlock itemKey={it.key} steps={it.steps} lastId={it.messages[it.messages.length - 1]!.getId()} noReply={it.noReply} agentName={agentNameOf(it.messages, it.agentId, p.user)} />;
+    const footer = it.answer ? v.context?.templateOf(it.answer)?.footerView?.(it.answer) : undefined;
+    return <StepsBlock itemKey={it.key} steps={it.steps} lastId={it.messages[it.messages.length - 1]!.getId()} noReply={it.noReply} agentName={agentNameOf(it.messages, it.agentId, p.user)}
+      footer={footer ?? undefined} />;
   }
   const id = it.message.getId();
   const b = v.bubbles;

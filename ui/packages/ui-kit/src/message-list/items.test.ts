@@ -60,6 +60,13 @@ describe("agent run steps", () => {
     ]);
   });
 
+  it("gives a steps block the answer whose calls it ran, so what a template draws for it follows the steps", () => {
+    const items = buildItems(run, { hideDateSeparator: true, hideGroupActionMessages: false });
+    const answers = items.map((i) => (i.kind === "steps" ? i.answer?.getId() : undefined));
+    // The first block ran message 2's call, which is a step itself (no text): no answer to carry.
+    expect(answers).toEqual([undefined, undefined, undefined, 4]);
+  });
+
   it("says the run ended without a reply, unless it is still running", () => {
     expect(shape(buildItems(run, { hideDateSeparator: true, hideGroupActionMessages: false })).at(-1)).toBe("steps[Show recipe card:done] no reply");
     expect(shape(buildItems(run, { hideDateSeparator: true, hideGroupActionMessages: false, agentRunning: true })).at(-1)).toBe("steps[Show recipe card:done]");

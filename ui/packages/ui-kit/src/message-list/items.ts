@@ -12,7 +12,10 @@ export type ListItem =
   | { kind: "message"; key: string; message: Chat.BaseMessage; firstOfRun: boolean; toolCallsInSteps?: boolean }
   /** An agent run's steps (tool calls and results) as one block; noReply: the run ended
    * without answering in words after them. */
-  | { kind: "steps"; key: string; messages: Chat.AgenticMessage[]; steps: RunStep[]; agentId: string | undefined; noReply: boolean };
+  | { kind: "steps"; key: string; messages: Chat.AgenticMessage[]; steps: RunStep[]; agentId: string | undefined; noReply: boolean;
+      /** The answer whose tool calls these steps ran: what a template draws for it (a card a
+       * frontend action showed) comes after the steps that produced it. */
+      answer?: Chat.BaseMessage };
 
 export interface ItemOptions {
   hideDateSeparator: boolean;
@@ -45,7 +48,10 @@ export function buildItems(messages: readonly Chat.BaseMessage[], o: ItemOptions
     // A run that stopped for approval has not finished: its answer comes after the decision.
     steps.noReply = next ? !isAnswer(next) && next.getType() !== "approval_request" : !o.agentRunning;
     const take = carried && carried.runId === stepsRun ? carried : undefined;
-    if (take) take.item.toolCallsInSteps = true;
+    if (take) {
+      take.item.toolCallsInSteps = true;
+      steps.answer = take.item.message;
+    }
     steps.steps = stepsOf(steps.messages, take ? take.calls : []);
     carried = undefined;
     steps = undefined;

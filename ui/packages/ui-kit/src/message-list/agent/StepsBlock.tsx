@@ -1,5 +1,5 @@
 // CONTRACT (see options/MessageOptions.tsx): an agent run's steps as one compact block.
-import { useId, useState } from "react";
+import { useId, useState, type ReactNode } from "react";
 import type { RunStep } from "./steps";
 
 export interface StepsBlockProps {
@@ -11,6 +11,8 @@ export interface StepsBlockProps {
   noReply: boolean;
   /** The list item's key (the virtual window measures by it). */
   itemKey?: string;
+  /** Drawn under the steps: a template's footer of the answer whose calls they ran. */
+  footer?: ReactNode;
 }
 
 const mark = { called: "⚙", done: "✓", error: "✗" } as const;
@@ -18,7 +20,7 @@ const said = { called: "Called", done: "Done", error: "Failed" } as const;
 
 /** "Used 2 tools: Recipe from pantry, Show recipe card", collapsed; open, a step per line with
  * its outcome. A failed step opens it and says so on the summary. */
-export function StepsBlock({ steps, lastId, agentName, noReply, itemKey }: StepsBlockProps) {
+export function StepsBlock({ steps, lastId, agentName, noReply, itemKey, footer }: StepsBlockProps) {
   const failed = steps.filter((s) => s.state === "error").length;
   const [open, setOpen] = useState(failed > 0);
   const listId = useId();
@@ -44,6 +46,7 @@ export function StepsBlock({ steps, lastId, agentName, noReply, itemKey }: Steps
         ))}
       </ol>
       {noReply ? <p className="chat-agent-steps__no-reply">{agentName} finished without a reply.</p> : null}
+      {footer != null ? <div className="chat-agent-steps__footer-view">{footer}</div> : null}
     </div>
   );
 }

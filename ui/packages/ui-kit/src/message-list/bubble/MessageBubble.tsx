@@ -108,13 +108,16 @@ function StandardBubble(p: MessageBubbleProps & { ctx: MessageListContextValue; 
   const t = ctx.templateOf(m);
   const left = lp.messageAlignment === MessageListAlignment.left;
   // Who sent it is told by the side in a standard one-to-one list; otherwise by name/avatar.
-  const showSender = (left || (ctx.isGroup && !outgoing)) && p.firstOfRun;
-  const withAvatar = (left || (ctx.isGroup && !outgoing)) && !lp.hideAvatar;
+  // An agent's replies carry its avatar and name, as a chat product marks a bot's answers.
+  const named = left || ((ctx.isGroup || !!lp.isAgentChat) && !outgoing);
+  const showSender = named && p.firstOfRun;
+  const withAvatar = named && !lp.hideAvatar;
   const direction = outgoing ? "outgoing" : "incoming";
   // A template's footer replaces the reactions row; null or undefined for a message keeps it,
   // so a footer only some messages need (a card under one reply) does not cost the others
   // their reactions. An empty fragment hides the row.
-  const footer = t?.footerView ? t.footerView(m) : undefined;
+  // With its tool calls shown in the steps block after it, the footer goes there too.
+  const footer = t?.footerView && !p.toolCallsInSteps ? t.footerView(m) : undefined;
   return (
     <div className={`chat-message-bubble chat-message-bubble-${direction}` + (m instanceof Chat.AgenticMessage ? " chat-message-bubble--agentic" : "")}>
       {withAvatar ? (
