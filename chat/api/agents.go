@@ -281,23 +281,34 @@ func (a *API) deleteAction(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-func (a *API) testAgent(c echo.Context) error {
+// storedAgent is the configuration the path names and its stored headers.
+func (a *API) storedAgent(c echo.Context) (model.AgentConfig, map[string]string, error) {
 	id, err := pathAgentID(c)
 	if err != nil {
-		return err
+		return model.AgentConfig{}, nil, err
 	}
 	ctx := c.Request().Context()
 	cfg, err := a.opts.Store.GetAgent(ctx, id)
 	if err != nil {
-		return err
+		return model.AgentConfig{}, nil, err
 	}
 	headers, err := a.opts.Store.AgentHeaders(ctx, id)
+	return cfg, headers, err
+}
+
+// withAgentTimeout bounds a call to an agent outside a run (Options.AgentTestTimeout).
+func (a *API) withAgentTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	timeout := a.opts.AgentTestTimeout
+	defaults.Positive(&timeout, DefaultAgentTestTimeout)
+	return context.WithTimeout(ctx, timeout)
+}
+
+func (a *API) testAgent(c echo.Context) error {
+	cfg, headers, err := a.storedAgent(c)
 	if err != nil {
 		return err
 	}
-	timeout := a.opts.AgentTestTimeout
-	defaults.Positive(&timeout, DefaultAgentTestTimeout)
-	tctx, cancel := context.WithTimeout(ctx, timeout)
+	tctx, cancel := a.withAgentTimeout(c.Request().Context())
 	defer cancel()
 	// An agent that takes the chat's tokens is tested with one for the admin testing it.
 	call, err := a.agentCall(tctx, cfg, headers, cmp.Or(uidOf(c), bridge.ServiceSubject))
@@ -343,9 +354,7 @@ func (a *API) agentCall(ctx context.Context, cfg model.AgentConfig, headers map[
 // has that the chat does not (have). Nothing is imported from an agent that says nothing, or
 // when what it says would not be a valid configuration.
 func (a *API) importFromAgent(ctx context.Context, cfg *model.AgentConfig, headers map[string]string, have []string) ([]model.FrontendAction, error) {
-	timeout := a.opts.AgentTestTimeout
-	defaults.Positive(&timeout, DefaultAgentTestTimeout)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := a.withAgentTimeout(ctx)
 	defer cancel()
 	call, err := a.agentCall(ctx, *cfg, headers, bridge.ServiceSubject)
 	if err != nil {
@@ -380,19 +389,11 @@ func (a *API) addActions(ctx context.Context, actions []model.FrontendAction) []
 // importAgent (POST /agents/{agentId}/import) fills the agent's empty display fields and adds
 // the frontend actions it describes that the chat lacks; what an admin set stays.
 func (a *API) importAgent(c echo.Context) error {
-	id, err := pathAgentID(c)
+	cfg, headers, err := a.storedAgent(c)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	cfg, err := a.opts.Store.GetAgent(ctx, id)
-	if err != nil {
-		return err
-	}
-	headers, err := a.opts.Store.AgentHeaders(ctx, id)
-	if err != nil {
-		return err
-	}
+	ctx, id := c.Request().Context(), cfg.AgentID
 	list, err := a.opts.Store.ListActions(ctx, id)
 	if err != nil {
 		return err
