@@ -69,6 +69,8 @@ type Options struct {
 	Mount func(*echo.Echo)
 	// Limits are the connection's timeouts and the per-address connection cap (Serve).
 	Limits httpserve.Limits
+	// Version is the runtime's version (the agent card's version).
+	Version string
 	// ClusterConfig finds the API server whose ServiceAccount tokens agents with
 	// spec.endpoint.auth.serviceAccounts accept (in a pod: its own; nil: none).
 	ClusterConfig func() (*rest.Config, error)
@@ -86,6 +88,8 @@ type Server struct {
 	stopStream context.CancelFunc
 	// localPending keeps the runs stopped for approval of agents without memory.
 	localPending *memory.InMemory
+	// a2a holds each agent's A2A handler.
+	a2a a2aHandlers
 }
 
 // New builds the server and its routes.
@@ -97,7 +101,7 @@ func New(opts Options) *Server {
 	s.draining, s.stopStream = context.WithCancel(context.Background())
 	e := httpserve.NewEcho(httpserve.EchoOptions{Logger: opts.Logger, TrustedProxies: opts.TrustedProxies, ErrorHandler: errorHandler(opts.Logger)})
 	s.echo = e
-	e.Use(httpserve.Observe(httpserve.Observer{Logger: opts.Logger, Message: "request", Routes: []string{"/api/", "/metrics", "/healthz", "/readyz"}, Record: s.record}))
+	e.Use(httpserve.Observe(httpserve.Observer{Logger: opts.Logger, Message: "request", Routes: []string{"/api/", a2aPrefix, "/.well-known/", "/metrics", "/healthz", "/readyz"}, Record: s.record}))
 	e.Use(s.requestContext)
 	e.Use(httpserve.CORS(httpserve.CORSPolicy{Origins: s.corsOrigins, RefuseOthers: true, AllowMethods: "GET, POST, OPTIONS", ExposeHeaders: "Retry-After",
 		Refuse: func(echo.Context) error { return echo.NewHTTPError(http.StatusForbidden, "Origin not allowed") }}))
@@ -118,6 +122,9 @@ func New(opts Options) *Server {
 	api.Any("/agents/:agentId/tools/:toolId/execute", postOnly(s.guard(s.executeTool)))
 	api.GET("/memory/threads", agentIDFromQuery(s.guard(s.listThreads)))
 	api.GET("/memory/threads/:threadId/messages", agentIDFromQuery(s.guard(s.threadMessages)))
+	e.Any(a2aPrefix+":agentId", postOnly(s.guard(endRun(s.a2aServe))))
+	e.GET(a2aPrefix+":agentId"+a2aCardSuffix, s.agentCard)
+	e.GET("/.well-known/:agentId/agent-card.json", s.agentCard)
 	if opts.Mount != nil {
 		opts.Mount(e)
 	}
