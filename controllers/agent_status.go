@@ -24,7 +24,7 @@ func authRequired(a *v1alpha1.Agent) bool {
 // Ingress the operator keeps (nil when none).
 func exposure(a *v1alpha1.Agent, cfg render.Config, ing *networkingv1.Ingress) (metav1.Condition, *v1alpha1.AgentEndpoints, string) {
 	id := a.EffectiveAgentID()
-	ep := &v1alpha1.AgentEndpoints{Internal: render.InternalURL(a, cfg)}
+	ep := &v1alpha1.AgentEndpoints{Internal: render.InternalURL(a, cfg), A2AInternal: render.A2AInternalURL(a, cfg)}
 	cond := metav1.Condition{Type: v1alpha1.ConditionExposed, ObservedGeneration: a.Generation}
 
 	base := ""
@@ -78,6 +78,7 @@ func exposure(a *v1alpha1.Agent, cfg render.Config, ing *networkingv1.Ingress) (
 	if base != "" {
 		ep.Generate = fmt.Sprintf("%s/api/agents/%s/generate", base, id)
 		ep.AGUI = fmt.Sprintf("%s/api/agents/%s/ag-ui", base, id)
+		ep.A2A = fmt.Sprintf("%s/a2a/%s", base, id)
 		url = ep.AGUI
 		if a.EffectivePlatformProvider() == v1alpha1.PlatformProviderMastra {
 			url = ep.Generate

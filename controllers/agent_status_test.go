@@ -163,13 +163,15 @@ spec:
       annotations: {cert-manager.io/cluster-issuer: letsencrypt}`)
 	a := waitCondition(t, ns, "public", v1alpha1.ConditionExposed, metav1.ConditionTrue, v1alpha1.ReasonIngressReady)
 	if a.Status.DeploymentURL != "https://chat.example.com/api/agents/public-agent/generate" ||
-		a.Status.Endpoints.AGUI != "https://chat.example.com/api/agents/public-agent/ag-ui" {
+		a.Status.Endpoints.AGUI != "https://chat.example.com/api/agents/public-agent/ag-ui" ||
+		a.Status.Endpoints.A2A != "https://chat.example.com/a2a/public-agent" ||
+		a.Status.Endpoints.A2AInternal != "http://agentry-public."+ns+".svc.cluster.local:4111/a2a/public-agent" {
 		t.Errorf("urls: %s %+v", a.Status.DeploymentURL, a.Status.Endpoints)
 	}
 	ing := child(t, ns, "public", &networkingv1.Ingress{})
 	rule := ing.Spec.Rules[0]
 	path := rule.HTTP.Paths[0]
-	if rule.Host != "chat.example.com" || len(rule.HTTP.Paths) != len(render.PlatformPaths) || path.Path != "/api/agents/public-agent/ag-ui" || *path.PathType != networkingv1.PathTypeExact ||
+	if rule.Host != "chat.example.com" || len(rule.HTTP.Paths) != len(render.PlatformPaths)+len(render.A2APaths) || path.Path != "/api/agents/public-agent/ag-ui" || *path.PathType != networkingv1.PathTypeExact ||
 		path.Backend.Service.Name != render.ChildName("public") || *ing.Spec.IngressClassName != "traefik" ||
 		ing.Spec.TLS[0].SecretName != "chat-tls" || ing.Annotations["cert-manager.io/cluster-issuer"] != "letsencrypt" {
 		t.Errorf("ingress: %s", toYAML(t, ing.Spec))

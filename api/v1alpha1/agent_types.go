@@ -212,6 +212,16 @@ type AgentEndpoints struct {
 	// http://agentry-chef.default.svc.cluster.local:4111/api/agents/chef.
 	// +optional
 	Internal string `json:"internal,omitempty"`
+
+	// a2a is the public URL of the agent's Agent2Agent endpoint, POST /a2a/{agentId}, whose card
+	// is at .../.well-known/agent-card.json (empty when not exposed).
+	// +optional
+	A2A string `json:"a2a,omitempty"`
+
+	// a2aInternal is the in-cluster A2A endpoint, e.g.
+	// http://agentry-chef.default.svc.cluster.local:4111/a2a/chef.
+	// +optional
+	A2AInternal string `json:"a2aInternal,omitempty"`
 }
 
 // AgentStatus is the observed state of an Agent.
@@ -260,6 +270,7 @@ type AgentStatus struct {
 // +kubebuilder:printcolumn:name="Model",type=string,JSONPath=`.spec.model.name`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.deploymentURL`
+// +kubebuilder:printcolumn:name="A2A",type=string,JSONPath=`.status.endpoints.a2aInternal`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // Agent is a conversational agent served over HTTP under /api/agents/{agentId}/.

@@ -104,7 +104,7 @@ func ServiceFor(a *v1alpha1.Agent) *corev1.Service {
 	}
 }
 
-// IngressFor routes the platform paths of the Agent (PlatformPaths, exact matches) to the
+// IngressFor routes the platform paths of the Agent (PlatformPaths and A2APaths, exact matches) to the
 // Service, or returns nil when the Agent asks for no Ingress or no host is known
 // (spec.endpoint.ingress.host, else the operator default). Whether the Agent may be public at
 // all (auth) is the reconciler's decision.
@@ -117,10 +117,18 @@ func IngressFor(a *v1alpha1.Agent, cfg Config) *networkingv1.Ingress {
 	if host == "" {
 		return nil
 	}
-	paths := make([]networkingv1.HTTPIngressPath, 0, len(PlatformPaths))
+	id := a.EffectiveAgentID()
+	routes := make([]string, 0, len(PlatformPaths)+len(A2APaths))
 	for _, p := range PlatformPaths {
+		routes = append(routes, "/api/agents/"+id+"/"+p)
+	}
+	for _, p := range A2APaths {
+		routes = append(routes, fmt.Sprintf(p, id))
+	}
+	paths := make([]networkingv1.HTTPIngressPath, 0, len(routes))
+	for _, r := range routes {
 		paths = append(paths, networkingv1.HTTPIngressPath{
-			Path:     "/api/agents/" + a.EffectiveAgentID() + "/" + p,
+			Path:     r,
 			PathType: ptr.To(networkingv1.PathTypeExact),
 			Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
 				Name: ChildName(a.Name), Port: networkingv1.ServiceBackendPort{Name: PortName},

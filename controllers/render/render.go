@@ -121,6 +121,15 @@ const PreStopSeconds = 5
 // instructions), tools/{id}/execute and the memory routes stay in the cluster.
 var PlatformPaths = []string{"ag-ui", "generate", "stream", "approve-tool-call", "decline-tool-call"}
 
+// A2APaths are the Agent2Agent routes an Ingress publishes (%s is the agent id): the JSON-RPC
+// endpoint and its agent card at both paths the runtime serves it.
+var A2APaths = []string{"/a2a/%s", "/a2a/%s/.well-known/agent-card.json", "/.well-known/%s/agent-card.json"}
+
+// A2AInternalURL is the in-cluster A2A endpoint of the Agent.
+func A2AInternalURL(a *v1alpha1.Agent, cfg Config) string {
+	return fmt.Sprintf("http://%s.%s.svc.%s:%d/a2a/%s", ChildName(a.Name), a.Namespace, cfg.clusterDomain(), RuntimePort, a.EffectiveAgentID())
+}
+
 func (c Config) clusterDomain() string {
 	if c.ClusterDomain == "" {
 		return "cluster.local"

@@ -173,7 +173,8 @@ func TestExposedAgentWithSecrets(t *testing.T) {
 		paths = append(paths, p.Path)
 	}
 	if got := strings.Join(paths, " "); got != "/api/agents/concierge-v1/ag-ui /api/agents/concierge-v1/generate /api/agents/concierge-v1/stream "+
-		"/api/agents/concierge-v1/approve-tool-call /api/agents/concierge-v1/decline-tool-call" {
+		"/api/agents/concierge-v1/approve-tool-call /api/agents/concierge-v1/decline-tool-call "+
+		"/a2a/concierge-v1 /a2a/concierge-v1/.well-known/agent-card.json /.well-known/concierge-v1/agent-card.json" {
 		t.Errorf("ingress paths: %s", got)
 	}
 	if dep.Spec.Replicas == nil || *dep.Spec.Replicas != 3 {

@@ -42,9 +42,9 @@ func podTemplateHash(t *testing.T, c *cluster, agent string) string {
 	return dep.Spec.Template.Annotations["agentry.dev/config-hash"]
 }
 
-// ingressPathsOf maps each route the Agent's Ingress publishes (ag-ui, generate, stream and the
-// approval answers) to
-// its path, and checks that nothing else is published and every path is exact.
+// ingressPathsOf maps each platform route the Agent's Ingress publishes (ag-ui, generate,
+// stream and the approval answers) to its path, checks the A2A routes beside them, that nothing
+// else is published and that every path is exact.
 func ingressPathsOf(t *testing.T, c *cluster, agent string) map[string]string {
 	t.Helper()
 	var ing networkingv1.Ingress
@@ -53,14 +53,24 @@ func ingressPathsOf(t *testing.T, c *cluster, agent string) map[string]string {
 		t.Fatalf("ingress rules: %+v", ing.Spec.Rules)
 	}
 	routes := map[string]string{}
+	var a2a []string
 	for _, p := range ing.Spec.Rules[0].HTTP.Paths {
 		if p.Backend.Service.Name != "agentry-"+agent || p.Backend.Service.Port.Name != "http" || p.PathType == nil || *p.PathType != networkingv1.PathTypeExact {
 			t.Fatalf("ingress path %s: %+v", p.Path, p)
+		}
+		if !strings.HasPrefix(p.Path, "/api/agents/") {
+			a2a = append(a2a, p.Path)
+			continue
 		}
 		routes[p.Path[strings.LastIndex(p.Path, "/")+1:]] = p.Path
 	}
 	if len(routes) != 5 || routes["ag-ui"] == "" || routes["generate"] == "" || routes["stream"] == "" || routes["approve-tool-call"] == "" || routes["decline-tool-call"] == "" {
 		t.Fatalf("the Ingress must publish the platform routes only: %v", routes)
+	}
+	// And the agent's A2A endpoint with its card (at both paths the runtime serves it).
+	id := strings.Split(routes["ag-ui"], "/")[3]
+	if got := strings.Join(a2a, " "); got != "/a2a/"+id+" /a2a/"+id+"/.well-known/agent-card.json /.well-known/"+id+"/agent-card.json" {
+		t.Fatalf("the Ingress's A2A routes: %s", got)
 	}
 	return routes
 }
