@@ -173,6 +173,7 @@ func (o *devOptions) announce(ctx context.Context, log logr.Logger, out io.Write
 			}
 			fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/%s\n", id, base, id, route)
 		}
+		fmt.Fprintf(out, "    A2A: POST %s/a2a/<agent>, its card at %s/a2a/<agent>/.well-known/agent-card.json\n", base, base)
 		if chat != nil {
 			chat.registerAgents(ctx, log, base, reg, sec)
 			fmt.Fprintf(out, "\n  Chat service: %s/chat/v1 (storage %s)\n", base, chat.store.Kind())
