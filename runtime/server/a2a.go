@@ -21,10 +21,12 @@ const (
 )
 
 // a2aHandlers are the agents' JSON-RPC handlers, made at an agent's first request and again
-// when the registry reloaded it. Each keeps its tasks in this process (a2a-go's store).
+// when the registry reloaded it. An agent's tasks live in this process, in a bounded store
+// kept across reloads.
 type a2aHandlers struct {
-	mu sync.Mutex
-	by map[string]a2aHandler
+	mu     sync.Mutex
+	by     map[string]a2aHandler
+	stores map[string]*a2aagent.TaskStore
 }
 
 type a2aHandler struct {
@@ -38,12 +40,17 @@ func (s *Server) a2aHandler(e *registry.Entry) http.Handler {
 	if h, ok := s.a2a.by[e.Agent.ID]; ok && h.entry == e {
 		return h.h
 	}
+	if s.a2a.by == nil {
+		s.a2a.by, s.a2a.stores = map[string]a2aHandler{}, map[string]*a2aagent.TaskStore{}
+	}
+	store, ok := s.a2a.stores[e.Agent.ID]
+	if !ok {
+		store = a2aagent.NewTaskStore(0, 0)
+		s.a2a.stores[e.Agent.ID] = store
+	}
 	x := &a2aagent.Executor{Agent: e.Agent, PublicError: publicMessage}
 	// The SDK logs through slog; the runtime's own request log covers each call.
-	h := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(x, a2asrv.WithLogger(slog.New(slog.DiscardHandler))))
-	if s.a2a.by == nil {
-		s.a2a.by = map[string]a2aHandler{}
-	}
+	h := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(x, a2asrv.WithLogger(slog.New(slog.DiscardHandler)), a2asrv.WithTaskStore(store)))
 	s.a2a.by[e.Agent.ID] = a2aHandler{entry: e, h: h}
 	return h
 }
