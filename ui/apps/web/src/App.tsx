@@ -1,9 +1,11 @@
 // The web app: loads /app-config.json, logs in (development user picker or an auth token),
 // then shows the chat (groups, people, agents, threads) and, for admins, the agent admin page.
 import { Chat } from "@agentry/chat-sdk";
-import { useCallback, useEffect, useState } from "react";
-import { AdminPage } from "./admin/AdminPage";
-import { PeoplePage } from "./admin/PeoplePage";
+import { lazy, Suspense, useCallback, useEffect, useState } from "react";
+// The admin pages load when an admin opens them: most people never do, and the app's first
+// load stays one small-enough chunk.
+const AdminPage = lazy(() => import("./admin/AdminPage").then((m) => ({ default: m.AdminPage })));
+const PeoplePage = lazy(() => import("./admin/PeoplePage").then((m) => ({ default: m.PeoplePage })));
 import { ChatPage } from "./chat/ChatPage";
 import { loadConfig, type AppConfig } from "./config";
 import { InvitationPage } from "./Invitation";
@@ -199,7 +201,13 @@ function Shell({ user, route, navigate, onLogout, sso }: { user: Chat.User; rout
           Log out
         </button>
       </header>
-      {route === "admin" && isAdmin ? <AdminPage /> : route === "people" && isAdmin ? <PeoplePage me={user} invitations={!sso} /> : <ChatPage me={user} />}
+      {route === "admin" && isAdmin ? (
+        <Suspense fallback={<p className="agentry-web__muted" role="status">Loading…</p>}><AdminPage /></Suspense>
+      ) : route === "people" && isAdmin ? (
+        <Suspense fallback={<p className="agentry-web__muted" role="status">Loading…</p>}><PeoplePage me={user} invitations={!sso} /></Suspense>
+      ) : (
+        <ChatPage me={user} />
+      )}
     </div>
   );
 }
