@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a2aproject/a2a-go/a2a"
+
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/internal/protocol/sse"
@@ -36,6 +38,9 @@ const probeEvents = 5
 func Probe(ctx context.Context, client *http.Client, cfg model.AgentConfig, headers map[string]string) ConnectionTest {
 	out := ConnectionTest{FirstEvents: []string{}}
 	const text = "Hello! This is a connection test from the Agentry chat service."
+	if cfg.Provider == model.ProviderA2A {
+		return probeA2A(ctx, client, cfg.DeploymentURL, headers, text)
+	}
 	var body any
 	accept := "text/event-stream"
 	if cfg.Provider == model.ProviderMastra {
@@ -123,4 +128,31 @@ func probeFailure(ctx context.Context, err error) string {
 		return "the TLS handshake failed"
 	}
 	return DescribeDialError(err)
+}
+
+// probeA2A reads the agent card (for a card URL) and sends one message (message/send): the
+// events are the answer's kind and the task's final state.
+func probeA2A(ctx context.Context, client *http.Client, url string, headers map[string]string, text string) ConnectionTest {
+	out := ConnectionTest{FirstEvents: []string{}, ContentType: "application/json"}
+	c, err := a2aClient(ctx, client, url, headers)
+	if err != nil {
+		out.Error = "request failed: " + probeFailure(ctx, err)
+		return out
+	}
+	res, err := c.SendMessage(ctx, &a2a.MessageSendParams{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: text})})
+	if err != nil {
+		out.Error = "the agent refused the message: " + clip(err.Error(), 200)
+		return out
+	}
+	out.Status, out.OK = http.StatusOK, true
+	switch r := res.(type) {
+	case *a2a.Task:
+		out.FirstEvents = append(out.FirstEvents, "task", string(r.Status.State))
+		if r.Status.State == a2a.TaskStateFailed || r.Status.State == a2a.TaskStateRejected {
+			out.OK, out.Error = false, "the task ended "+string(r.Status.State)
+		}
+	case *a2a.Message:
+		out.FirstEvents = append(out.FirstEvents, "message")
+	}
+	return out
 }

@@ -165,9 +165,12 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 			return fail(model.RunErrUnauthorized, err.Error(), err)
 		}
 		var out *output
-		if p.cfg.Provider == model.ProviderMastra {
+		switch p.cfg.Provider {
+		case model.ProviderMastra:
 			out, rerr = b.callMastra(ctx, p, url, callHeaders, msgs)
-		} else {
+		case model.ProviderA2A:
+			out, rerr = b.callA2A(ctx, p, url, callHeaders, msgs)
+		default:
 			conversation := toAGUI(p.cfg.AgentID, p.group != "", msgs)
 			in := runInput(p.run.ConversationID, callID, conversation, toolsOf(list))
 			in.ParentRunID = parent

@@ -17,6 +17,7 @@ type AgentProvider string
 const (
 	ProviderAGUI   AgentProvider = "ag-ui"  // AG-UI: RunAgentInput in, text/event-stream out
 	ProviderMastra AgentProvider = "mastra" // Mastra: {messages} to the /generate URL, JSON out
+	ProviderA2A    AgentProvider = "a2a"    // Agent2Agent: message/stream to the agent card's endpoint
 )
 
 // AgentConfig is an agent on the chat platform, as an admin configures it (DESIGN §6.2). Its
@@ -107,8 +108,12 @@ func (a AgentConfig) Validate() error {
 	}
 	switch a.Provider {
 	case ProviderAGUI, ProviderMastra:
+	case ProviderA2A:
+		if a.AgentRef != "" {
+			return Errorf(ErrValidation, "provider a2a takes a Deployment URL (the agent card's URL); an in-cluster Agent is ag-ui or mastra for now")
+		}
 	default:
-		return Errorf(ErrValidation, "provider must be ag-ui or mastra")
+		return Errorf(ErrValidation, "provider must be ag-ui, mastra or a2a")
 	}
 	for _, f := range []struct {
 		name, v  string

@@ -65,7 +65,7 @@ describe("validateAgent", () => {
     const errs = validateAgent({ ...agent, agentId: "a b", provider: "x", name: " ", deploymentUrl: "ftp://x", headers: '{"bad name": "v"}' });
     expect(Object.fromEntries(errs.map((e) => [e.field, e.message]))).toEqual({
       agentId: "agentId must be 1-64 letters, digits, _ or -",
-      provider: "provider must be ag-ui or mastra",
+      provider: "provider must be ag-ui, mastra or a2a",
       name: "name is required",
       deploymentUrl: "deploymentUrl must be an absolute http(s) URL",
       headers: 'headers: "bad name" is not a valid header name',

@@ -97,7 +97,7 @@ export function validateAgent(f: AgentForm): FieldError[] {
     if (message && !errs.some((e) => e.field === field)) errs.push({ field, message });
   };
   if (!agentName.test(f.agentId)) add("agentId", "agentId must be 1-64 letters, digits, _ or -");
-  if (f.provider !== "ag-ui" && f.provider !== "mastra") add("provider", "provider must be ag-ui or mastra");
+  if (f.provider !== "ag-ui" && f.provider !== "mastra" && f.provider !== "a2a") add("provider", "provider must be ag-ui, mastra or a2a");
   add("name", checkField("name", f.name, 100, true));
   add("icon", checkField("icon", f.icon, 1000, false));
   add("greeting", checkField("greeting", f.greeting, 1000, false));

@@ -189,9 +189,10 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
             onChange={(e) => set("provider")(e.target.value)}>
             <option value="ag-ui">AG-UI</option>
             <option value="mastra">Mastra</option>
+            <option value="a2a">A2A</option>
           </select>
           <p id={`${providerId}-hint`} className="agentry-web__hint">
-            {form.provider === "mastra" ? "POSTs to the agent's /generate URL." : "Streams from the Deployment URL (AG-UI)."}
+            {providerHint[form.provider] ?? providerHint["ag-ui"]}
           </p>
         </div>
         <Field name="agentId" label="Agent ID" value={form.agentId} onChange={set("agentId")} error={shown("agentId")} required disabled={!isNew}
@@ -243,6 +244,12 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
     </>
   );
 }
+
+const providerHint: Readonly<Record<string, string>> = {
+  "ag-ui": "Streams from the Deployment URL (AG-UI).",
+  mastra: "POSTs to the agent's /generate URL.",
+  a2a: "An Agent2Agent agent: the Deployment URL is its agent card (…/.well-known/agent-card.json) or its endpoint.",
+};
 
 const authHint: Readonly<Record<string, string>> = {
   headers: "The agent sees the headers above; it cannot tell people apart.",

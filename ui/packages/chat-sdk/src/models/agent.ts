@@ -84,7 +84,7 @@ export interface ApprovalDecision {
 }
 
 /** How the chat service reaches an agent: AG-UI streaming, or Mastra's /generate. */
-export type AgentProvider = "ag-ui" | "mastra";
+export type AgentProvider = "ag-ui" | "mastra" | "a2a";
 
 /** An agent configuration as admins read it (GET /agents); headers are write-only. */
 export interface AgentConfig {
