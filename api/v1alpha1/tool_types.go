@@ -33,13 +33,13 @@ type ToolSpec struct {
 	// +kubebuilder:validation:Type=object
 	OutputSchema *runtime.RawExtension `json:"outputSchema,omitempty"`
 
-	// execute says how the tool runs: exactly one of cel or http.
+	// execute says how the tool runs: exactly one of cel, http or a2a.
 	// +required
 	Execute ToolExecute `json:"execute"`
 }
 
 // ToolExecute says how a tool runs.
-// +kubebuilder:validation:XValidation:rule="(has(self.cel) ? 1 : 0) + (has(self.http) ? 1 : 0) == 1",message="execute must set exactly one of cel or http"
+// +kubebuilder:validation:XValidation:rule="(has(self.cel) ? 1 : 0) + (has(self.http) ? 1 : 0) + (has(self.a2a) ? 1 : 0) == 1",message="execute must set exactly one of cel, http or a2a"
 type ToolExecute struct {
 	// cel is a CEL expression over `input` (the validated input object) that returns the
 	// output object. It runs sandboxed with a cost limit.
@@ -53,7 +53,13 @@ type ToolExecute struct {
 	// +optional
 	HTTP *HTTPExecute `json:"http,omitempty"`
 
-	// timeout bounds one execution (default 10s for http, 1s for cel).
+	// a2a asks another agent over the Agent2Agent protocol: the input's message (a string field
+	// named message, else the input as JSON) is sent with message/send and the agent's answer is
+	// the output ({"answer": "..."}). A chain of agents asking agents ends at depth 4.
+	// +optional
+	A2A *A2AExecute `json:"a2a,omitempty"`
+
+	// timeout bounds one execution (default 10s for http, 60s for a2a, 1s for cel).
 	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
@@ -77,6 +83,25 @@ type HTTPExecute struct {
 	HeadersSecretRef *LocalObjectReference `json:"headersSecretRef,omitempty"`
 
 	// callerIdentity tells the tool who is asking, when the agent verified it (a bearer JWT).
+	// +optional
+	CallerIdentity *CallerIdentity `json:"callerIdentity,omitempty"`
+}
+
+// A2AExecute calls an Agent2Agent agent.
+type A2AExecute struct {
+	// url is the agent's A2A endpoint, e.g. http://agentry-chef.default.svc.cluster.local:4111/a2a/chef
+	// (an Agent's status.endpoints.a2aInternal).
+	// +required
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url"`
+
+	// headersSecretRef names a Secret whose keys are header names and values header values,
+	// sent with every call (the other agent's auth).
+	// +optional
+	HeadersSecretRef *LocalObjectReference `json:"headersSecretRef,omitempty"`
+
+	// callerIdentity tells the other agent who is asking, when this agent verified it.
 	// +optional
 	CallerIdentity *CallerIdentity `json:"callerIdentity,omitempty"`
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/llm"
+	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
 // Executor runs one agent for each A2A message: the task's earlier messages and the new one
@@ -48,6 +49,15 @@ func (x *Executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			e = a2a.NewArtifactUpdateEvent(rc, artifact, a2a.TextPart{Text: ev.Delta})
 		}
 		return q.Write(ctx, e)
+	}
+	// A message from another agent says how deep in a chain of agents it is; the run's tools
+	// that ask agents go one deeper (runtime/tools stops a chain at MaxA2ADepth).
+	if rc.Message != nil {
+		depth := tools.DepthOf(rc.Message.Metadata)
+		if depth > tools.MaxA2ADepth {
+			return x.finish(ctx, rc, q, a2a.TaskStateFailed, fmt.Sprintf("The chain of agents asking agents is %d deep; it stops at %d.", depth, tools.MaxA2ADepth))
+		}
+		ctx = tools.WithA2ADepth(ctx, depth)
 	}
 	msgs := conversation(rc)
 	if len(msgs) == 0 {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -99,8 +100,20 @@ func Compile(tool *v1alpha1.Tool, opts Options) (*Tool, field.ErrorList) {
 	ex := tool.Spec.Execute
 	exPath := spec.Child("execute")
 	switch {
-	case ex.CEL != "" && ex.HTTP != nil, ex.CEL == "" && ex.HTTP == nil:
-		errs = append(errs, field.Invalid(exPath, omit, "execute must set exactly one of cel or http"))
+	case countSet(ex.CEL != "", ex.HTTP != nil, ex.A2A != nil) != 1:
+		errs = append(errs, field.Invalid(exPath, omit, "execute must set exactly one of cel, http or a2a"))
+	case ex.A2A != nil:
+		allow := opts.allowLinkLocal()
+		a := &a2aExecutor{url: ex.A2A.URL, secrets: opts.Secrets, client: toolClient(opts.HTTPClient, allow), identity: ex.A2A.CallerIdentity}
+		if ex.A2A.HeadersSecretRef != nil {
+			a.headersSecret = ex.A2A.HeadersSecretRef.Name
+		}
+		if u, err := url.Parse(ex.A2A.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, field.Invalid(exPath.Child("a2a", "url"), ex.A2A.URL, "must be an absolute http(s) URL"))
+		} else if !allow && refusedHost(u.Hostname()) {
+			errs = append(errs, field.Invalid(exPath.Child("a2a", "url"), ex.A2A.URL, "link-local and metadata addresses are refused"))
+		}
+		t.exec, t.Kind, t.timeout = a, "a2a", DefaultA2ATimeout
 	case ex.CEL != "":
 		var schemaDoc map[string]any
 		if t.Input != nil {
@@ -134,6 +147,17 @@ func Compile(tool *v1alpha1.Tool, opts Options) (*Tool, field.ErrorList) {
 		return nil, errs
 	}
 	return t, nil
+}
+
+// countSet is how many of the conditions hold.
+func countSet(conds ...bool) int {
+	n := 0
+	for _, c := range conds {
+		if c {
+			n++
+		}
+	}
+	return n
 }
 
 func (o Options) getenv(key string) string {

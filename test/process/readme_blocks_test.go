@@ -50,6 +50,7 @@ var readmeBlocks = []struct {
 	{"curl localhost:4111/api/agents/sous-chef            # the server's tools, with their input schemas", runAfterDev, ""},
 	{`curl -N -X POST localhost:4111/api/agents/chef/ag-ui -H 'Content-Type: application/json' -d '{"messages":[{"id":"m1","role":"user","content":"I have eggs and rice. What can I cook?"}]}'`, runAfterDev, ""},
 	{"curl localhost:4111/a2a/weather/.well-known/agent-card.json", runAfterDev, ""},
+	{"bin/agentry dev --dir config/samples --dir config/samples-a2a", elsewhere, "TestA2ASampleOnDev runs it as printed"},
 	{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 make dev   # agentry dev to a local collector", elsewhere, "the tracing test runs agentry dev with a real collector"},
 	{`curl -X POST localhost:4111/api/agents/weather/generate -H 'Content-Type: application/json' -d '{"messages":"What is the weather in Paris?","memory":{"thread":"trip-1","resource":"alice"}}'`, runAfterDev, ""},
 	{`kubectl -n agentry-system create secret generic chat-oidc --from-literal=clientSecret='<client secret>'`, elsewhere, "TestReadmeSSOInstall runs it against a real API server and identity provider"},

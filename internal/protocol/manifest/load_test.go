@@ -73,7 +73,7 @@ spec: {agentId: "-bad", model: {name: m}}`, []string{"spec.agentId"}},
 		{"two execute kinds", `apiVersion: agentry.dev/v1alpha1
 kind: Tool
 metadata: {name: t}
-spec: {id: t, description: d, inputSchema: {type: object}, execute: {cel: "{}", http: {url: "http://x"}}}`, []string{`Tool "t"`, "exactly one of cel or http"}},
+spec: {id: t, description: d, inputSchema: {type: object}, execute: {cel: "{}", http: {url: "http://x"}}}`, []string{`Tool "t"`, "exactly one of cel, http or a2a"}},
 		{"duplicate tool keys", `apiVersion: agentry.dev/v1alpha1
 kind: Agent
 metadata: {name: a}
