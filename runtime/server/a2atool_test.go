@@ -9,6 +9,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
@@ -87,6 +91,10 @@ spec:
   model: {name: m}
   tools: [{key: ask-loop, toolRef: {name: ask-loop}}]
 `
+	rec := testutil.RecordSpans(t)
+	prev := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
 	e := startEnv(t, script, envOptions{manifests: manifests})
 	u, err := url.Parse(e.base)
 	testutil.NoError(t, err)
@@ -95,6 +103,19 @@ spec:
 	status, body := e.doWith(http.MethodPost, "/api/agents/asker/generate", `{"messages":"ask the forecaster about Paris"}`, nil)
 	if status != http.StatusOK || !strings.Contains(string(body), `The forecaster said {\"answer\":\"Sunny in Paris.\"}`) {
 		t.Fatalf("asker: %d %s", status, body)
+	}
+
+	// One trace across both agents: the forecaster's run is a child of the asker's tool call.
+	spans := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range rec.Ended() {
+		spans[s.Name()] = s
+	}
+	asker, call, forecaster := spans["invoke_agent asker"], spans["execute_tool ask-forecaster"], spans["invoke_agent forecaster"]
+	if asker == nil || call == nil || forecaster == nil {
+		t.Fatalf("spans: %v", spans)
+	}
+	if forecaster.SpanContext().TraceID() != asker.SpanContext().TraceID() || forecaster.Parent().SpanID() != call.SpanContext().SpanID() {
+		t.Errorf("the forecaster's run is not in the asker's trace under its tool call")
 	}
 
 	status, body = e.doWith(http.MethodPost, "/api/agents/loop/generate", `{"messages":"loop"}`, nil)

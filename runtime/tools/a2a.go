@@ -11,6 +11,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2aclient"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/runtime/secrets"
@@ -69,6 +71,8 @@ func (t headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	for k, v := range t.headers {
 		r.Header[k] = v
 	}
+	// The other agent's run joins this one's trace (its span is a child of this tool call's).
+	otel.GetTextMapPropagator().Inject(r.Context(), propagation.HeaderCarrier(r.Header))
 	return t.base.RoundTrip(r)
 }
 
