@@ -14,31 +14,18 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/internal/platform/ids"
+	"github.com/agentry-dev/agentry/internal/protocol/a2awire"
 	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
-
-// headerTransport sends an agent's headers (its stored ones, or a token for it) on every call
-// the A2A SDK makes, through the client of the URL's kind (its egress rules).
-type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
-}
-
-func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.headers {
-		r.Header.Set(k, v)
-	}
-	return t.base.RoundTrip(r)
-}
 
 // a2aClient is the official A2A SDK's client of the agent at url: an agent card's URL
 // (…/agent-card.json) is read for the endpoint it names, any other URL is the endpoint.
 func a2aClient(ctx context.Context, client *http.Client, url string, headers map[string]string) (*a2aclient.Client, error) {
-	hc := &http.Client{Transport: headerTransport{base: client.Transport, headers: headers}, CheckRedirect: client.CheckRedirect, Timeout: client.Timeout}
-	if hc.Transport.(headerTransport).base == nil {
-		hc.Transport = headerTransport{base: http.DefaultTransport, headers: headers}
+	h := http.Header{}
+	for k, v := range headers {
+		h.Set(k, v)
 	}
+	hc := a2awire.Client(client, h)
 	opt := a2aclient.WithJSONRPCTransport(hc)
 	if strings.HasSuffix(url, "agent-card.json") {
 		card, err := agentcard.NewResolver(hc).Resolve(ctx, url, agentcard.WithPath(""))
@@ -107,13 +94,13 @@ func (b *Bridge) callA2A(ctx context.Context, p *Plan, url string, headers map[s
 		idle.Reset(b.o.IdleTimeout)
 		switch e := ev.(type) {
 		case *a2a.TaskArtifactUpdateEvent:
-			say(partsText(e.Artifact.Parts))
+			say(a2awire.Text(e.Artifact.Parts))
 		case *a2a.Message:
-			say(partsText(e.Parts))
+			say(a2awire.Text(e.Parts))
 			final = &a2a.TaskStatus{State: a2a.TaskStateCompleted}
 		case *a2a.Task:
 			for _, a := range e.Artifacts {
-				say(partsText(a.Parts))
+				say(a2awire.Text(a.Parts))
 			}
 			if e.Status.State.Terminal() {
 				final = &e.Status
@@ -129,12 +116,12 @@ func (b *Bridge) callA2A(ctx context.Context, p *Plan, url string, headers map[s
 		return out, fail(model.RunErrProtocol, "its stream ended before the task did", nil)
 	case final.State == a2a.TaskStateFailed || final.State == a2a.TaskStateRejected:
 		reason := "it could not answer"
-		if final.Message != nil && partsText(final.Message.Parts) != "" {
-			reason = "it said: " + clip(partsText(final.Message.Parts), 200)
+		if final.Message != nil && a2awire.Text(final.Message.Parts) != "" {
+			reason = "it said: " + clip(a2awire.Text(final.Message.Parts), 200)
 		}
 		return out, fail(model.RunErrAgent, reason, nil)
 	case !started && final.Message != nil:
-		say(partsText(final.Message.Parts)) // an answer given only in the final status
+		say(a2awire.Text(final.Message.Parts)) // an answer given only in the final status
 	}
 	if started {
 		ev := agui.Event{Type: agui.TextMessageEnd, MessageID: msgID, Timestamp: now()}
@@ -153,15 +140,4 @@ func (b *Bridge) a2aFailure(ctx context.Context, err error) *runError {
 		return fail(model.RunErrUnauthorized, "it refused the chat service's credentials", err)
 	}
 	return b.transportFailure(ctx, err)
-}
-
-// partsText joins the text parts of an A2A message or artifact.
-func partsText(parts a2a.ContentParts) string {
-	var sb strings.Builder
-	for _, p := range parts {
-		if t, ok := p.(a2a.TextPart); ok {
-			sb.WriteString(t.Text)
-		}
-	}
-	return sb.String()
 }

@@ -3,12 +3,12 @@ package a2aagent
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
 
+	"github.com/agentry-dev/agentry/internal/protocol/a2awire"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/llm"
 	"github.com/agentry-dev/agentry/runtime/tools"
@@ -122,7 +122,7 @@ func conversation(rc *a2asrv.RequestContext) []llm.Message {
 	}
 	out := make([]llm.Message, 0, len(msgs))
 	for _, m := range msgs {
-		t := text(m)
+		t := a2awire.Text(m.Parts)
 		if t == "" {
 			continue
 		}
@@ -133,18 +133,4 @@ func conversation(rc *a2asrv.RequestContext) []llm.Message {
 		out = append(out, llm.Message{Role: role, Content: t})
 	}
 	return out
-}
-
-// text joins a message's text parts.
-func text(m *a2a.Message) string {
-	var b strings.Builder
-	for _, p := range m.Parts {
-		switch t := p.(type) {
-		case a2a.TextPart:
-			b.WriteString(t.Text)
-		case *a2a.TextPart:
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
 }

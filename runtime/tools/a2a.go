@@ -11,10 +11,9 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2aclient"
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/protocol/a2awire"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
@@ -60,22 +59,6 @@ type a2aExecutor struct {
 	client        *http.Client
 }
 
-// headerRoundTripper sets fixed headers on each request of the A2A SDK's client.
-type headerRoundTripper struct {
-	base    http.RoundTripper
-	headers http.Header
-}
-
-func (t headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.headers {
-		r.Header[k] = v
-	}
-	// The other agent's run joins this one's trace (its span is a child of this tool call's).
-	otel.GetTextMapPropagator().Inject(r.Context(), propagation.HeaderCarrier(r.Header))
-	return t.base.RoundTrip(r)
-}
-
 func (e *a2aExecutor) execute(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	depth := A2ADepth(ctx) + 1
 	if depth > MaxA2ADepth {
@@ -100,13 +83,9 @@ func (e *a2aExecutor) execute(ctx context.Context, input json.RawMessage) (json.
 		}
 	}
 	setCallerIdentity(ctx, headers, e.identity)
-	base := e.client.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	hc := *e.client
-	hc.Transport = headerRoundTripper{base: base, headers: headers}
-	c, err := a2aclient.NewFromEndpoints(ctx, []a2a.AgentInterface{{URL: e.url, Transport: a2a.TransportProtocolJSONRPC}}, a2aclient.WithJSONRPCTransport(&hc))
+	// The other agent's run joins this one's trace (its span is a child of this tool call's).
+	hc := a2awire.Client(e.client, headers)
+	c, err := a2aclient.NewFromEndpoints(ctx, []a2a.AgentInterface{{URL: e.url, Transport: a2a.TransportProtocolJSONRPC}}, a2aclient.WithJSONRPCTransport(hc))
 	if err != nil {
 		return nil, callError(msgMisconfigured, fmt.Errorf("failed to make an A2A client for %q: %w", redactURL(u), err))
 	}
@@ -122,15 +101,15 @@ func (e *a2aExecutor) execute(ctx context.Context, input json.RawMessage) (json.
 	var answer string
 	switch r := res.(type) {
 	case *a2a.Message:
-		answer = textOf(r.Parts)
+		answer = a2awire.Text(r.Parts)
 	case *a2a.Task:
 		for _, a := range r.Artifacts {
-			answer += textOf(a.Parts)
+			answer += a2awire.Text(a.Parts)
 		}
 		if r.Status.State != a2a.TaskStateCompleted {
 			said := ""
 			if r.Status.Message != nil {
-				said = ": " + textOf(r.Status.Message.Parts)
+				said = ": " + a2awire.Text(r.Status.Message.Parts)
 			}
 			return nil, callError(fmt.Sprintf("the other agent's task ended %s%s", r.Status.State, said), fmt.Errorf("agent %q task %s", redactURL(u), r.Status.State))
 		}
@@ -148,14 +127,4 @@ func messageOf(input json.RawMessage) string {
 		return in.Message
 	}
 	return string(input)
-}
-
-func textOf(parts a2a.ContentParts) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if t, ok := p.(a2a.TextPart); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
 }
