@@ -29,7 +29,7 @@ echo "=== runtime: generate and AG-UI against the floor, beside the runtime befo
 go run ./test/bench/runtime ${before_bin:+-before "$before_bin"} "$@"
 cleanup_before
 echo
-echo "=== MCP: what an MCP server's tool call adds to a run, against a CEL tool"
+echo "=== MCP and A2A: what an MCP server's tool call, and asking another agent over A2A, add to a run, against a CEL tool"
 go run ./test/bench/mcp
 echo
 echo "=== operator: 1,000 Agents with 2 Tools each on envtest"

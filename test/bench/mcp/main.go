@@ -1,8 +1,9 @@
-// Command mcp measures what calling a tool on an MCP server adds to a run, against a CEL tool
-// that computes the same answer in process: generate requests that each make one tool call,
-// sequentially and 8 at a time, through the runtime's HTTP API with the scripted model. The MCP
-// server is the kitchen sample server (official Go SDK, streamable HTTP, loopback) in its own
-// goroutines, as agentry dev runs it.
+// Command mcp measures what calling a tool on an MCP server, and asking another agent over A2A
+// (a Tool with execute.a2a), add to a run, against a CEL tool that computes the same answer in
+// process: generate requests that each make one tool call, sequentially and 8 at a time,
+// through the runtime's HTTP API with the scripted model. The MCP server is the kitchen sample
+// server (official Go SDK, streamable HTTP, loopback) in its own goroutines, as agentry dev runs
+// it; the other agent is served by the same runtime, called over its A2A endpoint.
 package main
 
 import (
@@ -40,6 +41,13 @@ const script = `rules:
     when: {pattern: '^mcp$'}
     reply:
       toolCalls: [{name: convert-units, arguments: '{"quantity": 2, "from": "cup", "to": "ml"}'}]
+  - name: a2a
+    when: {pattern: '^a2a$'}
+    reply:
+      toolCalls: [{name: ask-helper, arguments: '{"message": "2 cups in ml?"}'}]
+  - name: helper
+    when: {pattern: '^2 cups in ml\?$'}
+    reply: {text: '473.18 ml'}
 fallback: {text: 'no tool'}
 `
 
@@ -66,6 +74,24 @@ spec:
   url: %s
 ---
 apiVersion: agentry.dev/v1alpha1
+kind: Tool
+metadata: {name: ask-helper}
+spec:
+  id: ask-helper
+  description: Asks the helper agent over A2A.
+  inputSchema: {type: object, required: [message], properties: {message: {type: string}}}
+  execute:
+    a2a: {url: "%s"}
+---
+apiVersion: agentry.dev/v1alpha1
+kind: Agent
+metadata: {name: helper}
+spec:
+  model: {name: scripted, maxRetries: 0}
+  endpoint:
+    rateLimit: {requestsPerMinute: 0}
+---
+apiVersion: agentry.dev/v1alpha1
 kind: Agent
 metadata: {name: bench}
 spec:
@@ -73,6 +99,7 @@ spec:
   tools:
   - {key: cel-convert, toolRef: {name: cel-convert}}
   - {key: kitchen, mcpServerRef: {name: kitchen}}
+  - {key: ask-helper, toolRef: {name: ask-helper}}
   endpoint:
     rateLimit: {requestsPerMinute: 0}
 `
@@ -109,7 +136,13 @@ func run(n int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := os.WriteFile(dir+"/bench.yaml", []byte(fmt.Sprintf(manifests, url)), 0o600); err != nil {
+	// The runtime's address is known before its agents are built: the A2A tool asks its helper.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	helper := "http://" + ln.Addr().String() + "/a2a/helper"
+	if err := os.WriteFile(dir+"/bench.yaml", []byte(fmt.Sprintf(manifests, url, helper)), 0o600); err != nil {
 		return err
 	}
 	loader, err := manifest.NewLoader()
@@ -129,10 +162,6 @@ func run(n int) error {
 	if len(warnings) > 0 {
 		return fmt.Errorf("warnings: %v", warnings)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
 	go func() { _ = server.New(server.Options{Registry: reg, Logger: logr.Discard()}).Serve(ctx, ln) }()
 	base := "http://" + ln.Addr().String() + "/api/agents/bench/generate"
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
@@ -142,7 +171,7 @@ func run(n int) error {
 	type row struct{ p50, mean time.Duration }
 	rows := map[string]row{}
 	for _, c := range []int{1, 8} {
-		for _, kind := range []string{"cel", "mcp"} {
+		for _, kind := range []string{"cel", "mcp", "a2a"} {
 			if _, _, err := measure(client, base, kind, 50, c); err != nil { // warm up
 				return err
 			}
@@ -151,7 +180,7 @@ func run(n int) error {
 				return err
 			}
 			p50, p95, mean := stats(lat)
-			name := map[string]string{"cel": "CEL tool (in process)", "mcp": "MCP tool (streamable HTTP)"}[kind]
+			name := map[string]string{"cel": "CEL tool (in process)", "mcp": "MCP tool (streamable HTTP)", "a2a": "another agent (A2A tool)"}[kind]
 			fmt.Printf("%-28s %4d %10s %10s %10s %12.0f\n", name, c, round(p50), round(p95), round(mean), float64(len(lat))/wall.Seconds())
 			rows[fmt.Sprint(kind, c)] = row{p50, mean}
 		}
@@ -161,7 +190,11 @@ func run(n int) error {
 		fmt.Printf("added by the MCP call at c=%d: %s at p50, %s on average\n", c,
 			round(rows[fmt.Sprint("mcp", c)].p50-rows[fmt.Sprint("cel", c)].p50), round(rows[fmt.Sprint("mcp", c)].mean-rows[fmt.Sprint("cel", c)].mean))
 	}
-	fmt.Println("(the MCP server shares this process's 2 cores: at c=8 its work queues behind the runtime's)")
+	for _, c := range []int{1, 8} {
+		fmt.Printf("added by asking another agent over A2A at c=%d: %s at p50, %s on average (its own model call included)\n", c,
+			round(rows[fmt.Sprint("a2a", c)].p50-rows[fmt.Sprint("cel", c)].p50), round(rows[fmt.Sprint("a2a", c)].mean-rows[fmt.Sprint("cel", c)].mean))
+	}
+	fmt.Println("(the MCP server and the other agent share this process's 2 cores: at c=8 their work queues behind the runtime's)")
 	return nil
 }
 
