@@ -164,16 +164,19 @@ func (o *devOptions) mountChat(ctx context.Context, log logr.Logger, srvOpts *se
 func (o *devOptions) announce(ctx context.Context, log logr.Logger, out io.Writer, chat *devChat, sec secrets.Source) func(net.Addr, *registry.Registry) {
 	return func(addr net.Addr, reg *registry.Registry) {
 		base := "http://" + displayAddr(addr)
-		fmt.Fprintf(out, "\n  Agentry dev server: %s/api/agents\n", base)
+		// One write: a reader of the output never sees the table without its rows.
+		var table strings.Builder
+		fmt.Fprintf(&table, "\n  Agentry dev server: %s/api/agents\n", base)
 		for _, id := range reg.IDs() {
 			// The route a chat platform calls, as the Agent's spec.platform.provider says.
 			route := "ag-ui"
 			if e, ok := reg.Get(id); ok && e.Manifest.Spec.Platform != nil && e.Manifest.Spec.Platform.Provider == v1alpha1.PlatformProviderMastra {
 				route = "generate"
 			}
-			fmt.Fprintf(out, "    %-12s POST %s/api/agents/%s/%s\n", id, base, id, route)
+			fmt.Fprintf(&table, "    %-12s POST %s/api/agents/%s/%s\n", id, base, id, route)
 		}
-		fmt.Fprintf(out, "    A2A: POST %s/a2a/<agent>, its card at %s/a2a/<agent>/.well-known/agent-card.json\n", base, base)
+		fmt.Fprintf(&table, "    A2A: POST %s/a2a/<agent>, its card at %s/a2a/<agent>/.well-known/agent-card.json\n", base, base)
+		_, _ = io.WriteString(out, table.String())
 		if chat != nil {
 			chat.registerAgents(ctx, log, base, reg, sec)
 			fmt.Fprintf(out, "\n  Chat service: %s/chat/v1 (storage %s)\n", base, chat.store.Kind())

@@ -28,7 +28,7 @@ func TestA2ASampleOnDev(t *testing.T) {
 	testutil.Check(t, err)
 	testutil.Check(t, os.Symlink(filepath.Join(root, "config"), filepath.Join(dir, "config")))
 	args := strings.Fields(lines[0])[1:] // bin/agentry → this test's binary
-	testutil.Start(t, binary, dir, nil, `Agentry dev server: http://(\S+)/api/agents`, args...)
+	testutil.Start(t, binary, dir, nil, devReady, args...)
 	out := runBlocks(t, dir, nil, lines[1])
 	if !strings.Contains(out, "The weather agent says: It is about") || !strings.Contains(out, "Lima") {
 		t.Fatalf("the trip planner's answer: %s", out)

@@ -30,6 +30,10 @@ func start(t *testing.T, env []string, ready string, args ...string) (*testutil.
 	return testutil.Start(t, binary, "../..", env, ready, args...)
 }
 
+// devReady matches the dev banner's chat line, printed once the agents' table is out and the
+// chat knows the agents: a test reading the banner or calling the chat starts there.
+const devReady = `Chat service: http://(\S+)/chat/v1`
+
 func cleanEnv() []string { return testutil.CleanEnv() }
 
 func post(t *testing.T, url, body string) (int, map[string]any) {
@@ -72,7 +76,7 @@ func TestServeAgainstSeparateModelProcess(t *testing.T) {
 
 // TestDevWithoutKey is the README's newcomer path: agentry dev with no key, then the curl.
 func TestDevWithoutKey(t *testing.T) {
-	p, addr := start(t, nil, `Agentry dev server: http://(\S+)/api/agents`, "dev", "--addr", "127.0.0.1:0")
+	p, addr := start(t, nil, devReady, "dev", "--addr", "127.0.0.1:0")
 	if !strings.Contains(p.Output(), "No OPENAI_API_KEY is set") {
 		t.Errorf("the banner must say the scripted model is in use:\n%s", p.Output())
 	}

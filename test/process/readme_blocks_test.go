@@ -89,7 +89,7 @@ func TestReadmeShellBlocks(t *testing.T) {
 	testutil.Check(t, err)
 	testutil.Check(t, os.Symlink(filepath.Join(root, "config"), filepath.Join(dir, "config")))
 	// make dev: build, then exec agentry dev in the repository (its samples, .agentry/).
-	testutil.Start(t, binary, dir, nil, `Agentry dev server: http://(\S+)/api/agents`, "dev")
+	testutil.Start(t, binary, dir, nil, devReady, "dev")
 	var local []string
 	for i, b := range blocks {
 		if readmeBlocks[i].run == runAfterDev {
