@@ -21,6 +21,9 @@ type Executor struct {
 	Agent *agent.Agent
 	// PublicError says what may be shown of a run's error (the runtime's rule for every route).
 	PublicError func(error) string
+	// Approvals keeps runs stopped for a person's approval (the runtime's store, which its
+	// other routes share): the task waits input-required until a follow-up message answers.
+	Approvals Approvals
 }
 
 var _ a2asrv.AgentExecutor = (*Executor)(nil)
@@ -32,24 +35,6 @@ func (x *Executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 			return fmt.Errorf("failed to write task %q submitted: %w", rc.TaskID, err)
 		}
 	}
-	if err := q.Write(ctx, a2a.NewStatusUpdateEvent(rc, a2a.TaskStateWorking, nil)); err != nil {
-		return fmt.Errorf("failed to write task %q working: %w", rc.TaskID, err)
-	}
-	var artifact a2a.ArtifactID
-	sink := func(ev agent.Event) error {
-		if ev.Type != agent.EventTextDelta || ev.Delta == "" {
-			return nil
-		}
-		var e *a2a.TaskArtifactUpdateEvent
-		if artifact == "" {
-			e = a2a.NewArtifactEvent(rc, a2a.TextPart{Text: ev.Delta})
-			e.Artifact.Name = "answer"
-			artifact = e.Artifact.ID
-		} else {
-			e = a2a.NewArtifactUpdateEvent(rc, artifact, a2a.TextPart{Text: ev.Delta})
-		}
-		return q.Write(ctx, e)
-	}
 	// A message from another agent says how deep in a chain of agents it is; the run's tools
 	// that ask agents go one deeper (runtime/tools stops a chain at MaxA2ADepth).
 	if rc.Message != nil {
@@ -59,24 +44,75 @@ func (x *Executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		}
 		ctx = tools.WithA2ADepth(ctx, depth)
 	}
+	if run := pendingRun(rc); run != "" {
+		return x.answer(ctx, rc, q, run)
+	}
 	msgs := conversation(rc)
 	if len(msgs) == 0 {
 		return x.finish(ctx, rc, q, a2a.TaskStateFailed, "The message has no text part: this agent answers text.")
 	}
-	res, err := x.Agent.Run(ctx, agent.Input{Messages: msgs, Conversation: rc.ContextID}, sink)
+	if err := x.working(ctx, rc, q); err != nil {
+		return err
+	}
+	out := &answerStream{rc: rc, q: q}
+	res, err := x.Agent.Run(ctx, agent.Input{Messages: msgs, Conversation: rc.ContextID}, out.sink(ctx))
+	return x.end(ctx, rc, q, out, res, err)
+}
+
+// working marks the task working, and no longer waiting for an approval.
+func (x *Executor) working(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
+	e := a2a.NewStatusUpdateEvent(rc, a2a.TaskStateWorking, nil)
+	if pendingRun(rc) != "" {
+		e.Metadata = map[string]any{MetaPendingRun: ""}
+	}
+	if err := q.Write(ctx, e); err != nil {
+		return fmt.Errorf("failed to write task %q working: %w", rc.TaskID, err)
+	}
+	return nil
+}
+
+// answerStream writes the answer's text as one artifact, streamed as it comes.
+type answerStream struct {
+	rc       *a2asrv.RequestContext
+	q        eventqueue.Queue
+	artifact a2a.ArtifactID
+}
+
+func (a *answerStream) sink(ctx context.Context) agent.Sink {
+	return func(ev agent.Event) error {
+		if ev.Type != agent.EventTextDelta || ev.Delta == "" {
+			return nil
+		}
+		return a.write(ctx, ev.Delta)
+	}
+}
+
+func (a *answerStream) write(ctx context.Context, text string) error {
+	var e *a2a.TaskArtifactUpdateEvent
+	if a.artifact == "" {
+		e = a2a.NewArtifactEvent(a.rc, a2a.TextPart{Text: text})
+		e.Artifact.Name = "answer"
+		a.artifact = e.Artifact.ID
+	} else {
+		e = a2a.NewArtifactUpdateEvent(a.rc, a.artifact, a2a.TextPart{Text: text})
+	}
+	return a.q.Write(ctx, e)
+}
+
+// end writes how a run (or a resumed one) ended: canceled, failed, waiting for an approval, or
+// completed with its answer.
+func (x *Executor) end(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue, out *answerStream, res *agent.Result, err error) error {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err() // canceled: Cancel writes the final state
 	case err != nil:
 		return x.finish(ctx, rc, q, a2a.TaskStateFailed, x.public(err))
 	case res.Suspended != nil:
-		return x.finish(ctx, rc, q, a2a.TaskStateInputRequired, "A person must approve a tool call of this run; it cannot be answered over A2A yet.")
+		return x.suspend(ctx, rc, q, res.Suspended)
 	}
-	if artifact == "" && res.Text != "" {
+	if out.artifact == "" && res.Text != "" {
 		// A model that answered in one piece: the whole text is the artifact.
-		e := a2a.NewArtifactEvent(rc, a2a.TextPart{Text: res.Text})
-		e.Artifact.Name = "answer"
-		if err := q.Write(ctx, e); err != nil {
+		if err := out.write(ctx, res.Text); err != nil {
 			return fmt.Errorf("failed to write the answer of task %q: %w", rc.TaskID, err)
 		}
 	}
@@ -117,7 +153,8 @@ func conversation(rc *a2asrv.RequestContext) []llm.Message {
 	if rc.StoredTask != nil {
 		msgs = append(msgs, rc.StoredTask.History...)
 	}
-	if rc.Message != nil {
+	// The SDK has put a follow-up message in the stored task's history already.
+	if rc.Message != nil && (len(msgs) == 0 || msgs[len(msgs)-1].ID != rc.Message.ID) {
 		msgs = append(msgs, rc.Message)
 	}
 	out := make([]llm.Message, 0, len(msgs))

@@ -1,105 +1,68 @@
 package a2aagent
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sync"
-	"time"
 
 	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2asrv"
+
+	"github.com/agentry-dev/agentry/runtime/memory"
 )
 
-// Task store bounds: a runtime serves for weeks, so its tasks may not grow without end.
-const (
-	DefaultMaxTasks = 10_000
-	DefaultTaskTTL  = time.Hour
-)
-
-// TaskStore keeps an agent's A2A tasks in this process, at most max of them and each for ttl
-// after its last change (the oldest go first). A copy is stored and handed out, so the SDK and
-// a client never share one.
+// TaskStore keeps an agent's A2A tasks in a memory store (the agent's own, so every replica
+// sharing it answers tasks/get; else the runtime's in-process one). A task belongs to the caller
+// that made it (the resource WithResource put in the request's context): another caller
+// neither reads nor continues it.
 type TaskStore struct {
-	max int
-	ttl time.Duration
-	now func() time.Time
-
-	mu    sync.Mutex
-	order *list.List // of *taskEntry, least recently saved first
-	byID  map[a2a.TaskID]*list.Element
+	Store   memory.Tasks
+	AgentID string
 }
 
-type taskEntry struct {
-	id    a2a.TaskID
-	raw   []byte
-	saved time.Time
+var _ a2asrv.TaskStore = TaskStore{}
+
+type resourceKey struct{}
+
+// WithResource names the caller of an A2A request: its verified subject, or the user its
+// headers name.
+func WithResource(ctx context.Context, resource string) context.Context {
+	return context.WithValue(ctx, resourceKey{}, resource)
 }
 
-// NewTaskStore is a store of at most max tasks (DefaultMaxTasks when not positive), each kept
-// ttl after its last change (DefaultTaskTTL when not positive).
-func NewTaskStore(max int, ttl time.Duration) *TaskStore {
-	if max <= 0 {
-		max = DefaultMaxTasks
-	}
-	if ttl <= 0 {
-		ttl = DefaultTaskTTL
-	}
-	return &TaskStore{max: max, ttl: ttl, now: time.Now, order: list.New(), byID: map[a2a.TaskID]*list.Element{}}
+// ResourceOf is the caller WithResource named ("" for none).
+func ResourceOf(ctx context.Context) string {
+	r, _ := ctx.Value(resourceKey{}).(string)
+	return r
 }
 
 // Save implements a2asrv.TaskStore.
-func (s *TaskStore) Save(_ context.Context, task *a2a.Task) error {
+func (s TaskStore) Save(ctx context.Context, task *a2a.Task) error {
 	raw, err := json.Marshal(task)
 	if err != nil {
-		return fmt.Errorf("failed to store task %q: %w", task.ID, err)
+		return fmt.Errorf("failed to encode task %q: %w", task.ID, err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	if el, ok := s.byID[task.ID]; ok {
-		s.order.Remove(el)
+	err = s.Store.SaveTask(ctx, s.AgentID, memory.StoredTask{ID: string(task.ID), ResourceID: ResourceOf(ctx), State: raw})
+	if errors.Is(err, memory.ErrTaskNotFound) {
+		return a2a.ErrTaskNotFound
 	}
-	s.byID[task.ID] = s.order.PushBack(&taskEntry{id: task.ID, raw: raw, saved: now})
-	s.expire(now)
-	return nil
+	return err
 }
 
-// Get implements a2asrv.TaskStore: a2a.ErrTaskNotFound for a task it does not (or no longer) hold.
-func (s *TaskStore) Get(_ context.Context, id a2a.TaskID) (*a2a.Task, error) {
-	s.mu.Lock()
-	s.expire(s.now())
-	el, ok := s.byID[id]
-	var raw []byte
-	if ok {
-		raw = el.Value.(*taskEntry).raw
-	}
-	s.mu.Unlock()
-	if !ok {
+// Get implements a2asrv.TaskStore: a2a.ErrTaskNotFound for a task the caller does not (or no
+// longer) have.
+func (s TaskStore) Get(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+	st, err := s.Store.Task(ctx, s.AgentID, string(id), ResourceOf(ctx))
+	if errors.Is(err, memory.ErrTaskNotFound) {
 		return nil, a2a.ErrTaskNotFound
 	}
+	if err != nil {
+		return nil, err
+	}
 	var t a2a.Task
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, fmt.Errorf("failed to read task %q: %w", id, err)
+	if err := json.Unmarshal(st.State, &t); err != nil {
+		return nil, fmt.Errorf("failed to decode task %q: %w", id, err)
 	}
 	return &t, nil
-}
-
-// Len is how many tasks the store holds.
-func (s *TaskStore) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.order.Len()
-}
-
-// expire drops tasks past their time and the oldest beyond max. Called with mu held.
-func (s *TaskStore) expire(now time.Time) {
-	for el := s.order.Front(); el != nil; el = s.order.Front() {
-		e := el.Value.(*taskEntry)
-		if s.order.Len() <= s.max && now.Sub(e.saved) < s.ttl {
-			return
-		}
-		s.order.Remove(el)
-		delete(s.byID, e.id)
-	}
 }

@@ -12,6 +12,9 @@ type InMemory struct {
 	mu      sync.Mutex
 	threads map[string]*memThread // by agent + "\x00" + thread
 	pending map[string]PendingRun // by agent + "\x00" + run
+	tasks   map[string]StoredTask // by agent + "\x00" + task
+	// tasksPruned is when expired tasks were last deleted.
+	tasksPruned time.Time
 }
 
 type memThread struct {

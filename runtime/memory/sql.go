@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry-dev/agentry/internal/platform/sqldb"
@@ -56,6 +57,8 @@ func schemaFor(bigint, serial string) string {
 	return strings.NewReplacer("{{BIGINT}}", bigint, "{{SERIAL}}", serial).Replace(schema)
 }
 
+func tasksFor(bigint string) string { return strings.ReplaceAll(tasksSchema, "{{BIGINT}}", bigint) }
+
 func pendingFor(bigint string) string {
 	return strings.ReplaceAll(pendingSchema, "{{BIGINT}}", bigint)
 }
@@ -63,20 +66,22 @@ func pendingFor(bigint string) string {
 var sqliteDialect = dialect{
 	name:       "sqlite",
 	rebind:     func(q string) string { return numbered.ReplaceAllString(q, "?$1") },
-	migrations: []string{schemaFor("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"), pendingFor("INTEGER")},
+	migrations: []string{schemaFor("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"), pendingFor("INTEGER"), tasksFor("INTEGER")},
 }
 
 var postgresDialect = dialect{
 	name:       "postgres",
 	rebind:     func(q string) string { return q },
 	lock:       `SELECT pg_advisory_xact_lock(7425001)`,
-	migrations: []string{schemaFor("BIGINT", "BIGSERIAL PRIMARY KEY"), pendingFor("BIGINT")},
+	migrations: []string{schemaFor("BIGINT", "BIGSERIAL PRIMARY KEY"), pendingFor("BIGINT"), tasksFor("BIGINT")},
 }
 
 // sqlStore implements Store on database/sql for both SQL backends.
 type sqlStore struct {
 	db *sql.DB
 	d  dialect
+	// tasksPruned is when this process last deleted expired tasks (Unix µs).
+	tasksPruned atomic.Int64
 }
 
 func openSQLite(ctx context.Context, path string) (Store, error) {

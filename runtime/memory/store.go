@@ -61,6 +61,8 @@ type Store interface {
 	Threads(ctx context.Context, agentID, resourceID string, p Page) (ThreadPage, error)
 	// Pending holds runs stopped for approval.
 	Pending
+	// Tasks holds the agent's A2A tasks.
+	Tasks
 	// Ping checks the backend is reachable.
 	Ping(ctx context.Context) error
 	// Kind names the backend: memory, sqlite or postgres.

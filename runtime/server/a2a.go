@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -9,6 +11,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/runtime/a2aagent"
+	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/registry"
 )
 
@@ -21,17 +25,24 @@ const (
 )
 
 // a2aHandlers are the agents' JSON-RPC handlers, made at an agent's first request and again
-// when the registry reloaded it. An agent's tasks live in this process, in a bounded store
-// kept across reloads.
+// when the registry reloaded it.
 type a2aHandlers struct {
-	mu     sync.Mutex
-	by     map[string]a2aHandler
-	stores map[string]*a2aagent.TaskStore
+	mu sync.Mutex
+	by map[string]a2aHandler
 }
 
 type a2aHandler struct {
 	entry *registry.Entry
 	h     http.Handler
+}
+
+// taskStore keeps the agent's A2A tasks: its memory store, so any replica sharing it answers
+// tasks/get, else this process's.
+func (s *Server) taskStore(e *registry.Entry) memory.Tasks {
+	if e.Memory != nil {
+		return e.Memory
+	}
+	return s.localStore
 }
 
 func (s *Server) a2aHandler(e *registry.Entry) http.Handler {
@@ -41,27 +52,48 @@ func (s *Server) a2aHandler(e *registry.Entry) http.Handler {
 		return h.h
 	}
 	if s.a2a.by == nil {
-		s.a2a.by, s.a2a.stores = map[string]a2aHandler{}, map[string]*a2aagent.TaskStore{}
+		s.a2a.by = map[string]a2aHandler{}
 	}
-	store, ok := s.a2a.stores[e.Agent.ID]
-	if !ok {
-		store = a2aagent.NewTaskStore(0, 0)
-		s.a2a.stores[e.Agent.ID] = store
-	}
-	x := &a2aagent.Executor{Agent: e.Agent, PublicError: publicMessage}
+	x := &a2aagent.Executor{Agent: e.Agent, PublicError: publicMessage, Approvals: a2aApprovals{s: s, e: e}}
+	store := a2aagent.TaskStore{Store: s.taskStore(e), AgentID: e.Agent.ID}
 	// The SDK logs through slog; the runtime's own request log covers each call.
 	h := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(x, a2asrv.WithLogger(slog.New(slog.DiscardHandler)), a2asrv.WithTaskStore(store)))
 	s.a2a.by[e.Agent.ID] = a2aHandler{entry: e, h: h}
 	return h
 }
 
-// a2aServe answers an A2A JSON-RPC request of the guarded agent.
+// a2aServe answers an A2A JSON-RPC request of the guarded agent, for the caller its token or
+// headers name (its tasks and approvals are its own).
 func (s *Server) a2aServe(c echo.Context) error {
 	e := agentOf(c)
+	resource, err := resourceOf(c, nil)
+	if err != nil {
+		return err
+	}
 	ctx, _, cancel := s.runContext(c)
 	defer cancel()
+	ctx = a2aagent.WithResource(ctx, resource)
 	s.a2aHandler(e).ServeHTTP(c.Response(), c.Request().WithContext(ctx))
 	return nil
+}
+
+// a2aApprovals keeps an agent's A2A runs stopped for approval where its other routes keep
+// theirs.
+type a2aApprovals struct {
+	s *Server
+	e *registry.Entry
+}
+
+func (a a2aApprovals) Hold(ctx context.Context, sus *agent.Suspension, conversation, resource string) error {
+	return a.s.hold(ctx, a.e, sus, conversation, resource)
+}
+
+func (a a2aApprovals) DecideAll(ctx context.Context, runID, resource string, d agent.Decision) (*agent.Suspension, error) {
+	sus, _, err := a.s.decideRun(ctx, a.e, runID, resource, nil, &d)
+	if errors.Is(err, memory.ErrPendingNotFound) || errors.Is(err, agent.ErrAlreadyDecided) {
+		err = agent.ErrNotHeld
+	}
+	return sus, err
 }
 
 // agentCard answers the agent's card: public (an A2A client reads it to learn how to call and

@@ -24,7 +24,7 @@ func (s *Server) pendingStore(e *registry.Entry) memory.Pending {
 	if e.Memory != nil {
 		return e.Memory
 	}
-	return s.localPending
+	return s.localStore
 }
 
 // hold stores a run that stopped for approval, with the thread and resource it ran for: only
@@ -69,6 +69,16 @@ type answer struct {
 // when nothing is left undecided the run is taken out of the store (it cannot be answered
 // twice) and returned for Resume.
 func (s *Server) decide(ctx context.Context, e *registry.Entry, id, resource string, answers []answer) (*agent.Suspension, *memoryRef, error) {
+	sus, ref, err := s.decideRun(ctx, e, id, resource, answers, nil)
+	if err != nil {
+		return nil, nil, decisionError(err)
+	}
+	return sus, ref, nil
+}
+
+// decideRun is decide with the store's and the agent's errors as they are; with all, every call
+// still waiting gets that decision.
+func (s *Server) decideRun(ctx context.Context, e *registry.Entry, id, resource string, answers []answer, all *agent.Decision) (*agent.Suspension, *memoryRef, error) {
 	var sus agent.Suspension
 	ref := &memoryRef{}
 	err := s.pendingStore(e).UpdatePending(ctx, e.Agent.ID, id, func(p *memory.PendingRun) (bool, error) {
@@ -79,7 +89,17 @@ func (s *Server) decide(ctx context.Context, e *registry.Entry, id, resource str
 			return false, fmt.Errorf("failed to decode pending run %q: %w", id, err)
 		}
 		now := time.Now()
-		for _, a := range answers {
+		todo := answers
+		if all != nil {
+			todo = nil
+			for _, h := range sus.Undecided() {
+				todo = append(todo, answer{id: h.InterruptID, decision: *all})
+			}
+			if len(todo) == 0 {
+				return false, agent.ErrNotHeld
+			}
+		}
+		for _, a := range todo {
 			if err := e.Agent.Decide(&sus, a.id, a.decision, now); err != nil {
 				return false, err
 			}
@@ -93,7 +113,7 @@ func (s *Server) decide(ctx context.Context, e *registry.Entry, id, resource str
 		return len(sus.Undecided()) == 0, nil
 	})
 	if err != nil {
-		return nil, nil, decisionError(err)
+		return nil, nil, err
 	}
 	return &sus, ref, nil
 }

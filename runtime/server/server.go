@@ -86,8 +86,8 @@ type Server struct {
 	// still streaming then are ended with RUN_ERROR.
 	draining   context.Context
 	stopStream context.CancelFunc
-	// localPending keeps the runs stopped for approval of agents without memory.
-	localPending *memory.InMemory
+	// localStore keeps the runs stopped for approval and the A2A tasks of agents without memory.
+	localStore *memory.InMemory
 	// a2a holds each agent's A2A handler.
 	a2a a2aHandlers
 }
@@ -97,7 +97,7 @@ func New(opts Options) *Server {
 	defaults.Positive(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	defaults.Positive(&opts.DrainTimeout, DefaultDrainTimeout)
 	defaults.Positive(&opts.KeepAlive, DefaultKeepAlive)
-	s := &Server{opts: opts, auth: &authChecker{secrets: opts.Secrets, client: egress.Policy{AllowInternal: true}.Client(10 * time.Second), cluster: &clusterIssuer{config: opts.ClusterConfig}}, limits: ratelimit.New(opts.RateLimitKeys), localPending: memory.NewInMemory()}
+	s := &Server{opts: opts, auth: &authChecker{secrets: opts.Secrets, client: egress.Policy{AllowInternal: true}.Client(10 * time.Second), cluster: &clusterIssuer{config: opts.ClusterConfig}}, limits: ratelimit.New(opts.RateLimitKeys), localStore: memory.NewInMemory()}
 	s.draining, s.stopStream = context.WithCancel(context.Background())
 	e := httpserve.NewEcho(httpserve.EchoOptions{Logger: opts.Logger, TrustedProxies: opts.TrustedProxies, ErrorHandler: errorHandler(opts.Logger)})
 	s.echo = e
