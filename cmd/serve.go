@@ -6,7 +6,9 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -89,6 +91,9 @@ func configLoader(prevalidated bool) (*decode.Loader, error) {
 // serveAgents loads the manifests, listens and serves until ctx ends; announce runs once the
 // address is known.
 func serveAgents(ctx context.Context, log logr.Logger, loader *decode.Loader, paths []string, addr string, regOpts registry.Options, srvOpts server.Options, announce func(net.Addr, *registry.Registry)) error {
+	// An agentRef asks an agent of this runtime at its own address, known once it listens.
+	var self atomic.Value
+	regOpts.SelfURL = func() string { s, _ := self.Load().(string); return s }
 	reg, err := loadRegistry(ctx, log, loader, paths, regOpts)
 	if err != nil {
 		return err
@@ -98,6 +103,7 @@ func serveAgents(ctx context.Context, log logr.Logger, loader *decode.Loader, pa
 	if err != nil {
 		return fmt.Errorf("failed to listen on %q: %w", addr, err)
 	}
+	self.Store(loopbackURL(ln.Addr()))
 	announce(ln.Addr(), reg)
 	// Start-up (decoding the config, compiling schemas and CEL programs) leaves a few MiB of
 	// garbage the heap would keep until load grows it: collect it once and return it to the OS,
@@ -139,4 +145,18 @@ func setMemoryLimit(log logr.Logger, getenv func(string) string) {
 	if limit := memlimit.Apply(getenv); limit > 0 {
 		log.Info("memory limit", "goMemLimitMiB", limit>>20, "percentOfContainerLimit", memlimit.Percent)
 	}
+}
+
+// loopbackURL is the base URL at which this process reaches its own listener: loopback when it
+// listens on every address.
+func loopbackURL(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return "http://" + a.String()
+	}
+	ip := tcp.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return "http://" + net.JoinHostPort(ip.String(), strconv.Itoa(tcp.Port))
 }

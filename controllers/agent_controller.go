@@ -184,6 +184,12 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// An MCPServer matters through its spec and its discovered tools and readiness.
 		Watches(&v1alpha1.MCPServer{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexMCPServerRefs)),
 			builder.WithPredicates(mcpServerChanged)).
+		// A RemoteAgent matters through its card and readiness; another Agent through its A2A
+		// endpoint, readiness and auth (its askers render them).
+		Watches(&v1alpha1.RemoteAgent{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexRemoteAgentRefs)),
+			builder.WithPredicates(remoteAgentChanged)).
+		Watches(&v1alpha1.Agent{}, handler.EnqueueRequestsFromMapFunc(agentsAsking(mgr.GetClient())),
+			builder.WithPredicates(askedAgentChanged)).
 		// Secrets by metadata only: a change bumps the resourceVersion, which is all the watch
 		// needs; the few referenced Secrets are read from the API server (see NewManager), so
 		// the data of every Secret in the cluster is never held in memory.

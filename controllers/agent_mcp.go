@@ -111,10 +111,6 @@ var mcpServerChanged = predicate.Funcs{
 			(o.Status.LastDiscoveryTime == nil) != (n.Status.LastDiscoveryTime == nil) {
 			return true
 		}
-		or, nr := meta.FindStatusCondition(o.Status.Conditions, v1alpha1.ConditionReady), meta.FindStatusCondition(n.Status.Conditions, v1alpha1.ConditionReady)
-		if (or == nil) != (nr == nil) {
-			return true
-		}
-		return or != nil && (or.Status != nr.Status || or.Reason != nr.Reason)
+		return readyChanged(o.Status.Conditions, n.Status.Conditions)
 	},
 }

@@ -84,12 +84,17 @@ func (r *AgentReconciler) resolveTools(ctx context.Context, s *agentState) error
 		resolved = append(resolved, render.ResolvedTool{Entry: entry, Tool: &t})
 	}
 	res := &toolResolution{tools: resolved, referenced: found}
+	askProblems, err := r.resolveAgentRefs(ctx, a, res)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, askProblems...)
 	mcpProblems, err := r.resolveMCP(ctx, a, res)
 	if err != nil {
 		return err
 	}
 	problems = append(problems, mcpProblems...)
-	msg := fmt.Sprintf("%d of %d tools resolved", len(resolved)+len(res.mcp), len(a.Spec.Tools))
+	msg := fmt.Sprintf("%d of %d tools resolved", len(res.tools)+len(res.mcp), len(a.Spec.Tools))
 	if len(res.names) > 0 {
 		msg += fmt.Sprintf(" (%d MCP tools: %s)", len(res.names), strings.Join(res.names, ", "))
 	}
@@ -229,8 +234,8 @@ func secretProblems(a *v1alpha1.Agent, tools *toolResolution, data map[string]ma
 		}
 	}
 	for _, t := range tools.referenced {
-		if h := t.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil && missing[h.HeadersSecretRef.Name] {
-			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("headers Secret %q of Tool %q not found", h.HeadersSecretRef.Name, t.Name)})
+		if ref := t.Spec.Execute.HeadersSecret(); ref != nil && missing[ref.Name] {
+			others = append(others, problem{v1alpha1.ReasonSecretNotFound, fmt.Sprintf("headers Secret %q of %s not found", ref.Name, toolOrigin(t))})
 		}
 	}
 	for _, m := range tools.servers {

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,9 +24,43 @@ const (
 	IndexToolHeaderSecret = ".spec.execute.http.headersSecretRef.name"
 	// IndexMCPServerRefs is on Agents: the MCPServers their tool maps use.
 	IndexMCPServerRefs = ".spec.tools.mcpServerRef.name"
-	// IndexMCPHeaderSecret is on MCPServers: the Secret holding the server's headers.
+	// IndexMCPHeaderSecret is on MCPServers and RemoteAgents: the Secret holding the headers.
 	IndexMCPHeaderSecret = ".spec.headersSecretRef.name"
+	// IndexRemoteAgentRefs is on Agents: the RemoteAgents their tool maps use.
+	IndexRemoteAgentRefs = ".spec.tools.remoteAgentRef.name"
+	// IndexAgentRefs is on Agents: the Agents (namespace/name) their tool maps ask.
+	IndexAgentRefs = ".spec.tools.agentRef"
 )
+
+// referencedRemoteAgentNames lists the RemoteAgents an Agent references.
+func referencedRemoteAgentNames(a *v1alpha1.Agent) []string {
+	var out []string
+	for _, t := range a.Spec.Tools {
+		if t.RemoteAgentRef != nil {
+			out = append(out, t.RemoteAgentRef.Name)
+		}
+	}
+	return out
+}
+
+// agentRefKey is the namespace/name an agentRef of an Agent in namespace names.
+func agentRefKey(namespace string, ref *v1alpha1.AgentReference) string {
+	if ref.Namespace != "" {
+		namespace = ref.Namespace
+	}
+	return namespace + "/" + ref.Name
+}
+
+// referencedAgentKeys lists the Agents (namespace/name) an Agent asks.
+func referencedAgentKeys(a *v1alpha1.Agent) []string {
+	var out []string
+	for _, t := range a.Spec.Tools {
+		if t.AgentRef != nil {
+			out = append(out, agentRefKey(a.Namespace, t.AgentRef))
+		}
+	}
+	return out
+}
 
 // referencedToolNames lists the Tools an Agent references.
 func referencedToolNames(a *v1alpha1.Agent) []string {
@@ -91,12 +126,58 @@ func SetupIndexes(ctx context.Context, mgr ctrl.Manager) error {
 	}); err != nil {
 		return err
 	}
+	if err := idx.IndexField(ctx, &v1alpha1.RemoteAgent{}, IndexMCPHeaderSecret, func(o client.Object) []string {
+		if ref := o.(*v1alpha1.RemoteAgent).Spec.HeadersSecretRef; ref != nil {
+			return []string{ref.Name}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.Agent{}, IndexRemoteAgentRefs, func(o client.Object) []string {
+		return referencedRemoteAgentNames(o.(*v1alpha1.Agent))
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.Agent{}, IndexAgentRefs, func(o client.Object) []string {
+		return referencedAgentKeys(o.(*v1alpha1.Agent))
+	}); err != nil {
+		return err
+	}
 	return idx.IndexField(ctx, &v1alpha1.Tool{}, IndexToolHeaderSecret, func(o client.Object) []string {
-		if h := o.(*v1alpha1.Tool).Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil {
-			return []string{h.HeadersSecretRef.Name}
+		if ref := o.(*v1alpha1.Tool).Spec.Execute.HeadersSecret(); ref != nil {
+			return []string{ref.Name}
 		}
 		return nil
 	})
+}
+
+// remoteAgentsBySecret maps a Secret to the RemoteAgents whose headers it holds.
+func remoteAgentsBySecret(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		var list v1alpha1.RemoteAgentList
+		if err := c.List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexMCPHeaderSecret: o.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "failed to list remote agents for a secret event", "secret", o.GetName())
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(list.Items))
+		for _, m := range list.Items {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: m.Namespace, Name: m.Name}})
+		}
+		return out
+	}
+}
+
+// agentsAsking maps an Agent to the Agents (in any namespace) whose agentRefs name it.
+func agentsAsking(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		var list v1alpha1.AgentList
+		if err := c.List(ctx, &list, client.MatchingFields{IndexAgentRefs: o.GetNamespace() + "/" + o.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "failed to list agents asking an agent", "agent", o.GetName())
+			return nil
+		}
+		return requests(list.Items)
+	}
 }
 
 // mcpServersBySecret maps a Secret to the MCPServers whose headers it holds.
@@ -162,6 +243,20 @@ func secretToAgents(c client.Client) handler.MapFunc {
 		byServer := agentsBy(c, IndexMCPServerRefs)
 		for i := range servers.Items {
 			add(byServer(ctx, &servers.Items[i]))
+		}
+		var remotes v1alpha1.RemoteAgentList
+		if err := c.List(ctx, &remotes, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexMCPHeaderSecret: o.GetName()}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "failed to list remote agents for a secret event", "secret", o.GetName())
+			return reqs
+		}
+		byRemote := agentsBy(c, IndexRemoteAgentRefs)
+		for i := range remotes.Items {
+			add(byRemote(ctx, &remotes.Items[i]))
+		}
+		// An agentRef sends the asked Agent's auth headers: its askers mount them too.
+		asking := agentsAsking(c)
+		for _, r := range reqs {
+			add(asking(ctx, &v1alpha1.Agent{ObjectMeta: metav1.ObjectMeta{Namespace: r.Namespace, Name: r.Name}}))
 		}
 		return reqs
 	}

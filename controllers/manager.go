@@ -134,6 +134,12 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manag
 		Interval: opts.MCPDiscoveryInterval, HTTPClient: mcpClient, Version: opts.Version}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the MCPServer controller: %w", err)
 	}
+	// Remote agents' cards through the same guard: no metadata address, not the API server,
+	// no redirect.
+	if err := (&RemoteAgentReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("agentry-operator"),
+		Interval: opts.MCPDiscoveryInterval, HTTPClient: mcpClient}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the RemoteAgent controller: %w", err)
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,11 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/internal/protocol/mcpclient"
@@ -30,11 +26,6 @@ import (
 
 // DefaultMCPDiscoveryInterval is how often a server's tools are listed again.
 const DefaultMCPDiscoveryInterval = 5 * time.Minute
-
-// maxConcurrentDiscoveries bounds the discoveries in flight (a goroutine and a connection
-// each). Each ends within its server's timeout, so a hanging server holds one slot for that
-// long and no reconcile at all; only more hanging servers than slots make others queue.
-const maxConcurrentDiscoveries = 64
 
 // MCPServerReconciler lists each MCPServer's tools into its status. Discovery runs outside the
 // reconcile, in a goroutine per server bounded by the server's timeout: a reconcile starts it
@@ -50,23 +41,7 @@ type MCPServerReconciler struct {
 	// Version is sent to servers as the client's version.
 	Version string
 
-	mu      sync.Mutex
-	state   map[types.NamespacedName]*discovery
-	results chan event.GenericEvent
-	slots   chan struct{}
-	done    chan struct{} // closed when the manager stops
-}
-
-// discovery is the latest discovery of one server, running or done.
-type discovery struct {
-	// inputs identifies what it was started with: the generation and the headers Secret's
-	// resourceVersion. A result for other inputs is stale.
-	inputs  string
-	running bool
-	cancel  context.CancelFunc
-	at      time.Time
-	result  *mcpclient.Discovery
-	err     *mcpclient.Error
+	discoveries discoverer[*mcpclient.Discovery]
 }
 
 // +kubebuilder:rbac:groups=agentry.dev,resources=mcpservers,verbs=get;list;watch
@@ -77,12 +52,12 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	var m v1alpha1.MCPServer
 	if err := r.Get(ctx, req.NamespacedName, &m); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.forget(req.NamespacedName)
+			r.discoveries.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	original := m.DeepCopy()
-	headers, secretVersion, secretErr, err := r.headers(ctx, &m)
+	headers, secretVersion, secretErr, err := headersFrom(ctx, r.Client, m.Namespace, m.Spec.HeadersSecretRef)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -90,17 +65,22 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 
 	var requeue time.Duration
 	var cond metav1.Condition
-	switch d := r.current(req.NamespacedName); {
+	step, d := r.discoveries.next(req.NamespacedName, inputs, r.interval())
+	switch {
 	case secretErr != nil:
-		r.forget(req.NamespacedName)
+		r.discoveries.forget(req.NamespacedName)
 		cond = readyCondition(m.Generation, metav1.ConditionFalse, secretErr.Reason, secretErr.Message)
-	case d != nil && d.inputs == inputs && !d.running && time.Since(d.at) < r.interval():
+	case step == stepApply:
 		cond = r.apply(&m, d)
 		requeue = r.interval() - time.Since(d.at)
-	case d != nil && d.inputs == inputs && d.running:
+	case step == stepWait:
 		return ctrl.Result{}, nil // its result will wake us
 	default:
-		r.start(req.NamespacedName, &m, headers, inputs)
+		server := mcpclient.FromSpec(m.Spec, headers, r.HTTPClient, r.Version)
+		allow := append([]string(nil), m.Spec.Tools...)
+		r.discoveries.start(req.NamespacedName, inputs, func(ctx context.Context) (*mcpclient.Discovery, error) {
+			return mcpclient.Discover(ctx, server, allow)
+		}, mcpclient.Classify)
 		if ready := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady); ready != nil && ready.ObservedGeneration == m.Generation {
 			return ctrl.Result{}, nil // keep the last verdict until the new one comes
 		}
@@ -125,18 +105,17 @@ func (r *MCPServerReconciler) interval() time.Duration {
 	return r.Interval
 }
 
-// headers reads the headers Secret: its data (for the discovery only, never written anywhere)
+// headersFrom reads a headers Secret: its data (for the discovery only, never written anywhere)
 // and resourceVersion. A missing Secret is a verdict, not an error.
-func (r *MCPServerReconciler) headers(ctx context.Context, m *v1alpha1.MCPServer) (map[string]string, string, *mcpclient.Error, error) {
-	ref := m.Spec.HeadersSecretRef
+func headersFrom(ctx context.Context, c client.Client, namespace string, ref *v1alpha1.LocalObjectReference) (map[string]string, string, *mcpclient.Error, error) {
 	if ref == nil {
 		return nil, "", nil, nil
 	}
 	var s corev1.Secret
-	err := r.Get(ctx, types.NamespacedName{Namespace: m.Namespace, Name: ref.Name}, &s)
+	err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, &s)
 	if apierrors.IsNotFound(err) {
 		return nil, "", &mcpclient.Error{Reason: v1alpha1.ReasonSecretNotFound,
-			Message: fmt.Sprintf("headers Secret %q not found in namespace %q; create it (keys are header names, e.g. Authorization) or change spec.headersSecretRef", ref.Name, m.Namespace)}, nil
+			Message: fmt.Sprintf("headers Secret %q not found in namespace %q; create it (keys are header names, e.g. Authorization) or change spec.headersSecretRef", ref.Name, namespace)}, nil
 	}
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("failed to get secret %q: %w", ref.Name, err)
@@ -148,62 +127,8 @@ func (r *MCPServerReconciler) headers(ctx context.Context, m *v1alpha1.MCPServer
 	return h, s.ResourceVersion, nil, nil
 }
 
-func (r *MCPServerReconciler) current(key types.NamespacedName) *discovery {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.state[key]
-}
-
-func (r *MCPServerReconciler) forget(key types.NamespacedName) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if d := r.state[key]; d != nil && d.cancel != nil {
-		d.cancel()
-	}
-	delete(r.state, key)
-}
-
-// start runs a discovery in the background, replacing one with other inputs.
-func (r *MCPServerReconciler) start(key types.NamespacedName, m *v1alpha1.MCPServer, headers map[string]string, inputs string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	d := &discovery{inputs: inputs, running: true, cancel: cancel}
-	r.mu.Lock()
-	if old := r.state[key]; old != nil && old.cancel != nil {
-		old.cancel()
-	}
-	r.state[key] = d
-	r.mu.Unlock()
-	server := mcpclient.FromSpec(m.Spec, headers, r.HTTPClient, r.Version)
-	allow := append([]string(nil), m.Spec.Tools...)
-	go func() {
-		defer cancel()
-		select {
-		case r.slots <- struct{}{}:
-			defer func() { <-r.slots }()
-		case <-ctx.Done():
-			return
-		}
-		res, err := mcpclient.Discover(ctx, server, allow)
-		if ctx.Err() != nil {
-			return // replaced or deleted
-		}
-		r.mu.Lock()
-		d.running, d.at, d.result = false, time.Now(), res
-		if err != nil {
-			d.err = mcpclient.Classify(err)
-		}
-		r.mu.Unlock()
-		obj := &v1alpha1.MCPServer{}
-		obj.Namespace, obj.Name = key.Namespace, key.Name
-		select {
-		case r.results <- event.GenericEvent{Object: obj}:
-		case <-r.done:
-		}
-	}()
-}
-
 // apply writes a finished discovery into the status and returns the Ready condition.
-func (r *MCPServerReconciler) apply(m *v1alpha1.MCPServer, d *discovery) metav1.Condition {
+func (r *MCPServerReconciler) apply(m *v1alpha1.MCPServer, d *discovery[*mcpclient.Discovery]) metav1.Condition {
 	if d.err != nil {
 		// The tools of the last good discovery stay: agents keep them through an outage.
 		return readyCondition(m.Generation, metav1.ConditionFalse, d.err.Reason, d.err.Message)
@@ -222,29 +147,14 @@ func (r *MCPServerReconciler) apply(m *v1alpha1.MCPServer, d *discovery) metav1.
 // SetupWithManager watches MCPServers, their headers Secrets (by metadata) and the results of
 // discoveries.
 func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	r.state = map[types.NamespacedName]*discovery{}
-	r.results = make(chan event.GenericEvent, 64)
-	r.slots = make(chan struct{}, maxConcurrentDiscoveries)
-	r.done = make(chan struct{})
-	// On shutdown, discoveries in flight are canceled and none waits to report.
-	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		<-ctx.Done()
-		r.mu.Lock()
-		for _, d := range r.state {
-			if d.cancel != nil {
-				d.cancel()
-			}
-		}
-		r.mu.Unlock()
-		close(r.done)
-		return nil
-	})); err != nil {
+	r.discoveries.newObject = func() client.Object { return &v1alpha1.MCPServer{} }
+	if err := r.discoveries.setup(mgr); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.MCPServer{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(mcpServersBySecret(mgr.GetClient()))).
-		WatchesRawSource(source.Channel(r.results, &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(r.discoveries.source()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
 		Complete(r)
 }

@@ -57,7 +57,12 @@ var crdValidationCases = []struct{ name, doc, reject string }{
 	{"tool id pattern", "apiVersion: agentry.dev/v1alpha1\nkind: Tool\nmetadata: {name: bad-tool-id}\nspec:\n  id: 'has space'\n  description: d\n  inputSchema: {type: object}\n  execute: {cel: '{}'}", "spec.id"},
 	{"frontend action name", "apiVersion: agentry.dev/v1alpha1\nkind: FrontendAction\nmetadata: {name: bad-fa}\nspec: {name: 'no spaces allowed', description: d}", "spec.name"},
 	// A tool-map entry: a Tool or an MCP server's tools, with approval settings.
-	{"tool entry with both refs", agentDoc("bad-both-refs", "  model: {name: m}\n  tools:\n  - {key: x, toolRef: {name: t}, mcpServerRef: {name: m}}"), "exactly one of toolRef or mcpServerRef"},
+	{"tool entry with both refs", agentDoc("bad-both-refs", "  model: {name: m}\n  tools:\n  - {key: x, toolRef: {name: t}, mcpServerRef: {name: m}}"), "exactly one of toolRef, mcpServerRef, agentRef or remoteAgentRef"},
+	{"tool entry asking two agents", agentDoc("bad-two-asks", "  model: {name: m}\n  tools:\n  - {key: x, agentRef: {name: a}, remoteAgentRef: {name: r}}"), "exactly one of toolRef, mcpServerRef, agentRef or remoteAgentRef"},
+	{"tool entry with no ref", agentDoc("bad-no-ref", "  model: {name: m}\n  tools:\n  - {key: x}"), "exactly one of toolRef, mcpServerRef, agentRef or remoteAgentRef"},
+	{"timeout on a Tool entry", agentDoc("bad-timeout", "  model: {name: m}\n  tools:\n  - {key: x, toolRef: {name: t}, timeout: 5s}"), "timeout belongs to agentRef and remoteAgentRef entries"},
+	{"agentRef to a bad namespace", agentDoc("bad-ref-ns", "  model: {name: m}\n  tools:\n  - {key: x, agentRef: {name: a, namespace: Not_A_NS}}"), "spec.tools[0].agentRef.namespace"},
+	{"remote agent without url", "apiVersion: agentry.dev/v1alpha1\nkind: RemoteAgent\nmetadata: {name: bad-remote}\nspec:\n  url: ftp://x\n", "spec.url"},
 	{"toolName on a Tool entry", agentDoc("bad-toolname", "  model: {name: m}\n  tools:\n  - {key: x, toolRef: {name: t}, toolName: y}"), "toolName and prefix belong to mcpServerRef entries"},
 	{"approvalTimeout without requireApproval", agentDoc("bad-approval", "  model: {name: m}\n  tools:\n  - {key: x, toolRef: {name: t}, approvalTimeout: 1m}"), "approvalTimeout needs requireApproval: true"},
 	{"approvalTimeout of 200h", agentDoc("bad-approval2", "  model: {name: m}\n  tools:\n  - {key: x, toolRef: {name: t}, requireApproval: true, approvalTimeout: 200h}"),

@@ -47,6 +47,15 @@ type EndpointSpec struct {
 	// +optional
 	AllowUnauthenticated bool `json:"allowUnauthenticated,omitempty"`
 
+	// allowAgentRefsFrom are the other namespaces whose Agents may name this one in a tool
+	// entry's agentRef ("*": every namespace). Agents of its own namespace always may.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=set
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$`
+	AllowAgentRefsFrom []string `json:"allowAgentRefsFrom,omitempty"`
+
 	// corsOrigins are the browser origins allowed to call the agent (e.g.
 	// https://chat.example.com); default: the runtime's --cors-origins.
 	// +optional

@@ -80,8 +80,9 @@ type AgentSpec struct {
 }
 
 // AgentTool is one entry of an Agent's tool map.
-// +kubebuilder:validation:XValidation:rule="has(self.toolRef) != has(self.mcpServerRef)",message="a tool entry needs exactly one of toolRef or mcpServerRef"
-// +kubebuilder:validation:XValidation:rule="!has(self.toolRef) || (!has(self.toolName) && !has(self.prefix))",message="toolName and prefix belong to mcpServerRef entries"
+// +kubebuilder:validation:XValidation:rule="[has(self.toolRef), has(self.mcpServerRef), has(self.agentRef), has(self.remoteAgentRef)].filter(x, x).size() == 1",message="a tool entry needs exactly one of toolRef, mcpServerRef, agentRef or remoteAgentRef"
+// +kubebuilder:validation:XValidation:rule="has(self.mcpServerRef) || (!has(self.toolName) && !has(self.prefix))",message="toolName and prefix belong to mcpServerRef entries"
+// +kubebuilder:validation:XValidation:rule="!has(self.timeout) || has(self.agentRef) || has(self.remoteAgentRef)",message="timeout belongs to agentRef and remoteAgentRef entries (a Tool has its own spec.execute.timeout)"
 // +kubebuilder:validation:XValidation:rule="!has(self.approvalTimeout) || (has(self.requireApproval) && self.requireApproval)",message="approvalTimeout needs requireApproval: true"
 type AgentTool struct {
 	// key names the entry. For a Tool or one MCP tool it is the function name the model
@@ -101,6 +102,26 @@ type AgentTool struct {
 	// (allowed) tools when toolName is unset.
 	// +optional
 	MCPServerRef *LocalObjectReference `json:"mcpServerRef,omitempty"`
+
+	// agentRef names another Agent this one may ask over A2A: the model sees a tool named key,
+	// described from the other agent, taking a message; the other agent's answer is the result.
+	// The other Agent is in this namespace, or in one that lists this namespace in its
+	// spec.endpoint.allowAgentRefsFrom. The call goes to its in-cluster A2A endpoint with its
+	// headers Secret (same namespace only) and this run's trace; a chain of agents asking
+	// agents stops at depth 4.
+	// +optional
+	AgentRef *AgentReference `json:"agentRef,omitempty"`
+
+	// remoteAgentRef names a RemoteAgent (an A2A agent outside Agentry, whose card the operator
+	// reads) in the same namespace, used like agentRef.
+	// +optional
+	RemoteAgentRef *LocalObjectReference `json:"remoteAgentRef,omitempty"`
+
+	// timeout bounds one call of the agent an agentRef or remoteAgentRef entry names (default:
+	// the RemoteAgent's spec.timeout, else 60s).
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('30m')",message="timeout must be more than 0s and at most 30m"
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
 
 	// toolName is the server's name of the one MCP tool this entry uses.
 	// +optional
@@ -126,6 +147,21 @@ type AgentTool struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s') && duration(self) <= duration('168h')",message="approvalTimeout must be more than 0s and at most 168h"
 	ApprovalTimeout *metav1.Duration `json:"approvalTimeout,omitempty"`
+}
+
+// AgentReference names an Agent, in the referring object's namespace unless namespace is set.
+type AgentReference struct {
+	// name of the Agent.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// namespace of the Agent (default: the referring Agent's).
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // DefaultApprovalTimeout and MaxApprovalTimeout bound how long a tool call waits for approval.
@@ -314,6 +350,15 @@ func (a *Agent) EffectiveDisplayName() string {
 		return a.Spec.DisplayName
 	}
 	return a.Name
+}
+
+// A2ADescription is what the agent says it does, on its A2A card and as the tool of an Agent
+// that asks it: its platform introduction, else its name.
+func (a *Agent) A2ADescription() string {
+	if p := a.Spec.Platform; p != nil && p.IntroductoryMessage != "" {
+		return p.IntroductoryMessage
+	}
+	return "The " + a.EffectiveDisplayName() + " agent."
 }
 
 // EffectiveMaxSteps is spec.maxSteps capped to DefaultMaxSteps.

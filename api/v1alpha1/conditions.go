@@ -82,6 +82,14 @@ const (
 	ReasonInvalidToolName   = "InvalidToolName"
 	ReasonDuplicateToolName = "DuplicateToolName"
 
+	// Agent ToolsResolved reasons for agentRef and remoteAgentRef entries.
+	ReasonAgentNotFound       = "AgentNotFound"
+	ReasonAgentNotReady       = "AgentNotReady"
+	ReasonAgentRefNotAllowed  = "AgentRefNotAllowed"
+	ReasonAgentRefLoop        = "AgentRefLoop"
+	ReasonRemoteAgentNotFound = "RemoteAgentNotFound"
+	ReasonRemoteAgentNotReady = "RemoteAgentNotReady"
+
 	ReasonValid         = "Valid"
 	ReasonInvalidSchema = "InvalidSchema"
 	ReasonInvalidCEL    = "InvalidCEL"
@@ -93,4 +101,5 @@ const (
 func (in *Agent) GetConditions() []metav1.Condition          { return in.Status.Conditions }
 func (in *Tool) GetConditions() []metav1.Condition           { return in.Status.Conditions }
 func (in *FrontendAction) GetConditions() []metav1.Condition { return in.Status.Conditions }
+func (in *RemoteAgent) GetConditions() []metav1.Condition    { return in.Status.Conditions }
 func (in *MCPServer) GetConditions() []metav1.Condition      { return in.Status.Conditions }

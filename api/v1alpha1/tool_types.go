@@ -64,6 +64,17 @@ type ToolExecute struct {
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
+// HeadersSecret is the Secret holding the headers an http or a2a tool sends (nil: none).
+func (e ToolExecute) HeadersSecret() *LocalObjectReference {
+	switch {
+	case e.HTTP != nil:
+		return e.HTTP.HeadersSecretRef
+	case e.A2A != nil:
+		return e.A2A.HeadersSecretRef
+	}
+	return nil
+}
+
 // HTTPExecute calls an HTTP endpoint.
 // +kubebuilder:validation:XValidation:rule="has(self.url) != has(self.service)",message="http needs exactly one of url or service"
 type HTTPExecute struct {

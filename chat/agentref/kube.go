@@ -118,12 +118,12 @@ func NewKubeResolver(ctx context.Context, cfg *rest.Config, opts Options) (*Kube
 func (r *KubeResolver) Close() { r.stop() }
 
 // Resolve implements Resolver.
-func (r *KubeResolver) Resolve(ctx context.Context, ref string, generate bool) (string, error) {
+func (r *KubeResolver) Resolve(ctx context.Context, ref string, route Route) (string, error) {
 	a, err := r.get(ctx, ref)
 	if err != nil {
 		return "", err
 	}
-	return endpointFor(ref, a, generate)
+	return endpointFor(ref, a, route)
 }
 
 // Audience is the Agent's spec.platform.audience (bridge.AudienceResolver): nil when it sets

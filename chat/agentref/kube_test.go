@@ -18,9 +18,9 @@ import (
 )
 
 // wantURL is a check for eventually: ref resolves to want.
-func wantURL(r Resolver, ref string, generate bool, want string) func() error {
+func wantURL(r Resolver, ref string, route Route, want string) func() error {
 	return func() error {
-		got, err := r.Resolve(context.Background(), ref, generate)
+		got, err := r.Resolve(context.Background(), ref, route)
 		if err != nil {
 			return err
 		}
@@ -34,7 +34,7 @@ func wantURL(r Resolver, ref string, generate bool, want string) func() error {
 // wantErr is a check for eventually: ref fails with kind and a message containing msg.
 func wantErr(r Resolver, ref string, kind error, msg string) func() error {
 	return func() error {
-		got, err := r.Resolve(context.Background(), ref, false)
+		got, err := r.Resolve(context.Background(), ref, RouteAGUI)
 		if !errors.Is(err, kind) || !strings.Contains(fmt.Sprint(err), msg) {
 			return fmt.Errorf("resolved %q, %v; want %v containing %q", got, err, kind, msg)
 		}
@@ -52,12 +52,13 @@ func TestKubeResolverFollowsStatus(t *testing.T) {
 
 	base := "http://agentry-chef." + ns + ".svc.cluster.local:4111/api/agents/chef"
 	setStatus(t, a, base, "Ready=True:Ready")
-	eventually(t, "the AG-UI URL", wantURL(r, ref, false, base+"/ag-ui"))
-	testutil.Check(t, wantURL(r, ref, true, base+"/generate")())
+	eventually(t, "the AG-UI URL", wantURL(r, ref, RouteAGUI, base+"/ag-ui"))
+	testutil.Check(t, wantURL(r, ref, RouteGenerate, base+"/generate")())
+	testutil.Check(t, wantURL(r, ref, RouteA2A, "http://agentry-chef."+ns+".svc.cluster.local:4111/a2a/chef")())
 
 	moved := "http://agentry-chef." + ns + ".svc.cluster.local:4112/api/agents/chef/"
 	setStatus(t, a, moved, "Ready=True:Ready")
-	eventually(t, "the moved endpoint", wantURL(r, ref, false, strings.TrimSuffix(moved, "/")+"/ag-ui"))
+	eventually(t, "the moved endpoint", wantURL(r, ref, RouteAGUI, strings.TrimSuffix(moved, "/")+"/ag-ui"))
 
 	var cached v1alpha1.Agent
 	testutil.Check(t, r.cache.Get(context.Background(), client.ObjectKeyFromObject(a), &cached))
@@ -92,11 +93,11 @@ func TestKubeResolverReadiness(t *testing.T) {
 			setStatus(t, createAgent(t, ns, tc.name), tc.internal, tc.conds...)
 			ref := ns + "/" + tc.name
 			if tc.wantReason == "" {
-				eventually(t, "the URL", wantURL(r, ref, false, base+"/ag-ui"))
+				eventually(t, "the URL", wantURL(r, ref, RouteAGUI, base+"/ag-ui"))
 				return
 			}
 			eventually(t, "the reason", wantErr(r, ref, ErrAgentNotReady, fmt.Sprintf("agent %s is not ready (%s)", ref, tc.wantReason)))
-			_, err := r.Resolve(context.Background(), ref, true)
+			_, err := r.Resolve(context.Background(), ref, RouteGenerate)
 			var nr *NotReadyError
 			if !errors.As(err, &nr) || nr.Reason != tc.wantReason || !strings.Contains(err.Error(), tc.wantMsg) {
 				t.Errorf("got %v, want reason %s and %q", err, tc.wantReason, tc.wantMsg)
@@ -112,7 +113,7 @@ func TestKubeResolverNotFound(t *testing.T) {
 	a := createAgent(t, ns, "chef")
 	base := "http://agentry-chef." + ns + ".svc.cluster.local:4111/api/agents/chef"
 	setStatus(t, a, base, "Ready=True:Ready")
-	eventually(t, "the URL", wantURL(r, ns+"/chef", false, base+"/ag-ui"))
+	eventually(t, "the URL", wantURL(r, ns+"/chef", RouteAGUI, base+"/ag-ui"))
 	testutil.Check(t, k8s.Delete(context.Background(), a))
 	eventually(t, "the deletion", wantErr(r, ns+"/chef", ErrAgentNotFound, "agent "+ns+"/chef not found"))
 	if err := wantErr(r, "chef", ErrInvalidRef, `failed to parse agent reference "chef"`)(); err != nil {
@@ -126,7 +127,7 @@ func TestKubeResolverNamespaces(t *testing.T) {
 	for _, ns := range []string{in, out} {
 		setStatus(t, createAgent(t, ns, "chef"), "http://chef."+ns+":4111/api/agents/chef", "Ready=True:Ready")
 	}
-	eventually(t, "the watched namespace", wantURL(r, in+"/chef", false, "http://chef."+in+":4111/api/agents/chef/ag-ui"))
+	eventually(t, "the watched namespace", wantURL(r, in+"/chef", RouteAGUI, "http://chef."+in+":4111/api/agents/chef/ag-ui"))
 	if err := wantErr(r, out+"/chef", ErrAgentNotFound, "watches only the namespaces "+in)(); err != nil {
 		t.Error(err)
 	}
@@ -164,7 +165,7 @@ func TestKubeResolverRBAC(t *testing.T) {
 			return err
 		}
 		defer r.Close()
-		return wantURL(r, ns+"/chef", false, base+"/ag-ui")()
+		return wantURL(r, ns+"/chef", RouteAGUI, base+"/ag-ui")()
 	})
 	eventually(t, "the namespaced reader", func() error {
 		r, err := NewKubeResolver(ctx, userCfg(nsUser).Config(), Options{Namespaces: []string{ns}})
@@ -172,7 +173,7 @@ func TestKubeResolverRBAC(t *testing.T) {
 			return err
 		}
 		defer r.Close()
-		return wantURL(r, ns+"/chef", true, base+"/generate")()
+		return wantURL(r, ns+"/chef", RouteGenerate, base+"/generate")()
 	})
 	for _, tc := range []struct {
 		user       string

@@ -31,8 +31,18 @@ const ReasonEndpointPending = "EndpointPending"
 // Resolver finds the URL the chat service POSTs to for an Agent reference "namespace/name":
 // the AG-UI endpoint (.../ag-ui), or with generate the Mastra-style JSON endpoint (.../generate).
 type Resolver interface {
-	Resolve(ctx context.Context, ref string, generate bool) (string, error)
+	Resolve(ctx context.Context, ref string, route Route) (string, error)
 }
+
+// Route is the endpoint of an Agent a provider calls.
+type Route string
+
+// The routes: AG-UI, Mastra's generate, and the A2A JSON-RPC endpoint.
+const (
+	RouteAGUI     Route = "ag-ui"
+	RouteGenerate Route = "generate"
+	RouteA2A      Route = "a2a"
+)
 
 // refError keeps the human message separate from the kind, so messages read naturally
 // ("agent default/chef not found") while errors.Is still works.
@@ -100,7 +110,7 @@ func ParseRef(ref string) (namespace, name string, err error) {
 type StaticResolver map[string]string
 
 // Resolve implements Resolver.
-func (s StaticResolver) Resolve(_ context.Context, ref string, generate bool) (string, error) {
+func (s StaticResolver) Resolve(_ context.Context, ref string, route Route) (string, error) {
 	if _, _, err := ParseRef(ref); err != nil {
 		return "", err
 	}
@@ -111,7 +121,7 @@ func (s StaticResolver) Resolve(_ context.Context, ref string, generate bool) (s
 	if base == "" {
 		return "", &NotReadyError{Ref: ref, Reason: ReasonEndpointPending, Detail: "no in-cluster endpoint is configured"}
 	}
-	return endpointURL(ref, base, generate)
+	return endpointURL(ref, base, "", route)
 }
 
 func notFound(ref string) error {
@@ -119,11 +129,11 @@ func notFound(ref string) error {
 }
 
 // endpointFor is the URL for an Agent as the cache holds it, or why it cannot be called.
-func endpointFor(ref string, a *v1alpha1.Agent, generate bool) (string, error) {
+func endpointFor(ref string, a *v1alpha1.Agent, route Route) (string, error) {
 	if err := notReady(ref, a); err != nil {
 		return "", err
 	}
-	return endpointURL(ref, a.Status.Endpoints.Internal, generate)
+	return endpointURL(ref, a.Status.Endpoints.Internal, a.Status.Endpoints.A2AInternal, route)
 }
 
 // notReady applies the operator's Ready condition minus exposure. Ready also requires a public
@@ -152,17 +162,41 @@ func notReady(ref string, a *v1alpha1.Agent) error {
 	return nil
 }
 
-// endpointURL appends the route to the base URL. The base is checked because the bridge sends
-// the agent's auth headers to it: a malformed status must fail, not go somewhere unexpected.
-func endpointURL(ref, base string, generate bool) (string, error) {
-	u, err := url.Parse(base)
+// endpointURL appends the route to the base URL (…/api/agents/{id}); the A2A endpoint is
+// a2a when the operator reported it, else the runtime's /a2a/{id} beside the base. The URL is
+// checked because the bridge sends the agent's auth headers to it: a malformed status must
+// fail, not go somewhere unexpected.
+func endpointURL(ref, base, a2a string, route Route) (string, error) {
+	u, err := checkedURL(ref, base)
+	if err != nil {
+		return "", err
+	}
+	base = strings.TrimRight(base, "/")
+	switch route {
+	case RouteGenerate:
+		return base + "/generate", nil
+	case RouteA2A:
+		if a2a != "" {
+			if _, err := checkedURL(ref, a2a); err != nil {
+				return "", err
+			}
+			return strings.TrimRight(a2a, "/"), nil
+		}
+		prefix, id, ok := strings.Cut(u.Path, "/api/agents/")
+		if !ok || strings.Trim(id, "/") == "" {
+			return "", &refError{kind: ErrInvalidEndpoint, msg: fmt.Sprintf("failed to find the A2A endpoint of agent %s beside %q", ref, base)}
+		}
+		u.Path = prefix + "/a2a/" + strings.Trim(id, "/")
+		return u.String(), nil
+	}
+	return base + "/ag-ui", nil
+}
+
+func checkedURL(ref, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", &refError{kind: ErrInvalidEndpoint,
-			msg: fmt.Sprintf("failed to use the in-cluster endpoint %q of agent %s: want an http(s) URL without query or fragment", base, ref)}
+		return nil, &refError{kind: ErrInvalidEndpoint,
+			msg: fmt.Sprintf("failed to use the in-cluster endpoint %q of agent %s: want an http(s) URL without query or fragment", raw, ref)}
 	}
-	route := "/ag-ui"
-	if generate {
-		route = "/generate"
-	}
-	return strings.TrimRight(base, "/") + route, nil
+	return u, nil
 }

@@ -54,28 +54,29 @@ func TestStaticResolver(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		ref      string
-		generate bool
+		route    Route
 		want     string
 		kind     error
 		wantErr  string
 	}{
 		{ref: "default/chef", want: "http://127.0.0.1:4111/api/agents/chef/ag-ui"},
-		{ref: "default/chef", generate: true, want: "http://127.0.0.1:4111/api/agents/chef/generate"},
+		{ref: "default/chef", route: RouteGenerate, want: "http://127.0.0.1:4111/api/agents/chef/generate"},
+		{ref: "default/chef", route: RouteA2A, want: "http://127.0.0.1:4111/a2a/chef"},
 		{ref: "default/other", kind: ErrAgentNotFound, wantErr: "agent default/other not found"},
 		{ref: "default/idle", kind: ErrAgentNotReady, wantErr: "agent default/idle is not ready (EndpointPending)"},
 		{ref: "default/broken", kind: ErrInvalidEndpoint, wantErr: `failed to use the in-cluster endpoint "ftp://127.0.0.1/api/agents/broken" of agent default/broken`},
 		{ref: "chef", kind: ErrInvalidRef, wantErr: "no namespace"},
 	} {
-		got, err := r.Resolve(ctx, tc.ref, tc.generate)
+		got, err := r.Resolve(ctx, tc.ref, tc.route)
 		switch {
 		case tc.kind == nil && (err != nil || got != tc.want):
-			t.Errorf("Resolve(%q, %v) = %q, %v; want %q", tc.ref, tc.generate, got, err, tc.want)
+			t.Errorf("Resolve(%q, %v) = %q, %v; want %q", tc.ref, tc.route, got, err, tc.want)
 		case tc.kind != nil && (!errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("Resolve(%q) error %v; want %v containing %q", tc.ref, err, tc.kind, tc.wantErr)
 		}
 	}
 	// The kinds are distinct, so a caller can tell a configuration error from a cluster state.
-	if _, err := r.Resolve(ctx, "default/other", false); errors.Is(err, ErrAgentNotReady) || errors.Is(err, ErrInvalidRef) {
+	if _, err := r.Resolve(ctx, "default/other", RouteAGUI); errors.Is(err, ErrAgentNotReady) || errors.Is(err, ErrInvalidRef) {
 		t.Errorf("not found also matches another kind: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry-dev/agentry/chat/agentref"
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
@@ -49,8 +50,17 @@ spec:
 		return m.Sender == "private" && m.Type == model.TypeAssistant && m.Text != ""
 	})
 
-	bad := e.do(http.MethodPut, "/agents/incluster", "", map[string]any{"name": "In cluster", "provider": "a2a", "agentRef": "default/chef"})
-	if bad.Status != http.StatusBadRequest || !strings.Contains(string(bad.Body), "provider a2a takes a Deployment URL") {
-		t.Errorf("a2a with agentRef: %d %s", bad.Status, bad.Body)
-	}
+}
+
+// TestA2AProviderWithAgentRef: an in-cluster Agent named by agentRef, called over A2A at the
+// endpoint beside the one the resolver reports.
+func TestA2AProviderWithAgentRef(t *testing.T) {
+	rt := startRuntime(t, samplesDir(), nil, nil, nil)
+	e := startChat(t, bridge.Options{Resolver: agentref.StaticResolver{"default/weather": rt.URL + "/api/agents/weather"}})
+	e.putAgent(map[string]any{"agentId": "incluster", "name": "In cluster", "provider": "a2a", "agentRef": "default/weather"})
+	e.token("alice")
+	e.must(e.send("alice", "incluster", "What is the weather in Lima?"), http.StatusCreated)
+	e.waitMessage("alice", "incluster", 10*time.Second, func(m model.Message) bool {
+		return m.Sender == "incluster" && m.Type == model.TypeAssistant && strings.Contains(m.Text, "Lima")
+	})
 }

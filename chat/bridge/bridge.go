@@ -21,6 +21,7 @@ import (
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agentry-dev/agentry/chat/agentref"
 	"github.com/agentry-dev/agentry/chat/jwtsign"
 	"github.com/agentry-dev/agentry/chat/metrics"
 	"github.com/agentry-dev/agentry/chat/model"
@@ -53,7 +54,7 @@ type Publisher interface {
 
 // Resolver maps an in-cluster Agent reference (namespace/name) to the URL to POST to.
 type Resolver interface {
-	Resolve(ctx context.Context, ref string, generate bool) (string, error)
+	Resolve(ctx context.Context, ref string, route agentref.Route) (string, error)
 }
 
 // AudienceResolver is a Resolver that also reads an Agent manifest's spec.platform.audience

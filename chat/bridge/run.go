@@ -223,7 +223,14 @@ func (b *Bridge) endpoint(ctx context.Context, cfg model.AgentConfig) (string, *
 	if b.o.Resolver == nil {
 		return "", fail(model.RunErrNotReady, "it names an in-cluster Agent, but this chat service does not run in a cluster", nil)
 	}
-	url, err := b.o.Resolver.Resolve(ctx, cfg.AgentRef, cfg.Provider == model.ProviderMastra)
+	route := agentref.RouteAGUI
+	switch cfg.Provider {
+	case model.ProviderMastra:
+		route = agentref.RouteGenerate
+	case model.ProviderA2A:
+		route = agentref.RouteA2A
+	}
+	url, err := b.o.Resolver.Resolve(ctx, cfg.AgentRef, route)
 	if err != nil {
 		return "", fail(model.RunErrNotReady, "its in-cluster Agent is not ready: "+clip(err.Error(), 200), err)
 	}

@@ -107,11 +107,7 @@ func (a AgentConfig) Validate() error {
 		return Errorf(ErrValidation, "agentId must be 1-64 letters, digits, _ or -")
 	}
 	switch a.Provider {
-	case ProviderAGUI, ProviderMastra:
-	case ProviderA2A:
-		if a.AgentRef != "" {
-			return Errorf(ErrValidation, "provider a2a takes a Deployment URL (the agent card's URL); an in-cluster Agent is ag-ui or mastra for now")
-		}
+	case ProviderAGUI, ProviderMastra, ProviderA2A:
 	default:
 		return Errorf(ErrValidation, "provider must be ag-ui, mastra or a2a")
 	}

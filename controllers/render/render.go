@@ -201,8 +201,8 @@ func MountedSecrets(r Resolved) []string {
 		set[ep.Auth.HeadersSecretRef.Name] = true
 	}
 	for _, t := range r.Tools {
-		if h := t.Tool.Spec.Execute.HTTP; h != nil && h.HeadersSecretRef != nil {
-			set[h.HeadersSecretRef.Name] = true
+		if ref := t.Tool.Spec.Execute.HeadersSecret(); ref != nil {
+			set[ref.Name] = true
 		}
 	}
 	for _, m := range r.MCPServers {

@@ -42,13 +42,7 @@ func Card(e *registry.Entry, url, version string) *a2a.AgentCard {
 	return card
 }
 
-// description is what the agent says it does: its platform introduction, else its name.
-func description(e *registry.Entry) string {
-	if p := e.Manifest.Spec.Platform; p != nil && p.IntroductoryMessage != "" {
-		return p.IntroductoryMessage
-	}
-	return "The " + e.Manifest.EffectiveDisplayName() + " agent."
-}
+func description(e *registry.Entry) string { return e.Manifest.A2ADescription() }
 
 // skills are the agent's tools, in key order, plus one for the agent itself when it has none.
 func skills(e *registry.Entry) []a2a.AgentSkill {

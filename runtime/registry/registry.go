@@ -49,6 +49,9 @@ type Options struct {
 	DiscoverMCP bool
 	// Version is sent to MCP servers as the client's version.
 	Version string
+	// SelfURL is the base URL this runtime serves at once it listens: an agentRef entry asks
+	// the named Agent of the same config there, over A2A.
+	SelfURL func() string
 }
 
 // DefaultLastMessages is how many messages are recalled when spec.memory.lastMessages is unset.
@@ -185,6 +188,19 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 	}
 	var mcpEntries []v1alpha1.AgentTool
 	for _, ref := range m.Spec.Tools {
+		if ref.AgentRef != nil || ref.RemoteAgentRef != nil {
+			t, why := askLocal(set, m, ref, opts)
+			if t == nil {
+				disable(ref.Key, "", why)
+				continue
+			}
+			a.Tools[ref.Key] = t
+			a.ToolKeys = append(a.ToolKeys, ref.Key)
+			if ref.RequireApproval {
+				a.Approvals[ref.Key] = agent.Approval{Timeout: ref.EffectiveApprovalTimeout()}
+			}
+			continue
+		}
 		if ref.ToolRef == nil {
 			mcpEntries = append(mcpEntries, ref)
 			continue

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -57,6 +58,8 @@ type a2aExecutor struct {
 	identity      *v1alpha1.CallerIdentity
 	secrets       secrets.Source
 	client        *http.Client
+	// self is the runtime's own base URL, for a url starting with SelfURL.
+	self func() string
 }
 
 func (e *a2aExecutor) execute(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
@@ -65,7 +68,18 @@ func (e *a2aExecutor) execute(ctx context.Context, input json.RawMessage) (json.
 		return nil, callError(fmt.Sprintf("the chain of agents asking agents is %d deep; it stops at %d (a loop?)", depth, MaxA2ADepth),
 			fmt.Errorf("a2a depth %d over %d calling %q", depth, MaxA2ADepth, e.url))
 	}
-	u, err := url.Parse(e.url)
+	target := e.url
+	if rest, ok := strings.CutPrefix(target, SelfURL); ok {
+		base := ""
+		if e.self != nil {
+			base = e.self()
+		}
+		if base == "" {
+			return nil, callError(msgMisconfigured, errors.New("the runtime does not know its own address to ask its agent"))
+		}
+		target = strings.TrimSuffix(base, "/") + rest
+	}
+	u, err := url.Parse(target)
 	if err != nil {
 		return nil, callError(msgMisconfigured, fmt.Errorf("failed to parse url: %w", err))
 	}
@@ -85,7 +99,7 @@ func (e *a2aExecutor) execute(ctx context.Context, input json.RawMessage) (json.
 	setCallerIdentity(ctx, headers, e.identity)
 	// The other agent's run joins this one's trace (its span is a child of this tool call's).
 	hc := a2awire.Client(e.client, headers)
-	c, err := a2aclient.NewFromEndpoints(ctx, []a2a.AgentInterface{{URL: e.url, Transport: a2a.TransportProtocolJSONRPC}}, a2aclient.WithJSONRPCTransport(hc))
+	c, err := a2aclient.NewFromEndpoints(ctx, []a2a.AgentInterface{{URL: target, Transport: a2a.TransportProtocolJSONRPC}}, a2aclient.WithJSONRPCTransport(hc))
 	if err != nil {
 		return nil, callError(msgMisconfigured, fmt.Errorf("failed to make an A2A client for %q: %w", redactURL(u), err))
 	}
@@ -94,7 +108,11 @@ func (e *a2aExecutor) execute(ctx context.Context, input json.RawMessage) (json.
 	res, err := c.SendMessage(ctx, &a2a.MessageSendParams{Message: msg})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, callError(msgTimeout, fmt.Errorf("agent %q: %w", redactURL(u), ctx.Err()))
+			msg := msgCanceled // the asking run was stopped
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				msg = msgTimeout
+			}
+			return nil, callError(msg, fmt.Errorf("agent %q: %w", redactURL(u), ctx.Err()))
 		}
 		return nil, callError("the other agent could not be asked", fmt.Errorf("agent %q: %w", redactURL(u), err))
 	}
@@ -105,6 +123,10 @@ func (e *a2aExecutor) execute(ctx context.Context, input json.RawMessage) (json.
 	case *a2a.Task:
 		for _, a := range r.Artifacts {
 			answer += a2awire.Text(a.Parts)
+		}
+		if answer == "" && r.Status.Message != nil {
+			// An agent may answer in its final status message instead of an artifact.
+			answer = a2awire.Text(r.Status.Message.Parts)
 		}
 		if r.Status.State != a2a.TaskStateCompleted {
 			said := ""

@@ -48,6 +48,9 @@ type Options struct {
 	CELCostLimit uint64
 	// ClusterDomain builds Service URLs (default cluster.local).
 	ClusterDomain string
+	// Self is this runtime's base URL (e.g. http://127.0.0.1:4111), for the tools that ask an
+	// agent of the same runtime (their URL starts with SelfURL); nil: such a call fails.
+	Self func() string
 }
 
 type executor interface {
@@ -104,7 +107,7 @@ func Compile(tool *v1alpha1.Tool, opts Options) (*Tool, field.ErrorList) {
 		errs = append(errs, field.Invalid(exPath, omit, "execute must set exactly one of cel, http or a2a"))
 	case ex.A2A != nil:
 		allow := opts.allowLinkLocal()
-		a := &a2aExecutor{url: ex.A2A.URL, secrets: opts.Secrets, client: toolClient(opts.HTTPClient, allow), identity: ex.A2A.CallerIdentity}
+		a := &a2aExecutor{url: ex.A2A.URL, secrets: opts.Secrets, client: toolClient(opts.HTTPClient, allow), identity: ex.A2A.CallerIdentity, self: opts.Self}
 		if ex.A2A.HeadersSecretRef != nil {
 			a.headersSecret = ex.A2A.HeadersSecretRef.Name
 		}

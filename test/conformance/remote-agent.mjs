@@ -1,7 +1,7 @@
 // A remote A2A agent built with the official JavaScript SDK (@a2a-js/sdk 0.3), for the tests that
 // have an Agentry agent use another vendor's agent as a tool (remote_agent_test.go). The message
-// text picks the behaviour: "hang" never answers, "fail" ends the task failed, anything else is
-// echoed in a completed task's artifact. Loopback only; prints its URL once it listens.
+// text picks the behaviour: "hang" never answers, "fail" ends the task failed, "briefly" answers
+// in the final status message only, anything else is echoed in a completed task's artifact. Loopback only; prints its URL once it listens.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
@@ -71,6 +71,9 @@ const executor = {
       bus.publish(status(taskId, contextId, 'canceled', `canceled: ${reason}`));
     } else if (text.includes('fail')) {
       bus.publish(status(taskId, contextId, 'failed', 'the remote agent failed on purpose'));
+    } else if (text.includes('briefly')) {
+      // The protocol lets an agent answer in its final status message, with no artifact.
+      bus.publish(status(taskId, contextId, 'completed', `Briefly: ${text}`));
     } else {
       bus.publish({
         kind: 'artifact-update', taskId, contextId, lastChunk: true,

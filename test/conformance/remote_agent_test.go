@@ -50,19 +50,6 @@ spec:
 `
 }
 
-// startRemoteAgent starts remote-agent.mjs (an A2A agent on the official @a2a-js/sdk server) on
-// a loopback port; it returns the process and its JSON-RPC URL, the one its card names. The
-// process stops with the test.
-func startRemoteAgent(t *testing.T) (*testutil.Proc, string) {
-	t.Helper()
-	for _, pkg := range []string{"@a2a-js/sdk", "express"} {
-		if _, err := os.Stat(filepath.Join("node_modules", pkg, "package.json")); err != nil {
-			t.Fatalf("%s is not installed: run `npm ci` in test/conformance (make test does)", pkg)
-		}
-	}
-	return testutil.Start(t, "node", ".", nil, `remote agent listening on (http://127\.0\.0\.1:\d+/)`, "remote-agent.mjs")
-}
-
 // generated is the part of a generate answer the test reads.
 type generated struct {
 	Text         string `json:"text"`
@@ -79,7 +66,7 @@ type generated struct {
 // never answers are tool results the model sees (the run still answers), and the hanging call
 // ends at the tool's timeout with the remote seeing the request go away.
 func TestAgentUsesJSSDKAgentAsTool(t *testing.T) {
-	remote, remoteURL := startRemoteAgent(t)
+	remote, remoteURL := testutil.StartRemoteAgent(t)
 
 	// The SDK serves the card; it names the endpoint the tools call.
 	var card struct {
@@ -123,6 +110,12 @@ func TestAgentUsesJSSDKAgentAsTool(t *testing.T) {
 	}
 	if !strings.Contains(out.Text, heard) || out.FinishReason != "stop" {
 		t.Errorf("echo: text %q (finish %q) lacks the remote's answer", out.Text, out.FinishReason)
+	}
+
+	// An answer in the completed task's status message (no artifact) is the answer too.
+	out, _ = generate("remote-brief")
+	if r := out.ToolResults[0]; r.IsError || string(r.Result) != `{"answer":"Briefly: answer briefly"}` {
+		t.Errorf("brief: tool result %s (isError %v)", r.Result, r.IsError)
 	}
 
 	// (b) A task the remote ends failed is a tool error the model sees, with the remote's words.

@@ -54,6 +54,8 @@ type Set struct {
 	Tools           []*v1alpha1.Tool
 	FrontendActions []*v1alpha1.FrontendAction
 	MCPServers      []*v1alpha1.MCPServer
+	// RemoteAgents are read for their validation only: the operator reads their cards.
+	RemoteAgents []*v1alpha1.RemoteAgent
 	// Ignored lists documents of other API groups (e.g. Secrets, kustomizations) that were skipped.
 	Ignored []Source
 
@@ -73,6 +75,16 @@ func (s *Set) Tool(namespace, name string) *v1alpha1.Tool {
 	for _, t := range s.Tools {
 		if t.Namespace == namespace && t.Name == name {
 			return t
+		}
+	}
+	return nil
+}
+
+// Agent finds an Agent by namespace and name.
+func (s *Set) Agent(namespace, name string) *v1alpha1.Agent {
+	for _, a := range s.Agents {
+		if a.Namespace == namespace && a.Name == name {
+			return a
 		}
 	}
 	return nil
@@ -273,7 +285,7 @@ func (l *Loader) decodeDocument(ctx context.Context, file string, doc int, raw [
 	}
 	target := newObject(kind)
 	if target == nil {
-		return fmt.Errorf("%s: kind %q is not an Agentry kind (Agent, Tool, FrontendAction, MCPServer)", src, kind)
+		return fmt.Errorf("%s: kind %q is not an Agentry kind (Agent, Tool, FrontendAction, MCPServer, RemoteAgent)", src, kind)
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, target); err != nil {
 		return fmt.Errorf("%s: failed to decode: %w", src, err)
@@ -293,6 +305,8 @@ func (l *Loader) decodeDocument(ctx context.Context, file string, doc int, raw [
 		set.FrontendActions = append(set.FrontendActions, t)
 	case *v1alpha1.MCPServer:
 		set.MCPServers = append(set.MCPServers, t)
+	case *v1alpha1.RemoteAgent:
+		set.RemoteAgents = append(set.RemoteAgents, t)
 	}
 	return nil
 }
@@ -308,6 +322,8 @@ func newObject(kind string) runtime.Object {
 		return &v1alpha1.FrontendAction{}
 	case "MCPServer":
 		return &v1alpha1.MCPServer{}
+	case "RemoteAgent":
+		return &v1alpha1.RemoteAgent{}
 	}
 	return nil
 }

@@ -206,7 +206,7 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
       <Field name="suggestedMessages" label="Suggested messages" value={form.suggestedMessages} onChange={set("suggestedMessages")}
         error={shown("suggestedMessages")} multiline rows={3} hint="One per line, up to 10." />
       <Field name="deploymentUrl" label="Deployment URL" value={form.deploymentUrl} onChange={set("deploymentUrl")} error={shown("deploymentUrl")}
-        required={form.agentRef.trim() === ""} mono placeholder="https://agents.example.com/api/agents/chef/ag-ui"
+        required={form.agentRef.trim() === ""} mono placeholder={urlPlaceholders[form.provider] ?? urlPlaceholders["ag-ui"]}
         hint="https (plain http only on development servers). Required unless an in-cluster Agent is named below." />
       <Field name="agentRef" label="In-cluster Agent (instead of a URL)" value={form.agentRef} onChange={set("agentRef")} error={shown("agentRef")}
         mono placeholder="namespace/name" />
@@ -245,10 +245,17 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
   );
 }
 
+// What a Deployment URL of each provider looks like.
+const urlPlaceholders: Readonly<Record<string, string>> = {
+  "ag-ui": "https://agents.example.com/api/agents/chef/ag-ui",
+  mastra: "https://agents.example.com/api/agents/chef/generate",
+  a2a: "https://agents.example.com/a2a/chef/.well-known/agent-card.json",
+};
+
 const providerHint: Readonly<Record<string, string>> = {
   "ag-ui": "Streams from the Deployment URL (AG-UI).",
   mastra: "POSTs to the agent's /generate URL.",
-  a2a: "An Agent2Agent agent: the Deployment URL is its agent card (…/.well-known/agent-card.json) or its endpoint.",
+  a2a: "An Agent2Agent agent: the Deployment URL is its agent card (…/.well-known/agent-card.json) or its endpoint; an in-cluster Agent is called at its A2A endpoint.",
 };
 
 const authHint: Readonly<Record<string, string>> = {
