@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,6 +37,7 @@ func TestAUserOnARealNode(t *testing.T) {
 		{"operator metrics answer only an authorised caller", operatorMetrics},
 		{"the samples run on the scripted model", samples},
 		{"changes roll the agents' pods", changesRoll},
+		{"an agent asks another through its Service", agentAsksAgent},
 		{"a deleted pod is replaced", podReplaced},
 		{"the chat service answers through an agent by reference", chatService},
 		{"in-cluster callers use their ServiceAccount, no shared secret", serviceAccountCallers},
@@ -269,6 +271,41 @@ func changesRoll(t *testing.T, c *Cluster) {
 	if code != 200 {
 		t.Fatalf("generate after the rollout: %d %s", code, body)
 	}
+}
+
+// agentAsksAgent: the README's A2A sample, the trip planner naming the weather Agent by agentRef.
+// The operator renders its call to weather's in-cluster A2A endpoint; the planner's answer,
+// asked through its own Service, carries the weather agent's, which weather's pod served.
+func agentAsksAgent(t *testing.T, c *Cluster) {
+	c.sh(t, "kubectl apply -f config/samples-a2a/")
+	c.kubectl(t, "patch", "agent", "trip-planner", "--type", "merge", "-p", `{"spec":{"model":{"baseURL":"http://scripted-model.default.svc.cluster.local:8090/v1"}}}`)
+	c.eventually(t, 60*time.Second, "trip-planner's tools resolved", func() bool {
+		return c.get(`{.status.conditions[?(@.type=="ToolsResolved")].status}`, "get", "agent", "trip-planner") == "True" &&
+			c.get("{.status.observedGeneration}", "get", "agent", "trip-planner") == c.get("{.metadata.generation}", "get", "agent", "trip-planner")
+	})
+	a2a := c.jsonpath(t, "{.status.endpoints.a2aInternal}", "get", "agent", "weather")
+	if config := c.jsonpath(t, `{.data.agent\.yaml}`, "get", "configmap", "agentry-trip-planner"); a2a == "" || !strings.Contains(config, "url: "+a2a) {
+		t.Fatalf("the planner's config does not call weather at %q:\n%s", a2a, config)
+	}
+	c.kubectl(t, "rollout", "status", "deployment/agentry-trip-planner", "--timeout=120s")
+	c.settled(t, "trip-planner")
+	base := c.serviceURL(t, "default", "agentry-trip-planner")
+	var text string
+	c.eventually(t, 60*time.Second, "the planner's answer carries the weather agent's", func() bool {
+		code, body := call(t, "POST", base+"/api/agents/trip-planner/generate", map[string]any{"messages": "Plan a day in Lima"})
+		var gen struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(body, &gen)
+		text = gen.Text
+		return code == 200 && strings.Contains(gen.Text, "The weather agent says: It is about") && strings.Contains(gen.Text, "Lima")
+	})
+	// weather's own pod counted the A2A call (its metrics, through its Service).
+	_, metrics := call(t, "GET", c.serviceURL(t, "default", "agentry-weather")+"/metrics", nil)
+	if !regexp.MustCompile(`agentry_http_requests_total\{agent="weather",code="200",route="/a2a/:agentId"\} [1-9]`).Match(metrics) {
+		t.Errorf("weather's metrics show no answered A2A request (the planner said %q):\n%s", text, metrics)
+	}
+	c.sh(t, "kubectl delete -f config/samples-a2a/ --wait=true")
 }
 
 func podReplaced(t *testing.T, c *Cluster) {
