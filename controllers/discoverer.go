@@ -2,10 +2,15 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -13,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/agentry-dev/agentry/api/v1alpha1"
 	"github.com/agentry-dev/agentry/internal/protocol/mcpclient"
 )
 
@@ -147,4 +153,66 @@ func (d *discoverer[R]) start(key types.NamespacedName, inputs string, check fun
 		case <-d.done:
 		}
 	}()
+}
+
+// checked is how a kind whose status a background check writes looks to reconcileCheck.
+type checked[R any, O conditioned] struct {
+	// action names the status events; pending is the Ready message while the first check runs.
+	action, pending string
+	interval        time.Duration
+	// headers is the object's headers Secret reference.
+	headers func(O) *v1alpha1.LocalObjectReference
+	// status gives the conditions and observedGeneration to write.
+	status func(O) (*[]metav1.Condition, *int64)
+	// check is the network check of the object with its headers.
+	check    func(O, map[string]string) func(context.Context) (R, error)
+	classify func(error) *mcpclient.Error
+	// apply writes a finished check into the status and returns Ready.
+	apply func(O, *discovery[R]) metav1.Condition
+}
+
+// reconcileCheck is the Reconcile of such a kind: it reads the headers Secret, starts a check
+// or writes the finished one for the object's inputs (generation and Secret version), keeps
+// the last verdict while a new check runs, and patches the status once.
+func reconcileCheck[R any, O conditioned](ctx context.Context, c client.Client, rec events.EventRecorder, d *discoverer[R], k checked[R, O], req ctrl.Request, obj O) (ctrl.Result, error) {
+	if err := c.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			d.forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	original := obj.DeepCopyObject().(O)
+	headers, secretVersion, secretErr, err := headersFrom(ctx, c, obj.GetNamespace(), k.headers(obj))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	gen := obj.GetGeneration()
+	inputs := fmt.Sprintf("%d/%s", gen, secretVersion)
+	conditions, observed := k.status(obj)
+
+	var requeue time.Duration
+	var cond metav1.Condition
+	step, x := d.next(req.NamespacedName, inputs, k.interval)
+	switch {
+	case secretErr != nil:
+		d.forget(req.NamespacedName)
+		cond = readyCondition(gen, metav1.ConditionFalse, secretErr.Reason, secretErr.Message)
+	case step == stepApply:
+		cond = k.apply(obj, x)
+		requeue = k.interval - time.Since(x.at)
+	case step == stepWait:
+		return ctrl.Result{}, nil // its result will wake us
+	default:
+		d.start(req.NamespacedName, inputs, k.check(obj, headers), k.classify)
+		if ready := meta.FindStatusCondition(*conditions, v1alpha1.ConditionReady); ready != nil && ready.ObservedGeneration == gen {
+			return ctrl.Result{}, nil // keep the last verdict until the new one comes
+		}
+		cond = readyCondition(gen, metav1.ConditionUnknown, v1alpha1.ReasonDiscovering, k.pending)
+	}
+	meta.SetStatusCondition(conditions, cond)
+	*observed = gen
+	if err := (statusPatcher{client: c, recorder: rec, action: k.action}).patch(ctx, original, obj); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
 }

@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -49,49 +48,20 @@ type MCPServerReconciler struct {
 
 // Reconcile starts or reads the discovery of one MCPServer and writes its status.
 func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var m v1alpha1.MCPServer
-	if err := r.Get(ctx, req.NamespacedName, &m); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.discoveries.forget(req.NamespacedName)
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	original := m.DeepCopy()
-	headers, secretVersion, secretErr, err := headersFrom(ctx, r.Client, m.Namespace, m.Spec.HeadersSecretRef)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	inputs := fmt.Sprintf("%d/%s", m.Generation, secretVersion)
-
-	var requeue time.Duration
-	var cond metav1.Condition
-	step, d := r.discoveries.next(req.NamespacedName, inputs, r.interval())
-	switch {
-	case secretErr != nil:
-		r.discoveries.forget(req.NamespacedName)
-		cond = readyCondition(m.Generation, metav1.ConditionFalse, secretErr.Reason, secretErr.Message)
-	case step == stepApply:
-		cond = r.apply(&m, d)
-		requeue = r.interval() - time.Since(d.at)
-	case step == stepWait:
-		return ctrl.Result{}, nil // its result will wake us
-	default:
-		server := mcpclient.FromSpec(m.Spec, headers, r.HTTPClient, r.Version)
-		allow := append([]string(nil), m.Spec.Tools...)
-		r.discoveries.start(req.NamespacedName, inputs, func(ctx context.Context) (*mcpclient.Discovery, error) {
-			return mcpclient.Discover(ctx, server, allow)
-		}, mcpclient.Classify)
-		if ready := meta.FindStatusCondition(m.Status.Conditions, v1alpha1.ConditionReady); ready != nil && ready.ObservedGeneration == m.Generation {
-			return ctrl.Result{}, nil // keep the last verdict until the new one comes
-		}
-		cond = readyCondition(m.Generation, metav1.ConditionUnknown, v1alpha1.ReasonDiscovering, "listing the server's tools")
-	}
-	meta.SetStatusCondition(&m.Status.Conditions, cond)
-	m.Status.ObservedGeneration = m.Generation
-	if err := (statusPatcher{client: r.Client, recorder: r.Recorder, action: "Discover"}).patch(ctx, original, &m); err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{RequeueAfter: requeue}, nil
+	return reconcileCheck(ctx, r.Client, r.Recorder, &r.discoveries, checked[*mcpclient.Discovery, *v1alpha1.MCPServer]{
+		action: "Discover", pending: "listing the server's tools", interval: r.interval(),
+		headers: func(m *v1alpha1.MCPServer) *v1alpha1.LocalObjectReference { return m.Spec.HeadersSecretRef },
+		status: func(m *v1alpha1.MCPServer) (*[]metav1.Condition, *int64) {
+			return &m.Status.Conditions, &m.Status.ObservedGeneration
+		},
+		check: func(m *v1alpha1.MCPServer, headers map[string]string) func(context.Context) (*mcpclient.Discovery, error) {
+			server := mcpclient.FromSpec(m.Spec, headers, r.HTTPClient, r.Version)
+			allow := append([]string(nil), m.Spec.Tools...)
+			return func(ctx context.Context) (*mcpclient.Discovery, error) { return mcpclient.Discover(ctx, server, allow) }
+		},
+		classify: mcpclient.Classify,
+		apply:    r.apply,
+	}, req, &v1alpha1.MCPServer{})
 }
 
 func readyCondition(gen int64, status metav1.ConditionStatus, reason, msg string) metav1.Condition {

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -43,50 +41,23 @@ type RemoteAgentReconciler struct {
 
 // Reconcile starts or reads the card read of one RemoteAgent and writes its status.
 func (r *RemoteAgentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var ra v1alpha1.RemoteAgent
-	if err := r.Get(ctx, req.NamespacedName, &ra); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.cards.forget(req.NamespacedName)
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	original := ra.DeepCopy()
-	headers, secretVersion, secretErr, err := headersFrom(ctx, r.Client, ra.Namespace, ra.Spec.HeadersSecretRef)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	inputs := fmt.Sprintf("%d/%s", ra.Generation, secretVersion)
-
-	var requeue time.Duration
-	var cond metav1.Condition
-	step, d := r.cards.next(req.NamespacedName, inputs, r.interval())
-	switch {
-	case secretErr != nil:
-		r.cards.forget(req.NamespacedName)
-		cond = readyCondition(ra.Generation, metav1.ConditionFalse, secretErr.Reason, secretErr.Message)
-	case step == stepApply:
-		cond = applyCard(&ra, d)
-		requeue = r.interval() - time.Since(d.at)
-	case step == stepWait:
-		return ctrl.Result{}, nil // its result will wake us
-	default:
-		spec := ra.Spec
-		r.cards.start(req.NamespacedName, inputs, func(ctx context.Context) (*v1alpha1.RemoteAgentCard, error) {
-			ctx, cancel := context.WithTimeout(ctx, spec.EffectiveTimeout())
-			defer cancel()
-			return readCard(ctx, r.HTTPClient, spec.URL, headers)
-		}, classifyCardError)
-		if ready := meta.FindStatusCondition(ra.Status.Conditions, v1alpha1.ConditionReady); ready != nil && ready.ObservedGeneration == ra.Generation {
-			return ctrl.Result{}, nil // keep the last verdict until the new one comes
-		}
-		cond = readyCondition(ra.Generation, metav1.ConditionUnknown, v1alpha1.ReasonDiscovering, "reading the agent's card")
-	}
-	meta.SetStatusCondition(&ra.Status.Conditions, cond)
-	ra.Status.ObservedGeneration = ra.Generation
-	if err := (statusPatcher{client: r.Client, recorder: r.Recorder, action: "ReadCard"}).patch(ctx, original, &ra); err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{RequeueAfter: requeue}, nil
+	return reconcileCheck(ctx, r.Client, r.Recorder, &r.cards, checked[*v1alpha1.RemoteAgentCard, *v1alpha1.RemoteAgent]{
+		action: "ReadCard", pending: "reading the agent's card", interval: r.interval(),
+		headers: func(ra *v1alpha1.RemoteAgent) *v1alpha1.LocalObjectReference { return ra.Spec.HeadersSecretRef },
+		status: func(ra *v1alpha1.RemoteAgent) (*[]metav1.Condition, *int64) {
+			return &ra.Status.Conditions, &ra.Status.ObservedGeneration
+		},
+		check: func(ra *v1alpha1.RemoteAgent, headers map[string]string) func(context.Context) (*v1alpha1.RemoteAgentCard, error) {
+			spec := ra.Spec
+			return func(ctx context.Context) (*v1alpha1.RemoteAgentCard, error) {
+				ctx, cancel := context.WithTimeout(ctx, spec.EffectiveTimeout())
+				defer cancel()
+				return readCard(ctx, r.HTTPClient, spec.URL, headers)
+			}
+		},
+		classify: classifyCardError,
+		apply:    applyCard,
+	}, req, &v1alpha1.RemoteAgent{})
 }
 
 func (r *RemoteAgentReconciler) interval() time.Duration {
