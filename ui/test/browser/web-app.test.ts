@@ -313,6 +313,13 @@ async function refuseTakenIds(admin: Page): Promise<void> {
   // A new agent whose id is a person's uid: the server's error shows at the Agent ID field.
   await admin.getByRole("button", { name: "New agent" }).click();
   await main.getByRole("heading", { name: "New agent" }).waitFor();
+  // The Deployment URL's example follows the provider: an A2A agent is named by its card.
+  const url = main.getByLabel("Deployment URL", { exact: true });
+  expect(await url.getAttribute("placeholder")).toMatch(/\/ag-ui$/);
+  await main.getByLabel("Provider", { exact: true }).selectOption("a2a");
+  await expect.poll(() => url.getAttribute("placeholder")).toMatch(/\/a2a\/chef\/\.well-known\/agent-card\.json$/);
+  await screenshot(admin, "web/admin-agent-a2a");
+  await main.getByLabel("Provider", { exact: true }).selectOption("ag-ui");
   await main.getByLabel("Agent ID", { exact: true }).fill("alice");
   await main.getByLabel("Name", { exact: true }).fill("Alice bot");
   await main.getByLabel("Deployment URL", { exact: true }).fill("http://127.0.0.1:9/api/agents/x/ag-ui");
