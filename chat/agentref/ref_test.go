@@ -53,11 +53,11 @@ func TestStaticResolver(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, tc := range []struct {
-		ref      string
-		route    Route
-		want     string
-		kind     error
-		wantErr  string
+		ref     string
+		route   Route
+		want    string
+		kind    error
+		wantErr string
 	}{
 		{ref: "default/chef", want: "http://127.0.0.1:4111/api/agents/chef/ag-ui"},
 		{ref: "default/chef", route: RouteGenerate, want: "http://127.0.0.1:4111/api/agents/chef/generate"},
