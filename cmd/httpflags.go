@@ -19,6 +19,7 @@ type httpFlags struct {
 	corsOrigins    []string
 	trustedProxies []string
 	drainTimeout   time.Duration
+	runTimeout     time.Duration
 	maxConnsPerIP  int
 }
 
@@ -30,6 +31,8 @@ func (f *httpFlags) register(fs *pflag.FlagSet) {
 		"CIDRs of proxies whose X-Forwarded-For is believed for rate limiting (loopback always is)")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", server.DefaultDrainTimeout,
 		"at shutdown, how long open streams may finish before they are ended with RUN_ERROR")
+	fs.DurationVar(&f.runTimeout, "run-timeout", server.DefaultRunTimeout,
+		"how long an AG-UI run may go on, followed by a client or not (a client that leaves does not end it)")
 	registerConnsPerIP(fs, &f.maxConnsPerIP)
 }
 
@@ -57,7 +60,7 @@ func (f *httpFlags) options() (server.Options, error) {
 			return server.Options{}, fmt.Errorf("invalid --cors-origins entry %q: use scheme://host[:port] or *", o)
 		}
 	}
-	return server.Options{MaxBodyBytes: f.maxBodyBytes, CORSOrigins: f.corsOrigins, TrustedProxies: proxies, DrainTimeout: f.drainTimeout,
+	return server.Options{MaxBodyBytes: f.maxBodyBytes, CORSOrigins: f.corsOrigins, TrustedProxies: proxies, DrainTimeout: f.drainTimeout, RunTimeout: f.runTimeout,
 		Limits: httpserve.Limits{MaxConnsPerIP: connsPerIP(f.maxConnsPerIP), MaxBody: f.maxBodyBytes},
 		// In a pod its own API server; elsewhere KUBECONFIG's (agents that accept
 		// ServiceAccount tokens only).

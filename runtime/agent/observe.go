@@ -47,6 +47,19 @@ func (a *Agent) BeginRun(ctx context.Context, conversation string) context.Conte
 	return context.WithValue(ctx, observationKey{}, &observation{agent: a, span: span})
 }
 
+// HandOffRun gives the run begun on ctx to a goroutine that outlives the request (a run that
+// goes on when its client leaves): the returned context carries it, EndRun on that context ends
+// it, and EndRun or FailRun on ctx (the request's) no longer touch it.
+func HandOffRun(ctx context.Context) context.Context {
+	o := observing(ctx)
+	if o == nil || o.ended {
+		return ctx
+	}
+	moved := *o
+	o.ended = true
+	return context.WithValue(ctx, observationKey{}, &moved)
+}
+
 // FailRun marks the run begun on ctx as failed in the work around it, with errType as its
 // error.type (a fixed vocabulary: never an error's text). Without a begun run it does nothing.
 func FailRun(ctx context.Context, errType string) {

@@ -85,45 +85,56 @@ func (s *Server) agui(c echo.Context) error {
 			return echo.NewHTTPError(http.StatusForbidden, msgThreadForbidden)
 		}
 	}
-	out, done := s.openRun(c, e)
-	defer done()
-	if err := out.Send(mapper.Started()); err != nil {
-		return nil
-	}
-	ctx, shuttingDown, cancel := s.runContext(c)
-	defer cancel()
-	if storeErr != nil {
-		log.Error(storeErr, "run stopped: conversation memory unavailable")
-		for _, ev := range mapper.Failed(agui.CodeStorageUnavailable) {
-			_ = out.Send(ev)
-		}
-		return nil
-	}
-	res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools, Conversation: in.ThreadID}, sinkForMemory(ref != nil, relay(out, mapper)))
+	// The run goes on when this request ends: a client that comes back re-attaches to it.
+	r, err := s.startRun(c, e, in.RunID, resource)
 	if err != nil {
-		runFailed(ctx, out, mapper, shuttingDown(), err, log)
-		return nil
+		return err
 	}
-	// A run that is not remembered is held with no thread: its resume is not remembered either.
-	heldThread := ""
-	if ref != nil {
-		heldThread = ref.Thread
-	}
-	s.aguiEnd(ctx, out, mapper, e, ref, res, heldThread, resource, log)
-	return nil
+	r.run(func(ctx context.Context, out eventOut, shuttingDown func() bool) {
+		_ = out.Send(mapper.Started())
+		if storeErr != nil {
+			log.Error(storeErr, "run stopped: conversation memory unavailable")
+			for _, ev := range mapper.Failed(agui.CodeStorageUnavailable) {
+				_ = out.Send(ev)
+			}
+			return
+		}
+		res, err := e.Agent.Run(ctx, agent.Input{Messages: msgs, ClientTools: clientTools, Conversation: in.ThreadID}, sinkForMemory(ref != nil, relay(out, mapper)))
+		if err != nil {
+			runFailed(ctx, out, mapper, shuttingDown(), err, log)
+			return
+		}
+		// A run that is not remembered is held with no thread: its resume is not remembered either.
+		heldThread := ""
+		if ref != nil {
+			heldThread = ref.Thread
+		}
+		s.aguiEnd(ctx, out, mapper, e, ref, res, heldThread, resource, log)
+	})
+	return s.follow(c, e, r.log, 0)
 }
 
-// runFailed ends the stream of a run that failed after it started: the failure events (with
-// the shutdown code when the drain period is over), or nothing when the client went away.
-func runFailed(ctx context.Context, out *sse.Writer, m *agui.Mapper, shuttingDown bool, err error, log logr.Logger) {
+// RUN_ERROR codes of a run that did not end on its own.
+const (
+	codeRunCanceled = "RUN_CANCELED"
+	codeRunTimeout  = "RUN_TIMEOUT"
+)
+
+// runFailed ends the events of a run that failed after it started: with the shutdown code when
+// the drain period is over, RUN_CANCELED when it was canceled on purpose, RUN_TIMEOUT past the
+// run timeout.
+func runFailed(ctx context.Context, out eventOut, m *agui.Mapper, shuttingDown bool, err error, log logr.Logger) {
 	code := ""
 	switch {
 	case shuttingDown:
 		log.Info("run ended: the server is shutting down and the drain period is over")
 		code = codeShuttingDown
-	case ctx.Err() != nil || out.Failed():
-		log.V(1).Info("client went away; run canceled")
-		return
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		log.Info("run ended: the run timeout passed")
+		code = codeRunTimeout
+	case ctx.Err() != nil:
+		log.Info("run canceled on request")
+		code = codeRunCanceled
 	default:
 		log.Error(err, "run failed after the stream started")
 	}
@@ -134,7 +145,7 @@ func runFailed(ctx context.Context, out *sse.Writer, m *agui.Mapper, shuttingDow
 
 // aguiEnd ends a run's stream: an interrupt outcome for a run stopped for approval (stored
 // first, so the answer can reach any replica), else the turn stored and RUN_FINISHED.
-func (s *Server) aguiEnd(ctx context.Context, out *sse.Writer, m *agui.Mapper, e *registry.Entry, ref *memoryRef, res *agent.Result, thread, resource string, log logr.Logger) {
+func (s *Server) aguiEnd(ctx context.Context, out eventOut, m *agui.Mapper, e *registry.Entry, ref *memoryRef, res *agent.Result, thread, resource string, log logr.Logger) {
 	if res.Suspended != nil {
 		if err := s.hold(ctx, e, res.Suspended, thread, resource); err != nil {
 			log.Error(err, "run stopped: its pending approval could not be stored")
@@ -174,8 +185,16 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *wire.RunAgent
 	if err != nil {
 		return err
 	}
-	sus, stored, err := s.decide(s.beginResume(c, e), e, run, resource, answers)
+	// The run is registered before the answers are taken: a refused run (its id going on, too
+	// many runs) must not use them up.
+	s.beginResume(c, e)
+	r, err := s.startRun(c, e, in.RunID, resource)
 	if err != nil {
+		return err
+	}
+	sus, stored, err := s.decide(r.ctx, e, run, resource, answers)
+	if err != nil {
+		r.abandon(err)
 		return err
 	}
 	in.ThreadID = cmp.Or(in.ThreadID, stored.Thread, "thread_1") // the stopped run named none either
@@ -185,24 +204,20 @@ func (s *Server) aguiResume(c echo.Context, e *registry.Entry, in *wire.RunAgent
 	if e.Memory != nil && stored.Thread != "" {
 		ref = stored
 	}
-	out, done := s.openRun(c, e)
-	defer done()
-	if err := out.Send(mapper.Started()); err != nil {
-		return nil
-	}
-	if open := sus.Undecided(); len(open) > 0 {
-		_ = out.Send(mapper.Interrupted(open, e.Agent.ResponseSchema, llm.Usage{}, e.Agent.Provider, e.Agent.Model.ModelID()))
-		return nil
-	}
-	ctx, shuttingDown, cancel := s.runContext(c)
-	defer cancel()
-	res, err := e.Agent.Resume(ctx, sus, sinkForMemory(ref != nil, relay(out, mapper)))
-	if err != nil {
-		runFailed(ctx, out, mapper, shuttingDown(), err, log)
-		return nil
-	}
-	s.aguiEnd(ctx, out, mapper, e, ref, res, stored.Thread, stored.Resource, log)
-	return nil
+	r.run(func(ctx context.Context, out eventOut, shuttingDown func() bool) {
+		_ = out.Send(mapper.Started())
+		if open := sus.Undecided(); len(open) > 0 {
+			_ = out.Send(mapper.Interrupted(open, e.Agent.ResponseSchema, llm.Usage{}, e.Agent.Provider, e.Agent.Model.ModelID()))
+			return
+		}
+		res, err := e.Agent.Resume(ctx, sus, sinkForMemory(ref != nil, relay(out, mapper)))
+		if err != nil {
+			runFailed(ctx, out, mapper, shuttingDown(), err, log)
+			return
+		}
+		s.aguiEnd(ctx, out, mapper, e, ref, res, stored.Thread, stored.Resource, log)
+	})
+	return s.follow(c, e, r.log, 0)
 }
 
 // openStream starts the response's event stream: events queued by Send are written in
@@ -221,8 +236,8 @@ func (s *Server) openRun(c echo.Context, e *registry.Entry) (*sse.Writer, func()
 	}
 }
 
-// relay sends a run's events to the stream as AG-UI events.
-func relay(out *sse.Writer, m *agui.Mapper) agent.Sink {
+// relay sends a run's events to its log as AG-UI events.
+func relay(out eventOut, m *agui.Mapper) agent.Sink {
 	return func(ev agent.Event) error {
 		for _, a := range m.Map(ev) {
 			if err := out.Send(a); err != nil {

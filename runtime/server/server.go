@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -26,6 +27,7 @@ import (
 	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"
+	"github.com/agentry-dev/agentry/runtime/runlog"
 	"github.com/agentry-dev/agentry/runtime/secrets"
 )
 
@@ -71,6 +73,10 @@ type Options struct {
 	Limits httpserve.Limits
 	// Version is the runtime's version (the agent card's version).
 	Version string
+	// RunTimeout bounds a run, followed or not (default DefaultRunTimeout).
+	RunTimeout time.Duration
+	// Runs bound the runs' event logs kept for clients that re-attach (zero: runlog's defaults).
+	Runs runlog.Limits
 	// ClusterConfig finds the API server whose ServiceAccount tokens agents with
 	// spec.endpoint.auth.serviceAccounts accept (in a pod: its own; nil: none).
 	ClusterConfig func() (*rest.Config, error)
@@ -90,6 +96,10 @@ type Server struct {
 	localStore *memory.InMemory
 	// a2a holds each agent's A2A handler.
 	a2a a2aHandlers
+	// runs keeps the event logs of AG-UI runs, which outlive their requests; detached counts
+	// the runs going on (Serve waits for them).
+	runs     *runlog.Runs
+	detached sync.WaitGroup
 }
 
 // New builds the server and its routes.
@@ -97,7 +107,8 @@ func New(opts Options) *Server {
 	defaults.Positive(&opts.MaxBodyBytes, DefaultMaxBodyBytes)
 	defaults.Positive(&opts.DrainTimeout, DefaultDrainTimeout)
 	defaults.Positive(&opts.KeepAlive, DefaultKeepAlive)
-	s := &Server{opts: opts, auth: &authChecker{secrets: opts.Secrets, client: egress.Policy{AllowInternal: true}.Client(10 * time.Second), cluster: &clusterIssuer{config: opts.ClusterConfig}}, limits: ratelimit.New(opts.RateLimitKeys), localStore: memory.NewInMemory()}
+	defaults.Positive(&opts.RunTimeout, DefaultRunTimeout)
+	s := &Server{opts: opts, runs: runlog.New(opts.Runs), auth: &authChecker{secrets: opts.Secrets, client: egress.Policy{AllowInternal: true}.Client(10 * time.Second), cluster: &clusterIssuer{config: opts.ClusterConfig}}, limits: ratelimit.New(opts.RateLimitKeys), localStore: memory.NewInMemory()}
 	s.draining, s.stopStream = context.WithCancel(context.Background())
 	e := httpserve.NewEcho(httpserve.EchoOptions{Logger: opts.Logger, TrustedProxies: opts.TrustedProxies, ErrorHandler: errorHandler(opts.Logger)})
 	s.echo = e
@@ -116,6 +127,8 @@ func New(opts Options) *Server {
 	api.Any("/agents/:agentId/generate", postOnly(s.guard(endRun(s.generate))))
 	api.Any("/agents/:agentId/stream", postOnly(s.guard(endRun(s.stream))))
 	api.Any("/agents/:agentId/ag-ui", postOnly(s.guard(endRun(s.agui))))
+	api.GET("/agents/:agentId/ag-ui/runs/:runId", s.guard(s.aguiAttach))
+	api.Any("/agents/:agentId/ag-ui/runs/:runId/cancel", postOnly(s.guard(s.aguiCancel)))
 	api.Any("/agents/:agentId/approve-tool-call", postOnly(s.guard(endRun(s.approveToolCall))))
 	api.Any("/agents/:agentId/decline-tool-call", postOnly(s.guard(endRun(s.declineToolCall))))
 	api.GET("/agents/:agentId/tools/:toolId", s.guard(s.getTool))
@@ -189,6 +202,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		err = <-done
 	}
 	s.stopStream()
+	// Runs whose clients left are no response Shutdown waits for; the drain's end canceled them.
+	s.detached.Wait()
 	if err != nil {
 		_ = srv.Close()
 		return fmt.Errorf("failed to shut down the HTTP server: %w", err)

@@ -3,7 +3,7 @@
 // and the scripted model and passes their URLs in AGENTRY_URL and MODEL_URL.
 import { test, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { HttpAgent, buildResumeArray } from "@ag-ui/client";
+import { HttpAgent, buildResumeArray, runHttpRequest, transformHttpEventStream } from "@ag-ui/client";
 
 const BASE = process.env.AGENTRY_URL;
 const MODEL = process.env.MODEL_URL;
@@ -253,22 +253,67 @@ for (const scenario of ["fail-before", "fail-during"]) {
   });
 }
 
-test("client abort cancels the model request; the next request is served normally", async () => {
+test("a client that goes away leaves its run going; the cancel route ends it", async () => {
   const before = await modelStats();
   const agent = new HttpAgent({ url: url("conformance"), initialMessages: [userMessage("hang")] });
+  const runId = `hang-${++seq}`;
   const started = new Promise((resolve) => {
-    agent.runAgent({}, { onRunStartedEvent: () => resolve() }).catch(() => {});
+    agent.runAgent({ runId }, { onRunStartedEvent: () => resolve() }).catch(() => {});
   });
   await started;
-  // Wait until the runtime's model request is open, then go away.
   assert.equal((await statsWhen((s) => s.inFlight !== 0)).inFlight, 1);
   agent.abortRun();
+  // The run does not depend on its client: its model request stays open.
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal((await modelStats()).inFlight, 1, "the run went on without its client");
+  const cancel = await fetch(url("conformance", `ag-ui/runs/${runId}/cancel`), { method: "POST" });
+  assert.equal(cancel.status, 202);
   const after = await statsWhen((s) => s.inFlight === 0);
-  assert.equal(after.inFlight, 0, "the model request was canceled");
+  assert.equal(after.inFlight, 0, "the canceled run's model request was canceled");
   assert.equal(after.canceled, before.canceled + 1);
 
   const { result } = await run("conformance", [userMessage("text after abort")]);
   assert.match(result.newMessages.find((m) => m.role === "assistant").content, /text after abort/);
+});
+
+// ReattachingAgent is the client's way back into a run (connectAgent): connect() reads the run's
+// events again from GET .../ag-ui/runs/{runId}, from the start (?after=0), as a page that
+// reloaded does; Last-Event-ID (or ?after=n) skips the n events a client already has.
+class ReattachingAgent extends HttpAgent {
+  connect(input) {
+    return transformHttpEventStream(
+      runHttpRequest(() => fetch(url("conformance", `ag-ui/runs/${input.runId}?after=0`), { headers: { Accept: "text/event-stream" } })),
+    );
+  }
+}
+
+test("a dropped stream: the real client re-attaches to the run and gets the whole answer", async () => {
+  const ask = userMessage("slow");
+  const runId = `slow-${++seq}`;
+  const first = new HttpAgent({ url: url("conformance"), initialMessages: [ask] });
+  let deltas = 0;
+  await new Promise((resolve) => {
+    first.runAgent({ runId }, {
+      onTextMessageContentEvent: () => {
+        if (++deltas === 3) {
+          first.abortRun(); // the network hop drops the stream mid-answer
+          resolve();
+        }
+      },
+    }).catch(() => resolve());
+  });
+  const again = new ReattachingAgent({ url: url("conformance"), initialMessages: [ask] });
+  const types = [];
+  const { newMessages } = await again.connectAgent({ runId }, { onEvent: ({ event }) => types.push(event.type) });
+  assert.equal(types[0], "RUN_STARTED");
+  assert.equal(types.at(-1), "RUN_FINISHED");
+  const answer = newMessages.filter((m) => m.role === "assistant");
+  assert.equal(answer.length, 1);
+  assert.equal(answer[0].content, "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty");
+  // Skipping what the first stream had: exactly the rest.
+  const rest = await (await fetch(url("conformance", `ag-ui/runs/${runId}`), { headers: { "Last-Event-ID": String(types.length - 1) } })).text();
+  assert.deepEqual(rest.split("\n\n").filter(Boolean).map((f) => JSON.parse(f.slice(6)).type), ["RUN_FINISHED"]);
+  assertNoWarnings();
 });
 
 test("50 concurrent runs stay independent", async () => {

@@ -76,6 +76,19 @@ func (s *Writer) Send(v any) error {
 	return nil
 }
 
+// SendJSON queues an event whose data is JSON already (an event kept in a run's log).
+func (s *Writer) SendJSON(data []byte) error {
+	s.mu.Lock()
+	if err := s.usable(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.pending = AppendData(s.pending, data)
+	s.mu.Unlock()
+	s.signal()
+	return nil
+}
+
 // SendData queues an event whose data is not JSON (Mastra's closing `[DONE]`).
 func (s *Writer) SendData(data string) {
 	s.mu.Lock()

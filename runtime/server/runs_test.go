@@ -1,0 +1,176 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/internal/protocol/sse"
+	"github.com/agentry-dev/agentry/runtime/runlog"
+)
+
+// streamed is what a client read of a run's stream: each event's type and its whole JSON.
+type streamed struct {
+	types []string
+	raw   []map[string]any
+}
+
+func (s *streamed) text() string {
+	var b strings.Builder
+	for _, ev := range s.raw {
+		if ev["type"] == "TEXT_MESSAGE_CONTENT" {
+			b.WriteString(fmt.Sprint(ev["delta"]))
+		}
+	}
+	return b.String()
+}
+
+// readRun sends req and reads its AG-UI events; with stopAfter > 0 it drops the connection
+// after that many events.
+func readRun(t *testing.T, req *http.Request, stopAfter int) (*streamed, int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(req.Context())
+	defer cancel()
+	res, err := http.DefaultClient.Do(req.WithContext(ctx))
+	testutil.NoError(t, err)
+	defer res.Body.Close()
+	out := &streamed{}
+	if res.StatusCode != http.StatusOK {
+		return out, res.StatusCode
+	}
+	r := sse.NewReader(res.Body, 1<<20)
+	for {
+		data, err := r.Next()
+		if err != nil {
+			return out, res.StatusCode
+		}
+		var ev map[string]any
+		testutil.NoError(t, json.Unmarshal(data, &ev))
+		out.types = append(out.types, fmt.Sprint(ev["type"]))
+		out.raw = append(out.raw, ev)
+		if stopAfter > 0 && len(out.types) == stopAfter {
+			return out, res.StatusCode
+		}
+	}
+}
+
+func (e *env) runRequest(method, path, body string, header map[string]string) *http.Request {
+	req, err := http.NewRequest(method, e.base+path, strings.NewReader(body))
+	testutil.NoError(e.t, err)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	return req
+}
+
+const slowAnswer = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+
+// slowModel answers slowly, word by word, or hangs on "hang".
+func slowModel() scriptedmodel.Responder {
+	return scriptedmodel.ResponderFunc(func(r *scriptedmodel.Request) scriptedmodel.Reply {
+		if r.Messages[len(r.Messages)-1].Content == "hang" {
+			return scriptedmodel.Reply{Hang: true}
+		}
+		return scriptedmodel.Reply{Text: slowAnswer, ChunkDelayMs: 30}
+	})
+}
+
+func aguiRunBody(runID, thread, text string) string {
+	return fmt.Sprintf(`{"threadId":%q,"runId":%q,"messages":[{"id":"u-%s","role":"user","content":%q}]}`, thread, runID, runID, text)
+}
+
+// TestRunOutlivesItsRequest: a client that drops its AG-UI stream mid-answer re-attaches with
+// Last-Event-ID (the number of events it got) and reads the rest: together exactly the answer,
+// nothing twice, ending RUN_FINISHED; the remembered thread holds the whole turn although no
+// client was there at its end. Another user cannot re-attach; the same runId cannot start
+// twice while it goes on; an unknown run is 404.
+func TestRunOutlivesItsRequest(t *testing.T) {
+	e := startEnv(t, slowModel(), envOptions{manifests: memoryAgent("memory://")})
+	ann := map[string]string{DefaultUserHeader: "ann"}
+	first, status := readRun(t, e.runRequest("POST", "/api/agents/rememberer/ag-ui", aguiRunBody("r1", "t1", "Count for me"), ann), 4)
+	if status != 200 || len(first.types) != 4 || first.types[0] != "RUN_STARTED" {
+		t.Fatalf("the first stream: %d %v", status, first.types)
+	}
+	if status, _ := e.rawWith("POST", "/api/agents/rememberer/ag-ui", aguiRunBody("r1", "t1", "Count for me"), ann); status != http.StatusConflict {
+		t.Errorf("the same runId while it goes on: %d", status)
+	}
+	if _, status := readRun(t, e.runRequest("GET", "/api/agents/rememberer/ag-ui/runs/r1", "", map[string]string{DefaultUserHeader: "bob", "Last-Event-ID": "4"}), 0); status != http.StatusNotFound {
+		t.Errorf("bob re-attaching to ann's run: %d", status)
+	}
+	if _, status := readRun(t, e.runRequest("GET", "/api/agents/rememberer/ag-ui/runs/nope", "", ann), 0); status != http.StatusNotFound {
+		t.Errorf("an unknown run: %d", status)
+	}
+	hdr := map[string]string{DefaultUserHeader: "ann", "Last-Event-ID": strconv.Itoa(len(first.types))}
+	rest, status := readRun(t, e.runRequest("GET", "/api/agents/rememberer/ag-ui/runs/r1", "", hdr), 0)
+	if status != 200 || rest.types[len(rest.types)-1] != "RUN_FINISHED" || rest.types[0] == "RUN_STARTED" {
+		t.Fatalf("the re-attached stream: %d %v", status, rest.types)
+	}
+	if got := first.text() + rest.text(); got != slowAnswer {
+		t.Errorf("the answer read in two parts: %q", got)
+	}
+	// The turn is in the thread once the run ended.
+	waitFor(t, func() bool {
+		_, raw := e.raw("GET", "/api/memory/threads/t1/messages?agentId=rememberer&resourceId=ann", "")
+		return strings.Contains(string(raw), "fifteen")
+	}, "the whole answer in the thread")
+	// From the start, with ?after=0, the whole stream again.
+	all, _ := readRun(t, e.runRequest("GET", "/api/agents/rememberer/ag-ui/runs/r1?after=0", "", ann), 0)
+	if all.text() != slowAnswer || len(all.types) != len(first.types)+len(rest.types) {
+		t.Errorf("the whole stream again: %v", all.types)
+	}
+	if status, _ := e.rawWith("GET", "/api/agents/rememberer/ag-ui/runs/r1", "", map[string]string{DefaultUserHeader: "ann", "Last-Event-ID": "x"}); status != http.StatusBadRequest {
+		t.Errorf("a Last-Event-ID that is no number: %d", status)
+	}
+}
+
+// TestRunCancelTimeoutAndBounds: the cancel route ends a run (RUN_ERROR RUN_CANCELED, then 404
+// for a second cancel); a run past the run timeout ends with RUN_TIMEOUT; a re-attach before
+// the events a bounded log dropped gets RUN_ERROR EVENTS_GONE.
+func TestRunCancelTimeoutAndBounds(t *testing.T) {
+	e := startEnv(t, slowModel(), envOptions{server: func(o *Options) {
+		o.RunTimeout = 2 * time.Second
+		o.Runs = runlog.Limits{MaxEvents: 5}
+	}})
+	started, _ := readRun(t, e.runRequest("POST", "/api/agents/chef/ag-ui", aguiRunBody("hang-1", "t", "hang"), nil), 1)
+	if len(started.types) != 1 {
+		t.Fatalf("no RUN_STARTED: %v", started.types)
+	}
+	if status, out := e.do("POST", "/api/agents/chef/ag-ui/runs/hang-1/cancel", ""); status != http.StatusAccepted || out["status"] != "canceling" {
+		t.Fatalf("cancel: %d %v", status, out)
+	}
+	ended, _ := readRun(t, e.runRequest("GET", "/api/agents/chef/ag-ui/runs/hang-1?after=1", "", nil), 0)
+	if n := len(ended.raw); n == 0 || ended.raw[n-1]["type"] != "RUN_ERROR" || ended.raw[n-1]["code"] != codeRunCanceled {
+		t.Errorf("after cancel: %v", ended.raw)
+	}
+	if status, _ := e.do("POST", "/api/agents/chef/ag-ui/runs/hang-1/cancel", ""); status != http.StatusNotFound {
+		t.Errorf("a second cancel: %d", status)
+	}
+
+	timedOut, _ := readRun(t, e.runRequest("POST", "/api/agents/chef/ag-ui", aguiRunBody("hang-2", "t", "hang"), nil), 0)
+	if n := len(timedOut.raw); n == 0 || timedOut.raw[n-1]["code"] != codeRunTimeout {
+		t.Errorf("past the run timeout: %v", timedOut.raw)
+	}
+
+	full, _ := readRun(t, e.runRequest("POST", "/api/agents/chef/ag-ui", aguiRunBody("long", "t", "Count"), nil), 0)
+	if full.types[len(full.types)-1] != "RUN_FINISHED" || len(full.types) <= 5 {
+		t.Fatalf("the long run: %v", full.types)
+	}
+	gone, _ := readRun(t, e.runRequest("GET", "/api/agents/chef/ag-ui/runs/long?after=0", "", nil), 0)
+	if len(gone.raw) != 1 || gone.raw[0]["code"] != codeEventsGone {
+		t.Errorf("a re-attach before the kept events: %v", gone.raw)
+	}
+	tail, _ := readRun(t, e.runRequest("GET", "/api/agents/chef/ag-ui/runs/long?after="+strconv.Itoa(len(full.types)-2), "", nil), 0)
+	if len(tail.types) != 2 || tail.types[1] != "RUN_FINISHED" {
+		t.Errorf("the kept tail: %v", tail.types)
+	}
+}
