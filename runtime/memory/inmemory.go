@@ -15,6 +15,7 @@ type InMemory struct {
 	tasks   map[string]StoredTask // by agent + "\x00" + task
 	// tasksPruned is when expired tasks were last deleted.
 	tasksPruned time.Time
+	runs        map[string]*memRun // by agent + "\x00" + run
 }
 
 type memThread struct {

@@ -59,6 +59,8 @@ func schemaFor(bigint, serial string) string {
 
 func tasksFor(bigint string) string { return strings.ReplaceAll(tasksSchema, "{{BIGINT}}", bigint) }
 
+func runsFor(bigint string) string { return strings.ReplaceAll(runsSchema, "{{BIGINT}}", bigint) }
+
 func pendingFor(bigint string) string {
 	return strings.ReplaceAll(pendingSchema, "{{BIGINT}}", bigint)
 }
@@ -66,22 +68,23 @@ func pendingFor(bigint string) string {
 var sqliteDialect = dialect{
 	name:       "sqlite",
 	rebind:     func(q string) string { return numbered.ReplaceAllString(q, "?$1") },
-	migrations: []string{schemaFor("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"), pendingFor("INTEGER"), tasksFor("INTEGER")},
+	migrations: []string{schemaFor("INTEGER", "INTEGER PRIMARY KEY AUTOINCREMENT"), pendingFor("INTEGER"), tasksFor("INTEGER"), runsFor("INTEGER")},
 }
 
 var postgresDialect = dialect{
 	name:       "postgres",
 	rebind:     func(q string) string { return q },
 	lock:       `SELECT pg_advisory_xact_lock(7425001)`,
-	migrations: []string{schemaFor("BIGINT", "BIGSERIAL PRIMARY KEY"), pendingFor("BIGINT"), tasksFor("BIGINT")},
+	migrations: []string{schemaFor("BIGINT", "BIGSERIAL PRIMARY KEY"), pendingFor("BIGINT"), tasksFor("BIGINT"), runsFor("BIGINT")},
 }
 
 // sqlStore implements Store on database/sql for both SQL backends.
 type sqlStore struct {
 	db *sql.DB
 	d  dialect
-	// tasksPruned is when this process last deleted expired tasks (Unix µs).
-	tasksPruned atomic.Int64
+	// tasksPruned and runsPruned are when this process last deleted expired tasks and runs
+	// (Unix µs).
+	tasksPruned, runsPruned atomic.Int64
 }
 
 func openSQLite(ctx context.Context, path string) (Store, error) {

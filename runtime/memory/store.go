@@ -63,6 +63,8 @@ type Store interface {
 	Pending
 	// Tasks holds the agent's A2A tasks.
 	Tasks
+	// Runs holds the events of runs that outlive their requests.
+	Runs
 	// Ping checks the backend is reachable.
 	Ping(ctx context.Context) error
 	// Kind names the backend: memory, sqlite or postgres.

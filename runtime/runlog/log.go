@@ -127,6 +127,13 @@ func (l *Log) Since(after int) ([]Event, bool, <-chan struct{}, error) {
 	return append([]Event(nil), l.events[i:]...), ended, l.wake, nil
 }
 
+// First is the seq of the oldest event kept (the next event's when none is).
+func (l *Log) First() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.next - len(l.events)
+}
+
 // Ended says whether the run ended, and when.
 func (l *Log) Ended() (time.Time, bool) {
 	l.mu.Lock()

@@ -89,6 +89,9 @@ func (r *Runs) Cancel(agentID, runID, resource string) bool {
 	return true
 }
 
+// Limits are the limits the logs are kept within.
+func (r *Runs) Limits() Limits { return r.limits }
+
 // Len is how many logs are kept.
 func (r *Runs) Len() int {
 	r.mu.Lock()

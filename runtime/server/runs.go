@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/runtime/agent"
+	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/runlog"
 )
@@ -61,7 +62,11 @@ func (s *Server) startRun(c echo.Context, e *registry.Entry, runID, resource str
 		return nil, err
 	}
 	// The run span begun on the request (agents with memory) is the run's to end now.
-	return &detachedRun{s: s, log: lg, ctx: agent.HandOffRun(ctx), cancel: cancel}, nil
+	r := &detachedRun{s: s, log: lg, ctx: agent.HandOffRun(ctx), cancel: cancel}
+	if e.Memory != nil {
+		s.mirror(e, runID, resource, r)
+	}
+	return r, nil
 }
 
 // run runs fn in its own goroutine, counted until it ends (Serve waits for it), then ends the
@@ -138,11 +143,21 @@ func (s *Server) aguiAttach(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
 	}
-	lg, err := s.runOf(c, e)
+	resource, err := runResource(c)
 	if err != nil {
 		return err
 	}
-	return s.follow(c, e, lg, after)
+	runID := c.Param("runId")
+	if lg, ok := s.runs.Get(e.Agent.ID, runID, resource); ok {
+		return s.follow(c, e, lg, after)
+	}
+	// Another replica's run, through the store they share.
+	if e.Memory != nil {
+		if found, err := s.followStored(c, e, runID, resource, after); found || err != nil {
+			return err
+		}
+	}
+	return echo.NewHTTPError(http.StatusNotFound, msgNoRun)
 }
 
 // aguiCancel serves POST /api/agents/{agentId}/ag-ui/runs/{runId}/cancel: the run ends now
@@ -153,23 +168,22 @@ func (s *Server) aguiCancel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !s.runs.Cancel(e.Agent.ID, c.Param("runId"), resource) {
-		return echo.NewHTTPError(http.StatusNotFound, msgRunOver)
+	runID := c.Param("runId")
+	if !s.runs.Cancel(e.Agent.ID, runID, resource) {
+		// Another replica's run: it reads the request at its next write to the store.
+		if e.Memory == nil {
+			return echo.NewHTTPError(http.StatusNotFound, msgRunOver)
+		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), storeOp)
+		defer cancel()
+		switch err := e.Memory.CancelRun(ctx, e.Agent.ID, runID, resource); {
+		case errors.Is(err, memory.ErrRunNotFound):
+			return echo.NewHTTPError(http.StatusNotFound, msgRunOver)
+		case err != nil:
+			return memoryFailure(err, http.StatusServiceUnavailable, "")
+		}
 	}
 	return c.JSON(http.StatusAccepted, map[string]string{"runId": c.Param("runId"), "status": "canceling"})
-}
-
-// runOf is the caller's run of the route's runId.
-func (s *Server) runOf(c echo.Context, e *registry.Entry) (*runlog.Log, error) {
-	resource, err := runResource(c)
-	if err != nil {
-		return nil, err
-	}
-	lg, ok := s.runs.Get(e.Agent.ID, c.Param("runId"), resource)
-	if !ok {
-		return nil, echo.NewHTTPError(http.StatusNotFound, msgNoRun)
-	}
-	return lg, nil
 }
 
 // runResource names the caller of a run route as the run's request named it: the verified
@@ -197,4 +211,130 @@ func lastEventID(c echo.Context) (int, error) {
 		return 0, errors.New("Last-Event-ID (or after) must be the number of events received")
 	}
 	return n, nil
+}
+
+// Mirroring a run to the agent's memory store (agents with memory), so any replica sharing it
+// serves a re-attach or a cancel.
+const (
+	// mirrorHeartbeat: a quiet run is touched this often, which also picks up a cancel asked
+	// through another replica.
+	mirrorHeartbeat = 2 * time.Second
+	// storePoll is how often a follower on another replica reads the store for new events.
+	storePoll = 250 * time.Millisecond
+	// storeOp bounds one store operation of the mirror or a follower.
+	storeOp = 5 * time.Second
+)
+
+// interruptedAfter: a run not ended and not touched for this long lost its replica (a killed
+// pod); a follower elsewhere ends its stream with RUN_INTERRUPTED. A variable for the tests.
+var interruptedAfter = 15 * time.Second
+
+// codeRunInterrupted is the RUN_ERROR code of a run whose replica went away mid-run.
+const codeRunInterrupted = "RUN_INTERRUPTED"
+
+// mirror copies the run's events to the store as they come (what is new at each wake, in one
+// write), touches the run while it is quiet, and cancels it when a cancel was asked elsewhere.
+// It ends once the run's end is stored.
+func (s *Server) mirror(e *registry.Entry, runID, resource string, r *detachedRun) {
+	s.detached.Add(1)
+	go func() {
+		defer s.detached.Done()
+		log := s.opts.Logger.WithValues("agent", e.Agent.ID, "runId", runID)
+		limit := s.runs.Limits().MaxEvents
+		tick := time.NewTicker(mirrorHeartbeat)
+		defer tick.Stop()
+		after, failing, endTries := 0, false, 0
+		for {
+			evs, ended, wake, err := r.log.Since(after)
+			if errors.Is(err, runlog.ErrGone) {
+				evs, ended, wake, _ = r.log.Since(r.log.First() - 1) // the mirror fell behind the log's bound
+			}
+			batch := make([]memory.RunEvent, len(evs))
+			for i, ev := range evs {
+				batch[i] = memory.RunEvent{Seq: ev.Seq, Data: ev.Data}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), storeOp)
+			st, err := e.Memory.SaveRunEvents(ctx, e.Agent.ID, runID, resource, batch, ended, limit)
+			cancel()
+			switch {
+			case err != nil && ended:
+				// The run is over: a few more tries, then give up (shutdown waits for this).
+				if endTries++; endTries >= 3 {
+					log.Error(err, "failed to store the run's end; other replicas will report it interrupted")
+					return
+				}
+			case err != nil && !failing:
+				failing = true
+				log.Error(err, "failed to store the run's events; other replicas cannot serve it until this recovers")
+			case err == nil:
+				failing = false
+				if len(evs) > 0 {
+					after = evs[len(evs)-1].Seq
+				}
+				if st.CancelRequested {
+					r.cancel()
+				}
+				if ended {
+					return
+				}
+			}
+			select {
+			case <-wake:
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
+// followStored streams a run another replica runs, from the store: the events after after,
+// then new ones as they are stored, until the run ends, its replica is gone (RUN_INTERRUPTED)
+// or the client leaves. ok is false when the store holds no such run for the caller.
+func (s *Server) followStored(c echo.Context, e *registry.Entry, runID, resource string, after int) (bool, error) {
+	read := func() ([]memory.RunEvent, memory.RunState, error) {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), storeOp)
+		defer cancel()
+		return e.Memory.RunEvents(ctx, e.Agent.ID, runID, resource, after, 500)
+	}
+	evs, st, err := read()
+	switch {
+	case errors.Is(err, memory.ErrRunNotFound):
+		return false, nil
+	case err != nil:
+		return true, memoryFailure(err, http.StatusServiceUnavailable, "")
+	}
+	out, done := s.openRun(c, e)
+	defer done()
+	ctx := c.Request().Context()
+	for {
+		if len(evs) > 0 && evs[0].Seq > after+1 {
+			_ = out.Send(map[string]string{"type": "RUN_ERROR", "code": codeEventsGone, "message": "The run's events after the one asked for are no longer kept."})
+			return true, nil
+		}
+		for _, ev := range evs {
+			if out.SendJSON(ev.Data) != nil {
+				return true, nil
+			}
+			after = ev.Seq
+		}
+		if len(evs) == 0 {
+			switch {
+			case st.Ended:
+				return true, nil
+			case time.Since(st.UpdatedAt) > interruptedAfter:
+				_ = out.Send(map[string]string{"type": "RUN_ERROR", "code": codeRunInterrupted, "message": "The run was interrupted: the replica running it went away. Send the message again."})
+				return true, nil
+			}
+			select {
+			case <-time.After(storePoll):
+			case <-ctx.Done():
+				return true, nil
+			}
+		}
+		if evs, st, err = read(); err != nil {
+			if ctx.Err() == nil {
+				s.opts.Logger.Error(err, "failed to read a run's events", "agent", e.Agent.ID, "runId", runID)
+			}
+			return true, nil
+		}
+	}
 }

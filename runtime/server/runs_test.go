@@ -13,6 +13,7 @@ import (
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/sse"
+	"github.com/agentry-dev/agentry/runtime/memory"
 	"github.com/agentry-dev/agentry/runtime/runlog"
 )
 
@@ -172,5 +173,54 @@ func TestRunCancelTimeoutAndBounds(t *testing.T) {
 	tail, _ := readRun(t, e.runRequest("GET", "/api/agents/chef/ag-ui/runs/long?after="+strconv.Itoa(len(full.types)-2), "", nil), 0)
 	if len(tail.types) != 2 || tail.types[1] != "RUN_FINISHED" {
 		t.Errorf("the kept tail: %v", tail.types)
+	}
+}
+
+// TestRunsAcrossReplicas: two runtimes share the agent's PostgreSQL memory, as replicas do. A
+// client that dropped its stream on one re-attaches through the other and reads exactly the
+// rest; a cancel through the other ends a run the first runs; a run whose replica stopped
+// writing (a killed pod) ends its followers' streams with RUN_INTERRUPTED.
+func TestRunsAcrossReplicas(t *testing.T) {
+	pg := testutil.StartPostgres(t)
+	a := startEnv(t, slowModel(), envOptions{manifests: memoryAgent(pg.URL)})
+	b := startEnv(t, slowModel(), envOptions{manifests: memoryAgent(pg.URL)})
+	ann := map[string]string{DefaultUserHeader: "ann"}
+
+	first, _ := readRun(t, a.runRequest("POST", "/api/agents/rememberer/ag-ui", aguiRunBody("x1", "t1", "Count for me"), ann), 5)
+	rest, status := readRun(t, b.runRequest("GET", "/api/agents/rememberer/ag-ui/runs/x1", "", map[string]string{DefaultUserHeader: "ann", "Last-Event-ID": "5"}), 0)
+	if status != 200 || len(rest.types) == 0 || rest.types[len(rest.types)-1] != "RUN_FINISHED" {
+		t.Fatalf("the rest through the other replica: %d %v", status, rest.types)
+	}
+	if got := first.text() + rest.text(); got != slowAnswer {
+		t.Errorf("the answer across replicas: %q", got)
+	}
+	if _, status := readRun(t, b.runRequest("GET", "/api/agents/rememberer/ag-ui/runs/x1", "", map[string]string{DefaultUserHeader: "bob"}), 0); status != http.StatusNotFound {
+		t.Errorf("bob through the other replica: %d", status)
+	}
+
+	started, _ := readRun(t, a.runRequest("POST", "/api/agents/rememberer/ag-ui", aguiRunBody("x2", "t2", "hang"), ann), 1)
+	if len(started.types) != 1 {
+		t.Fatalf("no RUN_STARTED: %v", started.types)
+	}
+	waitFor(t, func() bool {
+		status, _ := b.rawWith("POST", "/api/agents/rememberer/ag-ui/runs/x2/cancel", "", ann)
+		return status == http.StatusAccepted
+	}, "the other replica to know the run")
+	ended, _ := readRun(t, b.runRequest("GET", "/api/agents/rememberer/ag-ui/runs/x2?after=1", "", ann), 0)
+	if n := len(ended.raw); n == 0 || ended.raw[n-1]["code"] != codeRunCanceled {
+		t.Errorf("canceled through the other replica: %v", ended.raw)
+	}
+
+	// A replica that stopped writing mid-run: its row and events, no end, no heartbeat.
+	store, err := memory.Open(context.Background(), pg.URL)
+	testutil.NoError(t, err)
+	defer store.Close()
+	_, err = store.SaveRunEvents(context.Background(), "rememberer", "ghost", "ann", []memory.RunEvent{{Seq: 1, Data: []byte(`{"type":"RUN_STARTED"}`)}}, false, 100)
+	testutil.NoError(t, err)
+	defer func(d time.Duration) { interruptedAfter = d }(interruptedAfter)
+	interruptedAfter = 500 * time.Millisecond
+	ghost, _ := readRun(t, b.runRequest("GET", "/api/agents/rememberer/ag-ui/runs/ghost", "", ann), 0)
+	if len(ghost.types) != 2 || ghost.types[0] != "RUN_STARTED" || ghost.raw[1]["code"] != codeRunInterrupted {
+		t.Errorf("a run whose replica went away: %v", ghost.raw)
 	}
 }
