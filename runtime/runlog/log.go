@@ -76,6 +76,11 @@ func (l *Log) Append(v any) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.add(data)
+}
+
+// add appends an event; l.mu is held.
+func (l *Log) add(data []byte) error {
 	if !l.ended.IsZero() {
 		return errors.New("the run's log has ended")
 	}
@@ -89,6 +94,13 @@ func (l *Log) Append(v any) error {
 	}
 	l.changed()
 	return nil
+}
+
+// AppendRaw adds data, which need not be JSON (Mastra's closing `[DONE]`), as the next event.
+func (l *Log) AppendRaw(data []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.add(append([]byte(nil), data...))
 }
 
 // Send is Append, for the handlers that write a run's events to a stream.

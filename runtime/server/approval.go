@@ -41,12 +41,12 @@ func (s *Server) hold(ctx context.Context, e *registry.Entry, sus *agent.Suspens
 	return nil
 }
 
-// holdTurn keeps a generate or stream run that stopped for approval: the run, and the request's
-// new messages in the thread (the rest of the turn is stored when it ends: until then the call
+// holdTurn keeps a generate or stream run that stopped for approval (user: the request's user
+// header): the run, and the request's new messages in the thread (the rest of the turn is stored when it ends: until then the call
 // has no result, which a model must never be shown). held is false when the run itself could
 // not be stored.
-func (s *Server) holdTurn(ctx context.Context, c echo.Context, e *registry.Entry, in *generateInput, sus *agent.Suspension) (held bool, err error) {
-	thread, resource := "", c.Request().Header.Get(limitFor(e).userHeader)
+func (s *Server) holdTurn(ctx context.Context, e *registry.Entry, in *generateInput, user string, sus *agent.Suspension) (held bool, err error) {
+	thread, resource := "", user
 	if in.Memory != nil {
 		thread, resource = in.Memory.Thread, in.Memory.Resource
 	}

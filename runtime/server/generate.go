@@ -254,7 +254,7 @@ func (s *Server) generate(c echo.Context) error {
 		return c.JSON(http.StatusInternalServerError, jsonError{Error: publicMessage(err)})
 	}
 	if res.Suspended != nil {
-		if held, err := s.holdTurn(ctx, c, e, in, res.Suspended); err != nil {
+		if held, err := s.holdTurn(ctx, e, in, c.Request().Header.Get(limitFor(e).userHeader), res.Suspended); err != nil {
 			s.opts.Logger.Error(err, "generate could not store its pending approval", "agent", e.Agent.ID, "runId", runID)
 			if !held {
 				return decisionError(err)

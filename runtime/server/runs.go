@@ -134,57 +134,65 @@ func (s *Server) follow(c echo.Context, e *registry.Entry, lg *runlog.Log, after
 // codeEventsGone is the RUN_ERROR code of a re-attach after events the log no longer holds.
 const codeEventsGone = "EVENTS_GONE"
 
-// aguiAttach serves GET /api/agents/{agentId}/ag-ui/runs/{runId}: the run's AG-UI events after
-// the number the client received (Last-Event-ID, or ?after=), then the rest as they come.
-// The caller is the run's (its token's subject, else ?resourceId= or the user header).
-func (s *Server) aguiAttach(c echo.Context) error {
-	e := agentOf(c)
-	after, err := lastEventID(c)
-	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, err.Error())
-	}
-	resource, err := runResource(c)
-	if err != nil {
-		return err
-	}
-	runID := c.Param("runId")
-	if lg, ok := s.runs.Get(e.Agent.ID, runID, resource); ok {
-		return s.follow(c, e, lg, after)
-	}
-	// Another replica's run, through the store they share.
-	if e.Memory != nil {
-		if found, err := s.followStored(c, e, runID, resource, after); found || err != nil {
+// attach serves GET /api/agents/{agentId}/ag-ui/runs/{runId} (and …/stream/runs/{runId}, whose
+// runs key is keyOf's): the run's events after the number the client received (Last-Event-ID,
+// or ?after=), then the rest as they come. The caller is the run's (its token's subject, else
+// ?resourceId= or the user header).
+func (s *Server) attach(keyOf func(string) string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		e := agentOf(c)
+		after, err := lastEventID(c)
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, err.Error())
+		}
+		resource, err := runResource(c)
+		if err != nil {
 			return err
 		}
+		runID := keyOf(c.Param("runId"))
+		if lg, ok := s.runs.Get(e.Agent.ID, runID, resource); ok {
+			return s.follow(c, e, lg, after)
+		}
+		// Another replica's run, through the store they share.
+		if e.Memory != nil {
+			if found, err := s.followStored(c, e, runID, resource, after); found || err != nil {
+				return err
+			}
+		}
+		return echo.NewHTTPError(http.StatusNotFound, msgNoRun)
 	}
-	return echo.NewHTTPError(http.StatusNotFound, msgNoRun)
 }
 
-// aguiCancel serves POST /api/agents/{agentId}/ag-ui/runs/{runId}/cancel: the run ends now
-// (its stream with RUN_ERROR code RUN_CANCELED).
-func (s *Server) aguiCancel(c echo.Context) error {
-	e := agentOf(c)
-	resource, err := runResource(c)
-	if err != nil {
-		return err
-	}
-	runID := c.Param("runId")
-	if !s.runs.Cancel(e.Agent.ID, runID, resource) {
-		// Another replica's run: it reads the request at its next write to the store.
-		if e.Memory == nil {
-			return echo.NewHTTPError(http.StatusNotFound, msgRunOver)
+// cancelRun serves POST …/ag-ui/runs/{runId}/cancel (and …/stream/runs/{runId}/cancel): the run
+// ends now (an AG-UI stream with RUN_ERROR code RUN_CANCELED).
+func (s *Server) cancelRun(keyOf func(string) string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		e := agentOf(c)
+		resource, err := runResource(c)
+		if err != nil {
+			return err
 		}
-		ctx, cancel := context.WithTimeout(c.Request().Context(), storeOp)
-		defer cancel()
-		switch err := e.Memory.CancelRun(ctx, e.Agent.ID, runID, resource); {
-		case errors.Is(err, memory.ErrRunNotFound):
-			return echo.NewHTTPError(http.StatusNotFound, msgRunOver)
-		case err != nil:
-			return memoryFailure(err, http.StatusServiceUnavailable, "")
+		runID := keyOf(c.Param("runId"))
+		if !s.runs.Cancel(e.Agent.ID, runID, resource) {
+			// Another replica's run: it reads the request at its next write to the store.
+			if e.Memory == nil {
+				return echo.NewHTTPError(http.StatusNotFound, msgRunOver)
+			}
+			ctx, cancel := context.WithTimeout(c.Request().Context(), storeOp)
+			defer cancel()
+			switch err := e.Memory.CancelRun(ctx, e.Agent.ID, runID, resource); {
+			case errors.Is(err, memory.ErrRunNotFound):
+				return echo.NewHTTPError(http.StatusNotFound, msgRunOver)
+			case err != nil:
+				return memoryFailure(err, http.StatusServiceUnavailable, "")
+			}
 		}
+		return c.JSON(http.StatusAccepted, map[string]string{"runId": c.Param("runId"), "status": "canceling"})
 	}
-	return c.JSON(http.StatusAccepted, map[string]string{"runId": c.Param("runId"), "status": "canceling"})
 }
+
+// aguiRunKey: an AG-UI run is keyed by its runId.
+func aguiRunKey(runID string) string { return runID }
 
 // runResource names the caller of a run route as the run's request named it: the verified
 // subject, else ?resourceId= (forwardedProps.resourceId of the run), else the user header.

@@ -26,8 +26,11 @@ type streamed struct {
 func (s *streamed) text() string {
 	var b strings.Builder
 	for _, ev := range s.raw {
-		if ev["type"] == "TEXT_MESSAGE_CONTENT" {
+		switch ev["type"] {
+		case "TEXT_MESSAGE_CONTENT":
 			b.WriteString(fmt.Sprint(ev["delta"]))
+		case "text-delta": // Mastra's stream
+			b.WriteString(fmt.Sprint(ev["payload"].(map[string]any)["text"]))
 		}
 	}
 	return b.String()
@@ -53,7 +56,11 @@ func readRun(t *testing.T, req *http.Request, stopAfter int) (*streamed, int) {
 			return out, res.StatusCode
 		}
 		var ev map[string]any
-		testutil.NoError(t, json.Unmarshal(data, &ev))
+		if string(data) == "[DONE]" { // Mastra's stream ends so
+			ev = map[string]any{"type": "[DONE]"}
+		} else {
+			testutil.NoError(t, json.Unmarshal(data, &ev))
+		}
 		out.types = append(out.types, fmt.Sprint(ev["type"]))
 		out.raw = append(out.raw, ev)
 		if stopAfter > 0 && len(out.types) == stopAfter {
@@ -222,5 +229,25 @@ func TestRunsAcrossReplicas(t *testing.T) {
 	ghost, _ := readRun(t, b.runRequest("GET", "/api/agents/rememberer/ag-ui/runs/ghost", "", ann), 0)
 	if len(ghost.types) != 2 || ghost.types[0] != "RUN_STARTED" || ghost.raw[1]["code"] != codeRunInterrupted {
 		t.Errorf("a run whose replica went away: %v", ghost.raw)
+	}
+}
+
+// TestStreamRunOutlivesItsRequest: Mastra's stream route likewise: a client that drops the
+// stream re-attaches at .../stream/runs/{runId} and reads exactly the rest, to [DONE].
+func TestStreamRunOutlivesItsRequest(t *testing.T) {
+	e := startEnv(t, slowModel(), envOptions{})
+	first, status := readRun(t, e.runRequest("POST", "/api/agents/chef/stream", `{"runId":"s1","messages":"Count for me"}`, nil), 3)
+	if status != 200 || first.types[0] != "start" {
+		t.Fatalf("the first stream: %d %v", status, first.types)
+	}
+	rest, status := readRun(t, e.runRequest("GET", "/api/agents/chef/stream/runs/s1", "", map[string]string{"Last-Event-ID": "3"}), 0)
+	if status != 200 || rest.types[len(rest.types)-1] != "[DONE]" || rest.types[len(rest.types)-2] != "finish" {
+		t.Fatalf("the re-attached stream: %d %v", status, rest.types)
+	}
+	if got := first.text() + rest.text(); got != slowAnswer {
+		t.Errorf("the answer read in two parts: %q", got)
+	}
+	if _, status := readRun(t, e.runRequest("GET", "/api/agents/chef/ag-ui/runs/s1", "", nil), 0); status != http.StatusNotFound {
+		t.Errorf("a stream run through the AG-UI route: %d", status)
 	}
 }

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/runtime/agent"
-	"github.com/agentry-dev/agentry/runtime/metrics"
+	"github.com/agentry-dev/agentry/runtime/registry"
+	"github.com/agentry-dev/agentry/runtime/runlog"
 )
 
 // streamChunk is one Mastra-style stream chunk: {type, runId, from, payload}.
@@ -18,7 +21,8 @@ type streamChunk struct {
 }
 
 // stream serves POST /api/agents/{agentId}/stream: the generate request, answered as
-// server-sent Mastra-style chunks and a final `data: [DONE]`.
+// server-sent Mastra-style chunks and a final `data: [DONE]`. As an AG-UI run, the run goes on
+// when its client leaves; GET .../stream/runs/{runId} re-attaches to it.
 func (s *Server) stream(c echo.Context) error {
 	e := agentOf(c)
 	in, err := s.parseGenerate(c)
@@ -26,18 +30,34 @@ func (s *Server) stream(c echo.Context) error {
 		return err
 	}
 	runID := in.RunID
-	out := s.openStream(c)
-	defer out.Close()
-	metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Inc()
-	defer metrics.ActiveStreams.WithLabelValues(e.Agent.ID).Dec()
+	user := c.Request().Header.Get(limitFor(e).userHeader)
+	resource := user
+	if in.Memory != nil {
+		resource = in.Memory.Resource
+	}
+	if resource, err = boundResource(c, resource); err != nil {
+		return err
+	}
+	r, err := s.startRun(c, e, streamRunKey(runID), resource)
+	if err != nil {
+		return err
+	}
+	r.run(func(ctx context.Context, out eventOut, shuttingDown func() bool) {
+		s.streamRun(ctx, e, in, user, runID, r.log, shuttingDown)
+	})
+	return s.follow(c, e, r.log, 0)
+}
+
+// streamRunKey is the key of a stream run among the runs: its runId may also be an AG-UI run's.
+func streamRunKey(runID string) string { return "stream/" + runID }
+
+// streamRun runs a stream request's turn into its log.
+func (s *Server) streamRun(ctx context.Context, e *registry.Entry, in *generateInput, user, runID string, out *runlog.Log, shuttingDown func() bool) {
 	chunk := func(typ string, payload any) error {
 		return out.Send(streamChunk{Type: typ, RunID: runID, From: "AGENT", Payload: payload})
 	}
-	if err := chunk("start", map[string]any{}); err != nil {
-		return nil
-	}
-	ctx, shuttingDown, cancel := s.runContext(c)
-	defer cancel()
+	done := func() { _ = out.AppendRaw([]byte("[DONE]")) }
+	_ = chunk("start", map[string]any{})
 	res, err := e.Agent.Run(ctx, in.Input, sinkForMemory(in.Memory != nil, func(ev agent.Event) error {
 		switch ev.Type {
 		case agent.EventStepStarted:
@@ -57,44 +77,36 @@ func (s *Server) stream(c echo.Context) error {
 		}
 		return nil
 	}))
-	if err != nil {
-		if shuttingDown() {
-			_ = chunk("error", map[string]any{"error": msgShuttingDown})
-			out.SendData("[DONE]")
-			return nil
-		}
-		if ctx.Err() != nil || out.Failed() {
-			return nil
-		}
+	switch {
+	case err != nil && shuttingDown():
+		_ = chunk("error", map[string]any{"error": msgShuttingDown})
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		_ = chunk("error", map[string]any{"error": "The run took longer than the run timeout", "code": codeRunTimeout})
+	case err != nil && ctx.Err() != nil:
+		_ = chunk("error", map[string]any{"error": "The run was canceled", "code": codeRunCanceled})
+	case err != nil:
 		s.opts.Logger.Error(err, "stream run failed", "agent", e.Agent.ID, "runId", runID)
 		_ = chunk("error", map[string]any{"error": publicMessage(err)})
-		out.SendData("[DONE]")
-		return nil
-	}
-	if res.Suspended != nil {
+	case res.Suspended != nil:
 		// As generate: the run waits for approve-tool-call / decline-tool-call with this runId.
-		if _, err := s.holdTurn(ctx, c, e, in, res.Suspended); err != nil {
+		if _, err := s.holdTurn(ctx, e, in, user, res.Suspended); err != nil {
 			s.opts.Logger.Error(err, "stream could not store its pending approval", "agent", e.Agent.ID, "runId", runID)
 			_ = chunk("error", map[string]any{"error": memoryErrorMessage(err)})
-			out.SendData("[DONE]")
-			return nil
+			break
 		}
 		for _, a := range approvalsOut(res.Suspended.Undecided()) {
 			_ = chunk("tool-call-approval", a)
 		}
 		_ = chunk("finish", map[string]any{"finishReason": res.FinishReason, "usage": res.Usage, "text": res.Text, "runId": res.Suspended.ID})
-		out.SendData("[DONE]")
-		return nil
-	}
-	if in.Memory != nil {
-		if err := remember(ctx, e, in.Memory, in.Fresh, res.Messages); err != nil {
-			s.opts.Logger.Error(err, "stream could not store its turn", "agent", e.Agent.ID, "runId", runID)
-			_ = chunk("error", map[string]any{"error": memoryErrorMessage(err)})
-			out.SendData("[DONE]")
-			return nil
+	default:
+		if in.Memory != nil {
+			if err := remember(ctx, e, in.Memory, in.Fresh, res.Messages); err != nil {
+				s.opts.Logger.Error(err, "stream could not store its turn", "agent", e.Agent.ID, "runId", runID)
+				_ = chunk("error", map[string]any{"error": memoryErrorMessage(err)})
+				break
+			}
 		}
+		_ = chunk("finish", map[string]any{"finishReason": res.FinishReason, "usage": res.Usage, "text": res.Text})
 	}
-	_ = chunk("finish", map[string]any{"finishReason": res.FinishReason, "usage": res.Usage, "text": res.Text})
-	out.SendData("[DONE]")
-	return nil
+	done()
 }
