@@ -10,6 +10,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	neturl "net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -151,31 +153,85 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 	if rerr != nil {
 		return nil, rerr
 	}
-	defer res.Body.Close()
-	if !hasMediaType(res, "text/event-stream") {
-		return nil, fail(model.RunErrContentType, fmt.Sprintf("it answered %s instead of an event stream (text/event-stream); check the Deployment URL", contentTypeOf(res)), nil)
-	}
-
 	out := newOutput()
-	events := sse.NewReader(&idleReader{r: res.Body, timer: idle, d: b.o.IdleTimeout}, maxLine)
 	relay := newRelay(p)
+	received := 0
+	for attempt := 0; ; attempt++ {
+		broke, rerr := b.readAGUI(ctx, p, res, idle, out, relay, actions, &received)
+		res.Body.Close()
+		if !broke || ctx.Err() != nil || attempt == maxReattach {
+			return out, rerr
+		}
+		// The stream dropped mid-run (a network hop, a proxy): the run goes on in the runtime,
+		// which keeps its events; read the rest after the ones received.
+		b.log.Info("agent stream dropped; re-attaching", "agent", p.cfg.AgentID, "run", in.RunID, "after", received, "cause", rerr.Reason)
+		next, err := b.reattach(ctx, p, url, in.RunID, headers, received)
+		if err != nil {
+			return out, rerr // no way back in (not an Agentry runtime, or the run is gone)
+		}
+		res = next
+	}
+}
+
+// maxReattach bounds the re-attaches of one call.
+const maxReattach = 3
+
+// reattach asks the runtime for the run's events after the received ones:
+// GET {endpoint}/runs/{runId} with Last-Event-ID (Agentry's runtime keeps a run's events for
+// 10 minutes after it ended).
+func (b *Bridge) reattach(ctx context.Context, p *Plan, url, runID string, headers map[string]string, received int) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(url, "/")+"/runs/"+neturl.PathEscape(runID), nil)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", strconv.Itoa(received))
+	inject(ctx, propagation.HeaderCarrier(req.Header))
+	client := b.o.Client
+	if p.cfg.AgentRef != "" {
+		client = b.o.ClusterClient
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK || !hasMediaType(res, "text/event-stream") {
+		_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+		res.Body.Close()
+		return nil, fmt.Errorf("re-attach answered %d", res.StatusCode)
+	}
+	return res, nil
+}
+
+// readAGUI reads one response's events into out, relaying them, counting them in received.
+// broke: the stream ended before the run did (a transport failure, or no RUN_FINISHED), which a
+// re-attach may mend; any other error is the run's.
+func (b *Bridge) readAGUI(ctx context.Context, p *Plan, res *http.Response, idle *time.Timer, out *output, relay relay, actions map[string]model.FrontendAction, received *int) (broke bool, _ *runError) {
+	if !hasMediaType(res, "text/event-stream") {
+		return false, fail(model.RunErrContentType, fmt.Sprintf("it answered %s instead of an event stream (text/event-stream); check the Deployment URL", contentTypeOf(res)), nil)
+	}
+	events := sse.NewReader(&idleReader{r: res.Body, timer: idle, d: b.o.IdleTimeout}, maxLine)
 	for {
 		raw, err := events.Next()
 		if err != nil {
-			return out, b.streamEnded(ctx, err)
+			return !errors.Is(err, sse.ErrTooLong), b.streamEnded(ctx, err)
 		}
+		*received++
 		var ev agui.Event
 		if err := json.Unmarshal(raw, &ev); err != nil || ev.Type == "" {
-			return out, fail(model.RunErrProtocol, "it sent an event that is not AG-UI (JSON with a type)", err)
+			return false, fail(model.RunErrProtocol, "it sent an event that is not AG-UI (JSON with a type)", err)
 		}
 		if ev.Type == agui.RunError || ev.Type == agui.ErrorType {
 			msg := strings.TrimSpace(ev.Message)
 			msg = cmp.Or(msg, "no message")
-			return out, fail(model.RunErrAgent, "it reported an error: "+clip(msg, 300), nil)
+			return false, fail(model.RunErrAgent, "it reported an error: "+clip(msg, 300), nil)
 		}
 		out.apply(&ev)
 		if out.size > maxOutput {
-			return out, fail(model.RunErrProtocol, fmt.Sprintf("its answer is larger than %d MiB", maxOutput>>20), nil)
+			return false, fail(model.RunErrProtocol, fmt.Sprintf("its answer is larger than %d MiB", maxOutput>>20), nil)
 		}
 		if ev.Type == agui.ToolCallStart || ev.Type == agui.ToolCallChunk {
 			if a, ok := actions[ev.ToolCallName]; ok {
@@ -184,7 +240,7 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 		}
 		if out.finished {
 			out.finish = relay.frame(raw)
-			return out, nil
+			return false, nil
 		}
 		b.publish(p, relay.frame(raw))
 	}

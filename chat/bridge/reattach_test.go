@@ -1,0 +1,119 @@
+package bridge_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/bridge"
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+)
+
+// droppingProxy forwards to the runtime; each AG-UI POST's stream is cut (the connection
+// closed, as a failing network hop does) after its first cutAfter events. Re-attaches (GET)
+// pass through; reattached counts them.
+func droppingProxy(t *testing.T, runtime string, cutAfter int, reattached *atomic.Int32) string {
+	target, err := url.Parse(runtime)
+	testutil.NoError(t, err)
+	pass := httputil.NewSingleHostReverseProxy(target)
+	pass.FlushInterval = -1
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/ag-ui/runs/") {
+			reattached.Add(1)
+		}
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/ag-ui") {
+			pass.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, runtime+r.URL.Path, bytes.NewReader(body))
+		req.Header = r.Header.Clone()
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer res.Body.Close()
+		for k, v := range res.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(res.StatusCode)
+		sc := bufio.NewScanner(res.Body)
+		for n := 0; n < cutAfter && sc.Scan(); {
+			_, _ = w.Write(append(sc.Bytes(), '\n'))
+			if sc.Text() == "" {
+				n++
+			}
+		}
+		w.(http.Flusher).Flush()
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			_ = conn.Close() // mid-stream, no end of the chunked body
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestDroppedStreamIsReattached: the network between the chat and the agent drops the AG-UI
+// stream mid-answer; the bridge re-attaches to the run in the runtime and the conversation gets
+// the whole answer once, exactly what the agent answered.
+func TestDroppedStreamIsReattached(t *testing.T) {
+	rt := startRuntime(t, samplesDir(), nil, nil, nil)
+	var reattached atomic.Int32
+	proxy := droppingProxy(t, rt.URL, 4, &reattached)
+	// What the agent answers, asked directly.
+	res, err := http.Post(rt.URL+"/api/agents/weather/generate", "application/json", strings.NewReader(`{"messages":"What is the weather in Lima?"}`))
+	testutil.NoError(t, err)
+	var direct struct {
+		Text string `json:"text"`
+	}
+	testutil.NoError(t, json.NewDecoder(res.Body).Decode(&direct))
+	res.Body.Close()
+	if !strings.Contains(direct.Text, "Lima") {
+		t.Fatalf("the direct answer: %q", direct.Text)
+	}
+
+	e := startChat(t, bridge.Options{})
+	e.putAgent(map[string]any{"agentId": "weather", "name": "Weather", "provider": "ag-ui", "deploymentUrl": proxy + "/api/agents/weather/ag-ui"})
+	e.token("alice")
+	e.must(e.send("alice", "weather", "What is the weather in Lima?"), http.StatusCreated)
+	got := e.waitMessage("alice", "weather", 15*time.Second, func(m model.Message) bool {
+		return m.Sender == "weather" && m.Type == model.TypeAssistant && strings.Contains(m.Text, "Lima")
+	})
+	if got.Text != direct.Text {
+		t.Errorf("the answer after the drop: %q, the agent's: %q", got.Text, direct.Text)
+	}
+	if reattached.Load() == 0 {
+		t.Error("the bridge did not re-attach")
+	}
+	// The conversation is exactly what the same question gets without a drop.
+	e.putAgent(map[string]any{"agentId": "weather-direct", "name": "Weather", "provider": "ag-ui", "deploymentUrl": rt.URL + "/api/agents/weather/ag-ui"})
+	e.must(e.send("alice", "weather-direct", "What is the weather in Lima?"), http.StatusCreated)
+	e.waitMessage("alice", "weather-direct", 15*time.Second, func(m model.Message) bool {
+		return m.Sender == "weather-direct" && m.Type == model.TypeAssistant && strings.Contains(m.Text, "Lima")
+	})
+	shape := func(with string) []string {
+		var out []string
+		for _, m := range e.messages("alice", with) {
+			if m.Type == model.TypeAgentError {
+				t.Errorf("an error reached the conversation with %s: %+v", with, m)
+			}
+			out = append(out, m.Type+":"+m.Text)
+		}
+		return out
+	}
+	if dropped, direct := shape("weather"), shape("weather-direct"); strings.Join(dropped, "|") != strings.Join(direct, "|") {
+		t.Errorf("after a drop:\n%q\nwithout one:\n%q", dropped, direct)
+	}
+}
