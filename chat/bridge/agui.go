@@ -153,6 +153,25 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 	if rerr != nil {
 		return nil, rerr
 	}
+	return b.streamAGUI(ctx, p, url, in.RunID, headers, res, idle, actions)
+}
+
+// rejoinAGUI takes over an AG-UI call another replica was relaying: its events from the first
+// (clients start the live answer over at RUN_STARTED), then on as callAGUI.
+func (b *Bridge) rejoinAGUI(ctx context.Context, p *Plan, url, runID string, headers map[string]string, actions map[string]model.FrontendAction) (*output, *runError) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(b.o.IdleTimeout, func() { cancel(errIdle) })
+	defer idle.Stop()
+	res, err := b.reattach(ctx, p, url, runID, headers, 0)
+	if err != nil {
+		return nil, fail(model.RunErrShuttingDown, "the chat service restarted during the run and the agent no longer has it; send your message again", err)
+	}
+	return b.streamAGUI(ctx, p, url, runID, headers, res, idle, actions)
+}
+
+// streamAGUI relays a call's stream until RUN_FINISHED, re-attaching when it drops.
+func (b *Bridge) streamAGUI(ctx context.Context, p *Plan, url, runID string, headers map[string]string, res *http.Response, idle *time.Timer, actions map[string]model.FrontendAction) (*output, *runError) {
 	out := newOutput()
 	relay := newRelay(p)
 	received := 0
@@ -164,8 +183,8 @@ func (b *Bridge) callAGUI(ctx context.Context, p *Plan, url string, headers map[
 		}
 		// The stream dropped mid-run (a network hop, a proxy): the run goes on in the runtime,
 		// which keeps its events; read the rest after the ones received.
-		b.log.Info("agent stream dropped; re-attaching", "agent", p.cfg.AgentID, "run", in.RunID, "after", received, "cause", rerr.Reason)
-		next, err := b.reattach(ctx, p, url, in.RunID, headers, received)
+		b.log.Info("agent stream dropped; re-attaching", "agent", p.cfg.AgentID, "run", runID, "after", received, "cause", rerr.Reason)
+		next, err := b.reattach(ctx, p, url, runID, headers, received)
 		if err != nil {
 			return out, rerr // no way back in (not an Agentry runtime, or the run is gone)
 		}

@@ -217,7 +217,7 @@ func (b *Bridge) resume(a model.Approval) {
 			p.resume.reason = "nobody approved it in time"
 		}
 		p.resumed.toolCallID, p.resumed.toolName = a.ToolCallID, a.ToolName
-		p.run = model.AgentRun{ConversationID: a.ConversationID, RunID: ids.New("run"), AgentID: a.AgentID, StartedBy: a.RequestedBy}
+		p.run = model.AgentRun{ConversationID: a.ConversationID, RunID: ids.New("run"), AgentID: a.AgentID, StartedBy: a.RequestedBy, Owner: b.o.Replica}
 		deadline := time.Now().Add(b.o.RunTimeout)
 		for {
 			select {

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -104,6 +105,12 @@ type Options struct {
 	MaxRuns       int           // concurrent runs of this process (default 256)
 	MaxSteps      int           // calls of one run (each frontend action round trip is one; default 10)
 	ApprovalSweep time.Duration // how often expired approval requests are closed (default 5 s)
+	// Replica names this process among the replicas sharing the store (default: a random id).
+	Replica string
+	// Heartbeat is how often this replica marks its runs alive and looks for runs another
+	// replica stopped bridging (default 5 s); a run not marked for TakeOverAfter is taken over
+	// (default 15 s).
+	Heartbeat, TakeOverAfter time.Duration
 	// Metrics records runs and the messages they store; nil records nothing.
 	Metrics *metrics.Metrics
 }
@@ -118,6 +125,11 @@ func (o *Options) defaults() {
 	defaults.Positive(&o.MaxRuns, 256)
 	defaults.Positive(&o.MaxSteps, 10)
 	defaults.Positive(&o.ApprovalSweep, 5*time.Second)
+	defaults.Positive(&o.Heartbeat, 5*time.Second)
+	defaults.Positive(&o.TakeOverAfter, 15*time.Second)
+	if o.Replica == "" {
+		o.Replica = ids.New("chat")
+	}
 	if o.Client == nil {
 		o.Client = Client(o.Egress)
 	}
@@ -137,6 +149,8 @@ type Bridge struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// handingOver: Close released the runs; one calling its agent stops without failing.
+	handingOver atomic.Bool
 
 	mu      sync.Mutex
 	waiters map[string]chan struct{} // conversation → woken when one of its messages is stored
@@ -151,14 +165,23 @@ func New(o Options) *Bridge {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bridge{o: o, log: o.Logger.WithName("agent-bridge"), slots: make(chan struct{}, o.MaxRuns),
 		ctx: ctx, cancel: cancel, waiters: map[string]chan struct{}{}}
-	b.wg.Add(1)
+	b.wg.Add(2)
 	go b.expireApprovals()
+	go b.keepRuns()
 	return b
 }
 
-// Close cancels the runs in progress (each ends with a SERVICE_SHUTTING_DOWN error message)
-// and waits for them, at most until ctx ends.
+// Close hands the runs in progress over to the other replicas: a run calling an AG-UI agent
+// is released for another replica to re-attach to and finish (within TakeOverAfter, at once
+// on a graceful stop), any other ends with a SERVICE_SHUTTING_DOWN error message. It waits for
+// them, at most until ctx ends.
 func (b *Bridge) Close(ctx context.Context) error {
+	b.handingOver.Store(true)
+	rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
+	if err := b.o.Store.ReleaseAgentRuns(rctx, b.o.Replica); err != nil {
+		b.log.Error(err, "failed to hand the agent runs over; other replicas take them over once they look stale")
+	}
+	rcancel()
 	b.cancel()
 	done := make(chan struct{})
 	go func() { b.wg.Wait(); close(done) }()
@@ -183,6 +206,11 @@ type Plan struct {
 	parent  trace.SpanContext // the span of what started the run (the message's send)
 	traceID string            // the run's trace, stored with its answers (when sampled)
 	resume  *decision         // a decided approval the run's first call answers
+	// takeover is the agent call (AG-UI runId) a run taken over from another replica
+	// re-attaches to before anything else; inCall says a call is in flight (Close hands such
+	// a run over instead of failing it).
+	takeover string
+	inCall   atomic.Bool
 	// resumed names the held call's tool: its result comes in a run that did not make the call.
 	resumed struct{ toolCallID, toolName string }
 }
@@ -250,7 +278,7 @@ func (b *Bridge) Prepare(ctx context.Context, msg Message) (*Plan, error) {
 		return nil, model.Errorf(model.ErrAgentBusy, "too many agent runs are in progress; try again shortly")
 	}
 	p.cfg = cfg
-	p.run.RunID, p.run.AgentID, p.run.StartedBy = ids.New("run"), cfg.AgentID, sender
+	p.run.RunID, p.run.AgentID, p.run.StartedBy, p.run.Owner = ids.New("run"), cfg.AgentID, sender, b.o.Replica
 	p.run.ExpiresAt = time.Now().Add(b.o.RunTimeout + 30*time.Second)
 	if err := b.o.Store.BeginAgentRun(ctx, p.run); err != nil {
 		<-b.slots

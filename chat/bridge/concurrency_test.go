@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -83,11 +84,16 @@ func TestOneRunPerConversation(t *testing.T) {
 	}
 }
 
-// TestShutdownEndsRuns: closing the bridge cancels a run that hangs on its agent, promptly,
-// and leaves a SERVICE_SHUTTING_DOWN error message in the conversation.
-func TestShutdownEndsRuns(t *testing.T) {
+// TestShutdownHandsRunsOver: closing the bridge (a replica stopping) promptly hands a run that
+// hangs on its agent over instead of failing it: no error in the conversation, the run released
+// for another replica. The replica that takes it over finds an agent that cannot re-attach (not
+// an Agentry runtime) and ends it with a SERVICE_SHUTTING_DOWN error message, releasing the
+// conversation.
+func TestShutdownHandsRunsOver(t *testing.T) {
 	f := startFakeAgent(t)
-	e := startChat(t, bridge.Options{}) // default limits: only the shutdown ends this run
+	path := filepath.Join(t.TempDir(), "chat.db")
+	fast := bridge.Options{Heartbeat: 50 * time.Millisecond, TakeOverAfter: 200 * time.Millisecond}
+	e := startChatAt(t, fast, path, nil)
 	f.set(modeIdle, "")
 	e.putAgent(map[string]any{"agentId": "hang", "deploymentUrl": f.URL + "/agent"})
 	sock := e.connect("alice")
@@ -104,24 +110,35 @@ func TestShutdownEndsRuns(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("Close took %s", d)
 	}
-	// Close waited for the run, so its error message is stored already.
-	var found bool
+	conv := model.ConversationID(model.ReceiverUser, "alice", "hang")
 	for _, m := range e.messages("alice", "hang") {
 		if m.Type == model.TypeAgentError {
-			found = true
-			if d := agentErrorOf(t, m); d.Code != model.RunErrShuttingDown || d.RunID != runID {
-				t.Errorf("agent_error data %+v, want %s of run %s", d, model.RunErrShuttingDown, runID)
-			}
-			if !strings.Contains(m.Text, "send your message again") {
-				t.Errorf("agent_error text %q", m.Text)
-			}
+			t.Fatalf("the stopping replica failed the run: %+v", m)
 		}
 	}
-	if !found {
-		t.Fatal("no agent_error message after the shutdown")
+	if run, err := e.Store.GetAgentRun(context.Background(), conv); err != nil || run.RunID != runID || run.CallID == "" {
+		t.Fatalf("the run after the hand-over: %+v %v", run, err)
 	}
-	if _, err := e.Store.GetAgentRun(context.Background(), model.ConversationID(model.ReceiverUser, "alice", "hang")); model.CodeOf(err) != model.ErrNotFound {
-		t.Errorf("the conversation is still claimed after the shutdown: %v", err)
+
+	next := startChatAt(t, fast, path, nil) // the replica that takes over
+	next.tokens = e.tokens
+	var found model.Message
+	if !waitUntil(10*time.Second, func() bool {
+		for _, m := range next.messages("alice", "hang") {
+			if m.Type == model.TypeAgentError {
+				found = m
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("the run taken over never ended; the new replica logged:\n%s", next.Logs.String())
+	}
+	if d := agentErrorOf(t, found); d.Code != model.RunErrShuttingDown || d.RunID != runID || !strings.Contains(found.Text, "send your message again") {
+		t.Errorf("agent_error %+v: %q", d, found.Text)
+	}
+	if _, err := next.Store.GetAgentRun(context.Background(), conv); model.CodeOf(err) != model.ErrNotFound {
+		t.Errorf("the conversation is still claimed: %v", err)
 	}
 }
 
@@ -131,9 +148,9 @@ type slowFinish struct {
 	delay time.Duration
 }
 
-func (s slowFinish) FinishAgentRun(ctx context.Context, conv, runID string, ms []model.Message) ([]model.Message, error) {
+func (s slowFinish) FinishAgentRun(ctx context.Context, conv, runID, owner string, ms []model.Message) ([]model.Message, error) {
 	time.Sleep(s.delay)
-	return s.Store.FinishAgentRun(ctx, conv, runID, ms)
+	return s.Store.FinishAgentRun(ctx, conv, runID, owner, ms)
 }
 
 // TestNextMessageRightAfterTheRunEnds: a client that sends its next message the moment it sees

@@ -96,6 +96,11 @@ func (f *fakeAgent) requested(path string) bool {
 }
 
 func (f *fakeAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		// An AG-UI server that is not Agentry's runtime: no runs to re-attach to.
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
 	in, mode, reply := f.record(r)
 	if !f.answerPlain(w, r, mode, reply) {
 		f.stream(sseWriter{w}, r, in, mode, reply)

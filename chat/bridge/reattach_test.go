@@ -3,12 +3,14 @@ package bridge_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
@@ -115,5 +118,44 @@ func TestDroppedStreamIsReattached(t *testing.T) {
 	}
 	if dropped, direct := shape("weather"), shape("weather-direct"); strings.Join(dropped, "|") != strings.Join(direct, "|") {
 		t.Errorf("after a drop:\n%q\nwithout one:\n%q", dropped, direct)
+	}
+}
+
+// TestTakeOverFinishesTheAnswer: a chat replica stops (Close hands its runs over) while the
+// agent, a real runtime, is answering slowly; another replica on the same store takes the run
+// over, re-attaches to the agent's call and stores the whole answer, once, exactly what the
+// agent answered: the person sees no error.
+func TestTakeOverFinishesTheAnswer(t *testing.T) {
+	const answer = "one two three four five six seven eight nine ten eleven twelve"
+	script, err := scriptedmodel.ParseScript([]byte("fallback:\n  text: \"" + answer + "\"\n  chunkDelayMs: 150\n"))
+	testutil.NoError(t, err)
+	rt := startRuntime(t, samplesDir(), nil, nil, script)
+	path := filepath.Join(t.TempDir(), "chat.db")
+	fast := bridge.Options{Heartbeat: 50 * time.Millisecond, TakeOverAfter: 200 * time.Millisecond}
+	first := startChatAt(t, fast, path, nil)
+	first.putAgent(map[string]any{"agentId": "chef", "name": "Chef", "provider": "ag-ui", "deploymentUrl": rt.URL + "/api/agents/chef/ag-ui"})
+	sock := first.connect("alice")
+	first.must(first.send("alice", "chef", "Count for me"), http.StatusCreated)
+	sock.waitAgentEvent(t, 5*time.Second, "a first word", func(ev agentEvent) bool { return ev.Type == "TEXT_MESSAGE_CONTENT" })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	testutil.NoError(t, first.Bridge.Close(ctx))
+
+	next := startChatAt(t, fast, path, nil)
+	next.tokens = first.tokens
+	got := next.waitMessage("alice", "chef", 15*time.Second, func(m model.Message) bool {
+		return m.Sender == "chef" && (m.Type == model.TypeAssistant || m.Type == model.TypeAgentError)
+	})
+	if got.Type != model.TypeAssistant || got.Text != answer {
+		t.Fatalf("after the take-over: %s %q", got.Type, got.Text)
+	}
+	n := 0
+	for _, m := range next.messages("alice", "chef") {
+		if m.Sender == "chef" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d messages from the agent, want 1", n)
 	}
 }

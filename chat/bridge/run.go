@@ -25,10 +25,21 @@ func (b *Bridge) execute(p *Plan, trigger model.Message) {
 	defer func() { endRun(span, rerr) }()
 	ctx, cancel := context.WithTimeout(ctx, b.o.RunTimeout)
 	defer cancel()
-	defer b.release(p)
+	release := true
+	defer func() {
+		if release {
+			b.release(p)
+		}
+	}()
 	log := b.log.WithValues("run", p.run.RunID, "agent", p.cfg.AgentID, "conversation", p.run.ConversationID)
 	start := time.Now()
 	rerr = b.steps(ctx, p)
+	if b.handedOver(p, rerr) {
+		// Another replica finishes it: nothing to fail, nothing to release.
+		release = false
+		log.Info("agent run handed over to another replica")
+		return
+	}
 	if rerr != nil {
 		b.o.Metrics.AgentRun(rerr.Code, time.Since(start))
 		if rerr.Code == model.RunErrUnreachable || rerr.Code == model.RunErrTLS || rerr.Cause != nil {
@@ -171,6 +182,13 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		case model.ProviderA2A:
 			out, rerr = b.callA2A(ctx, p, url, callHeaders, msgs)
 		default:
+			if step == 0 && p.takeover != "" {
+				// Taken over from another replica: its call goes on in the runtime.
+				callID = p.takeover
+				p.inCall.Store(true)
+				out, rerr = b.rejoinAGUI(ctx, p, url, callID, callHeaders, actions)
+				break
+			}
 			conversation := toAGUI(p.cfg.AgentID, p.group != "", msgs)
 			in := runInput(p.run.ConversationID, callID, conversation, toolsOf(list))
 			in.ParentRunID = parent
@@ -180,8 +198,23 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 			if len(conversation) == 0 && in.Resume == nil {
 				return fail(model.RunErrProtocol, "the conversation has no message it can send", nil)
 			}
+			// Recorded before the call, so another replica can re-attach to it if this one stops.
+			if err := b.o.Store.SetAgentRunCall(ctx, p.run.RunID, b.o.Replica, callID); err != nil {
+				if model.CodeOf(err) == model.ErrNotFound {
+					return fail(model.RunErrShuttingDown, "another replica took the run over", errHandedOver)
+				}
+				return b.storeFailure(ctx, "record the agent call", err)
+			}
+			p.inCall.Store(true)
 			out, rerr = b.callAGUI(ctx, p, url, callHeaders, in, actions)
 		}
+		if b.handedOver(p, rerr) {
+			return rerr
+		}
+		if !b.stillOwner(ctx, p) {
+			return fail(model.RunErrShuttingDown, "another replica took the run over", errHandedOver)
+		}
+		p.inCall.Store(false)
 		pending := b.persist(p, out, actions, rerr == nil)
 		if rerr != nil {
 			return rerr
@@ -296,9 +329,9 @@ func (b *Bridge) persist(p *Plan, out *output, actions map[string]model.Frontend
 	if ok && len(pending) == 0 {
 		// The run's last call: store the answer and release the conversation together.
 		if err := b.withStore(func(ctx context.Context) error {
-			_, err := b.o.Store.FinishAgentRun(ctx, p.run.ConversationID, p.run.RunID, msgs)
+			_, err := b.o.Store.FinishAgentRun(ctx, p.run.ConversationID, p.run.RunID, b.o.Replica, msgs)
 			return err
-		}); err != nil {
+		}); err != nil && model.CodeOf(err) != model.ErrNotFound { // not found: another replica stores it
 			b.log.Error(err, "failed to store the agent's messages", "run", p.run.RunID)
 			b.release(p) // before RUN_FINISHED goes out, as FinishAgentRun would have
 		}
@@ -382,9 +415,12 @@ func (b *Bridge) failRun(p *Plan, e *runError) {
 	m := model.Message{Sender: p.cfg.AgentID, ReceiverType: receiverType, ReceiverID: receiver, Category: model.CategoryAgentic,
 		Type: model.TypeAgentError, Text: text, Data: model.MustJSON(model.AgentErrorData{RunID: p.run.RunID, AgentID: p.cfg.AgentID, Code: e.Code})}
 	if err := b.withStore(func(ctx context.Context) error {
-		_, err := b.o.Store.FinishAgentRun(ctx, p.run.ConversationID, p.run.RunID, []model.Message{m})
+		_, err := b.o.Store.FinishAgentRun(ctx, p.run.ConversationID, p.run.RunID, b.o.Replica, []model.Message{m})
 		return err
 	}); err != nil {
+		if model.CodeOf(err) == model.ErrNotFound {
+			return // another replica bridges the run now: it tells the conversation
+		}
 		b.log.Error(err, "failed to store the error message of a failed run", "run", p.run.RunID)
 		b.release(p)
 		return

@@ -84,6 +84,11 @@ type AgentRun struct {
 	StartedBy      string          `json:"startedBy"`
 	Pending        []PendingAction `json:"pending"`
 	ExpiresAt      time.Time       `json:"expiresAt"`
+	// Owner is the replica bridging the run; CallID the agent call in flight (its AG-UI
+	// runId, "" between calls), which another replica re-attaches to when it takes the run
+	// over.
+	Owner  string `json:"-"`
+	CallID string `json:"-"`
 }
 
 // PendingAction is a frontend action call a run waits for.

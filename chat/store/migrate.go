@@ -258,6 +258,11 @@ ALTER TABLE chat_agents ADD COLUMN token_audience TEXT NOT NULL DEFAULT '';`,
 	// signs.
 	`ALTER TABLE chat_users ADD COLUMN provider_issuer TEXT NOT NULL DEFAULT '';
 ALTER TABLE chat_users ADD COLUMN provider_subject TEXT NOT NULL DEFAULT '';`,
+	// Which replica is bridging an agent run, its last sign of life, and the agent call in
+	// flight (its AG-UI runId), so another replica takes a run over when its own stops.
+	`ALTER TABLE chat_agent_runs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE chat_agent_runs ADD COLUMN heartbeat_us {{BIGINT}} NOT NULL DEFAULT 0;
+ALTER TABLE chat_agent_runs ADD COLUMN call_id TEXT NOT NULL DEFAULT '';`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
 )
@@ -22,13 +23,26 @@ type AgentRuns interface {
 	// EndAgentRun releases the conversation if runID still holds it.
 	EndAgentRun(ctx context.Context, conversationID, runID string) error
 	// FinishAgentRun stores a run's last messages and releases the conversation in one
-	// transaction, so a client that sees the answer can send the next message at once.
-	FinishAgentRun(ctx context.Context, conversationID, runID string, ms []model.Message) ([]model.Message, error)
+	// transaction, so a client that sees the answer can send the next message at once. With
+	// owner set, only while owner bridges the run (else ErrNotFound, nothing stored): a run
+	// another replica took over is stored once, by it.
+	FinishAgentRun(ctx context.Context, conversationID, runID, owner string, ms []model.Message) ([]model.Message, error)
 	// SubmitActionResult stores the result of a pending frontend action call as a tool_result
 	// message and removes the call from the run's pending list, in one transaction, so a call is
 	// answered once. uid must be the user who started the run, unless byAgent (the bridge
 	// writing a timeout as the agent). A call not pending is ErrActionNotPending.
 	SubmitActionResult(ctx context.Context, uid, runID, toolCallID string, res model.ToolResultData, byAgent bool) (model.Message, error)
+
+	// HeartbeatAgentRuns marks the runs owner bridges alive.
+	HeartbeatAgentRuns(ctx context.Context, owner string) error
+	// SetAgentRunCall records the agent call in flight of owner's run (callID "" between
+	// calls); ErrNotFound when the run is no longer owner's (another replica took it over).
+	SetAgentRunCall(ctx context.Context, runID, owner, callID string) error
+	// ClaimStaleAgentRun takes over, for owner, one run whose replica has shown no sign of life
+	// since staleBefore and that was calling its agent: false when there is none.
+	ClaimStaleAgentRun(ctx context.Context, owner string, staleBefore time.Time) (model.AgentRun, bool, error)
+	// ReleaseAgentRuns hands owner's runs over (a replica shutting down): they are stale at once.
+	ReleaseAgentRuns(ctx context.Context, owner string) error
 
 	// Setting reads a named setting ("" when unset); PutSetting writes one ("" deletes).
 	Setting(ctx context.Context, name string) (string, error)
@@ -39,14 +53,14 @@ func scanRun(sc scanner) (model.AgentRun, error) {
 	var r model.AgentRun
 	var pending string
 	var expires int64
-	if err := sc.Scan(&r.ConversationID, &r.RunID, &r.AgentID, &r.StartedBy, &pending, &expires); err != nil {
+	if err := sc.Scan(&r.ConversationID, &r.RunID, &r.AgentID, &r.StartedBy, &pending, &expires, &r.Owner, &r.CallID); err != nil {
 		return r, err
 	}
 	r.ExpiresAt = fromUS(expires)
 	return r, json.Unmarshal([]byte(pending), &r.Pending)
 }
 
-const runColumns = `conversation_id, run_id, agent_id, started_by, pending, expires_us`
+const runColumns = `conversation_id, run_id, agent_id, started_by, pending, expires_us, owner, call_id`
 
 func pendingJSON(p []model.PendingAction) string {
 	if p == nil {
@@ -62,11 +76,11 @@ func (s *sqlStore) BeginAgentRun(ctx context.Context, r model.AgentRun) error {
 		// Insert, or take over an expired claim, in one statement: two replicas racing for the
 		// same conversation cannot both win.
 		return t.execOne(model.Errorf(model.ErrAgentBusy, "the agent is still answering in this conversation; send your message when it has finished"),
-			`INSERT INTO chat_agent_runs (`+runColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
+			`INSERT INTO chat_agent_runs (`+runColumns+`, heartbeat_us) VALUES ($1, $2, $3, $4, $5, $6, $8, '', $7)
 ON CONFLICT (conversation_id) DO UPDATE SET run_id = excluded.run_id, agent_id = excluded.agent_id, started_by = excluded.started_by,
-  pending = excluded.pending, expires_us = excluded.expires_us
+  pending = excluded.pending, expires_us = excluded.expires_us, owner = excluded.owner, call_id = '', heartbeat_us = excluded.heartbeat_us
 WHERE chat_agent_runs.expires_us < $7`,
-			r.ConversationID, r.RunID, r.AgentID, r.StartedBy, pendingJSON(r.Pending), us(r.ExpiresAt), us(t.now))
+			r.ConversationID, r.RunID, r.AgentID, r.StartedBy, pendingJSON(r.Pending), us(r.ExpiresAt), us(t.now), r.Owner)
 	})
 }
 
@@ -100,9 +114,19 @@ func (s *sqlStore) EndAgentRun(ctx context.Context, conversationID, runID string
 }
 
 // FinishAgentRun implements AgentRuns.
-func (s *sqlStore) FinishAgentRun(ctx context.Context, conversationID, runID string, ms []model.Message) ([]model.Message, error) {
+func (s *sqlStore) FinishAgentRun(ctx context.Context, conversationID, runID, owner string, ms []model.Message) ([]model.Message, error) {
 	var out []model.Message
 	err := s.write(ctx, "finish agent run", func(t *txn) (err error) {
+		if owner != "" {
+			var current string
+			err := t.row(`SELECT owner FROM chat_agent_runs WHERE conversation_id = $1 AND run_id = $2`+t.s.d.forUpdate, conversationID, runID).Scan(&current)
+			if err == nil && current != owner && current != "" {
+				return model.Errorf(model.ErrNotFound, "run %q is bridged by another replica now", runID)
+			}
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
 		if out, err = sendAllInTx(t, ms); err != nil {
 			return err
 		}
@@ -181,3 +205,65 @@ func (s *sqlStore) PutSetting(ctx context.Context, name, value string) error {
 		return err
 	})
 }
+
+// HeartbeatAgentRuns implements AgentRuns.
+func (s *sqlStore) HeartbeatAgentRuns(ctx context.Context, owner string) error {
+	return s.write(ctx, "heartbeat agent runs", func(t *txn) error {
+		_, err := t.exec(`UPDATE chat_agent_runs SET heartbeat_us = $2 WHERE owner = $1`, owner, us(t.now))
+		return err
+	})
+}
+
+// SetAgentRunCall implements AgentRuns.
+func (s *sqlStore) SetAgentRunCall(ctx context.Context, runID, owner, callID string) error {
+	return s.write(ctx, "record agent call", func(t *txn) error {
+		return t.execOne(model.Errorf(model.ErrNotFound, "run %q is no longer bridged here", runID),
+			`UPDATE chat_agent_runs SET call_id = $3, heartbeat_us = $4 WHERE run_id = $1 AND owner = $2`, runID, owner, callID, us(t.now))
+	})
+}
+
+// ClaimStaleAgentRun implements AgentRuns.
+func (s *sqlStore) ClaimStaleAgentRun(ctx context.Context, owner string, staleBefore time.Time) (model.AgentRun, bool, error) {
+	var r model.AgentRun
+	claimed := false
+	err := s.write(ctx, "claim a stale agent run", func(t *txn) error {
+		var heartbeat int64
+		row := t.row(`SELECT `+runColumns+`, heartbeat_us FROM chat_agent_runs WHERE call_id <> '' AND owner <> $1 AND heartbeat_us < $2 AND expires_us > $3 ORDER BY heartbeat_us LIMIT 1`,
+			owner, us(staleBefore), us(t.now))
+		var err error
+		r, err = scanRun(scanExtra{row, &heartbeat})
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// The heartbeat read is the claim's condition: two replicas racing, one wins.
+		res, err := t.exec(`UPDATE chat_agent_runs SET owner = $2, heartbeat_us = $3 WHERE run_id = $1 AND heartbeat_us = $4 AND owner = $5`,
+			r.RunID, owner, us(t.now), heartbeat, r.Owner)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		claimed = n == 1
+		r.Owner = owner
+		return nil
+	})
+	return r, claimed, err
+}
+
+// ReleaseAgentRuns implements AgentRuns.
+func (s *sqlStore) ReleaseAgentRuns(ctx context.Context, owner string) error {
+	return s.write(ctx, "release agent runs", func(t *txn) error {
+		_, err := t.exec(`UPDATE chat_agent_runs SET heartbeat_us = 0 WHERE owner = $1`, owner)
+		return err
+	})
+}
+
+// scanExtra scans a run and one more column after it.
+type scanExtra struct {
+	sc    scanner
+	extra any
+}
+
+func (s scanExtra) Scan(dest ...any) error { return s.sc.Scan(append(dest, s.extra)...) }

@@ -62,7 +62,7 @@ func TestAgentRuns(t *testing.T) {
 		// Finishing stores the answer and frees the conversation in one step.
 		answer := model.Message{Sender: "chef", ReceiverID: "alice", ReceiverType: model.ReceiverUser, Category: model.CategoryAgentic,
 			Type: model.TypeAssistant, Text: "Enjoy!", Data: model.MustJSON(model.AssistantData{RunID: "r1", AgentID: "chef"})}
-		out := must[[]model.Message](t)(s.FinishAgentRun(ctx, conv, "r1", []model.Message{answer}))
+		out := must[[]model.Message](t)(s.FinishAgentRun(ctx, conv, "r1", "", []model.Message{answer}))
 		if len(out) != 1 || out[0].ID == 0 {
 			t.Fatalf("finished messages = %+v", out)
 		}
@@ -77,7 +77,7 @@ func TestAgentRuns(t *testing.T) {
 		// A failed finish (a message the store refuses) releases nothing.
 		bad := answer
 		bad.ReceiverID = "nobody"
-		_, err = s.FinishAgentRun(ctx, conv, "r2", []model.Message{bad})
+		_, err = s.FinishAgentRun(ctx, conv, "r2", "", []model.Message{bad})
 		wantCode(t, err, model.ErrUIDNotFound)
 		if got := must[model.AgentRun](t)(s.GetAgentRun(ctx, conv)); got.RunID != "r2" {
 			t.Fatal("a failed finish released the conversation")
@@ -167,6 +167,68 @@ func TestBannedGroupsAreNotListed(t *testing.T) {
 		wantCode(t, s.UnbanMember(ctx, "owner", "a", "bob"), "")
 		if got := listed(); got != "a,b" {
 			t.Fatalf("after unban = %q, want a,b", got)
+		}
+	})
+}
+
+// TestAgentRunTakeover: a run records its owner and the agent call in flight; a replica's
+// heartbeats keep it; a run gone quiet while calling its agent is claimed by exactly one other
+// replica, after which its old owner can no longer record calls; a release makes a replica's
+// runs claimable at once. On SQLite and PostgreSQL.
+func TestAgentRunTakeover(t *testing.T) {
+	eachKeyed(t, func(t *testing.T, s Store) {
+		users(t, s, "alice")
+		cfg := chef()
+		cfg.Enabled = true
+		must[model.AgentConfig](t)(func() (model.AgentConfig, error) { a, _, err := s.PutAgent(ctx, cfg, nil); return a, err }())
+		conv := model.ConversationID(model.ReceiverUser, "alice", "chef")
+		wantCode(t, s.BeginAgentRun(ctx, model.AgentRun{ConversationID: conv, RunID: "r1", AgentID: "chef", StartedBy: "alice", ExpiresAt: time.Now().Add(time.Minute), Owner: "replica-a"}), "")
+		// Between calls a quiet run is not taken over: there is nothing to re-attach to.
+		if _, ok, err := s.ClaimStaleAgentRun(ctx, "replica-b", time.Now().Add(time.Second)); err != nil || ok {
+			t.Fatalf("claimed a run with no call in flight: %v %v", ok, err)
+		}
+		wantCode(t, s.SetAgentRunCall(ctx, "r1", "replica-a", "call-1"), "")
+		got := must[model.AgentRun](t)(s.GetAgentRun(ctx, conv))
+		if got.Owner != "replica-a" || got.CallID != "call-1" {
+			t.Fatalf("run = %+v", got)
+		}
+		wantCode(t, s.HeartbeatAgentRuns(ctx, "replica-a"), "")
+		if _, ok, _ := s.ClaimStaleAgentRun(ctx, "replica-b", time.Now().Add(-time.Minute)); ok {
+			t.Fatal("a live run was claimed")
+		}
+		// Gone quiet (no heartbeat since cutoff): of three racing replicas exactly one claims it;
+		// the claim is a heartbeat, so the others no longer see it quiet.
+		time.Sleep(2 * time.Microsecond) // the store's clock is in microseconds
+		cutoff := time.Now()
+		won := make(chan string, 3)
+		for _, r := range []string{"replica-b", "replica-c", "replica-d"} {
+			go func() {
+				run, ok, err := s.ClaimStaleAgentRun(ctx, r, cutoff)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok && run.RunID == "r1" && run.CallID == "call-1" && run.StartedBy == "alice" {
+					won <- r
+				} else {
+					won <- ""
+				}
+			}()
+		}
+		var winners []string
+		for range 3 {
+			if w := <-won; w != "" {
+				winners = append(winners, w)
+			}
+		}
+		if len(winners) != 1 {
+			t.Fatalf("winners: %v", winners)
+		}
+		wantCode(t, s.SetAgentRunCall(ctx, "r1", "replica-a", "call-2"), model.ErrNotFound)
+		wantCode(t, s.SetAgentRunCall(ctx, "r1", winners[0], "call-2"), "")
+		// A release hands the runs over at once.
+		wantCode(t, s.ReleaseAgentRuns(ctx, winners[0]), "")
+		if run, ok, err := s.ClaimStaleAgentRun(ctx, "replica-e", time.Now().Add(-time.Minute)); err != nil || !ok || run.CallID != "call-2" {
+			t.Fatalf("after a release: %+v %v %v", run, ok, err)
 		}
 	})
 }

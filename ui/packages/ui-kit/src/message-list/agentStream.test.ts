@@ -16,6 +16,27 @@ describe("agentStreamReducer", () => {
     expect(s.running).toEqual({ runId: "run_1", agentId: "chef" });
   });
 
+  it("builds a message anew when its stream is replayed from the start (a run taken over)", () => {
+    const first = [
+      { type: "RUN_STARTED" },
+      { type: "TEXT_MESSAGE_START", messageId: "m1" },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "one " },
+      { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "weather", parentMessageId: "m1" },
+      { type: "TOOL_CALL_ARGS", toolCallId: "c1", delta: '{"city":' },
+    ];
+    const replay = [
+      ...first,
+      { type: "TOOL_CALL_ARGS", toolCallId: "c1", delta: '"Lima"}' },
+      { type: "TOOL_CALL_END", toolCallId: "c1" },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "two" },
+    ];
+    const s = run([...first, ...replay]);
+    expect(streamMessages(s).map((m) => m.text)).toEqual(["one two"]);
+    const call = streamMessages(s)[0]!.toolCalls;
+    expect(call).toHaveLength(1);
+    expect(call[0]!.args).toEqual({ city: "Lima" });
+  });
+
   it("exposes tool arguments only once the call ended, parsed", () => {
     let s = run([
       { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "show-recipe-card", parentMessageId: "m1", displayName: "Show recipe card", executionText: "Showing the recipe card", frontend: true },

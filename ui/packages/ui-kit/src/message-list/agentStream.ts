@@ -109,7 +109,11 @@ export function agentStreamReducer(s: AgentStreamState, a: AgentStreamAction): A
     case "RUN_ERROR":
       return { ...s, running: undefined, error: { runId, code: ev.code ?? "", message: ev.message ?? "" } };
     case "TEXT_MESSAGE_START":
-      return ev.messageId ? { ...withMessage(s, ev.messageId, runId, (m) => m), lastMessageId: ev.messageId } : s;
+      // A start for a message already streaming is the stream replayed from its first event
+      // (another chat replica took the run over): the message is built anew, not twice.
+      return ev.messageId
+        ? { ...withMessage(s, ev.messageId, runId, (m) => (m.text === "" ? m : { ...m, text: "", ended: false })), lastMessageId: ev.messageId }
+        : s;
     case "TEXT_MESSAGE_CONTENT":
     case "TEXT_MESSAGE_CHUNK": {
       const id = ev.messageId ?? s.lastMessageId;
@@ -123,6 +127,10 @@ export function agentStreamReducer(s: AgentStreamState, a: AgentStreamAction): A
       const callId = ev.toolCallId;
       if (!callId) return s;
       if (findCall(s, callId) !== undefined) {
+        if (ev.type === "TOOL_CALL_START") {
+          // Replayed from its start (see TEXT_MESSAGE_START): the call is built anew.
+          return updateCall(s, callId, (c) => ({ ...c, argsText: "", ended: false, args: undefined, result: undefined }));
+        }
         return ev.delta ? updateCall(s, callId, (c) => ({ ...c, argsText: c.argsText + ev.delta })) : s;
       }
       const parent = ev.parentMessageId ?? `tool-${callId}`;
