@@ -34,10 +34,11 @@ type chatProc struct {
 	addr string
 }
 
-// startChat runs `agentry chat` on a free loopback port with storage and waits until it serves.
-func startChat(t *testing.T, storage string, replicas int) *chatProc {
+// startChat runs `agentry chat` on a free loopback port with storage and waits until it serves
+// (extra: more environment).
+func startChat(t *testing.T, storage string, replicas int, extra ...string) *chatProc {
 	t.Helper()
-	p, addr := start(t, []string{"AGENTRY_CHAT_API_KEY=" + chatAPIKey},
+	p, addr := start(t, append([]string{"AGENTRY_CHAT_API_KEY=" + chatAPIKey}, extra...),
 		`msg="serving the chat service" addr=(\S+)`,
 		"chat", "--addr", "127.0.0.1:0", "--storage", storage, "--replicas", fmt.Sprint(replicas),
 		"--media-dir", filepath.Join(t.TempDir(), "media"),
