@@ -216,6 +216,13 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		}
 		p.inCall.Store(false)
 		pending := b.persist(p, out, actions, rerr == nil)
+		if p.cfg.Provider == model.ProviderAGUI && rerr == nil && len(pending) > 0 {
+			// Stored: a replica taking the run over from here must not replay this call. (A run
+			// that ended released its row already.)
+			if err := b.o.Store.SetAgentRunCall(ctx, p.run.RunID, b.o.Replica, ""); err != nil && model.CodeOf(err) != model.ErrNotFound {
+				b.log.Error(err, "failed to clear the agent call of a run", "run", p.run.RunID)
+			}
+		}
 		if rerr != nil {
 			return rerr
 		}
