@@ -166,8 +166,7 @@ func (s *sqlStore) CancelRun(ctx context.Context, agentID, runID, resource strin
 // pruneRuns deletes runs (and their events) past RunKeep when this process has not done so for
 // taskPruneEvery.
 func (s *sqlStore) pruneRuns(ctx context.Context, now time.Time) error {
-	last := s.runsPruned.Load()
-	if now.UnixMicro()-last < taskPruneEvery.Microseconds() || !s.runsPruned.CompareAndSwap(last, now.UnixMicro()) {
+	if !pruneDue(&s.runsPruned, now) {
 		return nil
 	}
 	return sqldb.InTx(ctx, s.db, func(tx *sql.Tx) error {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync/atomic"
 	"time"
 )
 
@@ -131,8 +132,7 @@ WHERE agentry_a2a_tasks.resource_id = excluded.resource_id`),
 
 // pruneTasks deletes expired tasks when this process has not done so for taskPruneEvery.
 func (s *sqlStore) pruneTasks(ctx context.Context, now time.Time) error {
-	last := s.tasksPruned.Load()
-	if now.UnixMicro()-last < taskPruneEvery.Microseconds() || !s.tasksPruned.CompareAndSwap(last, now.UnixMicro()) {
+	if !pruneDue(&s.tasksPruned, now) {
 		return nil
 	}
 	_, err := s.db.ExecContext(ctx, s.d.rebind(`DELETE FROM agentry_a2a_tasks WHERE updated_us < $1`), now.Add(-TaskKeep).UnixMicro())
@@ -155,4 +155,11 @@ func (s *sqlStore) Task(ctx context.Context, agentID, id, resourceID string) (St
 	}
 	t.State, t.UpdatedAt = json.RawMessage(state), time.UnixMicro(updated)
 	return t, nil
+}
+
+// pruneDue says whether this process should delete expired rows now: at most once every
+// taskPruneEvery per kind (last holds the previous time, Unix µs), one caller at a time.
+func pruneDue(last *atomic.Int64, now time.Time) bool {
+	prev := last.Load()
+	return now.UnixMicro()-prev >= taskPruneEvery.Microseconds() && last.CompareAndSwap(prev, now.UnixMicro())
 }

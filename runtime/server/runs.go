@@ -108,7 +108,7 @@ func (s *Server) follow(c echo.Context, e *registry.Entry, lg *runlog.Log, after
 	for {
 		evs, ended, wake, err := lg.Since(after)
 		if err != nil {
-			_ = out.Send(map[string]string{"type": "RUN_ERROR", "code": codeEventsGone, "message": "The run's events after the one asked for are no longer kept."})
+			_ = out.Send(eventsGone)
 			return nil
 		}
 		for _, ev := range evs {
@@ -133,6 +133,9 @@ func (s *Server) follow(c echo.Context, e *registry.Entry, lg *runlog.Log, after
 
 // codeEventsGone is the RUN_ERROR code of a re-attach after events the log no longer holds.
 const codeEventsGone = "EVENTS_GONE"
+
+// eventsGone ends such a re-attach's stream (from this runtime's log or the store's).
+var eventsGone = map[string]string{"type": "RUN_ERROR", "code": codeEventsGone, "message": "The run's events after the one asked for are no longer kept."}
 
 // attach serves GET /api/agents/{agentId}/ag-ui/runs/{runId} (and …/stream/runs/{runId}, whose
 // runs key is keyOf's): the run's events after the number the client received (Last-Event-ID,
@@ -315,7 +318,7 @@ func (s *Server) followStored(c echo.Context, e *registry.Entry, runID, resource
 	ctx := c.Request().Context()
 	for {
 		if len(evs) > 0 && evs[0].Seq > after+1 {
-			_ = out.Send(map[string]string{"type": "RUN_ERROR", "code": codeEventsGone, "message": "The run's events after the one asked for are no longer kept."})
+			_ = out.Send(eventsGone)
 			return true, nil
 		}
 		for _, ev := range evs {
