@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -61,7 +62,7 @@ func (s *Server) agui(c echo.Context) error {
 		return invalidRequest(c, err)
 	}
 	if in.RunID == "" {
-		in.RunID = fmt.Sprintf("run_%d", time.Now().UnixMilli())
+		in.RunID = defaultRunID()
 	}
 	// Without a threadId the run is thread_1, as specified, and is not remembered: a default
 	// thread in memory would be shared by every client that names none.
@@ -263,4 +264,21 @@ func resourceOf(c echo.Context, forwarded json.RawMessage) (string, error) {
 		named = c.Request().Header.Get(limitFor(agentOf(c)).userHeader)
 	}
 	return boundResource(c, named)
+}
+
+// lastDefaultRun is the millisecond of the last run id made up for a client that sent none.
+var lastDefaultRun atomic.Int64
+
+// defaultRunID is the specification's default, run_<epoch_ms>, made unique in this process: a
+// run outlives its request under its id, so two clients in the same millisecond must not share
+// one (the second would be refused as a re-start of the first). A later millisecond is taken
+// instead, the id staying close to the clock.
+func defaultRunID() string {
+	for {
+		last, now := lastDefaultRun.Load(), time.Now().UnixMilli()
+		next := max(now, last+1)
+		if lastDefaultRun.CompareAndSwap(last, next) {
+			return fmt.Sprintf("run_%d", next)
+		}
+	}
 }

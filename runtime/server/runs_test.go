@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -249,5 +250,37 @@ func TestStreamRunOutlivesItsRequest(t *testing.T) {
 	}
 	if _, status := readRun(t, e.runRequest("GET", "/api/agents/chef/ag-ui/runs/s1", "", nil), 0); status != http.StatusNotFound {
 		t.Errorf("a stream run through the AG-UI route: %d", status)
+	}
+}
+
+// TestRunsWithoutRunIDAreDistinct: clients that send no runId get the specification's default
+// (run_<epoch_ms>); sent together, within the same milliseconds, each is a run of its own and is
+// answered, none refused as a re-start of another.
+func TestRunsWithoutRunIDAreDistinct(t *testing.T) {
+	e := startEnv(t, slowModel(), envOptions{})
+	const n = 16
+	type answer struct {
+		status int
+		runID  string
+	}
+	answers := make(chan answer, n)
+	for i := range n {
+		go func() {
+			body := fmt.Sprintf(`{"messages":[{"id":"u%d","role":"user","content":"Count"}]}`, i)
+			got, status := readRun(t, e.runRequest("POST", "/api/agents/weather/ag-ui", body, nil), 0)
+			a := answer{status: status}
+			if len(got.raw) > 0 && got.types[len(got.types)-1] == "RUN_FINISHED" {
+				a.runID = fmt.Sprint(got.raw[0]["runId"])
+			}
+			answers <- a
+		}()
+	}
+	seen := map[string]bool{}
+	for range n {
+		a := <-answers
+		if a.status != 200 || !regexp.MustCompile(`^run_\d+$`).MatchString(a.runID) || seen[a.runID] {
+			t.Errorf("a run without a runId: %d, id %q (seen before: %v)", a.status, a.runID, seen[a.runID])
+		}
+		seen[a.runID] = true
 	}
 }
