@@ -97,6 +97,7 @@ func startDevChat(ctx context.Context, log logr.Logger, storage, dir string, web
 	}
 	br := bridge.New(bridge.Options{Store: st, Publisher: h, Logger: log, Metrics: m, Egress: devEgress, Signer: signer})
 	h.Observe(br.OnEvent)
+	h.OnReplay(br.Replay)
 	hubCtx, stop := context.WithCancel(context.Background())
 	dc := &devChat{store: st, hub: h, bridge: br, apiKey: key, issuer: issuer, stop: stop, done: make(chan error, 1)}
 	go func() { dc.done <- h.Run(hubCtx) }()

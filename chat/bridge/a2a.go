@@ -64,9 +64,8 @@ func (b *Bridge) callA2A(ctx context.Context, p *Plan, url string, headers map[s
 	if err != nil {
 		return nil, b.transportFailure(ctx, err)
 	}
-	rl := newRelay(p)
 	now := func() int64 { return time.Now().UnixMilli() }
-	b.publish(p, rl.frame(model.MustJSON(agui.Event{Type: agui.RunStarted, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()})))
+	b.publish(p, model.MustJSON(agui.Event{Type: agui.RunStarted, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()}))
 	out := newOutput()
 	msgID := ids.New("msg")
 	started := false
@@ -78,11 +77,11 @@ func (b *Bridge) callA2A(ctx context.Context, p *Plan, url string, headers map[s
 			started = true
 			ev := agui.Event{Type: agui.TextMessageStart, MessageID: msgID, Role: "assistant", Timestamp: now()}
 			out.apply(&ev)
-			b.publish(p, rl.frame(model.MustJSON(ev)))
+			b.publish(p, model.MustJSON(ev))
 		}
 		ev := agui.Event{Type: agui.TextMessageContent, MessageID: msgID, Delta: text, Timestamp: now()}
 		out.apply(&ev)
-		b.publish(p, rl.frame(model.MustJSON(ev)))
+		b.publish(p, model.MustJSON(ev))
 	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.TextPart{Text: last})
 	msg.ContextID = p.run.ConversationID
@@ -126,10 +125,10 @@ func (b *Bridge) callA2A(ctx context.Context, p *Plan, url string, headers map[s
 	if started {
 		ev := agui.Event{Type: agui.TextMessageEnd, MessageID: msgID, Timestamp: now()}
 		out.apply(&ev)
-		b.publish(p, rl.frame(model.MustJSON(ev)))
+		b.publish(p, model.MustJSON(ev))
 	}
 	out.finished = true
-	out.finish = rl.frame(model.MustJSON(agui.Event{Type: agui.RunFinished, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()}))
+	out.finish = model.MustJSON(agui.Event{Type: agui.RunFinished, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()})
 	return out, nil
 }
 

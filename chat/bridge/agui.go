@@ -53,7 +53,7 @@ type output struct {
 	interrupts []agui.Interrupt
 	size       int
 	finished   bool
-	// finish is the RUN_FINISHED frame, held back until the output is stored and the
+	// finish is the RUN_FINISHED event, held back until the output is stored and the
 	// conversation released: a client that sees the run end may send the next message at once.
 	finish []byte
 }
@@ -173,10 +173,9 @@ func (b *Bridge) rejoinAGUI(ctx context.Context, p *Plan, url, runID string, hea
 // streamAGUI relays a call's stream until RUN_FINISHED, re-attaching when it drops.
 func (b *Bridge) streamAGUI(ctx context.Context, p *Plan, url, runID string, headers map[string]string, res *http.Response, idle *time.Timer, actions map[string]model.FrontendAction) (*output, *runError) {
 	out := newOutput()
-	relay := newRelay(p)
 	received := 0
 	for attempt := 0; ; attempt++ {
-		broke, rerr := b.readAGUI(ctx, p, res, idle, out, relay, actions, &received)
+		broke, rerr := b.readAGUI(ctx, p, res, idle, out, actions, &received)
 		res.Body.Close()
 		if !broke || ctx.Err() != nil || attempt == maxReattach {
 			return out, rerr
@@ -228,7 +227,7 @@ func (b *Bridge) reattach(ctx context.Context, p *Plan, url, runID string, heade
 // readAGUI reads one response's events into out, relaying them, counting them in received.
 // broke: the stream ended before the run did (a transport failure, or no RUN_FINISHED), which a
 // re-attach may mend; any other error is the run's.
-func (b *Bridge) readAGUI(ctx context.Context, p *Plan, res *http.Response, idle *time.Timer, out *output, relay relay, actions map[string]model.FrontendAction, received *int) (broke bool, _ *runError) {
+func (b *Bridge) readAGUI(ctx context.Context, p *Plan, res *http.Response, idle *time.Timer, out *output, actions map[string]model.FrontendAction, received *int) (broke bool, _ *runError) {
 	if !hasMediaType(res, "text/event-stream") {
 		return false, fail(model.RunErrContentType, fmt.Sprintf("it answered %s instead of an event stream (text/event-stream); check the Deployment URL", contentTypeOf(res)), nil)
 	}
@@ -258,10 +257,10 @@ func (b *Bridge) readAGUI(ctx context.Context, p *Plan, res *http.Response, idle
 			}
 		}
 		if out.finished {
-			out.finish = relay.frame(raw)
+			out.finish = raw
 			return false, nil
 		}
-		b.publish(p, relay.frame(raw))
+		b.publish(p, raw)
 	}
 }
 

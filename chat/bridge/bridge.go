@@ -154,6 +154,7 @@ type Bridge struct {
 
 	mu      sync.Mutex
 	waiters map[string]chan struct{} // conversation → woken when one of its messages is stored
+	running map[string]*Plan         // conversation → its run bridged here (for replays)
 }
 
 // New makes a Bridge; Close stops its runs.
@@ -164,7 +165,7 @@ func New(o Options) *Bridge {
 	o.defaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bridge{o: o, log: o.Logger.WithName("agent-bridge"), slots: make(chan struct{}, o.MaxRuns),
-		ctx: ctx, cancel: cancel, waiters: map[string]chan struct{}{}}
+		ctx: ctx, cancel: cancel, waiters: map[string]chan struct{}{}, running: map[string]*Plan{}}
 	b.wg.Add(2)
 	go b.expireApprovals()
 	go b.keepRuns()
@@ -213,6 +214,8 @@ type Plan struct {
 	inCall   atomic.Bool
 	// resumed names the held call's tool: its result comes in a run that did not make the call.
 	resumed struct{ toolCallID, toolName string }
+	// live is the agent call in flight, for a page that asks for it (Replay).
+	live liveCall
 }
 
 // mention is how a group message addresses an agent: "@chef" or the SDK's "<@uid:chef>".
@@ -397,12 +400,6 @@ func (b *Bridge) wait(conv string) (<-chan struct{}, func()) {
 			delete(b.waiters, conv)
 		}
 		b.mu.Unlock()
-	}
-}
-
-func (b *Bridge) publish(p *Plan, frame []byte) {
-	if !p.quiet {
-		b.o.Publisher.Publish(p.run.ConversationID, frame)
 	}
 }
 

@@ -164,6 +164,7 @@ func startChatIssuing(t *testing.T, bo bridge.Options, path string, wrap func(st
 	}
 	br := bridge.New(bo)
 	h.Observe(br.OnEvent)
+	h.OnReplay(br.Replay)
 	a := api.New(api.Options{Store: st, Hub: h, APIKey: apiKey, Logger: logs.logger(), Development: true, Bridge: br, MediaDir: t.TempDir(), AgentEgress: bo.Egress, Signer: signer})
 	srv := httptest.NewServer(a.Handler())
 	hubCtx, stop := context.WithCancel(context.Background())

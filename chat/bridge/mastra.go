@@ -48,9 +48,8 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 	// generate answers only when done, so the idle limit bounds the whole call here.
 	idle := time.AfterFunc(b.o.IdleTimeout, func() { cancel(errIdle) })
 	defer idle.Stop()
-	rl := newRelay(p)
 	now := func() int64 { return time.Now().UnixMilli() }
-	b.publish(p, rl.frame(model.MustJSON(agui.Event{Type: agui.RunStarted, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()})))
+	b.publish(p, model.MustJSON(agui.Event{Type: agui.RunStarted, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()}))
 
 	res, rerr := b.post(ctx, p, url, headers, body, "application/json")
 	if rerr != nil {
@@ -86,11 +85,11 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 			{Type: agui.TextMessageEnd, MessageID: msgID},
 		} {
 			ev.Timestamp = now()
-			b.publish(p, rl.frame(model.MustJSON(ev)))
+			b.publish(p, model.MustJSON(ev))
 		}
 	}
 	// Published once stored (see output.finish).
-	out.finish = rl.frame(model.MustJSON(agui.Event{Type: agui.RunFinished, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()}))
+	out.finish = model.MustJSON(agui.Event{Type: agui.RunFinished, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()})
 	return out, nil
 }
 

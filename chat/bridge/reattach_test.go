@@ -16,10 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
 	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
 
 // droppingProxy forwards to the runtime; each AG-UI POST's stream is cut (the connection
@@ -158,4 +161,81 @@ func TestTakeOverFinishesTheAnswer(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d messages from the agent, want 1", n)
 	}
+}
+
+// TestReplayToAReloadedPage: alice's page reloads while the agent is answering. The new socket
+// asks for the conversation's run (a replay frame) and gets the call so far in agent.replay
+// parts, then the live frames: its text, built as the UI kit builds it (a start begins the
+// message anew), is exactly the answer, nothing twice, nothing missing. Bob, not in the
+// conversation, gets nothing; after the run, a replay sends nothing (the answer is stored).
+func TestReplayToAReloadedPage(t *testing.T) {
+	const answer = "one two three four five six seven eight nine ten eleven twelve"
+	script, err := scriptedmodel.ParseScript([]byte("fallback:\n  text: \"" + answer + "\"\n  chunkDelayMs: 100\n"))
+	testutil.NoError(t, err)
+	rt := startRuntime(t, samplesDir(), nil, nil, script)
+	e := startChat(t, bridge.Options{})
+	e.putAgent(map[string]any{"agentId": "chef", "name": "Chef", "provider": "ag-ui", "deploymentUrl": rt.URL + "/api/agents/chef/ag-ui"})
+	conv := model.ConversationID(model.ReceiverUser, "alice", "chef")
+	first := e.connect("alice")
+	e.must(e.send("alice", "chef", "Count for me"), http.StatusCreated)
+	first.waitAgentEvent(t, 5*time.Second, "the third word", func(ev agentEvent) bool {
+		return ev.Type == "TEXT_MESSAGE_CONTENT" && strings.Contains(ev.Delta, "three")
+	})
+	reloaded, bob := e.connect("alice"), e.connect("bob")
+	for _, s := range []*socket{reloaded, bob} {
+		testutil.NoError(t, s.conn.Write(context.Background(), websocket.MessageText, []byte(`{"type":"replay","conversationId":"`+conv+`"}`)))
+	}
+	reloaded.waitAgentEvent(t, 15*time.Second, "the run's end", func(ev agentEvent) bool { return ev.Type == "RUN_FINISHED" })
+	if got, parts := reloaded.builtText(t); got != answer || parts == 0 {
+		t.Errorf("the reloaded page's text: %q from %d replay parts, want %q", got, parts, answer)
+	}
+	if strings.Contains(bob.all(), "agent.replay") || len(bob.agentEvents()) != 0 {
+		t.Errorf("bob got alice's run: %s", bob.all())
+	}
+	e.waitMessage("alice", "chef", 10*time.Second, func(m model.Message) bool { return m.Sender == "chef" && m.Text == answer })
+	// The run is over: its replica replays nothing (the answer is a stored message).
+	sent := 0
+	e.Bridge.Replay(conv, func([]byte) { sent++ })
+	if sent != 0 {
+		t.Errorf("a replay after the run ended sent %d frames", sent)
+	}
+}
+
+// builtText is the text of the socket's agent message as the UI kit builds it from the live
+// frames and the replay parts in their order (a start begins the message anew), and how many
+// replay parts came.
+func (s *socket) builtText(t *testing.T) (string, int) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	text := map[string]string{}
+	var last string
+	apply := func(raw json.RawMessage) {
+		var ev agui.Event
+		testutil.NoError(t, json.Unmarshal(raw, &ev))
+		switch ev.Type {
+		case agui.TextMessageStart:
+			text[ev.MessageID], last = "", ev.MessageID
+		case agui.TextMessageContent:
+			text[ev.MessageID] += ev.Delta
+		}
+	}
+	parts := 0
+	for _, f := range s.frames {
+		switch f.Type {
+		case "agent":
+			apply(f.Event)
+		case "agent.replay":
+			var r struct{ Events []json.RawMessage }
+			testutil.NoError(t, json.Unmarshal(f.raw, &r))
+			parts++
+			for _, ev := range r.Events {
+				apply(ev)
+			}
+		}
+	}
+	if len(text) != 1 {
+		t.Errorf("%d agent messages: %q", len(text), text)
+	}
+	return text[last], parts
 }

@@ -20,6 +20,7 @@ import (
 // frontend actions and continues, until the agent finishes without pending actions or the run
 // fails. Whatever happens, the conversation is released and, on failure, holds an error message.
 func (b *Bridge) execute(p *Plan, trigger model.Message) {
+	defer b.tracked(p)()
 	ctx, span := b.startRun(p)
 	var rerr *runError
 	defer func() { endRun(span, rerr) }()
@@ -215,6 +216,7 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 			return fail(model.RunErrShuttingDown, "another replica took the run over", errHandedOver)
 		}
 		p.inCall.Store(false)
+		b.endCall(p)
 		pending := b.persist(p, out, actions, rerr == nil)
 		if p.cfg.Provider == model.ProviderAGUI && rerr == nil && len(pending) > 0 {
 			// Stored: a replica taking the run over from here must not replay this call. (A run
@@ -414,7 +416,7 @@ func (b *Bridge) failRun(p *Plan, e *runError) {
 	text := fmt.Sprintf("%s could not answer: %s.", name, e.Reason)
 	ev := agui.Event{Type: agui.RunError, Message: text, Code: e.Code, Timestamp: time.Now().UnixMilli()}
 	// Told once the conversation is released, like RUN_FINISHED (see output.finish).
-	defer b.publish(p, newRelay(p).frame(model.MustJSON(ev)))
+	defer b.publish(p, model.MustJSON(ev))
 	receiverType, receiver := model.ReceiverUser, p.sender
 	if p.group != "" {
 		receiverType, receiver = model.ReceiverGroup, p.group

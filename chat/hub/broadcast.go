@@ -19,6 +19,10 @@ type envelope struct {
 	All          bool            `json:"a,omitempty"` // every socket (PublishAll), not a conversation's members
 	Members      []string        `json:"m,omitempty"` // when the sender knew them better than the store (typing before a first message)
 	Frame        json.RawMessage `json:"f"`
+	// Replay asks the replica bridging the conversation's agent run to send it to To; a frame
+	// with To goes to that socket only.
+	Replay bool       `json:"p,omitempty"`
+	To     *socketRef `json:"s,omitempty"`
 }
 
 // broadcast queues env for the other replicas; a full queue drops it (ephemeral frames are
@@ -98,6 +102,16 @@ func (h *Hub) receiveBroadcasts(ctx context.Context) {
 				counter := &h.published
 				if env.Typing {
 					counter = &h.typing
+				}
+				if env.Replay && env.To != nil {
+					h.replayFor(env.Conversation, *env.To)
+					continue
+				}
+				if env.To != nil {
+					if env.To.Replica == h.id {
+						h.deliverToSocket(*env.To, env.Frame)
+					}
+					continue
 				}
 				if env.All {
 					h.deliverAll(env.Frame, counter)

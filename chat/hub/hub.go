@@ -47,6 +47,7 @@ type Hub struct {
 
 	members   membership
 	observers []func(model.Event)
+	replayers []func(conversation string, send func(frame []byte))
 
 	id string        // this replica, to skip its own broadcasts
 	bq chan envelope // ephemeral frames for the other replicas

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,8 +88,71 @@ func TestReplicasOnPostgres(t *testing.T) {
 			return false
 		})
 	}
+	replayAcrossReplicas(t, a, b, onA, conv)
 	if s := a.hub.Stats(); s.BroadcastDropped != 0 {
 		t.Errorf("broadcast dropped %d frames", s.BroadcastDropped)
+	}
+}
+
+// replayAcrossReplicas: replica A bridges the conversation's agent run (its replayer answers);
+// bob's second socket, on B, asks for it and gets A's frames in order, alone: bob's other
+// socket and alice's get none. Asking for a conversation bob is not in reaches no replayer.
+func replayAcrossReplicas(t *testing.T, a, b *env, onA *client, conv string) {
+	t.Helper()
+	asked := make(chan string, 10)
+	a.hub.OnReplay(func(conversation string, send func([]byte)) {
+		asked <- conversation
+		if conversation == conv {
+			for i := range 3 {
+				send([]byte(fmt.Sprintf(`{"type":"agent.replay","part":%d}`, i+1)))
+			}
+		}
+	})
+	b.hub.OnReplay(func(conversation string, send func([]byte)) { asked <- "on B: " + conversation })
+	count := func(c *client) int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		n := 0
+		for _, f := range c.other {
+			if strings.Contains(string(f), "agent.replay") {
+				n++
+			}
+		}
+		return n
+	}
+	bob1 := b.connect("bob", nil)
+	bob2 := b.connect("bob", nil)
+	sendJSON(t, bob2.conn, map[string]string{"type": FrameReplay, "conversationId": "user_alice_user_carol"})
+	sendJSON(t, bob2.conn, map[string]string{"type": FrameReplay, "conversationId": conv})
+	eventually(t, 10*time.Second, "the replay on the socket that asked", func() bool { return count(bob2) == 3 })
+	bob2.mu.Lock()
+	var parts []string
+	for _, f := range bob2.other {
+		if strings.Contains(string(f), "agent.replay") {
+			parts = append(parts, string(f))
+		}
+	}
+	bob2.mu.Unlock()
+	for i, f := range parts {
+		if !strings.Contains(f, fmt.Sprintf(`"part":%d`, i+1)) {
+			t.Errorf("replay part %d = %s (order kept)", i+1, f)
+		}
+	}
+	var got []string
+	for len(got) < 2 {
+		select {
+		case c := <-asked:
+			got = append(got, c)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("replayers asked: %q", got)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"on B: " + conv, conv}; !slices.Equal(got, want) {
+		t.Errorf("replayers asked %q, want %q (never for a conversation bob is not in)", got, want)
+	}
+	if n, m := count(bob1), count(onA); n != 0 || m != 0 {
+		t.Errorf("replay frames on bob's other socket: %d, on alice's: %d; want none", n, m)
 	}
 }
 

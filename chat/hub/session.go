@@ -229,6 +229,7 @@ func (w *window) allow(now time.Time) bool {
 // readLoop handles client frames until the socket closes.
 func (s *session) readLoop(ctx context.Context) {
 	limit := window{period: time.Second}
+	replays := window{period: 10 * time.Second}
 	for {
 		typ, data, err := s.conn.Read(ctx)
 		if err != nil {
@@ -244,6 +245,10 @@ func (s *session) readLoop(ctx context.Context) {
 		case FrameTyping:
 			if f.ConversationID != "" && limit.allow(typingClock()) {
 				s.h.Typing(s.uid, f.ConversationID, f.Started)
+			}
+		case FrameReplay:
+			if f.ConversationID != "" && replays.allow(typingClock()) {
+				s.h.replay(s, f.ConversationID)
 			}
 		default:
 			// ack and unknown types are ignored, so newer clients work with this server.
