@@ -76,6 +76,7 @@ export const getAgentConfigs: ChatClient["getAgentConfigs"] = () => client.getAg
 export const saveAgentConfig: ChatClient["saveAgentConfig"] = (agentId, config) => client.saveAgentConfig(agentId, config);
 export const deleteAgentConfig: ChatClient["deleteAgentConfig"] = (agentId) => client.deleteAgentConfig(agentId);
 export const setAgentEnabled: ChatClient["setAgentEnabled"] = (agentId, enabled) => client.setAgentEnabled(agentId, enabled);
+export const followAgentRuns: ChatClient["followAgentRuns"] = (conversationId) => client.followAgentRuns(conversationId);
 export const testAgentConnection: ChatClient["testAgentConnection"] = (agentId) => client.testAgentConnection(agentId);
 export const importAgentConfig: ChatClient["importAgentConfig"] = (agentId) => client.importAgentConfig(agentId);
 export const getFrontendActions: ChatClient["getFrontendActions"] = (agentId) => client.getFrontendActions(agentId);

@@ -155,4 +155,25 @@ export class ChatClient {
   removeConnectionListener(id: string): void { this.s.listeners.connection.delete(id); }
   addAgentListener(id: string, listener: AgentListenerCallbacks): void { this.s.listeners.agent.set(id, listener); }
   removeAgentListener(id: string): void { this.s.listeners.agent.delete(id); }
+
+  /**
+   * Follows a conversation's agent runs across reloads and reconnections: the run in flight
+   * (if any) is asked for now and after every (re)connection, and its events so far reach the
+   * agent listeners before the live ones, so an answer that was streaming continues where it
+   * was. A message that starts again (TEXT_MESSAGE_START of a known messageId) is built anew.
+   * Returns the function that stops following.
+   */
+  followAgentRuns(conversationId: string): () => void {
+    const runs = this.s.agentRuns;
+    runs.set(conversationId, (runs.get(conversationId) ?? 0) + 1);
+    this.s.realtime?.replayAgentRun(conversationId);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const n = (runs.get(conversationId) ?? 1) - 1;
+      if (n > 0) runs.set(conversationId, n);
+      else runs.delete(conversationId);
+    };
+  }
 }

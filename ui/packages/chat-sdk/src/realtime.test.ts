@@ -105,6 +105,53 @@ describe("real time", () => {
   });
 });
 
+describe("real time: agent runs followed across reconnections", () => {
+  const part = (part: number, parts: number, events: object[]) => ({ type: "agent.replay", conversationId: "c", agentId: "chef", runId: "r", part, parts, events });
+
+  test("followAgentRuns asks for the run in flight when ready and after every reconnection, until stopped", async () => {
+    const { c } = await connected();
+    const first = FakeWebSocket.last();
+    const stop = c.followAgentRuns("c");
+    const again = c.followAgentRuns("c"); // a second view of the same conversation
+    expect(first.sent).toHaveLength(1); // not ready yet: asked once it is
+    first.ready(10);
+    await until(() => first.sent.length === 2, "the replay frame");
+    expect(first.sent[1]).toEqual({ type: "replay", conversationId: "c" });
+    expect(c.followAgentRuns("d")).toBeTypeOf("function");
+    expect(first.sent[2]).toEqual({ type: "replay", conversationId: "d" }); // ready: asked at once
+    first.drop(1006);
+    await until(() => FakeWebSocket.instances.length === 2 && FakeWebSocket.last().sent.length === 1, "a new socket");
+    const second = FakeWebSocket.last();
+    stop();
+    stop(); // twice is once
+    second.ready(10);
+    await until(() => second.sent.length === 3, "the replay frames again");
+    expect(second.sent.slice(1)).toEqual([{ type: "replay", conversationId: "c" }, { type: "replay", conversationId: "d" }]);
+    again();
+    second.drop(1006);
+    await until(() => FakeWebSocket.instances.length === 3 && FakeWebSocket.last().sent.length === 1, "a third socket");
+    FakeWebSocket.last().ready(10);
+    await until(() => FakeWebSocket.last().sent.length === 2, "the replay frame for d");
+    expect(FakeWebSocket.last().sent.slice(1)).toEqual([{ type: "replay", conversationId: "d" }]);
+  });
+
+  test("a replay's parts reach the agent listeners in order once all came, then the live frames; a missing part drops the replay", async () => {
+    const { log } = await connected();
+    const ws = FakeWebSocket.last();
+    ws.ready(10);
+    ws.frame(part(1, 2, [{ type: "RUN_STARTED" }, { type: "TEXT_MESSAGE_START", messageId: "m" }]));
+    ws.frame(part(2, 2, [{ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "Hello" }]));
+    ws.frame({ type: "agent", conversationId: "c", agentId: "chef", runId: "r", event: { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "!" } });
+    await until(() => log.length >= 6, "the replayed and live events");
+    expect(log.slice(2)).toEqual(["agent RUN_STARTED", "agent TEXT_MESSAGE_START", "agent TEXT_MESSAGE_CONTENT", "agent TEXT_MESSAGE_CONTENT"]);
+    ws.frame(part(1, 3, [{ type: "RUN_STARTED" }]));
+    ws.frame(part(3, 3, [{ type: "TEXT_MESSAGE_END", messageId: "m" }])); // part 2 lost
+    ws.frame({ type: "agent", conversationId: "c", agentId: "chef", runId: "r", event: { type: "RUN_FINISHED" } });
+    await until(() => log.length >= 7, "the live event");
+    expect(log.slice(6)).toEqual(["agent RUN_FINISHED"]);
+  });
+});
+
 describe("real time: closes and reconnects", () => {
   test("4008 reconnects at once; 1001 and 1013 back off and resume", async () => {
     await connected();

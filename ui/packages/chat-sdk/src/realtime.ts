@@ -11,7 +11,7 @@ import { gate, type Emitters, type Listeners } from "./listeners";
 import type { AGUIEvent } from "./models/agent";
 import { SerialQueue } from "./queue";
 import { Socket, type WebSocketCtor } from "./socket";
-import type { ServerFrame } from "./wire";
+import type { JSONObject, ServerFrame } from "./wire";
 
 export interface RealtimeOptions {
   url: string;
@@ -24,6 +24,8 @@ export interface RealtimeOptions {
   typingTimeoutMs?: number;
   /** The service refused the session's token (close 4001): the session is over. */
   refused?(): void;
+  /** Conversations whose agent run in flight is asked for on every (re)connection. */
+  agentRuns?(): Iterable<string>;
 }
 
 export class Realtime {
@@ -39,6 +41,8 @@ export class Realtime {
   /** The listeners, silent once this session stopped. */
   private readonly l: Emitters;
   private readonly onOnline = (): void => this.socket.wake();
+  /** The replay parts received so far, applied once all came (a part lost drops them). */
+  private replay: { runId: string; parts: number; next: number; events: JSONObject[] } | undefined;
 
   constructor(private readonly o: RealtimeOptions) {
     this.l = gate(o.listeners, () => this.active);
@@ -89,6 +93,10 @@ export class Realtime {
   /** Sends a typing frame; false when the socket is not ready (use REST then). */
   typing(conversationId: string, started: boolean): boolean { return this.socket.send({ type: "typing", conversationId, started }); }
 
+  /** Asks for the conversation's agent run in flight (its events so far come as agent events,
+   * then the live ones); false when the socket is not ready (it is asked again on connect). */
+  replayAgentRun(conversationId: string): boolean { return this.socket.send({ type: "replay", conversationId }); }
+
   /** Resolves once every frame received so far has reached the listeners. */
   idle(): Promise<void> { return this.queue.idle(); }
 
@@ -109,6 +117,9 @@ export class Realtime {
     switch (f.type) {
       case "ready":
         if (this.filter.lastPos === undefined) this.filter.lastPos = f.pos;
+        // Frames sent while this socket was away (a reload, another replica) are not replayed
+        // with the events: the agent runs in flight are asked for again.
+        for (const c of this.o.agentRuns?.() ?? []) this.replayAgentRun(c);
         this.queue.push(() => {
           this.toldDown = false;
           l.connection.emit("onConnected");
@@ -135,6 +146,10 @@ export class Realtime {
         this.queue.push(() => this.dispatcher.handle(ev, recv));
         return;
       }
+      case "agent.replay": {
+        this.replayPart(f);
+        return;
+      }
       case "agent": {
         const e = { conversationId: f.conversationId, agentId: f.agentId, runId: f.runId, event: f.event as unknown as AGUIEvent };
         this.queue.push(() => l.agent.emit("onAgentEvent", e));
@@ -146,5 +161,25 @@ export class Realtime {
         return;
       }
     }
+  }
+
+  /** Collects the parts of a replay; once all came, their events go to the agent listeners in
+   * one queued task (one render: the answer so far appears whole). */
+  private replayPart(f: Extract<ServerFrame, { type: "agent.replay" }>): void {
+    if (f.part === 1) this.replay = { runId: f.runId, parts: f.parts, next: 1, events: [] };
+    const r = this.replay;
+    if (!r || r.runId !== f.runId || r.parts !== f.parts || r.next !== f.part) {
+      this.replay = undefined; // a part went missing: better no replay than a gap in the text
+      return;
+    }
+    r.next++;
+    r.events.push(...f.events);
+    if (f.part !== f.parts) return;
+    this.replay = undefined;
+    const l = this.l;
+    const head = { conversationId: f.conversationId, agentId: f.agentId, runId: f.runId };
+    this.queue.push(() => {
+      for (const ev of r.events) l.agent.emit("onAgentEvent", { ...head, event: ev as unknown as AGUIEvent });
+    });
   }
 }

@@ -45,6 +45,8 @@ export class Session {
   user: User | undefined;
   token: string | undefined;
   realtime: Realtime | undefined;
+  /** Conversations whose agent run in flight is followed (conversation → how many follow). */
+  readonly agentRuns = new Map<string, number>();
   private pendingLogin: { key: string; promise: Promise<User> } | undefined;
 
   /** Sets the app up; calling it again with the same settings changes nothing. */
@@ -132,6 +134,7 @@ export class Session {
         me: () => this.user?.getUid(),
         directory: this.directory,
         listeners: this.listeners,
+        agentRuns: () => this.agentRuns.keys(),
       };
       if (this.settings?.reconnect) opts.backoff = this.settings.reconnect;
       if (this.settings?.typingTimeoutMs !== undefined) opts.typingTimeoutMs = this.settings.typingTimeoutMs;

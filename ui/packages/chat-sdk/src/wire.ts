@@ -146,6 +146,8 @@ export type ServerFrame =
   | { type: "reset"; pos: number }
   | { type: "event"; event: WireEvent }
   | { type: "agent"; conversationId: string; agentId: string; runId: string; event: JSONObject }
+  /** One part of the agent call in flight, sent to the socket that asked (a replay frame). */
+  | { type: "agent.replay"; conversationId: string; agentId: string; runId: string; part: number; parts: number; events: JSONObject[] }
   | { type: "agents.changed"; agentId: string };
 
 /** seconds turns an RFC 3339 time into seconds since the epoch (fractional; undefined when absent). */

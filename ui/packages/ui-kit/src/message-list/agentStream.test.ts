@@ -37,6 +37,23 @@ describe("agentStreamReducer", () => {
     expect(call[0]!.args).toEqual({ city: "Lima" });
   });
 
+  it("never revives a message whose stored copy arrived (a late live frame, a replay that crossed it)", () => {
+    let s = run([{ type: "RUN_STARTED" }, { type: "TEXT_MESSAGE_START", messageId: "m1" }, { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Hi" }]);
+    s = agentStreamReducer(s, { type: "stored", messageId: "m1" });
+    s = agentStreamReducer(s, { type: "stored", messageId: "tool-c9" });
+    for (const event of [
+      { type: "TEXT_MESSAGE_START", messageId: "m1" },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Hi" },
+      { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "weather", parentMessageId: "m1" },
+      { type: "TOOL_CALL_START", toolCallId: "c9", toolCallName: "weather" },
+    ]) {
+      s = agentStreamReducer(s, { type: "event", runId: "run_1", agentId: "chef", event });
+    }
+    expect(streamMessages(s)).toEqual([]);
+    s = agentStreamReducer(s, { type: "event", runId: "run_1", agentId: "chef", event: { type: "TEXT_MESSAGE_CONTENT", messageId: "m2", delta: "Next" } });
+    expect(streamMessages(s).map((m) => m.text)).toEqual(["Next"]);
+  });
+
   it("exposes tool arguments only once the call ended, parsed", () => {
     let s = run([
       { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "show-recipe-card", parentMessageId: "m1", displayName: "Show recipe card", executionText: "Showing the recipe card", frontend: true },

@@ -36,6 +36,8 @@ export interface AgentStreamState {
   error?: { runId: string; code: string; message: string } | undefined;
   /** The last text message id, for chunks that omit it. */
   lastMessageId?: string;
+  /** Messages whose stored copy arrived: a late or replayed event for one never revives it. */
+  stored?: ReadonlySet<string>;
 }
 
 /** An AG-UI event as relayed in an agent frame (the fields the list uses). */
@@ -95,12 +97,15 @@ function endCall(c: StreamToolCall): StreamToolCall {
 export function agentStreamReducer(s: AgentStreamState, a: AgentStreamAction): AgentStreamState {
   if (a.type === "clear") return emptyStream;
   if (a.type === "stored") {
-    if (!s.messages[a.messageId]) return s;
+    const stored = new Set(s.stored).add(a.messageId);
+    if (!s.messages[a.messageId]) return { ...s, stored };
     const messages = { ...s.messages };
     delete messages[a.messageId];
-    return { ...s, order: s.order.filter((id) => id !== a.messageId), messages };
+    return { ...s, order: s.order.filter((id) => id !== a.messageId), messages, stored };
   }
   const { event: ev, runId, agentId } = a;
+  const about = ev.messageId ?? ev.parentMessageId ?? (ev.toolCallId !== undefined ? `tool-${ev.toolCallId}` : undefined);
+  if (about !== undefined && s.stored?.has(about)) return s;
   switch (ev.type) {
     case "RUN_STARTED":
       return { ...s, running: { runId, agentId }, error: undefined };

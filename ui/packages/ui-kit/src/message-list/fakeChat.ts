@@ -179,6 +179,7 @@ export function installFakeChat(real: Real): Chat {
     removeConnectionListener: (id: string) => void f.connection.delete(id),
     addAgentListener: () => undefined,
     removeAgentListener: () => undefined,
+    followAgentRuns: () => () => undefined,
     markAsRead: async (m: Msg | number) => void f.markedRead.push(typeof m === "number" ? m : m.getId()),
     markAsDelivered: async (m: Msg | number) => void f.markedDelivered.push(typeof m === "number" ? m : m.getId()),
     fetchMedia: async (url: string) => {

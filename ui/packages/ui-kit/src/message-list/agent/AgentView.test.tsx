@@ -72,6 +72,13 @@ describe("AgentView", () => {
     expect([sdk.agent.size, sdk.message.size]).toEqual([0, 0]);
   });
 
+  it("follows the conversation's agent runs while mounted (a reload mid-answer gets the run so far), once in strict mode", () => {
+    const { unmount } = mount();
+    expect(sdk.followed.get("user_alice_user_chef")).toBe(1);
+    unmount();
+    expect(sdk.followed.get("user_alice_user_chef")).toBe(0);
+  });
+
   it("listens to nothing in a chat with a person (not isAgentChat) and inside a thread", () => {
     const { container } = mount({}, { user: bob });
     expect(sdk.agent.size).toBe(0);

@@ -1,4 +1,5 @@
-// The live side of agent chat for one conversation: agent frames feed the stream reducer; the
+// The live side of agent chat for one conversation: agent frames (and, after a reload or a
+// reconnection, a replay of the run in flight) feed the stream reducer; the
 // stored agentic messages (live only) replace their streaming copies and start the frontend
 // actions they await. One agent listener and one message listener per mounted instance
 // (unique ids; strict mode's second effect replaces, never duplicates), removed on cleanup.
@@ -59,7 +60,11 @@ export function useAgentStream({ conversationId, me, actions, onError }: AgentSt
         },
       }),
     );
+    // The run in flight, when the page (re)opened mid-answer or the socket moved: its events so
+    // far come first, then the live ones.
+    const unfollow = Chat.followAgentRuns(conversationId);
     return () => {
+      unfollow();
       Chat.removeAgentListener(id);
       Chat.removeMessageListener(id);
       dispatch({ type: "clear" });

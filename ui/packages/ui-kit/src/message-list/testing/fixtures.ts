@@ -73,11 +73,18 @@ export function fakeListeners() {
   const message = new Map<string, Chat.MessageListenerCallbacks>();
   vi.spyOn(Chat, "addAgentListener").mockImplementation((id, l) => void agent.set(id, l));
   vi.spyOn(Chat, "removeAgentListener").mockImplementation((id) => void agent.delete(id));
+  const followed = new Map<string, number>();
+  vi.spyOn(Chat, "followAgentRuns").mockImplementation((conversationId) => {
+    followed.set(conversationId, (followed.get(conversationId) ?? 0) + 1);
+    return () => void followed.set(conversationId, (followed.get(conversationId) ?? 1) - 1);
+  });
   vi.spyOn(Chat, "addMessageListener").mockImplementation((id, l) => void message.set(id, l));
   vi.spyOn(Chat, "removeMessageListener").mockImplementation((id) => void message.delete(id));
   return {
     agent,
     message,
+    /** How many mounted views follow each conversation's agent runs. */
+    followed,
     /** An agent frame to every agent listener. */
     frame(event: Chat.AGUIEvent, runId = "run_1", conversationId = "user_alice_user_chef") {
       for (const l of [...agent.values()]) l.onAgentEvent?.({ conversationId, agentId: "chef", runId, event });
