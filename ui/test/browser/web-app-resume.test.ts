@@ -1,0 +1,54 @@
+// A page that reloads while an agent is answering (issue 37): the answer continues where it
+// was, from the replica bridging the run (the socket's replay), and nothing shows twice once
+// the answer is stored. The dev model is paced so the answer streams for several seconds.
+// Screenshots in artifacts/web/.
+import { describe, expect, test } from "vitest";
+import { pageErrors, screenshot } from "./harness";
+import { main, send, useWebApp } from "./webapp";
+
+const app = useWebApp({}, ["--model-pace", "400ms"]);
+
+describe("web app on agentry dev: an answer survives a reload", () => {
+  test("reloaded mid-answer, the page shows the answer so far at once and goes on; stored once", async () => {
+    const alice = await app.signIn("Alice", "/", { width: 1280, height: 800 });
+    await alice.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Chef/ }).click();
+    await main(alice).getByText("Hi! What are we cooking today?").waitFor();
+    const question = "What can I use instead of butter?";
+    await send(alice, question);
+    const live = main(alice).locator(".chat-agent-live .chat-text-bubble__text");
+    const liveText = async () => ((await live.count()) > 0 ? ((await live.last().textContent()) ?? "") : "");
+    // A few words in, the page reloads.
+    await expect.poll(liveText, { timeout: 30_000 }).toMatch(/\S+\s+\S+\s+\S+/);
+    const before = await liveText();
+    await alice.reload();
+    await main(alice).getByText(question).waitFor();
+    // The first text the reloaded page shows is the answer from its start, at least as far as
+    // it was: the replay came whole, before the live words.
+    await expect.poll(liveText, { timeout: 15_000 }).not.toBe("");
+    const after = await liveText();
+    await screenshot(alice, "web/agent-resumed");
+    await alice.setViewportSize({ width: 390, height: 800 });
+    await screenshot(alice, "web/agent-resumed-390");
+    await alice.setViewportSize({ width: 1280, height: 800 });
+
+    // The stored answer, as the API gives it, once the run ended.
+    const token = await app.dev().mintToken("alice");
+    const answer = async () => {
+      const page = await app.dev().call<{ items: { sender: string; type: string; text?: string }[] }>("GET", "/users/chef/messages?limit=20", undefined, token);
+      return page.items.filter((m) => m.sender === "chef" && (m.type === "assistant" || m.type === "agent_error"));
+    };
+    // The run's first call only calls a tool; its last one holds the text.
+    await expect.poll(async () => (await answer()).some((m) => m.type === "agent_error" || (m.text ?? "").startsWith(before)), { timeout: 30_000 }).toBe(true);
+    const stored = (await answer()).at(-1);
+    expect(stored?.type).toBe("assistant");
+    expect((await answer()).filter((m) => m.type === "agent_error")).toEqual([]);
+    const text = stored?.text ?? "";
+    expect(text.startsWith(before), `before the reload: ${JSON.stringify(before)}, stored: ${JSON.stringify(text)}`).toBe(true);
+    expect(text.startsWith(after), `after the reload: ${JSON.stringify(after)}, stored: ${JSON.stringify(text)}`).toBe(true);
+    expect(after.length).toBeGreaterThanOrEqual(before.length);
+    // Once stored, the answer is on the page once and nothing streams any more.
+    await expect.poll(() => live.count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => main(alice).getByText(text, { exact: true }).count()).toBe(1);
+    expect(pageErrors(alice)).toEqual([]);
+  });
+});
