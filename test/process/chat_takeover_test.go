@@ -18,20 +18,7 @@ import (
 // killed (SIGKILL) while it relays the answer; the other replica takes the run over, re-attaches
 // to the agent's call and stores the whole answer, once, with no error in the conversation.
 func TestChatReplicaKilledMidRun(t *testing.T) {
-	const answer = "one two three four five six seven eight nine ten eleven twelve"
-	pg := testutil.StartPostgres(t)
-	script := filepath.Join(t.TempDir(), "script.yaml")
-	testutil.Check(t, os.WriteFile(script, []byte("fallback:\n  text: \""+answer+"\"\n  chunkDelayMs: 400\n"), 0o600))
-	_, modelURL := start(t, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0", "--script", script)
-	config := t.TempDir()
-	testutil.Check(t, os.WriteFile(filepath.Join(config, "agent.yaml"), []byte("apiVersion: agentry.dev/v1alpha1\nkind: Agent\nmetadata: {name: counter}\nspec:\n  model: {name: m, maxRetries: 0}\n"), 0o600))
-	_, runtime := start(t, []string{"OPENAI_BASE_URL=" + modelURL}, `msg="serving agents" addr=(\S+)`, "serve", "--config", config, "--addr", "127.0.0.1:0")
-
-	httpAgents := "AGENTRY_CHAT_ALLOW_HTTP_AGENTS=true" // the runtime listens on plain loopback http
-	a, b := startChat(t, pg.URL, 2, httpAgents), startChat(t, pg.URL, 2, httpAgents)
-	mustCall(t, 201, "PUT", a.base+"/agents/counter", chatAPIKey, map[string]any{"agentId": "counter", "name": "Counter", "provider": "ag-ui",
-		"deploymentUrl": "http://" + runtime + "/api/agents/counter/ag-ui", "enabled": true}, nil)
-	alice := createChatUser(t, a.base, "alice")
+	a, b, alice, pg := countingAgentOnReplicas(t)
 	mustCall(t, 201, "POST", a.base+"/messages", alice, map[string]any{"receiver": "counter", "receiverType": "user", "text": "Count for me"}, nil)
 
 	// Kill the replica while its call to the agent is in flight.
@@ -65,8 +52,31 @@ func TestChatReplicaKilledMidRun(t *testing.T) {
 		}
 		return done
 	})
-	if len(texts) != 1 || texts[0] != "assistant:"+answer {
+	if len(texts) != 1 || texts[0] != "assistant:"+countedAnswer {
 		t.Fatalf("the agent's messages after the kill: %q", texts)
 	}
 	t.Logf("the answer was stored %s after the kill", time.Since(killed).Round(time.Second))
+}
+
+// countedAnswer is what the counter agent answers, a word every 400 ms.
+const countedAnswer = "one two three four five six seven eight nine ten eleven twelve"
+
+// countingAgentOnReplicas starts a paced scripted model, a runtime serving the counter agent
+// and two `agentry chat` replicas on one PostgreSQL with the agent configured, and returns the
+// replicas, alice's token and the database.
+func countingAgentOnReplicas(t *testing.T) (a, b *chatProc, alice string, pg *testutil.Postgres) {
+	t.Helper()
+	pg = testutil.StartPostgres(t)
+	script := filepath.Join(t.TempDir(), "script.yaml")
+	testutil.Check(t, os.WriteFile(script, []byte("fallback:\n  text: \""+countedAnswer+"\"\n  chunkDelayMs: 400\n"), 0o600))
+	_, modelURL := start(t, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0", "--script", script)
+	config := t.TempDir()
+	testutil.Check(t, os.WriteFile(filepath.Join(config, "agent.yaml"), []byte("apiVersion: agentry.dev/v1alpha1\nkind: Agent\nmetadata: {name: counter}\nspec:\n  model: {name: m, maxRetries: 0}\n"), 0o600))
+	_, runtime := start(t, []string{"OPENAI_BASE_URL=" + modelURL}, `msg="serving agents" addr=(\S+)`, "serve", "--config", config, "--addr", "127.0.0.1:0")
+
+	httpAgents := "AGENTRY_CHAT_ALLOW_HTTP_AGENTS=true" // the runtime listens on plain loopback http
+	a, b = startChat(t, pg.URL, 2, httpAgents), startChat(t, pg.URL, 2, httpAgents)
+	mustCall(t, 201, "PUT", a.base+"/agents/counter", chatAPIKey, map[string]any{"agentId": "counter", "name": "Counter", "provider": "ag-ui",
+		"deploymentUrl": "http://" + runtime + "/api/agents/counter/ag-ui", "enabled": true}, nil)
+	return a, b, createChatUser(t, a.base, "alice"), pg
 }
