@@ -5,6 +5,7 @@ package cmd
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ func init() { extraCommands = append(extraCommands, newScriptedModelCommand) }
 
 func newScriptedModelCommand(g *globalFlags) *cobra.Command {
 	var addr, script, requireKey string
+	var pace time.Duration
 	cmd := &cobra.Command{
 		Use:   "scripted-model",
 		Short: "Run the scripted OpenAI-compatible model server used by tests and agentry dev",
@@ -31,7 +33,7 @@ func newScriptedModelCommand(g *globalFlags) *cobra.Command {
 					return err
 				}
 			}
-			srv, err := scriptedmodel.Start(addr, s, scriptedmodel.Options{RequireAPIKey: requireKey})
+			srv, err := scriptedmodel.Start(addr, s, scriptedmodel.Options{RequireAPIKey: requireKey, Pace: pace})
 			if err != nil {
 				return err
 			}
@@ -43,6 +45,7 @@ func newScriptedModelCommand(g *globalFlags) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8090", "listen address")
 	cmd.Flags().StringVar(&script, "script", "", "script file (default: the built-in dev script)")
+	cmd.Flags().DurationVar(&pace, "pace", 0, "wait between the streamed chunks of a reply whose rule sets no chunkDelayMs (answers of several seconds, as real models stream)")
 	cmd.Flags().StringVar(&requireKey, "require-api-key", os.Getenv("SCRIPTED_MODEL_API_KEY"), "answer 401 unless this key is sent")
 	return cmd
 }

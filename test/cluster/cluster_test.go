@@ -42,6 +42,7 @@ func TestAUserOnARealNode(t *testing.T) {
 		{"the chat service answers through an agent by reference", chatService},
 		{"in-cluster callers use their ServiceAccount, no shared secret", serviceAccountCallers},
 		{"helm upgrade keeps the chat credentials", upgradeKeepsCredentials},
+		{"a rolling upgrade under load loses nothing", rollingUpgradeUnderLoad},
 		{"deleting an Agent removes what it owned", agentDeletion},
 		{"helm uninstall leaves nothing running", uninstall},
 	} {

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,20 +22,36 @@ type Postgres struct {
 	bin  string
 	dir  string
 	port int
+	// also is an address the server listens on beside loopback (StartPostgresOn).
+	also string
 	// URL connects to the test database.
 	URL string
+}
+
+// StartPostgresOn is StartPostgres also listening on addr, trusting clients from network (a
+// CIDR): a real cluster's pods reach it on the node's address in the cluster network the test
+// made. It returns the server and its URL from that network.
+func StartPostgresOn(t testing.TB, addr, network string) (*Postgres, string) {
+	t.Helper()
+	p := startPostgres(t, addr, network)
+	return p, fmt.Sprintf("postgres://agentry@%s:%d/agentry?sslmode=disable", addr, p.port)
 }
 
 // StartPostgres initialises and starts a server. It fails the test (it does not skip) when
 // PostgreSQL is not installed: `make test` installs it.
 func StartPostgres(t testing.TB) *Postgres {
 	t.Helper()
+	return startPostgres(t, "", "")
+}
+
+func startPostgres(t testing.TB, also, network string) *Postgres {
+	t.Helper()
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
 	if len(bins) == 0 {
 		t.Fatal("PostgreSQL is not installed (/usr/lib/postgresql/*/bin): run `make test`, which installs Debian's postgresql")
 	}
 	sort.Strings(bins)
-	p := &Postgres{t: t, bin: filepath.Dir(bins[len(bins)-1])}
+	p := &Postgres{t: t, bin: filepath.Dir(bins[len(bins)-1]), also: also}
 	dir, err := os.MkdirTemp("", "agentry-pg-")
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +65,16 @@ func StartPostgres(t testing.TB) *Postgres {
 		t.Fatal(err)
 	}
 	p.run("initdb", "-D", filepath.Join(dir, "data"), "-U", "agentry", "--auth=trust", "-E", "UTF8", "--no-sync")
+	if network != "" {
+		hba, err := os.OpenFile(filepath.Join(dir, "data", "pg_hba.conf"), os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			_, err = fmt.Fprintf(hba, "host all all %s trust\n", network)
+			err = errors.Join(err, hba.Close())
+		}
+		if err != nil {
+			t.Fatalf("failed to let %s in: %v", network, err)
+		}
+	}
 	p.Start()
 	p.run("createdb", "-h", "127.0.0.1", "-p", strconv.Itoa(p.port), "-U", "agentry", "agentry")
 	p.URL = fmt.Sprintf("postgres://agentry@127.0.0.1:%d/agentry?sslmode=disable", p.port)
@@ -64,7 +91,11 @@ func StartPostgres(t testing.TB) *Postgres {
 func (p *Postgres) Start() {
 	p.t.Helper()
 	data := filepath.Join(p.dir, "data")
-	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s -c fsync=on -c max_connections=100", p.port, p.dir)
+	listen := "127.0.0.1"
+	if p.also != "" {
+		listen += "," + p.also
+	}
+	opts := fmt.Sprintf("-p %d -c listen_addresses=%s -k %s -c fsync=on -c max_connections=100", p.port, listen, p.dir)
 	var out []byte
 	var err error
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
