@@ -13,7 +13,6 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
 	"github.com/agentry-dev/agentry/chat/model"
-	"github.com/agentry-dev/agentry/internal/platform/ids"
 	"github.com/agentry-dev/agentry/internal/protocol/a2awire"
 	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
@@ -40,7 +39,7 @@ func a2aClient(ctx context.Context, client *http.Client, url string, headers map
 // callA2A sends the person's last message to an A2A agent (message/stream, the conversation
 // as the task's context) and relays the streamed answer as one AG-UI text message, so clients
 // handle every provider alike.
-func (b *Bridge) callA2A(ctx context.Context, p *Plan, url string, headers map[string]string, msgs []model.Message) (*output, *runError) {
+func (b *Bridge) callA2A(ctx context.Context, p *Plan, callID, url string, headers map[string]string, msgs []model.Message) (*output, *runError) {
 	var last string
 	for _, m := range toAGUI(p.cfg.AgentID, p.group != "", msgs) {
 		var text string
@@ -67,7 +66,7 @@ func (b *Bridge) callA2A(ctx context.Context, p *Plan, url string, headers map[s
 	now := func() int64 { return time.Now().UnixMilli() }
 	b.publish(p, model.MustJSON(agui.Event{Type: agui.RunStarted, ThreadID: p.run.ConversationID, RunID: p.run.RunID, Timestamp: now()}))
 	out := newOutput()
-	msgID := ids.New("msg")
+	msgID := "msg_" + callID // the same when another replica calls again: built anew, not twice
 	started := false
 	say := func(text string) {
 		if text == "" {

@@ -61,7 +61,7 @@ func (b *Bridge) Ask(ctx context.Context, prompt string) (string, error) {
 	if rerr == nil {
 		msgs := []model.Message{{ID: 1, Category: model.CategoryMessage, Type: model.TypeText, Sender: "user", Text: prompt}}
 		if cfg.Provider == model.ProviderMastra {
-			out, rerr = b.callMastra(ctx, p, url, headers, msgs)
+			out, rerr = b.callMastra(ctx, p, p.run.RunID, url, headers, msgs)
 		} else {
 			out, rerr = b.callAGUI(ctx, p, url, headers, runInput(p.run.ConversationID, p.run.RunID, toAGUI(cfg.AgentID, false, msgs), []agui.Tool{}), nil)
 		}

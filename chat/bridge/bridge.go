@@ -212,6 +212,9 @@ type Plan struct {
 	// a run over instead of failing it).
 	takeover string
 	inCall   atomic.Bool
+	// waiting: taken over while it waited for frontend actions (awaiting: it waits now).
+	waiting  bool
+	awaiting atomic.Bool
 	// resumed names the held call's tool: its result comes in a run that did not make the call.
 	resumed struct{ toolCallID, toolName string }
 	// live is the agent call in flight, for a page that asks for it (Replay).

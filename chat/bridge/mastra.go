@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/chat/model"
-	"github.com/agentry-dev/agentry/internal/platform/ids"
 	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
 
@@ -23,7 +22,7 @@ type mastraMessage struct {
 // callMastra posts {messages} to a /generate URL and relays the JSON answer as one AG-UI
 // text message, so clients handle both providers alike. Tool calls and results are the
 // agent's own business here: only text travels.
-func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers map[string]string, msgs []model.Message) (*output, *runError) {
+func (b *Bridge) callMastra(ctx context.Context, p *Plan, callID, url string, headers map[string]string, msgs []model.Message) (*output, *runError) {
 	var in []mastraMessage
 	for _, m := range toAGUI(p.cfg.AgentID, p.group != "", msgs) {
 		var text string
@@ -75,7 +74,7 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, url string, headers ma
 	if len(out.interrupts) > 0 && strings.HasPrefix(strings.TrimSpace(text), "{") {
 		text = "" // the whole answer echoed as JSON: nothing to say until someone decides
 	}
-	msgID := ids.New("msg")
+	msgID := "msg_" + callID // the same when another replica calls again: built anew, not twice
 	out.apply(&agui.Event{Type: agui.TextMessageContent, MessageID: msgID, Delta: text})
 	out.finished = true
 	if text != "" {

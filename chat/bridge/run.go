@@ -163,6 +163,13 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		if ctx.Err() != nil {
 			return b.transportFailure(ctx, ctx.Err())
 		}
+		if step == 0 && p.waiting {
+			// Taken over while it waited for frontend actions: their results, then the next call.
+			if rerr := b.awaitActions(ctx, p, nil); rerr != nil {
+				return rerr
+			}
+			continue
+		}
 		msgs, err := b.history(ctx, p)
 		if err != nil {
 			return b.storeFailure(ctx, "read the conversation", err)
@@ -178,10 +185,18 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		}
 		var out *output
 		switch p.cfg.Provider {
-		case model.ProviderMastra:
-			out, rerr = b.callMastra(ctx, p, url, callHeaders, msgs)
-		case model.ProviderA2A:
-			out, rerr = b.callA2A(ctx, p, url, callHeaders, msgs)
+		case model.ProviderMastra, model.ProviderA2A:
+			// Recorded too, so another replica can take the run over; with no run to re-attach
+			// to, it calls again (a Mastra answer comes whole, an A2A one under this run's message
+			// id: a client builds it anew, never twice).
+			if rerr := b.recordCall(ctx, p, callID); rerr != nil {
+				return rerr
+			}
+			if p.cfg.Provider == model.ProviderMastra {
+				out, rerr = b.callMastra(ctx, p, callID, url, callHeaders, msgs)
+			} else {
+				out, rerr = b.callA2A(ctx, p, callID, url, callHeaders, msgs)
+			}
 		default:
 			if step == 0 && p.takeover != "" {
 				// Taken over from another replica: its call goes on in the runtime.
@@ -200,13 +215,9 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 				return fail(model.RunErrProtocol, "the conversation has no message it can send", nil)
 			}
 			// Recorded before the call, so another replica can re-attach to it if this one stops.
-			if err := b.o.Store.SetAgentRunCall(ctx, p.run.RunID, b.o.Replica, callID); err != nil {
-				if model.CodeOf(err) == model.ErrNotFound {
-					return fail(model.RunErrShuttingDown, "another replica took the run over", errHandedOver)
-				}
-				return b.storeFailure(ctx, "record the agent call", err)
+			if rerr := b.recordCall(ctx, p, callID); rerr != nil {
+				return rerr
 			}
-			p.inCall.Store(true)
 			out, rerr = b.callAGUI(ctx, p, url, callHeaders, in, actions)
 		}
 		if b.handedOver(p, rerr) {
@@ -248,6 +259,18 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		parent = callID
 	}
 	return fail(model.RunErrTooManyActions, fmt.Sprintf("it asked for frontend actions more than %d times in one run", b.o.MaxSteps-1), nil)
+}
+
+// recordCall records the agent call about to start as the run's call in flight.
+func (b *Bridge) recordCall(ctx context.Context, p *Plan, callID string) *runError {
+	if err := b.o.Store.SetAgentRunCall(ctx, p.run.RunID, b.o.Replica, callID); err != nil {
+		if model.CodeOf(err) == model.ErrNotFound {
+			return fail(model.RunErrShuttingDown, "another replica took the run over", errHandedOver)
+		}
+		return b.storeFailure(ctx, "record the agent call", err)
+	}
+	p.inCall.Store(true)
+	return nil
 }
 
 func (b *Bridge) storeFailure(ctx context.Context, what string, err error) *runError {
@@ -380,6 +403,9 @@ func (b *Bridge) withStore(fn func(ctx context.Context) error) error {
 // passed; unanswered calls then get an error result written as the agent, so the next call
 // tells the agent what happened.
 func (b *Bridge) awaitActions(ctx context.Context, p *Plan, pending []model.PendingAction) *runError {
+	// Close hands a waiting run over: another replica waits for the results and goes on. (Left
+	// set when the wait fails: handedOver reads it then.)
+	p.awaiting.Store(true)
 	woken, stop := b.wait(p.run.ConversationID)
 	defer stop()
 	deadline := time.NewTimer(b.o.ActionTimeout)
@@ -389,6 +415,7 @@ func (b *Bridge) awaitActions(ctx context.Context, p *Plan, pending []model.Pend
 	for {
 		r, err := b.o.Store.GetAgentRun(ctx, p.run.ConversationID)
 		if err == nil && len(r.Pending) == 0 {
+			p.awaiting.Store(false)
 			return nil
 		}
 		select {
@@ -404,6 +431,7 @@ func (b *Bridge) awaitActions(ctx context.Context, p *Plan, pending []model.Pend
 				}
 			}
 			b.o.Publisher.Notify()
+			p.awaiting.Store(false)
 			return nil
 		}
 	}

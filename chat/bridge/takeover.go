@@ -38,13 +38,14 @@ func (b *Bridge) keepRuns() {
 	}
 }
 
-// takeOver finishes a run another replica was bridging: it re-attaches to the agent call in
-// flight (from its first event: clients start the live answer over at its RUN_STARTED) and
-// goes on as the run would have.
+// takeOver finishes a run another replica was bridging: it re-attaches to the AG-UI call in
+// flight (from its first event: clients start the live answer over at its RUN_STARTED), calls a
+// Mastra or A2A agent again, or waits for the frontend actions the run waited for, and goes on
+// as the run would have.
 func (b *Bridge) takeOver(run model.AgentRun) {
 	log := b.log.WithValues("run", run.RunID, "agent", run.AgentID, "conversation", run.ConversationID)
 	cfg, err := b.o.Store.GetAgent(b.ctx, run.AgentID)
-	p := &Plan{b: b, run: run, sender: run.StartedBy, takeover: run.CallID}
+	p := &Plan{b: b, run: run, sender: run.StartedBy, takeover: run.CallID, waiting: run.CallID == "" && len(run.Pending) > 0}
 	if guid, ok := model.GroupOf(run.ConversationID); ok {
 		p.group = guid
 	}
@@ -82,7 +83,7 @@ func (b *Bridge) handedOver(p *Plan, rerr *runError) bool {
 	if errors.Is(rerr.Cause, errHandedOver) {
 		return true
 	}
-	return b.handingOver.Load() && p.inCall.Load() && p.cfg.Provider == model.ProviderAGUI
+	return b.handingOver.Load() && (p.inCall.Load() || p.awaiting.Load())
 }
 
 // stillOwner: this replica still bridges p's run (checked before storing a call's output, so

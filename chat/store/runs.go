@@ -228,7 +228,7 @@ func (s *sqlStore) ClaimStaleAgentRun(ctx context.Context, owner string, staleBe
 	claimed := false
 	err := s.write(ctx, "claim a stale agent run", func(t *txn) error {
 		var heartbeat int64
-		row := t.row(`SELECT `+runColumns+`, heartbeat_us FROM chat_agent_runs WHERE call_id <> '' AND owner <> $1 AND heartbeat_us < $2 AND expires_us > $3 ORDER BY heartbeat_us LIMIT 1`,
+		row := t.row(`SELECT `+runColumns+`, heartbeat_us FROM chat_agent_runs WHERE (call_id <> '' OR pending <> '[]') AND owner <> $1 AND heartbeat_us < $2 AND expires_us > $3 ORDER BY heartbeat_us LIMIT 1`,
 			owner, us(staleBefore), us(t.now))
 		var err error
 		r, err = scanRun(scanExtra{row, &heartbeat})

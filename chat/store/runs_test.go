@@ -183,7 +183,7 @@ func TestAgentRunTakeover(t *testing.T) {
 		must[model.AgentConfig](t)(func() (model.AgentConfig, error) { a, _, err := s.PutAgent(ctx, cfg, nil); return a, err }())
 		conv := model.ConversationID(model.ReceiverUser, "alice", "chef")
 		wantCode(t, s.BeginAgentRun(ctx, model.AgentRun{ConversationID: conv, RunID: "r1", AgentID: "chef", StartedBy: "alice", ExpiresAt: time.Now().Add(time.Minute), Owner: "replica-a"}), "")
-		// Between calls a quiet run is not taken over: there is nothing to re-attach to.
+		// Before its first call a quiet run is not taken over: there is nothing to go on with.
 		if _, ok, err := s.ClaimStaleAgentRun(ctx, "replica-b", time.Now().Add(time.Second)); err != nil || ok {
 			t.Fatalf("claimed a run with no call in flight: %v %v", ok, err)
 		}
@@ -229,6 +229,14 @@ func TestAgentRunTakeover(t *testing.T) {
 		wantCode(t, s.ReleaseAgentRuns(ctx, winners[0]), "")
 		if run, ok, err := s.ClaimStaleAgentRun(ctx, "replica-e", time.Now().Add(-time.Minute)); err != nil || !ok || run.CallID != "call-2" {
 			t.Fatalf("after a release: %+v %v %v", run, ok, err)
+		}
+		// Between calls, waiting for frontend actions, a quiet run is claimed too: its new owner
+		// waits for the results and makes the next call.
+		wantCode(t, s.SetAgentRunCall(ctx, "r1", "replica-e", ""), "")
+		wantCode(t, s.UpdateAgentRun(ctx, model.AgentRun{RunID: "r1", Pending: []model.PendingAction{{ID: "tc1", Name: "show-recipe-card"}}, ExpiresAt: time.Now().Add(time.Minute)}), "")
+		wantCode(t, s.ReleaseAgentRuns(ctx, "replica-e"), "")
+		if run, ok, err := s.ClaimStaleAgentRun(ctx, "replica-f", time.Now().Add(-time.Minute)); err != nil || !ok || run.CallID != "" || len(run.Pending) != 1 {
+			t.Fatalf("a run waiting for actions, released: %+v %v %v", run, ok, err)
 		}
 	})
 }

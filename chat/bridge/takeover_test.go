@@ -1,0 +1,103 @@
+package bridge_test
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry-dev/agentry/chat/bridge"
+	"github.com/agentry-dev/agentry/chat/model"
+	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+)
+
+// fastTakeOver makes replicas notice a stopped one within a fraction of a second.
+var fastTakeOver = bridge.Options{Heartbeat: 50 * time.Millisecond, TakeOverAfter: 200 * time.Millisecond}
+
+// stopReplica stops e's bridge as SIGTERM does (its runs handed over) and checks that it
+// failed none of them.
+func stopReplica(t *testing.T, e *chatEnv, with string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	testutil.NoError(t, e.Bridge.Close(ctx))
+	for _, m := range e.messages("alice", with) {
+		if m.Type == model.TypeAgentError {
+			t.Fatalf("the stopping replica failed the run: %s", m.Text)
+		}
+	}
+}
+
+// TestTakeOverWaitingForActions: a chat replica stops while chef's run waits for alice's app
+// to show the recipe card; another replica takes the run over, waits for the result alice's
+// app sends it, and finishes the run: the conversation is what it is without a stop.
+func TestTakeOverWaitingForActions(t *testing.T) {
+	rt := startRuntime(t, samplesDir(), nil, nil, nil)
+	path := filepath.Join(t.TempDir(), "chat.db")
+	first := startChatAt(t, fastTakeOver, path, nil)
+	first.putChef(rt, "chef")
+	sock := first.connect("alice")
+	runID := first.must(first.send("alice", "chef", "I have eggs, spinach and feta. What can I cook?"), http.StatusCreated).Header.Get("X-Agent-Run")
+	d := waitAwaitingAction(t, first, sock, runID)
+	stopReplica(t, first, "chef")
+
+	next := startChatAt(t, fastTakeOver, path, nil)
+	next.tokens = first.tokens
+	if !waitUntil(10*time.Second, func() bool {
+		run, err := next.Store.GetAgentRun(context.Background(), model.ConversationID(model.ReceiverUser, "alice", "chef"))
+		return err == nil && run.RunID == runID && run.Owner != "" && strings.Contains(next.Logs.String(), "taking over")
+	}) {
+		t.Fatalf("the waiting run was not taken over; the new replica logged:\n%s", next.Logs.String())
+	}
+	next.must(next.do(http.MethodPost, "/agent-runs/"+runID+"/actions/"+d.AwaitingActions[0], "alice", map[string]any{"result": map[string]bool{"shown": true}}), http.StatusCreated)
+	next.waitMessage("alice", "chef", 15*time.Second, answerWith("recipe card is on your screen"))
+	var kinds []string
+	for _, m := range next.messages("alice", "chef") {
+		kinds = append(kinds, m.Type)
+	}
+	if got, want := strings.Join(kinds, " "), "text assistant tool_result assistant tool_result assistant"; got != want {
+		t.Errorf("stored conversation = %q, want %q", got, want)
+	}
+}
+
+// TestTakeOverCallsMastraAgain: a chat replica stops while a Mastra agent (the runtime's
+// generate route) is answering; there is no call to re-attach to, so the replica taking the run
+// over asks again: the answer is stored once, no error.
+func TestTakeOverCallsMastraAgain(t *testing.T) {
+	const answer = "one two three four five six seven eight"
+	script, err := scriptedmodel.ParseScript([]byte("fallback:\n  text: \"" + answer + "\"\n  chunkDelayMs: 150\n"))
+	testutil.NoError(t, err)
+	rt := startRuntime(t, samplesDir(), nil, nil, script)
+	path := filepath.Join(t.TempDir(), "chat.db")
+	first := startChatAt(t, fastTakeOver, path, nil)
+	first.putAgent(map[string]any{"agentId": "counter", "provider": "mastra", "deploymentUrl": rt.URL + "/api/agents/chef/generate"})
+	first.must(first.send("alice", "counter", "Count for me"), http.StatusCreated)
+	if !waitUntil(5*time.Second, func() bool {
+		run, err := first.Store.GetAgentRun(context.Background(), model.ConversationID(model.ReceiverUser, "alice", "counter"))
+		return err == nil && run.CallID != ""
+	}) {
+		t.Fatal("the Mastra call was not recorded as in flight")
+	}
+	stopReplica(t, first, "counter")
+
+	next := startChatAt(t, fastTakeOver, path, nil)
+	next.tokens = first.tokens
+	got := next.waitMessage("alice", "counter", 15*time.Second, func(m model.Message) bool {
+		return m.Sender == "counter" && (m.Type == model.TypeAssistant || m.Type == model.TypeAgentError)
+	})
+	if got.Type != model.TypeAssistant || got.Text != answer {
+		t.Fatalf("after the take-over: %s %q", got.Type, got.Text)
+	}
+	n := 0
+	for _, m := range next.messages("alice", "counter") {
+		if m.Sender == "counter" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d messages from the agent, want 1", n)
+	}
+}
