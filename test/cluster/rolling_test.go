@@ -35,6 +35,7 @@ func rollingUpgradeUnderLoad(t *testing.T, c *Cluster) {
 	c.sh(t, "helm upgrade agentry charts/agentry --namespace agentry-system --reuse-values --set chat.replicas=2 "+
 		"--set chat.storage.type=postgres --set chat.storage.existingSecret=agentry-chat-postgres")
 	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry-chat", "--timeout=180s")
+	c.chatSettled(t, 2)
 	api := c.serviceURL(t, ns, "agentry-chat") + "/chat/v1"
 	key := c.chatKey
 	c.eventually(t, 60*time.Second, "the chat on PostgreSQL answers", func() bool {
@@ -295,4 +296,24 @@ func countText(msgs []chatMessage, sender, text string) int {
 		}
 	}
 	return n
+}
+
+// chatSettled waits until the chat runs as n pods of one template, none of them terminating
+// (an old SQLite replica answers until it is gone).
+func (c *Cluster) chatSettled(t *testing.T, n int) {
+	t.Helper()
+	c.eventually(t, 2*time.Minute, fmt.Sprintf("%d chat pods of the new template, none terminating", n), func() bool {
+		out := c.get(`{range .items[*]}{.metadata.labels.pod-template-hash} {.metadata.deletionTimestamp}{"\n"}{end}`,
+			"-n", ns, "get", "pods", "-l", "app.kubernetes.io/component=chat")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != n {
+			return false
+		}
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) != 1 || f[0] != strings.Fields(lines[0])[0] {
+				return false
+			}
+		}
+		return true
+	})
 }
