@@ -47,6 +47,13 @@ else
   echo "skipped: not root"
 fi
 echo
+echo "=== cluster: helm upgrade rolls the chat (2 replicas on PostgreSQL), the operator and an agent while 20 people chat (the real-cluster test's walk)"
+if [[ $(id -u) -eq 0 ]]; then
+  hack/test-cluster.sh 2>&1 | sed -n 's/.*rolling-upgrade //p'
+else
+  echo "skipped: not root"
+fi
+echo
 echo "=== memory: what recall + persist add to generate, per backend"
 go test -run '^$' -bench . ./test/bench/memory | sed -n '/^Memory benchmark/,/^goos:/p' | sed '$d'
 echo

@@ -165,7 +165,7 @@ func (b *Bridge) rejoinAGUI(ctx context.Context, p *Plan, url, runID string, hea
 	defer idle.Stop()
 	res, err := b.reattach(ctx, p, url, runID, headers, 0)
 	if err != nil {
-		return nil, fail(model.RunErrShuttingDown, "the chat service restarted during the run and the agent no longer has it; send your message again", err)
+		return nil, fail(model.RunErrShuttingDown, "the chat service restarted during the run and the agent no longer has it; send your message again", fmt.Errorf("%w: %w", errCallGone, err))
 	}
 	return b.streamAGUI(ctx, p, url, runID, headers, res, idle, actions)
 }
@@ -190,6 +190,9 @@ func (b *Bridge) streamAGUI(ctx context.Context, p *Plan, url, runID string, hea
 		res = next
 	}
 }
+
+// errCallGone: a call taken over could not be re-attached to.
+var errCallGone = errors.New("the agent call cannot be re-attached to")
 
 // maxReattach bounds the re-attaches of one call.
 const maxReattach = 3

@@ -200,10 +200,17 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		default:
 			if step == 0 && p.takeover != "" {
 				// Taken over from another replica: its call goes on in the runtime.
-				callID = p.takeover
 				p.inCall.Store(true)
-				out, rerr = b.rejoinAGUI(ctx, p, url, callID, callHeaders, actions)
-				break
+				out, rerr = b.rejoinAGUI(ctx, p, url, p.takeover, callHeaders, actions)
+				if rerr == nil || !errors.Is(rerr.Cause, errCallGone) {
+					callID = p.takeover
+					break
+				}
+				// The agent no longer has the call (the replica of it that kept it stopped too,
+				// an agent without shared memory) or cannot be re-attached to: nothing of the
+				// answer was stored, so it is asked again, as the person would by sending again.
+				b.log.Info("the agent call taken over is gone; calling the agent again", "agent", p.cfg.AgentID, "run", p.run.RunID, "call", p.takeover)
+				callID = ids.New("run")
 			}
 			conversation := toAGUI(p.cfg.AgentID, p.group != "", msgs)
 			in := runInput(p.run.ConversationID, callID, conversation, toolsOf(list))

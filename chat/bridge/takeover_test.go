@@ -3,8 +3,12 @@ package bridge_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,5 +103,46 @@ func TestTakeOverCallsMastraAgain(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d messages from the agent, want 1", n)
+	}
+}
+
+// TestTakeOverCallsAgainWhenTheCallIsGone: a chat replica stops mid-answer and, as in a helm
+// upgrade that rolls both, the agent's pod is replaced too: the new one (without shared memory)
+// does not know the call. The replica taking the run over calls the agent again instead of
+// failing the run: one whole answer, no error.
+func TestTakeOverCallsAgainWhenTheCallIsGone(t *testing.T) {
+	const answer = "one two three four five six seven eight"
+	script, err := scriptedmodel.ParseScript([]byte("fallback:\n  text: \"" + answer + "\"\n  chunkDelayMs: 150\n"))
+	testutil.NoError(t, err)
+	oldPod, newPod := startRuntime(t, samplesDir(), nil, nil, script), startRuntime(t, samplesDir(), nil, nil, script)
+	var target atomic.Pointer[url.URL]
+	u, _ := url.Parse(oldPod.URL)
+	target.Store(u)
+	proxy := httptest.NewServer(&httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target.Load()) },
+		FlushInterval: -1,
+	})
+	t.Cleanup(proxy.Close)
+
+	path := filepath.Join(t.TempDir(), "chat.db")
+	first := startChatAt(t, fastTakeOver, path, nil)
+	first.putAgent(map[string]any{"agentId": "counter", "deploymentUrl": proxy.URL + "/api/agents/chef/ag-ui"})
+	sock := first.connect("alice")
+	first.must(first.send("alice", "counter", "Count for me"), http.StatusCreated)
+	sock.waitAgentEvent(t, 5*time.Second, "a first word", func(ev agentEvent) bool { return ev.Type == "TEXT_MESSAGE_CONTENT" })
+	stopReplica(t, first, "counter")
+	u, _ = url.Parse(newPod.URL)
+	target.Store(u) // the agent's Service now leads to a pod that never saw the call
+
+	next := startChatAt(t, fastTakeOver, path, nil)
+	next.tokens = first.tokens
+	got := next.waitMessage("alice", "counter", 15*time.Second, func(m model.Message) bool {
+		return m.Sender == "counter" && (m.Type == model.TypeAssistant || m.Type == model.TypeAgentError)
+	})
+	if got.Type != model.TypeAssistant || got.Text != answer {
+		t.Fatalf("after the take-over: %s %q", got.Type, got.Text)
+	}
+	if !strings.Contains(next.Logs.String(), "calling the agent again") {
+		t.Errorf("the new replica did not call again; it logged:\n%s", next.Logs.String())
 	}
 }

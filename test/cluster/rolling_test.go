@@ -38,26 +38,20 @@ func rollingUpgradeUnderLoad(t *testing.T, c *Cluster) {
 	c.chatSettled(t, 2)
 	api := c.serviceURL(t, ns, "agentry-chat") + "/chat/v1"
 	key := c.chatKey
-	c.eventually(t, 60*time.Second, "the chat on PostgreSQL answers", func() bool {
-		code, _ := call(t, "GET", api+"/agents", nil, "apikey", key)
-		return code == 200
-	})
-	if code, body := call(t, "PUT", api+"/agents/chef", map[string]any{"agentId": "chef", "provider": "ag-ui", "name": "Chef",
-		"agentRef": "default/chef", "enabled": true, "auth": "service-account"}, "apikey", key); code != 201 && code != 200 {
-		t.Fatalf("configure chef: %d %s", code, body)
-	}
+	// The Service's rules follow the new pods a moment after they are ready: until then a
+	// connection may go to a pod that is gone, so each set-up call is tried until it answers.
+	admin := &chatter{uid: "admin", api: api, apikey: key}
+	admin.must(t, "PUT", "/agents/chef", map[string]any{"agentId": "chef", "provider": "ag-ui", "name": "Chef",
+		"agentRef": "default/chef", "enabled": true, "auth": "service-account"}, 200, 201)
 	users := make([]*chatter, rollingUsers)
 	for i := range users {
 		uid := fmt.Sprintf("load%02d", i+1)
-		if code, body := call(t, "POST", api+"/users", map[string]string{"uid": uid, "name": "Load " + uid}, "apikey", key); code != 201 {
-			t.Fatalf("create %s: %d %s", uid, code, body)
-		}
-		_, body := call(t, "POST", api+"/users/"+uid+"/auth_tokens", nil, "apikey", key)
+		admin.must(t, "POST", "/users", map[string]string{"uid": uid, "name": "Load " + uid}, 201, 409)
 		var tok struct {
 			AuthToken string `json:"authToken"`
 		}
-		if err := json.Unmarshal(body, &tok); err != nil || tok.AuthToken == "" {
-			t.Fatalf("token of %s: %s", uid, body)
+		if err := json.Unmarshal(admin.must(t, "POST", "/users/"+uid+"/auth_tokens", nil, 200, 201), &tok); err != nil || tok.AuthToken == "" {
+			t.Fatalf("no token for %s", uid)
 		}
 		users[i] = &chatter{uid: uid, token: tok.AuthToken, api: api}
 	}
@@ -97,7 +91,7 @@ func rollingUpgradeUnderLoad(t *testing.T, c *Cluster) {
 	}
 	before := strings.Fields(pods())
 	upgradeAt := time.Now()
-	c.sh(t, "helm upgrade agentry charts/agentry --namespace agentry-system --reuse-values --set logLevel=info --set runtime.resources.requests.cpu=60m")
+	c.sh(t, "helm upgrade agentry charts/agentry --namespace agentry-system --reuse-values --set chat.logLevel=debug --set runtime.resources.requests.cpu=60m")
 	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry-operator", "--timeout=180s")
 	c.kubectl(t, "-n", ns, "rollout", "status", "deployment/agentry-chat", "--timeout=240s")
 	c.eventually(t, 2*time.Minute, "chef's pods roll with the new resources", func() bool {
@@ -168,11 +162,27 @@ func rollingUpgradeUnderLoad(t *testing.T, c *Cluster) {
 	t.Logf("rolling-upgrade | longest, for a question sent during the upgrade | %s |", during.Round(100*time.Millisecond))
 }
 
-// chatter is one person asking chef, one question at a time.
+// chatter is one person asking chef, one question at a time (or, with apikey, the admin).
 type chatter struct {
-	uid, token, api string
-	mu              sync.Mutex
-	results         []askResult
+	uid, token, api, apikey string
+	mu                      sync.Mutex
+	results                 []askResult
+}
+
+// must sends a set-up request until it gets one of the statuses want (within a minute; a
+// connection error or another status is tried again) and returns the answer's body.
+func (u *chatter) must(t *testing.T, method, path string, body any, want ...int) []byte {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		code, b, err := u.do(method, path, body)
+		if err == nil && slices.Contains(want, code) {
+			return b
+		}
+		last = fmt.Sprintf("%d %s %v", code, b, err)
+	}
+	t.Fatalf("%s %s: %s", method, path, last)
+	return nil
 }
 
 type askResult struct {
@@ -277,7 +287,11 @@ func (u *chatter) do(method, path string, body any) (int, []byte, error) {
 		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+u.token)
+	if u.apikey != "" {
+		req.Header.Set("apikey", u.apikey)
+	} else {
+		req.Header.Set("Authorization", "Bearer "+u.token)
+	}
 	res, err := loadClient.Do(req)
 	if err != nil {
 		return 0, nil, err

@@ -37,6 +37,15 @@ describe("agentStreamReducer", () => {
     expect(call[0]!.args).toEqual({ city: "Lima" });
   });
 
+  it("drops what is live of a run when one of its calls starts (a call asked again after a take-over), keeps other runs", () => {
+    let s = run([{ type: "RUN_STARTED" }, { type: "TEXT_MESSAGE_START", messageId: "m1" }, { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "one two" }]);
+    s = agentStreamReducer(s, { type: "event", runId: "run_2", agentId: "chef", event: { type: "TEXT_MESSAGE_CONTENT", messageId: "x", delta: "other" } });
+    for (const event of [{ type: "RUN_STARTED" }, { type: "TEXT_MESSAGE_START", messageId: "m9" }, { type: "TEXT_MESSAGE_CONTENT", messageId: "m9", delta: "one" }]) {
+      s = agentStreamReducer(s, { type: "event", runId: "run_1", agentId: "chef", event });
+    }
+    expect(streamMessages(s).map((m) => `${m.runId}:${m.text}`)).toEqual(["run_2:other", "run_1:one"]);
+  });
+
   it("never revives a message whose stored copy arrived (a late live frame, a replay that crossed it)", () => {
     let s = run([{ type: "RUN_STARTED" }, { type: "TEXT_MESSAGE_START", messageId: "m1" }, { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Hi" }]);
     s = agentStreamReducer(s, { type: "stored", messageId: "m1" });

@@ -107,8 +107,15 @@ export function agentStreamReducer(s: AgentStreamState, a: AgentStreamAction): A
   const about = ev.messageId ?? ev.parentMessageId ?? (ev.toolCallId !== undefined ? `tool-${ev.toolCallId}` : undefined);
   if (about !== undefined && s.stored?.has(about)) return s;
   switch (ev.type) {
-    case "RUN_STARTED":
-      return { ...s, running: { runId, agentId }, error: undefined };
+    case "RUN_STARTED": {
+      // A call starts: what is still live of this run belongs to a call that will never be
+      // stored (a replica taking the run over asked the agent again) or is streamed again from
+      // its start (a replay), so it goes; stored calls left the live state already.
+      const order = s.order.filter((id) => s.messages[id]?.runId !== runId);
+      if (order.length === s.order.length) return { ...s, running: { runId, agentId }, error: undefined };
+      const messages = Object.fromEntries(order.map((id) => [id, s.messages[id]!]));
+      return { ...s, order, messages, running: { runId, agentId }, error: undefined };
+    }
     case "RUN_FINISHED":
       return s.running ? { ...s, running: undefined } : s;
     case "RUN_ERROR":
