@@ -149,6 +149,9 @@ func rollingUpgradeUnderLoad(t *testing.T, c *Cluster) {
 		}
 	}
 	slices.Sort(lat)
+	// What the new chat replicas say they did with the runs the old ones handed over.
+	logs, _ := c.Kubectl(t.Context(), "-n", ns, "logs", "-l", "app.kubernetes.io/component=chat", "--tail=-1")
+	tookOver, askedAgain := strings.Count(logs, "taking over an agent run"), strings.Count(logs, "calling the agent again")
 	t.Logf("rolling-upgrade | measure | result |")
 	t.Logf("rolling-upgrade |---|---|")
 	t.Logf("rolling-upgrade | people chatting (each waits for the answer, then asks again) | %d |", rollingUsers)
@@ -157,6 +160,7 @@ func rollingUpgradeUnderLoad(t *testing.T, c *Cluster) {
 	t.Logf("rolling-upgrade | runs (questions answered) | %d |", runs)
 	t.Logf("rolling-upgrade | messages stored (questions and answers, each once) | %d |", 2*(runs-failures))
 	t.Logf("rolling-upgrade | failures (errors seen, answers missing, cut or doubled) | %d |", failures)
+	t.Logf("rolling-upgrade | runs a stopping chat replica handed over, taken over by another | %d (of them asked again, the agent's pod replaced too: %d) |", tookOver, askedAgain)
 	t.Logf("rolling-upgrade | sends retried (connection refused or reset by a replica going away) | %d |", retries)
 	t.Logf("rolling-upgrade | question to whole answer, median / longest | %s / %s |", lat[len(lat)/2].Round(100*time.Millisecond), longest.Round(100*time.Millisecond))
 	t.Logf("rolling-upgrade | longest, for a question sent during the upgrade | %s |", during.Round(100*time.Millisecond))
