@@ -66,6 +66,29 @@ func (a *API) actionResult(c echo.Context) error {
 	return a.changedJSON(c, http.StatusCreated, m, err)
 }
 
+// retryAgentRun asks the agent of a failed run (its agent_error message) again: 202 with the
+// new run's id; its answer arrives as the first run's would have.
+func (a *API) retryAgentRun(c echo.Context) error {
+	id, err := pathMessageID(c)
+	if err != nil {
+		return err
+	}
+	if a.opts.Bridge == nil {
+		return model.Errorf(model.ErrValidation, "this server runs no agents")
+	}
+	ctx := c.Request().Context()
+	failed, err := a.opts.Store.GetMessage(ctx, uidOf(c), id)
+	if err != nil {
+		return err
+	}
+	plan, err := a.opts.Bridge.Retry(ctx, uidOf(c), failed)
+	if err != nil {
+		return err
+	}
+	plan.Start(ctx, model.Message{})
+	return c.JSON(http.StatusAccepted, map[string]string{"runId": plan.RunID()})
+}
+
 var approvalIDPattern = regexp.MustCompile(`^approval_[0-9a-f]{24}$`)
 
 func pathApprovalID(c echo.Context) (string, error) {

@@ -273,6 +273,7 @@ func (a *API) Register(e *echo.Echo) {
 	g.POST("/agents/:agentId/import", a.importAgent, admin)
 	g.GET("/agents/:agentId/profile", a.agentProfile, user)
 	g.POST("/agent-runs/:runId/actions/:toolCallId", a.actionResult, user)
+	g.POST("/messages/:id/retry", a.retryAgentRun, user)
 	g.GET("/approvals/:approvalId", a.getApproval, user)
 	g.POST("/approvals/:approvalId/decision", a.decideApproval, user)
 	g.GET("/ai", a.aiStatus, user)

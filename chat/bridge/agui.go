@@ -191,6 +191,9 @@ func (b *Bridge) streamAGUI(ctx context.Context, p *Plan, url, runID string, hea
 	}
 }
 
+// runInterrupted is the RUN_ERROR code Agentry's runtime ends a run with whose replica went away.
+const runInterrupted = "RUN_INTERRUPTED"
+
 // errCallGone: a call taken over could not be re-attached to.
 var errCallGone = errors.New("the agent call cannot be re-attached to")
 
@@ -244,6 +247,11 @@ func (b *Bridge) readAGUI(ctx context.Context, p *Plan, res *http.Response, idle
 		var ev agui.Event
 		if err := json.Unmarshal(raw, &ev); err != nil || ev.Type == "" {
 			return false, fail(model.RunErrProtocol, "it sent an event that is not AG-UI (JSON with a type)", err)
+		}
+		if ev.Type == agui.RunError && ev.Code == runInterrupted {
+			// The runtime's replica running the call went away (killed, node lost): a try again
+			// asks a live one.
+			return false, fail(model.RunErrInterrupted, "its answer was interrupted: the agent stopped before it finished", nil)
 		}
 		if ev.Type == agui.RunError || ev.Type == agui.ErrorType {
 			msg := strings.TrimSpace(ev.Message)

@@ -293,6 +293,42 @@ func (b *Bridge) Prepare(ctx context.Context, msg Message) (*Plan, error) {
 	return p, nil
 }
 
+// Retry asks the agent again in the conversation of failed, an agent_error message uid can
+// see (a try again after a failure): a new run over the conversation as it is, the question
+// not sent twice. Start the plan it returns; an agent busy in the conversation, disabled or not
+// for uid is an error.
+func (b *Bridge) Retry(ctx context.Context, uid string, failed model.Message) (*Plan, error) {
+	if failed.Type != model.TypeAgentError {
+		return nil, model.Errorf(model.ErrValidation, "message %d is not an agent's error: only a failed run can be tried again", failed.ID)
+	}
+	cfg, err := b.o.Store.GetAgent(ctx, failed.Sender)
+	if err != nil || !cfg.Enabled {
+		if err != nil && model.CodeOf(err) != model.ErrUIDNotFound {
+			return nil, err
+		}
+		return nil, model.Errorf(model.ErrAgentDisabled, "agent %q is not enabled: it cannot be asked again", failed.Sender)
+	}
+	p := &Plan{b: b, sender: uid, cfg: cfg}
+	if failed.ReceiverType == model.ReceiverGroup {
+		p.group = failed.ReceiverID
+	}
+	if err := b.mayUse(ctx, uid, cfg, p.group); err != nil {
+		return nil, err
+	}
+	select {
+	case b.slots <- struct{}{}:
+	default:
+		return nil, model.Errorf(model.ErrAgentBusy, "too many agent runs are in progress; try again shortly")
+	}
+	p.run = model.AgentRun{ConversationID: failed.ConversationID, RunID: ids.New("run"), AgentID: cfg.AgentID, StartedBy: uid, Owner: b.o.Replica,
+		ExpiresAt: time.Now().Add(b.o.RunTimeout + 30*time.Second)}
+	if err := b.o.Store.BeginAgentRun(ctx, p.run); err != nil {
+		<-b.slots
+		return nil, err
+	}
+	return p, nil
+}
+
 // mayUse refuses, with a sentence, a message to an agent (or mentioning it in group) from
 // someone outside its audience: the message is not stored, so nothing waits for an answer.
 func (b *Bridge) mayUse(ctx context.Context, sender string, cfg model.AgentConfig, group string) error {

@@ -44,6 +44,7 @@ func TestFailures(t *testing.T) {
 		{name: "status-500", mode: modeStatus500, code: model.RunErrHTTP, text: "it answered HTTP 500"},
 		{name: "html", mode: modeHTML, code: model.RunErrContentType, text: "content type text/html"},
 		{name: "run-error", mode: modeRunError, code: model.RunErrAgent, text: "it reported an error: the model provider is down"},
+		{name: "interrupted", mode: modeInterrupted, code: model.RunErrInterrupted, text: "its answer was interrupted: the agent stopped before it finished"},
 		{name: "error-event", mode: modeErrorEvent, code: model.RunErrAgent, text: "it reported an error: Agent processing failed"},
 		{name: "redirect", mode: modeRedirect, code: model.RunErrHTTP, text: "it answered HTTP 307"},
 		{name: "no-response", mode: modeSilent, code: model.RunErrIdleTimeout, text: "it stopped sending for " + failIdle.String()},

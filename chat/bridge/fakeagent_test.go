@@ -26,6 +26,7 @@ const (
 	modeStatus500   = "500"          // HTTP 500
 	modeHTML        = "html"         // 200 text/html
 	modeRunError    = "run-error"    // RUN_STARTED, RUN_ERROR
+	modeInterrupted = "interrupted"  // RUN_STARTED, RUN_ERROR RUN_INTERRUPTED (Agentry's runtime: its replica went away)
 	modeErrorEvent  = "error-event"  // the specification's {type: error, message}
 	modeIdle        = "idle"         // RUN_STARTED, then nothing until the client goes away
 	modeKeepAlive   = "keepalive"    // RUN_STARTED, then keep-alive comments forever
@@ -211,6 +212,9 @@ func (f *fakeAgent) stream(s sseWriter, r *http.Request, in runInput, mode, repl
 	case modeRunError:
 		s.send(started)
 		s.send(map[string]any{"type": "RUN_ERROR", "message": "the model provider is down", "code": "PROVIDER_DOWN"})
+	case modeInterrupted:
+		s.send(started)
+		s.send(map[string]any{"type": "RUN_ERROR", "code": "RUN_INTERRUPTED", "message": "The run was interrupted: the replica running it went away. Send the message again."})
 	case modeErrorEvent:
 		s.send(map[string]any{"type": "error", "message": "Agent processing failed"})
 	case modeIdle:

@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -144,5 +145,59 @@ func TestTakeOverCallsAgainWhenTheCallIsGone(t *testing.T) {
 	}
 	if !strings.Contains(next.Logs.String(), "calling the agent again") {
 		t.Errorf("the new replica did not call again; it logged:\n%s", next.Logs.String())
+	}
+}
+
+// TestTryAgain: alice asks an agent whose pod is gone (unreachable): the run fails with a
+// sentence. Once the agent is back, POST /messages/{id}/retry on that error asks it again over
+// the conversation as it is: one answer, the question not sent twice. Bob cannot retry
+// alice's run (he cannot see it); a message that is not an error cannot be retried; a retry
+// while the agent answers is refused as busy.
+func TestTryAgain(t *testing.T) {
+	const answer = "one two three four five six"
+	script, err := scriptedmodel.ParseScript([]byte("fallback:\n  text: \"" + answer + "\"\n  chunkDelayMs: 100\n"))
+	testutil.NoError(t, err)
+	rt := startRuntime(t, samplesDir(), nil, nil, script)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	var target atomic.Pointer[url.URL]
+	u, _ := url.Parse(gone.URL)
+	gone.Close() // nothing listens there any more
+	target.Store(u)
+	proxy := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target.Load()) }, FlushInterval: -1})
+	t.Cleanup(proxy.Close)
+
+	e := startChat(t, bridge.Options{})
+	e.putAgent(map[string]any{"agentId": "counter", "deploymentUrl": proxy.URL + "/api/agents/chef/ag-ui"})
+	question := e.must(e.send("alice", "counter", "Count for me"), http.StatusCreated)
+	var asked model.Message
+	question.decode(t, &asked)
+	failed := e.waitMessage("alice", "counter", 10*time.Second, func(m model.Message) bool { return m.Type == model.TypeAgentError })
+	retry := fmt.Sprintf("/messages/%d/retry", failed.ID)
+	if r := e.do(http.MethodPost, retry, "bob", nil); r.Status != http.StatusNotFound {
+		t.Errorf("bob retrying alice's run: %d %s", r.Status, r.Body)
+	}
+	if r := e.do(http.MethodPost, fmt.Sprintf("/messages/%d/retry", asked.ID), "alice", nil); r.Status != http.StatusBadRequest {
+		t.Errorf("retrying a question: %d %s", r.Status, r.Body)
+	}
+
+	u, _ = url.Parse(rt.URL)
+	target.Store(u) // the agent is back
+	var started struct {
+		RunID string `json:"runId"`
+	}
+	e.must(e.do(http.MethodPost, retry, "alice", nil), http.StatusAccepted).decode(t, &started)
+	if started.RunID == "" {
+		t.Fatal("no run id for the retry")
+	}
+	if r := e.do(http.MethodPost, retry, "alice", nil); r.Status != http.StatusConflict || r.code() != model.ErrAgentBusy {
+		t.Errorf("a retry while the agent answers: %d %s", r.Status, r.Body)
+	}
+	e.waitMessage("alice", "counter", 15*time.Second, func(m model.Message) bool { return m.Type == model.TypeAssistant && m.Text == answer })
+	var kinds []string
+	for _, m := range e.messages("alice", "counter") {
+		kinds = append(kinds, m.Type)
+	}
+	if got, want := strings.Join(kinds, " "), "text agent_error assistant"; got != want {
+		t.Errorf("the conversation after the retry: %q, want %q", got, want)
 	}
 }

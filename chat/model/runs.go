@@ -73,6 +73,7 @@ const (
 	RunErrNotReady       = "AGENT_NOT_READY"        // an in-cluster Agent without an endpoint yet
 	RunErrShuttingDown   = "SERVICE_SHUTTING_DOWN"  // the chat service stopped during the run
 	RunErrTooManyActions = "AGENT_TOO_MANY_STEPS"   // the run kept asking for frontend actions
+	RunErrInterrupted    = "AGENT_RUN_INTERRUPTED"  // the agent's replica went away mid-run (killed, node lost)
 )
 
 // AgentRun is the one run a conversation may have at a time. Pending names the frontend

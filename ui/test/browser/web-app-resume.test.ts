@@ -51,4 +51,32 @@ describe("web app on agentry dev: an answer survives a reload", () => {
     await expect.poll(() => main(alice).getByText(text, { exact: true }).count()).toBe(1);
     expect(pageErrors(alice)).toEqual([]);
   });
+
+  test("an agent's failure offers Try again, which asks the agent again once it is back", async () => {
+    const dev = app.dev();
+    const chef = (await dev.call<{ items: { agentId: string; deploymentUrl?: string }[] }>("GET", "/agents")).items.find((a) => a.agentId === "chef");
+    expect(chef?.deploymentUrl).toBeTruthy();
+    // An agent whose pod is gone: nothing listens where it is configured.
+    await dev.call("PUT", "/agents/sous-chef", { agentId: "sous-chef", name: "Sous-chef", provider: "ag-ui", deploymentUrl: "http://127.0.0.1:9/api/agents/chef/ag-ui", enabled: true });
+    const bob = await app.signIn("Bob", "/", { width: 1280, height: 800 });
+    await bob.getByRole("list", { name: "Agents" }).getByRole("button", { name: /Sous-chef/ }).click();
+    const question = "Anything with leeks?";
+    await send(bob, question);
+    const error = main(bob).locator(".chat-agentic--error");
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.textContent()).toMatch(/could not answer/);
+    await screenshot(bob, "web/agent-try-again");
+    await bob.setViewportSize({ width: 390, height: 800 });
+    await screenshot(bob, "web/agent-try-again-390");
+    await app.expectAccessible(bob, "an agent's error with Try again");
+    await bob.setViewportSize({ width: 1280, height: 800 });
+
+    await dev.call("PUT", "/agents/sous-chef", { agentId: "sous-chef", name: "Sous-chef", provider: "ag-ui", deploymentUrl: chef?.deploymentUrl, enabled: true });
+    await error.getByRole("button", { name: "Try again" }).click();
+    // The agent answers the question as it stands in the conversation; it is not sent twice.
+    await main(bob).getByText(`You said: "${question}"`, { exact: false }).waitFor({ timeout: 30_000 });
+    await expect.poll(() => main(bob).getByText(question, { exact: true }).count()).toBe(1);
+    await expect.poll(() => error.getByRole("button").count()).toBe(0);
+    expect(pageErrors(bob)).toEqual([]);
+  });
 });

@@ -64,6 +64,7 @@ export const getUnreadMessageCountForAllUsers: ChatClient["getUnreadMessageCount
 export const getUnreadMessageCountForAllGroups: ChatClient["getUnreadMessageCountForAllGroups"] = () => client.getUnreadMessageCountForAllGroups();
 
 export const getAgentProfile: ChatClient["getAgentProfile"] = (agentId) => client.getAgentProfile(agentId);
+export const retryAgentRun: ChatClient["retryAgentRun"] = (messageId) => client.retryAgentRun(messageId);
 export const sendActionResult: ChatClient["sendActionResult"] = (runId, toolCallId, result) => client.sendActionResult(runId, toolCallId, result);
 export const getApproval: ChatClient["getApproval"] = (id) => client.getApproval(id);
 export const decideApproval: ChatClient["decideApproval"] = (id, decision) => client.decideApproval(id, decision);

@@ -113,6 +113,9 @@ export class ChatClient {
 
   // Agents and AI.
   getAgentProfile(agentId: string): Promise<AgentProfile> { return run(() => agents.getAgentProfile(this.s, agentId)); }
+  /** Try again after a failed run: asks the agent of the agent_error message messageId again over
+   * the conversation as it is (the question is not sent twice). Resolves to the new run's id. */
+  retryAgentRun(messageId: number): Promise<string> { return run(() => agents.retryAgentRun(this.s, messageId)); }
   sendActionResult(runId: string, toolCallId: string, result: ActionResult): Promise<BaseMessage> {
     return run(() => agents.sendActionResult(this.s, runId, toolCallId, result));
   }

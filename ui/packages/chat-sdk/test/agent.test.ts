@@ -111,6 +111,24 @@ describe("agents: AI features and administration", () => {
     expect((await alice.c.getAgentProfile("weather")).agentId).toBe("weather");
   });
 
+  test("try again: retryAgentRun asks the agent of a failed run again; only an agent's error can be retried", async () => {
+    const [admin, carol] = await Promise.all([h.client("admin"), h.client("carol")]);
+    await admin.c.saveAgentConfig("gone", { name: "Gone", provider: "ag-ui", deploymentUrl: "http://127.0.0.1:9/api/agents/gone/ag-ui", enabled: true });
+    try {
+      const asked = await carol.c.sendMessage(new TextMessage("gone", "Are you there?", "user"));
+      const failed = (await carol.rec.until((e) => e.name === "onAgenticMessageReceived" && (e.args[0] as AgenticMessage).getType() === "agent_error", 30_000))
+        .args[0] as AgenticMessage;
+      const runId = await carol.c.retryAgentRun(failed.getId());
+      expect(runId).toMatch(/^run_/);
+      expect(runId).not.toBe(asked.getAgentRunId());
+      // Still nobody there: the retried run fails as the first did, under its own id.
+      await carol.rec.until((e) => e.name === "onAgenticMessageReceived" && (e.args[0] as AgenticMessage).getType() === "agent_error" && (e.args[0] as AgenticMessage).getRunId() === runId, 30_000);
+      await expect(carol.c.retryAgentRun(asked.getId())).rejects.toMatchObject({ code: "ERR_VALIDATION" });
+    } finally {
+      await admin.c.deleteAgentConfig("gone");
+    }
+  });
+
   test("admins read and write agent configurations and frontend actions; others may not", async () => {
     const [admin, bob] = await Promise.all([h.client("admin"), h.client("bob")]);
     const chef = (await admin.c.getAgentConfigs()).find((a) => a.agentId === "chef");

@@ -19,6 +19,13 @@ export async function sendActionResult(s: Session, runId: string, toolCallId: st
   return s.message(w);
 }
 
+/** Asks the agent of a failed run again: messageId is its agent_error message. Resolves to the
+ * new run's id; the answer arrives as any run's. */
+export async function retryAgentRun(s: Session, messageId: number): Promise<string> {
+  const w = await s.http.json<{ runId: string }>("POST", `/messages/${messageId}/retry`);
+  return w.runId;
+}
+
 /** The approval request with this id (its approvers, requester and conversation members). */
 export async function getApproval(s: Session, id: string): Promise<Approval> {
   const w = await s.http.json<JSONObject>("GET", `/approvals/${enc(id)}`);

@@ -1,9 +1,15 @@
-import { cleanup, render, screen } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { Chat } from "@agentry/chat-sdk";
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentic } from "../testing/fixtures";
 import { AgenticContent } from "./AgenticContent";
 
-afterEach(cleanup);
+vi.mock("@agentry/chat-sdk", async (io) => (await import("../fakeChat")).spyableChatSDK(io));
+
+afterEach(() => {
+  cleanup();
+  vi.restoreAllMocks();
+});
 
 describe("AgenticContent", () => {
   it("assistant text with links and line breaks (as elements), and its tool calls as chips", () => {
@@ -48,5 +54,24 @@ describe("AgenticContent", () => {
     const bubble = container.querySelector(".chat-agentic--error")!;
     expect(bubble.getAttribute("data-code")).toBe("AGENT_RUN_TIMEOUT");
     expect(bubble.textContent).toContain("Chef could not answer: it timed out.");
+  });
+
+  it("Try again asks the agent of the failed run again once, then goes; a refusal brings it back and reaches onError", async () => {
+    let answer: { resolve(runId: string): void; reject(e: unknown): void } | undefined;
+    const retry = vi.spyOn(Chat, "retryAgentRun").mockImplementation(() => new Promise<string>((resolve, reject) => void (answer = { resolve, reject })));
+    const onError = vi.fn();
+    const m = agentic({ id: 77, type: "agent_error", text: "Chef could not answer: its answer was interrupted.", data: { code: "AGENT_RUN_INTERRUPTED" } });
+    render(<AgenticContent message={m} props={{}} onError={onError} />);
+    fireEvent.click(screen.getByRole("button", { name: "Try again" }));
+    expect(retry).toHaveBeenCalledWith(77);
+    const asking = screen.getByRole("button", { name: "Asking again…" }) as HTMLButtonElement;
+    expect(asking.disabled).toBe(true);
+    const busy = new Error("busy");
+    await act(async () => answer!.reject(busy));
+    expect(onError).toHaveBeenCalledWith(busy);
+    fireEvent.click(screen.getByRole("button", { name: "Try again" }));
+    await act(async () => answer!.resolve("run_2"));
+    expect(screen.queryByRole("button")).toBeNull();
+    expect(retry).toHaveBeenCalledTimes(2);
   });
 });

@@ -1,6 +1,6 @@
 // CONTRACT (see options/MessageOptions.tsx): the content of a stored agentic message.
-import type { Chat } from "@agentry/chat-sdk";
-import { useMemo } from "react";
+import { Chat } from "@agentry/chat-sdk";
+import { useMemo, useState } from "react";
 import type { ChatMessageListProps } from "../props";
 import { ApprovalCard } from "./ApprovalCard";
 import { displayNameOf, humanize, rememberDisplayName } from "./conversation";
@@ -13,10 +13,12 @@ export interface AgenticContentProps {
   hideToolCalls?: boolean;
   /** The signed-in user's uid (approval requests offer their buttons to approvers). */
   me?: string;
+  /** Where a failed "Try again" goes (the list's onError). */
+  onError?: (error: unknown) => void;
 }
 
 /** Assistant text (formatted) with its tool calls (execution text), tool results, run errors. */
-export function AgenticContent({ message, props, hideToolCalls, me }: AgenticContentProps) {
+export function AgenticContent({ message, props, hideToolCalls, me, onError }: AgenticContentProps) {
   switch (message.getType()) {
     case "approval_request":
       return <ApprovalCard message={message} props={props} me={me ?? ""} />;
@@ -31,15 +33,39 @@ export function AgenticContent({ message, props, hideToolCalls, me }: AgenticCon
     case "tool_result":
       return <ToolResultLine message={message} />;
     case "agent_error":
-      return (
-        <div className="chat-agentic chat-agentic--error" data-code={message.getErrorCode()}>
-          <span className="chat-agentic__error-icon" aria-hidden="true">!</span>
-          <p className="chat-agentic__error-text">{message.getText() || "The agent could not answer."}</p>
-        </div>
-      );
+      return <AgentError message={message} onError={onError} />;
     default:
       return <AssistantContent message={message} props={props} hideToolCalls={!!hideToolCalls} />;
   }
+}
+
+/** A failed run, in words, and "Try again": the agent is asked again over the conversation as it
+ * is (the question is not sent twice); the new run shows as any run does. */
+function AgentError({ message, onError }: { message: Chat.AgenticMessage; onError: ((error: unknown) => void) | undefined }) {
+  const [state, setState] = useState<"idle" | "asking" | "asked">("idle");
+  const retry = (): void => {
+    setState("asking");
+    Chat.retryAgentRun(message.getId()).then(
+      () => setState("asked"),
+      (err: unknown) => {
+        setState("idle");
+        onError?.(err);
+      },
+    );
+  };
+  return (
+    <div className="chat-agentic chat-agentic--error" data-code={message.getErrorCode()}>
+      <span className="chat-agentic__error-icon" aria-hidden="true">!</span>
+      <div className="chat-agentic__error-body">
+        <p className="chat-agentic__error-text">{message.getText() || "The agent could not answer."}</p>
+        {state === "asked" ? null : (
+          <button type="button" className="chat-agentic__retry" disabled={state === "asking"} onClick={retry}>
+            {state === "asking" ? "Asking again…" : "Try again"}
+          </button>
+        )}
+      </div>
+    </div>
+  );
 }
 
 function AssistantContent({ message, props, hideToolCalls }: AgenticContentProps) {

@@ -46,7 +46,7 @@ function content(m: Chat.BaseMessage, ctx: MessageListContextValue, toolCallsInS
   }
   const t = ctx.templateOf(m);
   if (t?.contentView) return t.contentView(m);
-  if (m instanceof Chat.AgenticMessage) return <AgenticContent message={m} props={ctx.listProps} hideToolCalls={toolCallsInSteps} me={ctx.me.getUid()} />;
+  if (m instanceof Chat.AgenticMessage) return <AgenticContent message={m} props={ctx.listProps} hideToolCalls={toolCallsInSteps} me={ctx.me.getUid()} onError={ctx.onError} />;
   if (m instanceof Chat.TextMessage) return <TextContent message={m} text={m.getText()} formatters={f} />;
   if (m instanceof Chat.MediaMessage) return <MediaContent message={m} formatters={f} />;
   if (m instanceof Chat.CustomMessage) {
