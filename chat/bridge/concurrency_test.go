@@ -120,7 +120,7 @@ func TestShutdownHandsRunsOver(t *testing.T) {
 		t.Fatalf("the run after the hand-over: %+v %v", run, err)
 	}
 
-	f.set(modeGood, "Hello, Alice.") // the agent answers now
+	f.set(modeGood, "Hello, Alice.")        // the agent answers now
 	next := startChatAt(t, fast, path, nil) // the replica that takes over
 	next.tokens = e.tokens
 	got := next.waitMessage("alice", "hang", 10*time.Second, func(m model.Message) bool {

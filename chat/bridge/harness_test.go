@@ -487,3 +487,33 @@ func (e *chatEnv) forTest(t *testing.T) *chatEnv {
 	c.t = t
 	return &c
 }
+
+// answeredOnce waits for agent's answer to uid (or an error) and checks that it is answer and
+// the only message of the agent in the conversation.
+func (e *chatEnv) answeredOnce(uid, agent, answer string) {
+	e.t.Helper()
+	got := e.waitMessage(uid, agent, 15*time.Second, func(m model.Message) bool {
+		return m.Sender == agent && (m.Type == model.TypeAssistant || m.Type == model.TypeAgentError)
+	})
+	if got.Type != model.TypeAssistant || got.Text != answer {
+		e.t.Fatalf("%s's answer: %s %q; the replica logged:\n%s", agent, got.Type, got.Text, e.Logs.String())
+	}
+	n := 0
+	for _, m := range e.messages(uid, agent) {
+		if m.Sender == agent {
+			n++
+		}
+	}
+	if n != 1 {
+		e.t.Errorf("%d messages from %s, want 1", n, agent)
+	}
+}
+
+// pacedRuntime is a runtime whose model answers every question with answer, a word every
+// delayMs milliseconds.
+func pacedRuntime(t *testing.T, answer string, delayMs int) *runtimeEnv {
+	t.Helper()
+	script, err := scriptedmodel.ParseScript([]byte(fmt.Sprintf("fallback:\n  text: %q\n  chunkDelayMs: %d\n", answer, delayMs)))
+	testutil.NoError(t, err)
+	return startRuntime(t, samplesDir(), nil, nil, script)
+}

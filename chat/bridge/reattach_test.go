@@ -20,7 +20,6 @@ import (
 
 	"github.com/agentry-dev/agentry/chat/bridge"
 	"github.com/agentry-dev/agentry/chat/model"
-	"github.com/agentry-dev/agentry/internal/devkit/scriptedmodel"
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
@@ -130,9 +129,7 @@ func TestDroppedStreamIsReattached(t *testing.T) {
 // agent answered: the person sees no error.
 func TestTakeOverFinishesTheAnswer(t *testing.T) {
 	const answer = "one two three four five six seven eight nine ten eleven twelve"
-	script, err := scriptedmodel.ParseScript([]byte("fallback:\n  text: \"" + answer + "\"\n  chunkDelayMs: 150\n"))
-	testutil.NoError(t, err)
-	rt := startRuntime(t, samplesDir(), nil, nil, script)
+	rt := pacedRuntime(t, answer, 150)
 	path := filepath.Join(t.TempDir(), "chat.db")
 	fast := bridge.Options{Heartbeat: 50 * time.Millisecond, TakeOverAfter: 200 * time.Millisecond}
 	first := startChatAt(t, fast, path, nil)
@@ -146,21 +143,7 @@ func TestTakeOverFinishesTheAnswer(t *testing.T) {
 
 	next := startChatAt(t, fast, path, nil)
 	next.tokens = first.tokens
-	got := next.waitMessage("alice", "chef", 15*time.Second, func(m model.Message) bool {
-		return m.Sender == "chef" && (m.Type == model.TypeAssistant || m.Type == model.TypeAgentError)
-	})
-	if got.Type != model.TypeAssistant || got.Text != answer {
-		t.Fatalf("after the take-over: %s %q", got.Type, got.Text)
-	}
-	n := 0
-	for _, m := range next.messages("alice", "chef") {
-		if m.Sender == "chef" {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Errorf("%d messages from the agent, want 1", n)
-	}
+	next.answeredOnce("alice", "chef", answer)
 }
 
 // TestReplayToAReloadedPage: alice's page reloads while the agent is answering. The new socket
@@ -170,9 +153,7 @@ func TestTakeOverFinishesTheAnswer(t *testing.T) {
 // conversation, gets nothing; after the run, a replay sends nothing (the answer is stored).
 func TestReplayToAReloadedPage(t *testing.T) {
 	const answer = "one two three four five six seven eight nine ten eleven twelve"
-	script, err := scriptedmodel.ParseScript([]byte("fallback:\n  text: \"" + answer + "\"\n  chunkDelayMs: 100\n"))
-	testutil.NoError(t, err)
-	rt := startRuntime(t, samplesDir(), nil, nil, script)
+	rt := pacedRuntime(t, answer, 100)
 	e := startChat(t, bridge.Options{})
 	e.putAgent(map[string]any{"agentId": "chef", "name": "Chef", "provider": "ag-ui", "deploymentUrl": rt.URL + "/api/agents/chef/ag-ui"})
 	conv := model.ConversationID(model.ReceiverUser, "alice", "chef")
