@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
@@ -68,6 +69,56 @@ func TestRuns(t *testing.T) {
 			}
 			if st, _ := s.SaveRunEvents(ctx, "a", "r1", "ann", nil, false, 4); !st.Ended {
 				t.Error("a later save without ended un-ended the run")
+			}
+		})
+	}
+}
+
+// TestRunsExpire: a run no client came back for is kept RunKeep after its last write, then it
+// is gone: not served, and (SQL) its rows deleted by the next pruning, so a client that never
+// re-attaches costs bounded storage.
+func TestRunsExpire(t *testing.T) {
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			_, err := s.SaveRunEvents(ctx, "a", "r1", "ann", runEvents(1, 50), true, 100)
+			testutil.Check(t, err)
+			if _, _, err := s.RunEvents(ctx, "a", "r1", "ann", 0, 100); err != nil {
+				t.Fatalf("a fresh run: %v", err)
+			}
+			switch b := s.(type) {
+			case *InMemory:
+				b.mu.Lock()
+				b.runs["a\x00r1"].state.UpdatedAt = time.Now().Add(-RunKeep - time.Second)
+				b.mu.Unlock()
+			case *sqlStore:
+				_, err := b.db.ExecContext(ctx, b.d.rebind(`UPDATE agentry_runs SET updated_us = updated_us - $1`), (RunKeep + time.Second).Microseconds())
+				testutil.Check(t, err)
+			}
+			if _, _, err := s.RunEvents(ctx, "a", "r1", "ann", 0, 100); !errors.Is(err, ErrRunNotFound) {
+				t.Errorf("a run past RunKeep: %v", err)
+			}
+			// Another run's save prunes (SQLite and PostgreSQL: at most once a minute per process).
+			if b, ok := s.(*sqlStore); ok {
+				b.runsPruned.Store(0)
+			}
+			_, err = s.SaveRunEvents(ctx, "a", "r2", "ann", runEvents(1, 1), false, 100)
+			testutil.Check(t, err)
+			switch b := s.(type) {
+			case *InMemory:
+				b.mu.Lock()
+				_, kept := b.runs["a\x00r1"]
+				b.mu.Unlock()
+				if kept {
+					t.Error("the expired run is still held in memory")
+				}
+			case *sqlStore:
+				var runs, events int
+				testutil.Check(t, b.db.QueryRowContext(ctx, b.d.rebind(`SELECT count(*) FROM agentry_runs WHERE run_id = $1`), "r1").Scan(&runs))
+				testutil.Check(t, b.db.QueryRowContext(ctx, b.d.rebind(`SELECT count(*) FROM agentry_run_events WHERE run_id = $1`), "r1").Scan(&events))
+				if runs != 0 || events != 0 {
+					t.Errorf("the expired run's rows: %d runs, %d events", runs, events)
+				}
 			}
 		})
 	}
