@@ -64,6 +64,17 @@ type Log struct {
 	ended  time.Time
 	// wake is closed at the next change (an event or the end) and replaced.
 	wake chan struct{}
+	// tails get every event as it is added (Tail), without a goroutine between the run and
+	// its client's stream.
+	tails map[*tail]struct{}
+	// onEnd tells the Runs keeping the log that its run ended (called once, without l.mu).
+	onEnd func()
+}
+
+// tail is one Tail: its sink and the channel closed when it stops getting events.
+type tail struct {
+	sink func([]byte) error
+	done chan struct{}
 }
 
 func newLog(l Limits) *Log { return &Log{limits: l, next: 1, wake: make(chan struct{})} }
@@ -92,8 +103,54 @@ func (l *Log) add(data []byte) error {
 		l.events[0] = Event{}
 		l.events = l.events[1:]
 	}
+	for t := range l.tails {
+		if t.sink(data) != nil {
+			l.untail(t)
+		}
+	}
 	l.changed()
 	return nil
+}
+
+// Tail sends through sink the events after seq after, then each new event as it is added,
+// until the run ends, sink fails or stop is called; done is closed then. sink runs under the
+// log's lock and must not block (sse.Writer.SendJSON queues). ErrGone when some of those events
+// were dropped already.
+func (l *Log) Tail(after int, sink func([]byte) error) (done <-chan struct{}, stop func(), err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	first := l.next - len(l.events)
+	if after+1 < first {
+		return nil, nil, ErrGone
+	}
+	t := &tail{sink: sink, done: make(chan struct{})}
+	for _, ev := range l.events[max(after+1-first, 0):] {
+		if sink(ev.Data) != nil {
+			close(t.done)
+			return t.done, func() {}, nil
+		}
+	}
+	if !l.ended.IsZero() {
+		close(t.done)
+		return t.done, func() {}, nil
+	}
+	if l.tails == nil {
+		l.tails = map[*tail]struct{}{}
+	}
+	l.tails[t] = struct{}{}
+	return t.done, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.untail(t)
+	}, nil
+}
+
+// untail stops t (l.mu held); a second call does nothing.
+func (l *Log) untail(t *tail) {
+	if _, ok := l.tails[t]; ok {
+		delete(l.tails, t)
+		close(t.done)
+	}
 }
 
 // AppendRaw adds data, which need not be JSON (Mastra's closing `[DONE]`), as the next event.
@@ -109,10 +166,18 @@ func (l *Log) Send(v any) error { return l.Append(v) }
 // End marks the run ended: followers read what is left and stop.
 func (l *Log) End() {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.ended.IsZero() {
+	first := l.ended.IsZero()
+	if first {
 		l.ended = time.Now()
+		for t := range l.tails {
+			l.untail(t)
+		}
 		l.changed()
+	}
+	onEnd := l.onEnd
+	l.mu.Unlock()
+	if first && onEnd != nil {
+		onEnd()
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentry-dev/agentry/internal/devkit/testutil"
 )
 
 func seqs(evs []Event) []int {
@@ -131,4 +133,50 @@ func TestRuns(t *testing.T) {
 	if _, err := r.Start("weather", "r1", "ann", nil); err != nil {
 		t.Errorf("reusing an ended run's id: %v", err)
 	}
+}
+
+// TestLogTail: a tail gets the events after its offset at once, then each new one as it is
+// added, in order, until the end; a stopped tail gets nothing more; a sink that fails stops its
+// tail; an offset before what the log keeps is ErrGone.
+func TestLogTail(t *testing.T) {
+	l := newLog(Limits{MaxEvents: 3, MaxBytes: 1 << 20}.normalized())
+	for i := 1; i <= 4; i++ {
+		testutil.Check(t, l.Append(i))
+	}
+	if _, _, err := l.Tail(0, func([]byte) error { return nil }); !errors.Is(err, ErrGone) {
+		t.Errorf("a tail before the kept events: %v", err)
+	}
+	var got, stoppedGot []string
+	done, _, err := l.Tail(2, func(b []byte) error { got = append(got, string(b)); return nil })
+	testutil.Check(t, err)
+	stoppedDone, stop, err := l.Tail(3, func(b []byte) error { stoppedGot = append(stoppedGot, string(b)); return nil })
+	testutil.Check(t, err)
+	failing, _, err := l.Tail(4, func([]byte) error { return errors.New("client gone") })
+	testutil.Check(t, err)
+	testutil.Check(t, l.Append(5))
+	stop()
+	select {
+	case <-stoppedDone:
+	default:
+		t.Error("a stopped tail's done is open")
+	}
+	select {
+	case <-failing:
+	default:
+		t.Error("a failing sink's tail goes on")
+	}
+	testutil.Check(t, l.Append(6))
+	select {
+	case <-done:
+		t.Fatal("done before the end")
+	default:
+	}
+	l.End()
+	<-done
+	if strings.Join(got, ",") != "3,4,5,6" || strings.Join(stoppedGot, ",") != "4,5" {
+		t.Errorf("tailed %v, stopped tail %v", got, stoppedGot)
+	}
+	after, _, err := l.Tail(6, func([]byte) error { t.Error("an event after the end"); return nil })
+	testutil.Check(t, err)
+	<-after // an ended log's tail is done at once
 }

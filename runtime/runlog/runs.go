@@ -3,7 +3,6 @@ package runlog
 import (
 	"context"
 	"errors"
-	"sort"
 	"sync"
 	"time"
 )
@@ -25,6 +24,15 @@ type Runs struct {
 
 	mu   sync.Mutex
 	runs map[string]*run
+	// ended is the runs in the order they ended, so pruning takes the oldest first without
+	// looking at every run (a busy runtime keeps thousands).
+	ended []endedRun
+}
+
+type endedRun struct {
+	key string
+	run *run
+	at  time.Time
 }
 
 type run struct {
@@ -55,7 +63,13 @@ func (r *Runs) Start(agentID, runID, resource string, cancel context.CancelFunc)
 		return nil, ErrFull
 	}
 	l := newLog(r.limits)
-	r.runs[key(agentID, runID)] = &run{log: l, resource: resource, cancel: cancel}
+	k, x := key(agentID, runID), &run{log: l, resource: resource, cancel: cancel}
+	l.onEnd = func() {
+		r.mu.Lock()
+		r.ended = append(r.ended, endedRun{key: k, run: x, at: r.now()})
+		r.mu.Unlock()
+	}
+	r.runs[k] = x
 	return l, nil
 }
 
@@ -100,28 +114,18 @@ func (r *Runs) Len() int {
 	return len(r.runs)
 }
 
-// prune drops the logs kept past Keep after their run ended and, over MaxRuns, the
-// longest-ended ones. r.mu is held.
+// prune drops the logs kept past Keep after their run ended and, at MaxRuns, the
+// longest-ended ones, oldest first. r.mu is held.
 func (r *Runs) prune() {
 	now := r.now()
-	type endedRun struct {
-		key string
-		at  time.Time
-	}
-	var ended []endedRun
-	for k, x := range r.runs {
-		at, ok := x.log.Ended()
-		switch {
-		case !ok:
-		case now.Sub(at) >= r.limits.Keep:
-			delete(r.runs, k)
-		default:
-			ended = append(ended, endedRun{k, at})
+	for len(r.ended) > 0 {
+		e := r.ended[0]
+		if now.Sub(e.at) < r.limits.Keep && len(r.runs) < r.limits.MaxRuns {
+			return
 		}
-	}
-	if over := len(r.runs) - r.limits.MaxRuns + 1; over > 0 && len(ended) > 0 {
-		sort.Slice(ended, func(i, j int) bool { return ended[i].at.Before(ended[j].at) })
-		for _, e := range ended[:min(over, len(ended))] {
+		r.ended[0] = endedRun{}
+		r.ended = r.ended[1:]
+		if r.runs[e.key] == e.run { // not a later run of the same id
 			delete(r.runs, e.key)
 		}
 	}

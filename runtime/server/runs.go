@@ -104,31 +104,18 @@ func (r *detachedRun) abandon(err error) {
 func (s *Server) follow(c echo.Context, e *registry.Entry, lg *runlog.Log, after int) error {
 	out, done := s.openRun(c, e)
 	defer done()
-	ctx := c.Request().Context()
-	for {
-		evs, ended, wake, err := lg.Since(after)
-		if err != nil {
-			_ = out.Send(eventsGone)
-			return nil
-		}
-		for _, ev := range evs {
-			if out.SendJSON(ev.Data) != nil {
-				return nil
-			}
-			after = ev.Seq
-		}
-		if ended && len(evs) == 0 {
-			return nil
-		}
-		if len(evs) > 0 {
-			continue // read again: the end may have come with the last events
-		}
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			return nil
-		}
+	// The log hands each event to the stream as it is added: no goroutine between them.
+	finished, stop, err := lg.Tail(after, out.SendJSON)
+	if err != nil {
+		_ = out.Send(eventsGone)
+		return nil
 	}
+	defer stop()
+	select {
+	case <-finished:
+	case <-c.Request().Context().Done():
+	}
+	return nil
 }
 
 // codeEventsGone is the RUN_ERROR code of a re-attach after events the log no longer holds.
