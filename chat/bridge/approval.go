@@ -163,35 +163,26 @@ func (b *Bridge) decisionMessage(a model.Approval, text string) model.Message {
 	return m
 }
 
-// expireApprovals closes the requests nobody decided in time: each is declined to the agent.
+// expireApprovals closes the requests nobody decided in time: each is declined to the agent
+// (every ApprovalSweep).
 func (b *Bridge) expireApprovals() {
-	defer b.wg.Done()
-	tick := time.NewTicker(b.o.ApprovalSweep)
-	defer tick.Stop()
-	for {
-		select {
-		case <-b.ctx.Done():
-			return
-		case <-tick.C:
+	due, err := b.o.Store.ExpiredApprovals(b.ctx, time.Now(), 50)
+	if err != nil {
+		if b.ctx.Err() == nil {
+			b.log.Error(err, "failed to list expired approvals")
 		}
-		due, err := b.o.Store.ExpiredApprovals(b.ctx, time.Now(), 50)
+		return
+	}
+	for _, a := range due {
+		a, err := b.o.Store.DecideApproval(b.ctx, a.ID, "", model.ApprovalExpired, "", b.decisionMessage(a, fmt.Sprintf("Nobody approved %s in time.", a.ToolName)))
 		if err != nil {
-			if b.ctx.Err() == nil {
-				b.log.Error(err, "failed to list expired approvals")
+			if model.CodeOf(err) != model.ErrApprovalDecided { // another replica closed it
+				b.log.Error(err, "failed to expire an approval", "approval", a.ID)
 			}
 			continue
 		}
-		for _, a := range due {
-			a, err := b.o.Store.DecideApproval(b.ctx, a.ID, "", model.ApprovalExpired, "", b.decisionMessage(a, fmt.Sprintf("Nobody approved %s in time.", a.ToolName)))
-			if err != nil {
-				if model.CodeOf(err) != model.ErrApprovalDecided { // another replica closed it
-					b.log.Error(err, "failed to expire an approval", "approval", a.ID)
-				}
-				continue
-			}
-			b.o.Publisher.Notify()
-			b.resume(a)
-		}
+		b.o.Publisher.Notify()
+		b.resume(a)
 	}
 }
 

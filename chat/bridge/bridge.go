@@ -166,9 +166,8 @@ func New(o Options) *Bridge {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Bridge{o: o, log: o.Logger.WithName("agent-bridge"), slots: make(chan struct{}, o.MaxRuns),
 		ctx: ctx, cancel: cancel, waiters: map[string]chan struct{}{}, running: map[string]*Plan{}}
-	b.wg.Add(2)
-	go b.expireApprovals()
-	go b.keepRuns()
+	b.every(b.o.ApprovalSweep, b.expireApprovals)
+	b.every(b.o.Heartbeat, b.keepRuns)
 	return b
 }
 

@@ -9,33 +9,41 @@ import (
 )
 
 // keepRuns marks this replica's runs alive and takes over the runs of replicas that stopped
-// (killed, or handing over on a graceful stop): every Heartbeat, until Close.
+// (killed, or handing over on a graceful stop): every Heartbeat.
 func (b *Bridge) keepRuns() {
-	defer b.wg.Done()
-	tick := time.NewTicker(b.o.Heartbeat)
-	defer tick.Stop()
-	for {
-		select {
-		case <-b.ctx.Done():
-			return
-		case <-tick.C:
-		}
-		ctx, cancel := context.WithTimeout(b.ctx, b.o.Heartbeat)
-		if err := b.o.Store.HeartbeatAgentRuns(ctx, b.o.Replica); err != nil && b.ctx.Err() == nil {
-			b.log.Error(err, "failed to mark this replica's agent runs alive")
-		}
-		for b.ctx.Err() == nil {
-			run, ok, err := b.o.Store.ClaimStaleAgentRun(ctx, b.o.Replica, time.Now().Add(-b.o.TakeOverAfter))
-			if err != nil && b.ctx.Err() == nil {
-				b.log.Error(err, "failed to look for agent runs to take over")
-			}
-			if !ok || err != nil {
-				break
-			}
-			b.takeOver(run)
-		}
-		cancel()
+	ctx, cancel := context.WithTimeout(b.ctx, b.o.Heartbeat)
+	defer cancel()
+	if err := b.o.Store.HeartbeatAgentRuns(ctx, b.o.Replica); err != nil && b.ctx.Err() == nil {
+		b.log.Error(err, "failed to mark this replica's agent runs alive")
 	}
+	for b.ctx.Err() == nil {
+		run, ok, err := b.o.Store.ClaimStaleAgentRun(ctx, b.o.Replica, time.Now().Add(-b.o.TakeOverAfter))
+		if err != nil && b.ctx.Err() == nil {
+			b.log.Error(err, "failed to look for agent runs to take over")
+		}
+		if !ok || err != nil {
+			return
+		}
+		b.takeOver(run)
+	}
+}
+
+// every runs fn every d until Close (a goroutine counted in b.wg).
+func (b *Bridge) every(d time.Duration, fn func()) {
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		tick := time.NewTicker(d)
+		defer tick.Stop()
+		for {
+			select {
+			case <-b.ctx.Done():
+				return
+			case <-tick.C:
+				fn()
+			}
+		}
+	}()
 }
 
 // takeOver finishes a run another replica was bridging: it re-attaches to the AG-UI call in
