@@ -51,8 +51,14 @@ type AgentConfig struct {
 	// audience TokenAudience, default agentry.dev/agents/<namespace>/<name>).
 	Auth          AgentAuth `json:"auth"`
 	TokenAudience string    `json:"tokenAudience,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	// Prices are what the agent's tokens cost, for the admins' cost per agent; nil: unknown,
+	// and no cost is shown.
+	Prices *AgentPrices `json:"prices,omitempty"`
+	// Capabilities are what the agent said it supports when the chat last read its
+	// description (an Agentry agent's GET /api/agents/{id} capabilities); nil: not known.
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	CreatedAt    time.Time       `json:"createdAt"`
+	UpdatedAt    time.Time       `json:"updatedAt"`
 }
 
 // FrontendAction is a client-side tool of an agent: the agent fills Parameters and the client
@@ -66,6 +72,62 @@ type FrontendAction struct {
 	Parameters    json.RawMessage `json:"parameters"`
 	CreatedAt     time.Time       `json:"createdAt"`
 	UpdatedAt     time.Time       `json:"updatedAt"`
+}
+
+// AgentPrices are the prices of an agent's model per million input and output tokens, in US
+// dollars (what the web app shows; the chat only multiplies).
+type AgentPrices struct {
+	InputPerMillion  float64 `json:"inputPerMillion"`
+	OutputPerMillion float64 `json:"outputPerMillion"`
+}
+
+// MaxPricePerMillion bounds a price: far above any model's, low enough that a typo shows.
+const MaxPricePerMillion = 10000
+
+// Validate checks the prices (nil, no prices, is valid).
+func (p *AgentPrices) Validate() error {
+	if p == nil {
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"prices.inputPerMillion", p.InputPerMillion}, {"prices.outputPerMillion", p.OutputPerMillion}} {
+		// NaN fails both comparisons, so it is refused too.
+		if !(f.v >= 0 && f.v <= MaxPricePerMillion) {
+			return Errorf(ErrValidation, "%s must be a number from 0 to %d", f.name, MaxPricePerMillion)
+		}
+	}
+	return nil
+}
+
+// Cost is what in input and out output tokens cost at these prices.
+func (p AgentPrices) Cost(in, out int64) float64 {
+	return (float64(in)*p.InputPerMillion + float64(out)*p.OutputPerMillion) / 1e6
+}
+
+// AgentUsage is the token usage of one agent call (what its RUN_FINISHED reported), recorded
+// by the bridge for the admins' usage per agent.
+type AgentUsage struct {
+	AgentID string
+	// RunID is the chat's run (a person's message answered); CallID the agent call of it (a
+	// run with frontend actions calls the agent more than once).
+	RunID        string
+	CallID       string
+	InputTokens  int64
+	OutputTokens int64
+	// At is when the call finished (zero: now).
+	At time.Time
+}
+
+// UsageTotals are an agent's runs and tokens over a period.
+type UsageTotals struct {
+	AgentID      string `json:"-"`
+	Runs         int64  `json:"runs"`
+	InputTokens  int64  `json:"inputTokens"`
+	OutputTokens int64  `json:"outputTokens"`
+	// Cost is set only for an agent with prices.
+	Cost *float64 `json:"cost,omitempty"`
 }
 
 // ValidAgentName is the shape of agent ids and frontend action names.
@@ -137,6 +199,9 @@ func (a AgentConfig) Validate() error {
 		return Errorf(ErrValidation, "auth must be headers, chat-jwt or service-account")
 	}
 	if err := ValidateAudience(a.Audience); err != nil {
+		return err
+	}
+	if err := a.Prices.Validate(); err != nil {
 		return err
 	}
 	if len(a.SuggestedMessages) > MaxSuggestedMessages {

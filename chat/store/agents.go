@@ -49,16 +49,25 @@ func (s *sealer) open(agentID, sealed string) ([]byte, error) {
 	return s.aead.Open(nil, b[:n], b[n:], []byte(agentID))
 }
 
-const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref, approvers, audience, auth, token_audience`
+const agentColumns = `agent_id, provider, name, icon, greeting, introductory, suggested, deployment_url, headers, enabled, created_us, updated_us, agent_ref, approvers, audience, auth, token_audience, prices, capabilities`
 
 // scanAgent reads a configuration and its sealed headers.
 func scanAgent(sc scanner) (model.AgentConfig, string, error) {
 	var a model.AgentConfig
-	var provider, suggested, sealed, approvers, audience, auth string
+	var provider, suggested, sealed, approvers, audience, auth, prices, capabilities string
 	var enabled int
 	var created, updated int64
-	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated, &a.AgentRef, &approvers, &audience, &auth, &a.TokenAudience); err != nil {
+	if err := sc.Scan(&a.AgentID, &provider, &a.Name, &a.Icon, &a.Greeting, &a.IntroductoryMessage, &suggested, &a.DeploymentURL, &sealed, &enabled, &created, &updated, &a.AgentRef, &approvers, &audience, &auth, &a.TokenAudience, &prices, &capabilities); err != nil {
 		return a, "", err
+	}
+	if prices != "" {
+		a.Prices = &model.AgentPrices{}
+		if err := json.Unmarshal([]byte(prices), a.Prices); err != nil {
+			return a, "", err
+		}
+	}
+	if capabilities != "" {
+		a.Capabilities = json.RawMessage(capabilities)
 	}
 	a.Approvers, a.Audience = []string{}, []string{}
 	if err := json.Unmarshal([]byte(approvers), &a.Approvers); err != nil {
@@ -116,6 +125,10 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 	suggested, _ := json.Marshal(a.SuggestedMessages)
 	approvers, _ := json.Marshal(a.Approvers)
 	audience, _ := json.Marshal(a.Audience)
+	prices := ""
+	if a.Prices != nil {
+		prices = string(model.MustJSON(a.Prices))
+	}
 	var out model.AgentConfig
 	created := false
 	err = s.write(ctx, "save agent", func(t *txn) error {
@@ -137,14 +150,17 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 			if !replaceHeaders {
 				newSealed = oldSealed
 			}
+			if a.Capabilities == nil {
+				a.Capabilities = old.Capabilities
+			}
 		}
 		a.UpdatedAt = t.now
 		if created {
-			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience)
+			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience, prices, string(a.Capabilities))
 		} else {
-			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12, approvers = $13, audience = $14, auth = $15, token_audience = $16 WHERE agent_id = $1`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience)
+			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12, approvers = $13, audience = $14, auth = $15, token_audience = $16, prices = $17, capabilities = $18 WHERE agent_id = $1`,
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience, prices, string(a.Capabilities))
 		}
 		if err != nil {
 			return err

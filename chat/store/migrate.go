@@ -263,6 +263,20 @@ ALTER TABLE chat_users ADD COLUMN provider_subject TEXT NOT NULL DEFAULT '';`,
 	`ALTER TABLE chat_agent_runs ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE chat_agent_runs ADD COLUMN heartbeat_us {{BIGINT}} NOT NULL DEFAULT 0;
 ALTER TABLE chat_agent_runs ADD COLUMN call_id TEXT NOT NULL DEFAULT '';`,
+	// The tokens of each agent call (its RUN_FINISHED usage), which admins see per agent; an
+	// agent's prices per million tokens and what it says it supports (JSON, '' when unset).
+	`CREATE TABLE chat_agent_usage (
+  agent_id      TEXT NOT NULL,
+  call_id       TEXT NOT NULL,
+  run_id        TEXT NOT NULL,
+  input_tokens  {{BIGINT}} NOT NULL,
+  output_tokens {{BIGINT}} NOT NULL,
+  at_us         {{BIGINT}} NOT NULL,
+  PRIMARY KEY (agent_id, call_id)
+);
+CREATE INDEX chat_agent_usage_by_time ON chat_agent_usage (at_us);
+ALTER TABLE chat_agents ADD COLUMN prices TEXT NOT NULL DEFAULT '';
+ALTER TABLE chat_agents ADD COLUMN capabilities TEXT NOT NULL DEFAULT '';`,
 }
 
 // postgresSequencerStep: writers insert events with pos NULL and an insertion id; the

@@ -31,6 +31,7 @@ type Store interface {
 	Agents
 	AgentRuns
 	Approvals
+	Usage
 	// Ping checks the database is reachable.
 	Ping(ctx context.Context) error
 	// Kind is sqlite or postgres.
@@ -331,7 +332,8 @@ type Rule struct {
 // ErrUIDNotFound, an unknown action ErrActionNotFound.
 type Agents interface {
 	// PutAgent creates or replaces a configuration; headers nil keeps the stored headers, a
-	// non-nil map (possibly empty) replaces them. created reports a new agent.
+	// non-nil map (possibly empty) replaces them. created reports a new agent. Capabilities nil
+	// keeps the stored ones (what the agent said of itself is not the admin's to type).
 	PutAgent(ctx context.Context, a model.AgentConfig, headers *map[string]string) (out model.AgentConfig, created bool, err error)
 	GetAgent(ctx context.Context, agentID string) (model.AgentConfig, error)
 	ListAgents(ctx context.Context) ([]model.AgentConfig, error)
