@@ -24,6 +24,11 @@ type EventType int
 // Run events, in the order they can occur within a step.
 const (
 	EventStepStarted EventType = iota
+	// The model's reasoning, when it streams any: always before the step's text and tool
+	// calls, and ended before they start.
+	EventReasoningStart
+	EventReasoningDelta
+	EventReasoningEnd
 	EventTextStart
 	EventTextDelta
 	EventTextEnd
@@ -38,9 +43,10 @@ const (
 type Event struct {
 	Type EventType
 	Step int
-	// MessageID is the assistant message of the step (text, and parent of tool calls).
+	// MessageID is the assistant message of the step (text, and parent of tool calls). The
+	// step's reasoning is a message of its own: ReasoningMessageID(MessageID).
 	MessageID string
-	// Delta is a text or arguments fragment.
+	// Delta is a text, reasoning or arguments fragment.
 	Delta string
 	// ToolCall identifies the call (ID, Name; Arguments complete on ToolCallEnd and ToolResult).
 	ToolCall llm.ToolCall
@@ -80,7 +86,10 @@ type ToolResult struct {
 
 // Step is one model step of a run.
 type Step struct {
-	Text         string         `json:"text"`
+	Text string `json:"text"`
+	// Reasoning is the model's reasoning of the step; never part of Text or of the messages
+	// the model sees again.
+	Reasoning    string         `json:"reasoning,omitempty"`
 	ToolCalls    []llm.ToolCall `json:"toolCalls"`
 	ToolResults  []ToolResult   `json:"toolResults"`
 	FinishReason string         `json:"finishReason"`
@@ -91,6 +100,8 @@ type Step struct {
 type Result struct {
 	// Text is the last step's text.
 	Text string
+	// Reasoning is the run's reasoning, every step's in order (Mastra's reasoningText).
+	Reasoning string
 	// FinishReason: stop, length, content-filter, tool-calls (frontend tools are pending or
 	// the step limit was reached with tool calls), or other.
 	FinishReason string
@@ -207,12 +218,13 @@ func (a *Agent) loop(ctx context.Context, ls *loopState, sink Sink) (*Result, er
 		}
 		log.V(1).Info("model step finished", "step", step, "finishReason", resp.FinishReason, "toolCalls", len(resp.ToolCalls))
 
-		st := Step{Text: resp.Text, ToolCalls: nonNil(resp.ToolCalls), ToolResults: []ToolResult{}, FinishReason: finishReason(resp.FinishReason), Usage: resp.Usage}
+		st := Step{Text: resp.Text, Reasoning: resp.Reasoning, ToolCalls: nonNil(resp.ToolCalls), ToolResults: []ToolResult{}, FinishReason: finishReason(resp.FinishReason), Usage: resp.Usage}
 		assistant := llm.Message{ID: msgID, Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls}
 		ls.msgs = append(ls.msgs, assistant)
 		res.Messages = append(res.Messages, assistant)
 		res.Usage.Add(resp.Usage)
 		res.Text = resp.Text
+		res.Reasoning += resp.Reasoning
 		res.FinishReason = st.FinishReason
 
 		pending, server, held := a.sortToolCalls(ctx, resp.ToolCalls, frontend)
@@ -432,6 +444,13 @@ func (a *Agent) callTool(ctx context.Context, tc llm.ToolCall) (r ToolResult) {
 // message id because tool call ids are only as unique as the model makes them.
 func ToolMessageID(stepMessageID, toolCallID string) string {
 	return "tool_" + strings.TrimPrefix(stepMessageID, "msg_") + "_" + toolCallID
+}
+
+// ReasoningMessageID is the id of a step's reasoning message: derived from the step's message,
+// so every end of a stream names it the same way, and distinct from it, because AG-UI clients
+// keep reasoning and text as separate messages keyed by id.
+func ReasoningMessageID(stepMessageID string) string {
+	return "rsn_" + strings.TrimPrefix(stepMessageID, "msg_")
 }
 
 // RawArgs keeps valid JSON arguments as they are and wraps anything else as a string, so

@@ -4,15 +4,19 @@ import (
 	"github.com/agentry-dev/agentry/runtime/llm"
 )
 
-// streamHandler turns model stream callbacks into run events, keeping the text message and
-// tool calls properly opened and closed: text ends before a tool call starts, and a tool call
-// ends before the next one starts.
+// streamHandler turns model stream callbacks into run events, keeping the reasoning, the text
+// message and tool calls properly opened and closed: reasoning ends before text or a tool call
+// starts, text ends before a tool call starts, and a tool call ends before the next one starts.
 type streamHandler struct {
 	sink     Sink
 	step     int
 	msgID    string
 	frontend map[string]bool
 
+	reasoningOpen bool
+	// answered is set once text or a tool call began: reasoning after that (models practically
+	// never send it) stays in the result only, so no reasoning message opens after the answer.
+	answered bool
 	textOpen bool
 	open     int // index of the open tool call, -1 when none
 	calls    map[int]llm.ToolCall
@@ -25,7 +29,34 @@ func (h *streamHandler) emit(e Event) error {
 	return h.sink(e)
 }
 
+// OnReasoning implements llm.ReasoningHandler.
+func (h *streamHandler) OnReasoning(delta string) error {
+	if h.answered || delta == "" {
+		return nil
+	}
+	if !h.reasoningOpen {
+		h.reasoningOpen = true
+		if err := h.emit(Event{Type: EventReasoningStart}); err != nil {
+			return err
+		}
+	}
+	return h.emit(Event{Type: EventReasoningDelta, Delta: delta})
+}
+
+// endReasoning closes the reasoning once the answer begins.
+func (h *streamHandler) endReasoning() error {
+	h.answered = true
+	if !h.reasoningOpen {
+		return nil
+	}
+	h.reasoningOpen = false
+	return h.emit(Event{Type: EventReasoningEnd})
+}
+
 func (h *streamHandler) OnText(delta string) error {
+	if err := h.endReasoning(); err != nil {
+		return err
+	}
 	if h.calls != nil && h.open >= 0 {
 		// Text after a tool call started belongs to no open message; keep it in the result
 		// only (models practically never do this).
@@ -49,6 +80,9 @@ func (h *streamHandler) endText() error {
 }
 
 func (h *streamHandler) OnToolCallStart(index int, id, name string) error {
+	if err := h.endReasoning(); err != nil {
+		return err
+	}
 	if err := h.endText(); err != nil {
 		return err
 	}
@@ -87,6 +121,9 @@ func (h *streamHandler) endCall() error {
 
 // close ends whatever is still open once the model's answer is complete.
 func (h *streamHandler) close() error {
+	if err := h.endReasoning(); err != nil {
+		return err
+	}
 	if err := h.endText(); err != nil {
 		return err
 	}

@@ -134,7 +134,12 @@ func recordContent(span trace.Span, msgs []llm.Message, resp *llm.Response) {
 	b, _ := json.Marshal(in)
 	span.SetAttributes(attribute.String("gen_ai.input.messages", string(b)))
 	if resp != nil {
-		b, _ = json.Marshal([]message{{Role: "assistant", Parts: []part{{Type: "text", Content: resp.Text}}}})
+		out := message{Role: "assistant"}
+		if resp.Reasoning != "" {
+			out.Parts = append(out.Parts, part{Type: "reasoning", Content: resp.Reasoning})
+		}
+		out.Parts = append(out.Parts, part{Type: "text", Content: resp.Text})
+		b, _ = json.Marshal([]message{out})
 		span.SetAttributes(attribute.String("gen_ai.output.messages", string(b)))
 	}
 }

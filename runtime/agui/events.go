@@ -46,6 +46,25 @@ func (m *Mapper) Map(e agent.Event) []wire.Event {
 		ev := m.event(wire.StepFinished)
 		ev.StepName = stepName(e.Step)
 		return []wire.Event{ev}
+	case agent.EventReasoningStart:
+		// One span with one message, both named by the step's reasoning id (the verifier keeps
+		// spans and messages apart, so they may share it).
+		id := agent.ReasoningMessageID(e.MessageID)
+		span, msg := m.event(wire.ReasoningStart), m.event(wire.ReasoningMessageStart)
+		span.MessageID, msg.MessageID, msg.Role = id, id, "reasoning"
+		return []wire.Event{span, msg}
+	case agent.EventReasoningDelta:
+		if e.Delta == "" {
+			return nil
+		}
+		ev := m.event(wire.ReasoningMessageContent)
+		ev.MessageID, ev.Delta = agent.ReasoningMessageID(e.MessageID), e.Delta
+		return []wire.Event{ev}
+	case agent.EventReasoningEnd:
+		id := agent.ReasoningMessageID(e.MessageID)
+		msg, span := m.event(wire.ReasoningMessageEnd), m.event(wire.ReasoningEnd)
+		msg.MessageID, span.MessageID = id, id
+		return []wire.Event{msg, span}
 	case agent.EventTextStart:
 		ev := m.event(wire.TextMessageStart)
 		ev.MessageID, ev.Role = e.MessageID, "assistant"

@@ -74,7 +74,10 @@ type Request struct {
 
 // Response is the complete answer of one step.
 type Response struct {
-	Text         string
+	Text string
+	// Reasoning is what a reasoning model streamed beside the answer (reasoning_content or
+	// reasoning): shown to people, never part of Text and never sent back to the model.
+	Reasoning    string
 	ToolCalls    []ToolCall
 	FinishReason string
 	Usage        Usage
@@ -88,6 +91,15 @@ type StreamHandler interface {
 	OnToolCallStart(index int, id, name string) error
 	// OnToolCallArgs receives a fragment of the index-th tool call's JSON arguments.
 	OnToolCallArgs(index int, delta string) error
+}
+
+// ReasoningHandler is a StreamHandler that also hears the model's reasoning. It is a separate
+// interface so handlers that have no use for reasoning (and test doubles) need not implement
+// it; the reasoning is in Response.Reasoning either way.
+type ReasoningHandler interface {
+	// OnReasoning receives a fragment of the model's reasoning. Models send all of a step's
+	// reasoning before its answer text and tool calls.
+	OnReasoning(delta string) error
 }
 
 // Client is a language model.
@@ -177,7 +189,8 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 	defer stream.Close()
 
 	resp := &Response{}
-	var text strings.Builder
+	var text, reasoning strings.Builder
+	rh, _ := h.(ReasoningHandler)
 	var calls toolCalls
 	for stream.Next() {
 		chunk := stream.Current()
@@ -189,6 +202,16 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 				continue
 			}
 			d := choice.Delta
+			// Servers name the field reasoning_content (DeepSeek, vLLM before 0.10) or reasoning
+			// (vLLM, Ollama, OpenRouter); one of them per chunk.
+			if r := cmp.Or(string(d.ReasoningContent), string(d.Reasoning)); r != "" {
+				reasoning.WriteString(r)
+				if rh != nil {
+					if err := rh.OnReasoning(r); err != nil {
+						return nil, err
+					}
+				}
+			}
 			if d.Content != "" {
 				text.WriteString(d.Content)
 				if err := h.OnText(d.Content); err != nil {
@@ -209,6 +232,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h StreamHandler) (*Res
 		return nil, describeError(ctx, err, o.cfg)
 	}
 	resp.Text = text.String()
+	resp.Reasoning = reasoning.String()
 	for _, st := range calls.list {
 		if !st.started {
 			return nil, &Error{Public: "the model sent a tool call without a function name"}

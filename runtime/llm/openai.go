@@ -184,6 +184,10 @@ type chunk struct {
 		Delta struct {
 			Content   string          `json:"content"`
 			ToolCalls []chunkToolCall `json:"tool_calls"`
+			// ReasoningContent and Reasoning are the reasoning OpenAI-compatible servers stream
+			// beside the answer (not part of OpenAI's own API, so not in the SDK's chunk type).
+			ReasoningContent lenientText `json:"reasoning_content"`
+			Reasoning        lenientText `json:"reasoning"`
 		} `json:"delta"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
@@ -192,6 +196,19 @@ type chunk struct {
 		CompletionTokens int64 `json:"completion_tokens"`
 		TotalTokens      int64 `json:"total_tokens"`
 	} `json:"usage"`
+}
+
+// lenientText is a string field some servers fill with something else: null, or an object
+// (e.g. a reasoning summary with effort settings). Those read as no text rather than failing
+// the chunk, so a server's extension never breaks the answer it belongs to.
+type lenientText string
+
+func (t *lenientText) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*t = lenientText(s)
+	}
+	return nil
 }
 
 // chunkToolCall is a fragment of a tool call in a chunk's delta.

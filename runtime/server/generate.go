@@ -151,6 +151,7 @@ type toolResultOut struct {
 type stepOut struct {
 	StepType     string          `json:"stepType"`
 	Text         string          `json:"text"`
+	Reasoning    string          `json:"reasoning,omitempty"`
 	ToolCalls    []toolCallOut   `json:"toolCalls"`
 	ToolResults  []toolResultOut `json:"toolResults"`
 	FinishReason string          `json:"finishReason"`
@@ -158,13 +159,17 @@ type stepOut struct {
 }
 
 type generateResponse struct {
-	Text         string          `json:"text"`
-	FinishReason string          `json:"finishReason"`
-	Usage        llm.Usage       `json:"usage"`
-	ToolCalls    []toolCallOut   `json:"toolCalls"`
-	ToolResults  []toolResultOut `json:"toolResults"`
-	Steps        []stepOut       `json:"steps"`
-	RunID        string          `json:"runId"`
+	Text string `json:"text"`
+	// Reasoning and ReasoningText are Mastra's two names for the run's reasoning (a reasoning
+	// model's thinking, never part of text); both are absent when the model sent none.
+	Reasoning     string          `json:"reasoning,omitempty"`
+	ReasoningText string          `json:"reasoningText,omitempty"`
+	FinishReason  string          `json:"finishReason"`
+	Usage         llm.Usage       `json:"usage"`
+	ToolCalls     []toolCallOut   `json:"toolCalls"`
+	ToolResults   []toolResultOut `json:"toolResults"`
+	Steps         []stepOut       `json:"steps"`
+	RunID         string          `json:"runId"`
 	// PendingApprovals are the tool calls a suspended run waits for (finishReason
 	// "suspended"; runId is then the one approve-tool-call and decline-tool-call take).
 	PendingApprovals []approvalOut `json:"pendingApprovals,omitempty"`
@@ -275,13 +280,15 @@ func (s *Server) generate(c echo.Context) error {
 // generateOut is Mastra's generate answer for a run's result.
 func generateOut(res *agent.Result, runID string) generateResponse {
 	out := generateResponse{
-		Text:         res.Text,
-		FinishReason: res.FinishReason,
-		Usage:        res.Usage,
-		ToolCalls:    callsOut(res.ToolCalls()),
-		ToolResults:  resultsOut(res.ToolResults()),
-		Steps:        make([]stepOut, 0, len(res.Steps)),
-		RunID:        runID,
+		Text:          res.Text,
+		Reasoning:     res.Reasoning,
+		ReasoningText: res.Reasoning,
+		FinishReason:  res.FinishReason,
+		Usage:         res.Usage,
+		ToolCalls:     callsOut(res.ToolCalls()),
+		ToolResults:   resultsOut(res.ToolResults()),
+		Steps:         make([]stepOut, 0, len(res.Steps)),
+		RunID:         runID,
 	}
 	for i, st := range res.Steps {
 		typ := "initial"
@@ -289,7 +296,7 @@ func generateOut(res *agent.Result, runID string) generateResponse {
 			typ = "tool-result"
 		}
 		out.Steps = append(out.Steps, stepOut{
-			StepType: typ, Text: st.Text, ToolCalls: callsOut(st.ToolCalls), ToolResults: resultsOut(st.ToolResults),
+			StepType: typ, Text: st.Text, Reasoning: st.Reasoning, ToolCalls: callsOut(st.ToolCalls), ToolResults: resultsOut(st.ToolResults),
 			FinishReason: st.FinishReason, Usage: st.Usage,
 		})
 	}

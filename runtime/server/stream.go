@@ -62,6 +62,13 @@ func (s *Server) streamRun(ctx context.Context, e *registry.Entry, in *generateI
 		switch ev.Type {
 		case agent.EventStepStarted:
 			return chunk("step-start", map[string]any{"messageId": ev.MessageID})
+		case agent.EventReasoningStart:
+			// Mastra's reasoning chunks; their id is the reasoning message's, as on AG-UI.
+			return chunk("reasoning-start", map[string]any{"id": agent.ReasoningMessageID(ev.MessageID)})
+		case agent.EventReasoningDelta:
+			return chunk("reasoning-delta", map[string]any{"id": agent.ReasoningMessageID(ev.MessageID), "text": ev.Delta})
+		case agent.EventReasoningEnd:
+			return chunk("reasoning-end", map[string]any{"id": agent.ReasoningMessageID(ev.MessageID)})
 		case agent.EventTextDelta:
 			return chunk("text-delta", map[string]any{"id": ev.MessageID, "text": ev.Delta})
 		case agent.EventToolCallEnd:

@@ -40,8 +40,9 @@ type Rule struct {
 // compiledReply is a Reply with its templates parsed once, at load time.
 type compiledReply struct {
 	Reply
-	text *template.Template
-	args []*template.Template
+	text      *template.Template
+	reasoning *template.Template
+	args      []*template.Template
 }
 
 // When holds a rule's conditions; all that are set must hold.
@@ -228,6 +229,14 @@ func compileReply(r Reply) (*compiledReply, error) {
 	if c.text, err = parseTemplate(r.Text); err != nil {
 		return nil, fmt.Errorf("text template: %w", err)
 	}
+	if c.reasoning, err = parseTemplate(r.Reasoning); err != nil {
+		return nil, fmt.Errorf("reasoning template: %w", err)
+	}
+	switch r.ReasoningField {
+	case "", ReasoningContentField, ReasoningField:
+	default:
+		return nil, fmt.Errorf("reasoningField %q: use %s or %s", r.ReasoningField, ReasoningContentField, ReasoningField)
+	}
 	for _, tc := range r.ToolCalls {
 		t, err := parseTemplate(tc.Arguments)
 		if err != nil {
@@ -249,6 +258,7 @@ func execTemplate(t *template.Template, d TemplateData) string {
 func (c *compiledReply) render(d TemplateData) Reply {
 	out := c.Reply
 	out.Text = execTemplate(c.text, d)
+	out.Reasoning = execTemplate(c.reasoning, d)
 	out.ToolCalls = nil
 	for i, tc := range c.Reply.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Name, Arguments: execTemplate(c.args[i], d)})

@@ -30,6 +30,13 @@ type ToolCall struct {
 
 // Reply is one scripted answer.
 type Reply struct {
+	// Reasoning, when set, is streamed word by word before the text, as reasoning models
+	// (DeepSeek, vLLM, ...) send their thinking: in the chunks' delta.reasoning_content, or
+	// delta.reasoning when ReasoningField says so. A template, as Text is.
+	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningField names the field the reasoning travels in: reasoning_content (default)
+	// or reasoning.
+	ReasoningField string `json:"reasoningField,omitempty"`
 	// Text is streamed word by word.
 	Text string `json:"text,omitempty"`
 	// ToolCalls are requested after the text.

@@ -21,11 +21,25 @@ func countUsage(req *Request, reply Reply) usage {
 	for _, m := range req.Messages {
 		p += len(strings.Fields(m.Content)) + 1
 	}
-	c := len(strings.Fields(reply.Text))
+	c := len(strings.Fields(reply.Text)) + len(strings.Fields(reply.Reasoning))
 	for _, tc := range reply.ToolCalls {
 		c += 1 + len(strings.Fields(tc.Arguments))
 	}
 	return usage{PromptTokens: p, CompletionTokens: c, TotalTokens: p + c}
+}
+
+// The delta fields reasoning travels in; servers use one or the other.
+const (
+	ReasoningContentField = "reasoning_content"
+	ReasoningField        = "reasoning"
+)
+
+// reasoningField is the field reply's reasoning is sent in.
+func reasoningField(reply Reply) string {
+	if reply.ReasoningField == ReasoningField {
+		return ReasoningField
+	}
+	return ReasoningContentField
 }
 
 func wireToolCalls(calls []ToolCall) []map[string]any {
@@ -41,6 +55,9 @@ func wireToolCalls(calls []ToolCall) []map[string]any {
 
 func completion(id string, req *Request, reply Reply) map[string]any {
 	msg := map[string]any{"role": "assistant", "content": reply.Text}
+	if reply.Reasoning != "" {
+		msg[reasoningField(reply)] = reply.Reasoning
+	}
 	if len(reply.ToolCalls) > 0 {
 		msg["tool_calls"] = wireToolCalls(reply.ToolCalls)
 		if reply.Text == "" {
@@ -114,6 +131,11 @@ func (s *Server) stream(c echo.Context, id string, req *Request, reply Reply) er
 
 	if !write(delta(map[string]any{"role": "assistant", "content": ""}, nil), nil) {
 		return nil
+	}
+	for _, word := range splitWords(reply.Reasoning) {
+		if !write(delta(map[string]any{reasoningField(reply): word}, nil), nil) {
+			return nil
+		}
 	}
 	for _, word := range splitWords(reply.Text) {
 		if !write(delta(map[string]any{"content": word}, nil), nil) {

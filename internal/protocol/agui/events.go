@@ -23,6 +23,14 @@ const (
 	ToolCallEnd        = "TOOL_CALL_END"
 	ToolCallChunk      = "TOOL_CALL_CHUNK"
 	ToolCallResult     = "TOOL_CALL_RESULT"
+	// A reasoning span (REASONING_START/END) holds reasoning messages, each streamed as
+	// REASONING_MESSAGE_START, _CONTENT and _END; the runtime sends one message per span.
+	ReasoningStart          = "REASONING_START"
+	ReasoningMessageStart   = "REASONING_MESSAGE_START"
+	ReasoningMessageContent = "REASONING_MESSAGE_CONTENT"
+	ReasoningMessageEnd     = "REASONING_MESSAGE_END"
+	ReasoningMessageChunk   = "REASONING_MESSAGE_CHUNK"
+	ReasoningEnd            = "REASONING_END"
 	// ErrorType is the specification's failure event, sent before RUN_ERROR.
 	ErrorType = "error"
 )
