@@ -38,6 +38,8 @@ type agentRequest struct {
 	Audience            []string           `json:"audience"`
 	Auth                string             `json:"auth"`
 	TokenAudience       string             `json:"tokenAudience"`
+	// Prices absent (or null) leaves the agent without prices: a save replaces them all.
+	Prices *model.AgentPrices `json:"prices"`
 }
 
 func pathAgentID(c echo.Context) (string, error) {
@@ -64,6 +66,7 @@ func (a *API) putAgent(c echo.Context) error {
 		AgentID: id, Provider: model.AgentProvider(req.Provider), Name: req.Name, Icon: req.Icon, Greeting: req.Greeting,
 		IntroductoryMessage: req.IntroductoryMessage, SuggestedMessages: req.SuggestedMessages, DeploymentURL: req.DeploymentURL,
 		AgentRef: req.AgentRef, Approvers: req.Approvers, Audience: req.Audience, Auth: model.AgentAuth(req.Auth), TokenAudience: req.TokenAudience,
+		Prices: req.Prices,
 	}
 	if err := cfg.Validate(); err != nil {
 		return err

@@ -264,6 +264,7 @@ func (a *API) Register(e *echo.Echo) {
 	g.PUT("/moderation/messages/:id", a.moderateMessage, server)
 
 	g.GET("/agents", a.listAgents, admin)
+	g.GET("/agent-usage", a.agentUsage, admin)
 	g.PUT("/agents/:agentId", a.putAgent, admin)
 	g.GET("/agents/:agentId", a.getAgent, admin)
 	g.DELETE("/agents/:agentId", a.deleteAgent, admin)

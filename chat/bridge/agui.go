@@ -56,6 +56,8 @@ type output struct {
 	// finish is the RUN_FINISHED event, held back until the output is stored and the
 	// conversation released: a client that sees the run end may send the next message at once.
 	finish []byte
+	// usage is what the call's RUN_FINISHED says it used (recordUsage stores it).
+	usage []agui.TokenUsage
 }
 
 func newOutput() *output {
@@ -129,6 +131,7 @@ func (o *output) apply(ev *agui.Event) {
 		o.entries = append(o.entries, &entry{result: &model.ToolResultData{ToolCallID: ev.ToolCallID, Name: name, Result: content}})
 	case agui.RunFinished:
 		o.finished = true
+		o.usage = ev.Usage
 		if ev.Outcome != nil {
 			o.pending = ev.Outcome.PendingToolCallIDs
 			if ev.Outcome.Type == agui.OutcomeInterrupt {

@@ -44,6 +44,7 @@ type Store interface {
 	SendMessages(ctx context.Context, ms []model.Message) ([]model.Message, error)
 	store.AgentRuns
 	store.Approvals
+	RecordAgentUsage(ctx context.Context, u model.AgentUsage) error
 }
 
 // Publisher relays ephemeral frames to a conversation's sockets and wakes the event feed after

@@ -71,6 +71,7 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, callID, url string, he
 	}
 	out := newOutput()
 	out.interrupts = suspendedApprovals(raw)
+	out.usage = generateUsage(raw)
 	if len(out.interrupts) > 0 && strings.HasPrefix(strings.TrimSpace(text), "{") {
 		text = "" // the whole answer echoed as JSON: nothing to say until someone decides
 	}

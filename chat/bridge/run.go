@@ -235,6 +235,8 @@ func (b *Bridge) steps(ctx context.Context, p *Plan) *runError {
 		}
 		p.inCall.Store(false)
 		b.endCall(p)
+		// Before the answer is stored: whoever sees the answer finds its usage counted.
+		b.recordUsage(p, callID, out)
 		pending := b.persist(p, out, actions, rerr == nil)
 		if p.cfg.Provider == model.ProviderAGUI && rerr == nil && len(pending) > 0 {
 			// Stored: a replica taking the run over from here must not replay this call. (A run
