@@ -147,6 +147,42 @@ test("server tool: call streamed, result reported, conversation continues", asyn
   assertNoWarnings();
 });
 
+test("reasoning: the client's verifier accepts the reasoning events and builds a reasoning message beside the answer", async () => {
+  const { events, types, result, agent } = await run("conformance", [userMessage("reasoning")]);
+  const reasoning = result.newMessages.filter((m) => m.role === "reasoning");
+  const answer = result.newMessages.find((m) => m.role === "assistant");
+  assert.equal(reasoning.length, 1, `one reasoning message: ${JSON.stringify(result.newMessages)}`);
+  assert.equal(reasoning[0].content, "The user wants reasoning. I think first, then answer.");
+  assert.equal(answer.content, "Thought it through.", "the reasoning is not part of the answer");
+  assert.notEqual(reasoning[0].id, answer.id, "reasoning and answer are separate messages");
+  // The span opens before its message, and both close before the answer starts.
+  const order = ["REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT", "REASONING_MESSAGE_END", "REASONING_END", "TEXT_MESSAGE_START"];
+  const at = order.map((t) => types.indexOf(t));
+  assert.deepEqual([...at].sort((a, b) => a - b), at, `event order: ${types.join(" ")}`);
+  assert.ok(at[0] > 0, "every reasoning event is present");
+  assert.ok(types.lastIndexOf("REASONING_MESSAGE_CONTENT") < types.indexOf("REASONING_MESSAGE_END"));
+  assert.equal(events.find((e) => e.type === "REASONING_START").messageId, reasoning[0].id);
+
+  // The next run sends the reasoning message back, as the client keeps it in its history: the
+  // runtime leaves it out of what the model sees.
+  agent.addMessage(userMessage("text after reasoning"));
+  const second = await run("conformance", [], { agent });
+  assert.equal(second.result.newMessages.find((m) => m.role === "assistant").content, 'Hello from the conformance model. You said "text after reasoning".');
+  const requests = await (await fetch(`${MODEL}/_scripted/requests`)).json();
+  const sent = requests.find((r) => r.messages.some((m) => m.content === "text after reasoning"));
+  assert.ok(sent, "the model got the second run");
+  assert.ok(!JSON.stringify(sent.messages).includes("I think first"), `the model was sent the reasoning: ${JSON.stringify(sent.messages)}`);
+  assertNoWarnings();
+});
+
+test("reasoning before a tool call: the span closes before the call starts", async () => {
+  const { types, result } = await run("conformance", [userMessage("reasoning-tool")]);
+  assert.ok(types.indexOf("REASONING_END") < types.indexOf("TOOL_CALL_START"), `event order: ${types.join(" ")}`);
+  assert.equal(result.newMessages.find((m) => m.role === "reasoning").content, "Oslo weather needs the weather tool.");
+  assert.match(result.newMessages.filter((m) => m.role === "assistant" && m.content).at(-1).content, /The weather tool said/);
+  assertNoWarnings();
+});
+
 test("frontend action: left pending, then continued with a tool message", async () => {
   const first = await run("conformance", [userMessage("frontend")]);
   const start = first.events.find((e) => e.type === "TOOL_CALL_START");
