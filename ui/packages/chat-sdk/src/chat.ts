@@ -74,6 +74,7 @@ export const getConversationStarter: ChatClient["getConversationStarter"] = (id,
 export const translateMessage: ChatClient["translateMessage"] = (id, language) => client.translateMessage(id, language);
 
 export const getAgentConfigs: ChatClient["getAgentConfigs"] = () => client.getAgentConfigs();
+export const getAgentUsage: ChatClient["getAgentUsage"] = () => client.getAgentUsage();
 export const saveAgentConfig: ChatClient["saveAgentConfig"] = (agentId, config) => client.saveAgentConfig(agentId, config);
 export const deleteAgentConfig: ChatClient["deleteAgentConfig"] = (agentId) => client.deleteAgentConfig(agentId);
 export const setAgentEnabled: ChatClient["setAgentEnabled"] = (agentId, enabled) => client.setAgentEnabled(agentId, enabled);
@@ -107,6 +108,7 @@ export { Action } from "./models/action";
 export { AgenticMessage, type ToolCall, type ToolResult } from "./models/agentic";
 export type { ActionResult, AgentEvent, AgentProfile, AGUIEvent, Approval, ApprovalDecision, ApprovalStatus } from "./models/agent";
 export type { AgentAuth, AgentConfig, AgentConfigWrite, AgentImport, AgentProvider, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
+export type { AgentCapabilities, AgentPrices, AgentUsage, AgentUsageReport, UsageTotals } from "./models/agent";
 export { Conversation } from "./models/conversation";
 export { Group } from "./models/group";
 export { Attachment, BaseMessage, CustomMessage, MediaMessage, TextMessage, type ModerationStatus } from "./models/message";

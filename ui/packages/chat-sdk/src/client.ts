@@ -10,7 +10,7 @@ import type {
   GroupListenerCallbacks,
   MessageListenerCallbacks,
 } from "./listeners";
-import type { ActionResult, AgentConfig, AgentConfigWrite, AgentImport, AgentProfile, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
+import type { ActionResult, AgentConfig, AgentConfigWrite, AgentImport, AgentProfile, AgentUsageReport, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
 import type { Group } from "./models/group";
 import type { BaseMessage, CustomMessage, MediaMessage, TextMessage } from "./models/message";
 import type { MessageReceipt, TypingIndicator } from "./models/receipt";
@@ -134,6 +134,8 @@ export class ChatClient {
 
   // Agent configurations and frontend actions (admins).
   getAgentConfigs(): Promise<AgentConfig[]> { return run(() => agents.getAgentConfigs(this.s)); }
+  /** Each agent's runs, tokens and cost today (since 00:00 UTC) and over the last 7 days (admins). */
+  getAgentUsage(): Promise<AgentUsageReport> { return run(() => agents.getAgentUsage(this.s)); }
   /** Creates or replaces the agent's configuration (PUT). */
   saveAgentConfig(agentId: string, config: AgentConfigWrite): Promise<AgentConfig> { return run(() => agents.saveAgentConfig(this.s, agentId, config)); }
   /** Deletes the agent's configuration and its frontend actions. */

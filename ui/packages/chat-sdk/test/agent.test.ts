@@ -129,6 +129,37 @@ describe("agents: AI features and administration", () => {
     }
   });
 
+  test("usage: a run's tokens reach the admins' usage per agent, with a cost once the agent has prices; others may not read it", async () => {
+    const [admin, dave, bob] = await Promise.all([h.client("admin"), h.client("dave"), h.client("bob")]);
+    const before = (await admin.c.getAgentUsage()).items.find((u) => u.agentId === "chef");
+    await dave.c.sendMessage(new TextMessage("chef", "What can I use instead of butter?", "user"));
+    await dave.rec.until((e) => e.name === "onAgenticMessageReceived" && (e.args[0] as AgenticMessage).getText().includes("olive oil"), 60_000);
+
+    const report = await admin.c.getAgentUsage();
+    expect(report.todaySince).toMatch(/T00:00:00Z$/);
+    expect(Date.parse(report.todaySince) - Date.parse(report.last7DaysSince)).toBe(6 * 24 * 3600 * 1000);
+    const chef = report.items.find((u) => u.agentId === "chef");
+    expect(chef?.today.runs).toBe((before?.today.runs ?? 0) + 1);
+    expect(chef?.today.inputTokens).toBeGreaterThan(before?.today.inputTokens ?? 0);
+    expect(chef?.today.outputTokens).toBeGreaterThan(before?.today.outputTokens ?? 0);
+    expect(chef?.last7Days.runs).toBeGreaterThanOrEqual(chef?.today.runs ?? Infinity);
+
+    // Prices, saved with the configuration, give a cost; without them there is none.
+    const config = (await admin.c.getAgentConfigs()).find((a) => a.agentId === "chef");
+    if (!config) throw new Error("no chef configuration");
+    const { agentId: _id, hasHeaders: _h, capabilities: _c, ...write } = config;
+    expect(chef?.today.cost).toBeUndefined();
+    await admin.c.saveAgentConfig("chef", { ...write, prices: { inputPerMillion: 2, outputPerMillion: 8 } });
+    try {
+      const priced = (await admin.c.getAgentUsage()).items.find((u) => u.agentId === "chef");
+      expect(priced?.prices).toEqual({ inputPerMillion: 2, outputPerMillion: 8 });
+      expect(priced?.today.cost).toBeCloseTo(((priced?.today.inputTokens ?? 0) * 2 + (priced?.today.outputTokens ?? 0) * 8) / 1e6, 12);
+    } finally {
+      await admin.c.saveAgentConfig("chef", write);
+    }
+    await expect(bob.c.getAgentUsage()).rejects.toMatchObject({ code: "ERR_PERMISSION_DENIED", details: { status: 403 } });
+  });
+
   test("admins read and write agent configurations and frontend actions; others may not", async () => {
     const [admin, bob] = await Promise.all([h.client("admin"), h.client("bob")]);
     const chef = (await admin.c.getAgentConfigs()).find((a) => a.agentId === "chef");

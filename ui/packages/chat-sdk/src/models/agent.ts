@@ -110,13 +110,59 @@ export interface AgentConfig {
   /** The aud of chat-jwt tokens (default the URL the chat calls) or service-account tokens
    * (default agentry.dev/agents/<namespace>/<name>). */
   readonly tokenAudience?: string;
+  /** What the agent's tokens cost (US dollars per million); absent: no cost is shown. */
+  readonly prices?: AgentPrices;
+  /** What the agent said it supports when the chat last read its description (AG-UI's
+   * AgentCapabilities); absent when not known. Read-only: saving a configuration keeps it. */
+  readonly capabilities?: AgentCapabilities;
+}
+
+/** An agent's prices in US dollars per million input and output tokens. */
+export interface AgentPrices {
+  readonly inputPerMillion: number;
+  readonly outputPerMillion: number;
+}
+
+/** The parts of AG-UI's AgentCapabilities the chat shows (what the agent declares; an absent
+ * field is not declared, which is not the same as unsupported). */
+export interface AgentCapabilities {
+  readonly transport?: { readonly streaming?: boolean; readonly resumable?: boolean };
+  readonly tools?: { readonly supported?: boolean; readonly clientProvided?: boolean; readonly items?: readonly { readonly name: string }[] };
+  readonly humanInTheLoop?: { readonly supported?: boolean; readonly approvals?: boolean; readonly interrupts?: boolean };
+  readonly reasoning?: { readonly supported?: boolean; readonly streaming?: boolean };
+}
+
+/** An agent's runs and tokens over a period; cost only for an agent with prices. */
+export interface UsageTotals {
+  readonly runs: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** US dollars at the agent's current prices; absent for an agent without prices. */
+  readonly cost?: number;
+}
+
+/** One agent's usage (GET /agent-usage). */
+export interface AgentUsage {
+  readonly agentId: string;
+  readonly name: string;
+  readonly prices?: AgentPrices;
+  readonly today: UsageTotals;
+  readonly last7Days: UsageTotals;
+}
+
+/** Every agent's usage, from the chat's own records of its agent calls. Today is since 00:00
+ * UTC (todaySince); the last 7 days since 00:00 UTC six days ago (last7DaysSince). */
+export interface AgentUsageReport {
+  readonly items: readonly AgentUsage[];
+  readonly todaySince: string;
+  readonly last7DaysSince: string;
 }
 
 /** How the chat authenticates to an agent. */
 export type AgentAuth = "headers" | "chat-jwt" | "service-account";
 
 /** An agent configuration to save (PUT /agents/{id}): headers only when typed (absent keeps the stored ones). */
-export interface AgentConfigWrite extends Omit<AgentConfig, "agentId" | "hasHeaders"> {
+export interface AgentConfigWrite extends Omit<AgentConfig, "agentId" | "hasHeaders" | "capabilities"> {
   readonly headers?: Readonly<Record<string, string>>;
 }
 

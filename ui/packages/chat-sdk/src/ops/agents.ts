@@ -1,5 +1,5 @@
 import type { ReceiverType } from "../constants";
-import type { ActionResult, AgentConfig, AgentConfigWrite, AgentImport, AgentProfile, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "../models/agent";
+import type { ActionResult, AgentConfig, AgentConfigWrite, AgentImport, AgentProfile, AgentUsageReport, Approval, ApprovalDecision, ConnectionTest, FrontendAction, FrontendActionWrite } from "../models/agent";
 import { toApproval } from "../models/approval";
 import type { BaseMessage } from "../models/message";
 import type { Session } from "../session";
@@ -65,6 +65,10 @@ const actionPath = (agentId: string, name: string) => agentPath(agentId, `/actio
 
 export async function getAgentConfigs(s: Session): Promise<AgentConfig[]> {
   return (await s.http.json<{ items: AgentConfig[] | null }>("GET", "/agents")).items ?? [];
+}
+/** Each agent's runs, tokens and cost today and over the last 7 days (admins). */
+export function getAgentUsage(s: Session): Promise<AgentUsageReport> {
+  return s.http.json("GET", "/agent-usage");
 }
 export function saveAgentConfig(s: Session, agentId: string, config: AgentConfigWrite): Promise<AgentConfig> {
   return s.http.json("PUT", agentPath(agentId), { body: config });
