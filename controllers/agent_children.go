@@ -32,6 +32,9 @@ type children struct {
 // runtime never reads another owner's config and nothing public points at another owner's
 // Service. A refused public endpoint (no auth) gets no Ingress, and an existing one is removed.
 func (r *AgentReconciler) applyChildren(ctx context.Context, s *agentState) error {
+	if s.modelMissing {
+		return r.keepChildren(ctx, s)
+	}
 	a := s.agent
 	if _, p, err := r.apply(ctx, a, render.ConfigMapFor(a, s.config)); err != nil || p != nil {
 		return s.blocked(p, err)

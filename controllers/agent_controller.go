@@ -42,7 +42,7 @@ type AgentReconciler struct {
 // +kubebuilder:rbac:groups=agentry.dev,resources=agents,verbs=get;list;watch
 // +kubebuilder:rbac:groups=agentry.dev,resources=agents/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=agentry.dev,resources=agents/finalizers,verbs=update
-// +kubebuilder:rbac:groups=agentry.dev,resources=tools;frontendactions,verbs=get;list;watch
+// +kubebuilder:rbac:groups=agentry.dev,resources=tools;frontendactions;modelconfigs,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;delete
@@ -53,7 +53,10 @@ type AgentReconciler struct {
 type agentState struct {
 	agent    *v1alpha1.Agent
 	tools    *toolResolution
-	resolved render.Resolved // what the config is rendered from
+	// resolved is what the config is rendered from; its Agent carries the merged model when
+	// spec.model.configRef names a ModelConfig, which modelMissing says is not there.
+	resolved     render.Resolved
+	modelMissing bool
 	// conditions are ToolsResolved, FrontendActionsResolved and ModelSecretResolved, in that
 	// order; problems are what Ready reports that has no condition of its own.
 	conditions []metav1.Condition
@@ -75,6 +78,7 @@ func (r *AgentReconciler) steps() []agentStep {
 	return []agentStep{
 		r.resolveTools,           // ToolsResolved: the Tools and MCP tools that fire
 		r.resolveFrontendActions, // FrontendActionsResolved
+		r.resolveModel,           // the ModelConfig of spec.model.configRef, merged
 		r.resolveSecrets,         // ModelSecretResolved; the other Secrets' problems
 		r.renderConfig,           // the runtime config and its hash
 		r.applyChildren,          // ConfigMap, Deployment, Service, Ingress
@@ -135,6 +139,9 @@ func startAgentSpan(ctx context.Context, req ctrl.Request) (_ context.Context, e
 
 // renderConfig renders the runtime config and hashes it with the referenced Secrets' data.
 func (r *AgentReconciler) renderConfig(_ context.Context, s *agentState) error {
+	if s.modelMissing {
+		return nil
+	}
 	config, err := render.ConfigYAML(s.resolved)
 	if err != nil {
 		return err
@@ -160,8 +167,11 @@ func (r *AgentReconciler) summarize(_ context.Context, s *agentState) error {
 	st.Endpoints = endpoints
 	st.DeploymentURL = url
 	st.ReadyReplicas = readyReplicas
-	st.ConfigHash = s.hash
+	if !s.modelMissing { // nothing was rendered: the pods still run the last config
+		st.ConfigHash = s.hash
+	}
 	st.Storage = storageKind(a, s.resolved.SecretData)
+	st.Model = s.resolved.Agent.Spec.Model.Name
 	return nil
 }
 
@@ -180,6 +190,9 @@ func (r *AgentReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&v1alpha1.Tool{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexToolRefs)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.FrontendAction{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexFrontendActionRefs)),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// A ModelConfig's spec is part of its Agents' rendered model; its status is not.
+		Watches(&v1alpha1.ModelConfig{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexModelConfigRefs)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// An MCPServer matters through its spec and its discovered tools and readiness.
 		Watches(&v1alpha1.MCPServer{}, handler.EnqueueRequestsFromMapFunc(agentsBy(mgr.GetClient(), IndexMCPServerRefs)),

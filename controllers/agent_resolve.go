@@ -153,13 +153,15 @@ func (r *AgentReconciler) resolveFrontendActions(ctx context.Context, s *agentSt
 }
 
 // resolveSecrets reads every Secret the Agent's pods need. The model's credential gets its own
-// condition; the other Secrets (auth headers, tool and MCP headers, memory URL) are reported
-// through Ready. Secret data is kept for hashing only.
+// condition (unless resolveModel already said its ModelConfig is missing); the other Secrets
+// (auth headers, tool and MCP headers, memory URL) are reported through Ready. Secret data is
+// kept for hashing only.
 func (r *AgentReconciler) resolveSecrets(ctx context.Context, s *agentState) error {
 	a := s.agent
 	data := map[string]map[string][]byte{}
 	missing := map[string]bool{}
-	for _, name := range render.ReferencedSecrets(a, s.tools.referenced, s.tools.servers) {
+	// The merged model (s.resolved.Agent) names the ModelConfig's Secret, in the same namespace.
+	for _, name := range render.ReferencedSecrets(s.resolved.Agent, s.tools.referenced, s.tools.servers) {
 		var secret corev1.Secret
 		err := r.Get(ctx, types.NamespacedName{Namespace: a.Namespace, Name: name}, &secret)
 		if apierrors.IsNotFound(err) {
@@ -172,7 +174,15 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, s *agentState) err
 		data[name] = secret.Data
 	}
 	s.resolved.SecretData = data
-	s.conditions = append(s.conditions, modelSecretCondition(a, data, missing))
+	if !s.modelMissing {
+		where := "spec.model"
+		if ref := a.Spec.Model.ConfigRef; ref != nil {
+			where = fmt.Sprintf("the spec of ModelConfig %q", ref.Name)
+		}
+		cond := modelCredential(s.resolved.Agent.Spec.Model, a.Namespace, where, data, missing)
+		cond.Type, cond.ObservedGeneration = v1alpha1.ConditionModelSecretResolved, a.Generation
+		s.conditions = append(s.conditions, cond)
+	}
 	s.problems = append(s.problems, secretProblems(a, s.tools, data, missing)...)
 	if ep := a.Spec.Endpoint; ep != nil && ep.Auth != nil && ep.Auth.JWT != nil {
 		if err := manifest.JWTConfig(ep.Auth.JWT).Check(); err != nil {
@@ -183,24 +193,25 @@ func (r *AgentReconciler) resolveSecrets(ctx context.Context, s *agentState) err
 	return nil
 }
 
-// modelSecretCondition is ModelSecretResolved: the model's credential, the API key or on Azure
-// an Entra token instead.
-func modelSecretCondition(a *v1alpha1.Agent, data map[string]map[string][]byte, missing map[string]bool) metav1.Condition {
-	cond := metav1.Condition{Type: v1alpha1.ConditionModelSecretResolved, ObservedGeneration: a.Generation}
-	ref, field, what := a.Spec.Model.APIKeySecretRef, "spec.model.apiKeySecretRef", "your API key"
-	azure := a.Spec.Model.Provider == v1alpha1.ModelProviderAzureOpenAI
-	if az := a.Spec.Model.Azure; azure && az != nil && az.TokenSecretRef != nil {
-		ref, field, what = az.TokenSecretRef, "spec.model.azure.tokenSecretRef", "a Microsoft Entra access token"
+// modelCredential is the status, reason and message of a model's credential, the API key or on
+// Azure an Entra token instead; where says whose fields the message names ("spec.model" of an
+// Agent, or a ModelConfig's spec).
+func modelCredential(m v1alpha1.ModelSpec, namespace, where string, data map[string]map[string][]byte, missing map[string]bool) metav1.Condition {
+	var cond metav1.Condition
+	ref, field, what := m.APIKeySecretRef, where+".apiKeySecretRef", "your API key"
+	azure := m.Provider == v1alpha1.ModelProviderAzureOpenAI
+	if az := m.Azure; azure && az != nil && az.TokenSecretRef != nil {
+		ref, field, what = az.TokenSecretRef, where+".azure.tokenSecretRef", "a Microsoft Entra access token"
 	}
 	switch {
 	case ref == nil && azure:
 		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonCredentialsRequired
-		cond.Message = "provider azure-openai needs a credential: spec.model.apiKeySecretRef (the resource's api-key) or spec.model.azure.tokenSecretRef (a Microsoft Entra access token)"
+		cond.Message = fmt.Sprintf("provider azure-openai needs a credential: %s.apiKeySecretRef (the resource's api-key) or %s.azure.tokenSecretRef (a Microsoft Entra access token)", where, where)
 	case ref == nil:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.ReasonNotRequired, "spec.model.apiKeySecretRef is not set: the model endpoint is called without a key"
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.ReasonNotRequired, where+".apiKeySecretRef is not set: the model endpoint is called without a key"
 	case missing[ref.Name]:
 		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonSecretNotFound
-		cond.Message = fmt.Sprintf("Secret %q not found in namespace %q; create it (kubectl create secret generic %s --from-literal=%s=<%s>) or change %s.name", ref.Name, a.Namespace, ref.Name, ref.Key, what, field)
+		cond.Message = fmt.Sprintf("Secret %q not found in namespace %q; create it (kubectl create secret generic %s --from-literal=%s=<%s>) or change %s.name", ref.Name, namespace, ref.Name, ref.Key, what, field)
 	case len(data[ref.Name][ref.Key]) == 0:
 		cond.Status, cond.Reason = metav1.ConditionFalse, v1alpha1.ReasonSecretKeyMissing
 		cond.Message = fmt.Sprintf("Secret %q has no key %q; add it or change %s.key", ref.Name, ref.Key, field)

@@ -61,6 +61,10 @@ func agentDoc(name, spec string) string {
 	return fmt.Sprintf("apiVersion: agentry.dev/v1alpha1\nkind: Agent\nmetadata: {name: %s}\nspec:\n%s", name, spec)
 }
 
+func modelConfigDoc(name, spec string) string {
+	return fmt.Sprintf("apiVersion: agentry.dev/v1alpha1\nkind: ModelConfig\nmetadata: {name: %s}\nspec:\n%s", name, spec)
+}
+
 func toolDoc(name, execute string) string {
 	return fmt.Sprintf("apiVersion: agentry.dev/v1alpha1\nkind: Tool\nmetadata: {name: %s}\nspec:\n  id: %s\n  description: d\n  inputSchema: {type: object}\n  execute: %s", name, name, execute)
 }

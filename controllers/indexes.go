@@ -30,7 +30,23 @@ const (
 	IndexRemoteAgentRefs = ".spec.tools.remoteAgentRef.name"
 	// IndexAgentRefs is on Agents: the Agents (namespace/name) their tool maps ask.
 	IndexAgentRefs = ".spec.tools.agentRef"
+	// IndexModelConfigRefs is on Agents: the ModelConfig their model uses.
+	IndexModelConfigRefs = ".spec.model.configRef.name"
+	// IndexModelConfigSecret is on ModelConfigs: the Secrets of the model's credential.
+	IndexModelConfigSecret = ".agentry.modelConfigSecrets"
 )
+
+// modelConfigSecretNames lists the Secrets a ModelConfig's credential is read from.
+func modelConfigSecretNames(mc *v1alpha1.ModelConfig) []string {
+	var out []string
+	if ref := mc.Spec.APIKeySecretRef; ref != nil {
+		out = append(out, ref.Name)
+	}
+	if az := mc.Spec.Azure; az != nil && az.TokenSecretRef != nil && (len(out) == 0 || out[0] != az.TokenSecretRef.Name) {
+		out = append(out, az.TokenSecretRef.Name)
+	}
+	return out
+}
 
 // referencedRemoteAgentNames lists the RemoteAgents an Agent references.
 func referencedRemoteAgentNames(a *v1alpha1.Agent) []string {
@@ -144,6 +160,19 @@ func SetupIndexes(ctx context.Context, mgr ctrl.Manager) error {
 	}); err != nil {
 		return err
 	}
+	if err := idx.IndexField(ctx, &v1alpha1.Agent{}, IndexModelConfigRefs, func(o client.Object) []string {
+		if ref := o.(*v1alpha1.Agent).Spec.Model.ConfigRef; ref != nil {
+			return []string{ref.Name}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := idx.IndexField(ctx, &v1alpha1.ModelConfig{}, IndexModelConfigSecret, func(o client.Object) []string {
+		return modelConfigSecretNames(o.(*v1alpha1.ModelConfig))
+	}); err != nil {
+		return err
+	}
 	return idx.IndexField(ctx, &v1alpha1.Tool{}, IndexToolHeaderSecret, func(o client.Object) []string {
 		if ref := o.(*v1alpha1.Tool).Spec.Execute.HeadersSecret(); ref != nil {
 			return []string{ref.Name}
@@ -244,6 +273,11 @@ func secretToAgents(c client.Client) handler.MapFunc {
 		for i := range servers.Items {
 			add(byServer(ctx, &servers.Items[i]))
 		}
+		// A ModelConfig's credential reaches the pods of every Agent that uses it.
+		byConfig := agentsBy(c, IndexModelConfigRefs)
+		for _, mc := range modelConfigsBySecret(ctx, c, o) {
+			add(byConfig(ctx, mc))
+		}
 		var remotes v1alpha1.RemoteAgentList
 		if err := c.List(ctx, &remotes, client.InNamespace(o.GetNamespace()), client.MatchingFields{IndexMCPHeaderSecret: o.GetName()}); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "failed to list remote agents for a secret event", "secret", o.GetName())
@@ -266,6 +300,20 @@ func requests(agents []v1alpha1.Agent) []reconcile.Request {
 	out := make([]reconcile.Request, 0, len(agents))
 	for _, a := range agents {
 		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: a.Namespace, Name: a.Name}})
+	}
+	return out
+}
+
+// modelConfigsBySecret lists the ModelConfigs whose credential a Secret holds.
+func modelConfigsBySecret(ctx context.Context, c client.Client, secret client.Object) []*v1alpha1.ModelConfig {
+	var list v1alpha1.ModelConfigList
+	if err := c.List(ctx, &list, client.InNamespace(secret.GetNamespace()), client.MatchingFields{IndexModelConfigSecret: secret.GetName()}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "failed to list model configs for a secret event", "secret", secret.GetName())
+		return nil
+	}
+	out := make([]*v1alpha1.ModelConfig, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
 	}
 	return out
 }

@@ -129,6 +129,9 @@ func NewManager(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manag
 	if err := (&FrontendActionReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("agentry-operator")}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("failed to set up the FrontendAction controller: %w", err)
 	}
+	if err := (&ModelConfigReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("agentry-operator")}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("failed to set up the ModelConfig controller: %w", err)
+	}
 	mcpClient := egress.Policy{AllowInternal: true, Deny: opts.MCPEgressDeny}.Client(10 * time.Second)
 	if err := (&MCPServerReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("agentry-operator"),
 		Interval: opts.MCPDiscoveryInterval, HTTPClient: mcpClient, Version: opts.Version}).SetupWithManager(mgr); err != nil {

@@ -25,7 +25,7 @@ var (
 	testEnv   *envtest.Environment
 	cfg       *rest.Config
 	k8s       client.Client
-	pool      = []string{"t-a2a", "t-a2a-other", "t-remote", "t-remote-js", "t-samples", "t-mismatch", "t-secret", "t-key", "t-roll", "t-ingress", "t-avail", "t-owner", "t-cel", "t-kubectl", "t-valid", "t-fa", "t-default-ingress", "t-memory", "t-auth", "t-adopt", "t-hpa", "t-azure", "t-mcp", "t-mcp-auth", "t-mcp-hang", "t-mcp-change", "t-mcp-ref", "t-trace"}
+	pool      = []string{"t-a2a", "t-a2a-other", "t-remote", "t-remote-js", "t-samples", "t-mismatch", "t-secret", "t-key", "t-roll", "t-ingress", "t-avail", "t-owner", "t-cel", "t-kubectl", "t-valid", "t-fa", "t-default-ingress", "t-memory", "t-auth", "t-adopt", "t-hpa", "t-azure", "t-mcp", "t-mcp-auth", "t-mcp-hang", "t-mcp-change", "t-mcp-ref", "t-trace", "t-modelconfig"}
 	renderCfg = render.Config{
 		RuntimeImage:   "registry.example/agentry:test",
 		DefaultIngress: render.IngressDefaults{ClassName: "nginx", Host: "agents.example.com", TLSSecretName: "agents-tls"},

@@ -67,6 +67,15 @@ var crdValidationCases = []struct{ name, doc, reject string }{
 	{"approvalTimeout without requireApproval", agentDoc("bad-approval", "  model: {name: m}\n  tools:\n  - {key: x, toolRef: {name: t}, approvalTimeout: 1m}"), "approvalTimeout needs requireApproval: true"},
 	{"approvalTimeout of 200h", agentDoc("bad-approval2", "  model: {name: m}\n  tools:\n  - {key: x, toolRef: {name: t}, requireApproval: true, approvalTimeout: 200h}"),
 		"approvalTimeout must be more than 0s and at most 168h"},
+	{"model by reference", agentDoc("ok-configref", "  model: {configRef: {name: shared}, temperature: \"0.5\", name: other}"), ""},
+	{"model by reference with a key", agentDoc("bad-configref-key", "  model: {configRef: {name: shared}, apiKeySecretRef: {name: s, key: k}}"), "come from the ModelConfig"},
+	{"model by reference with azure", agentDoc("bad-configref-azure", "  model: {configRef: {name: shared}, provider: azure-openai, azure: {endpoint: \"https://r.openai.azure.com\", apiVersion: 2024-10-21}}"), "come from the ModelConfig"},
+	{"model without name or reference", agentDoc("bad-noname", "  model: {temperature: \"0.5\"}"), "needs a name (the model id), or a configRef"},
+	{"model config", modelConfigDoc("ok-mc", "  model: m\n  baseURL: http://vllm.models:8000/v1\n  apiKeySecretRef: {name: k, key: apiKey}\n  maxRetries: 3"), ""},
+	{"model config without model", modelConfigDoc("bad-mc-model", "  baseURL: http://vllm.models:8000/v1"), "spec.model"},
+	{"model config with a bad url", modelConfigDoc("bad-mc-url", "  model: m\n  baseURL: ftp://x"), "spec.baseURL"},
+	{"azure model config without endpoint", modelConfigDoc("bad-mc-azure", "  model: m\n  provider: azure-openai"), "provider azure-openai needs spec.azure.endpoint"},
+	{"azure settings on openai", modelConfigDoc("bad-mc-azure2", "  model: m\n  azure: {endpoint: \"https://r.openai.azure.com\", apiVersion: 2024-10-21}"), "spec.azure applies to provider azure-openai only"},
 	{"approval entry", agentDoc("ok-approval", "  model: {name: m}\n  tools:\n  - {key: x, toolRef: {name: t}, requireApproval: true, approvalTimeout: 30m}"), ""},
 }
 

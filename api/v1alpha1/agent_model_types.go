@@ -1,6 +1,10 @@
 package v1alpha1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"cmp"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // ModelProvider selects the wire protocol used to reach the model.
 // +kubebuilder:validation:Enum=openai;azure-openai
@@ -14,22 +18,32 @@ const (
 	ModelProviderAzureOpenAI ModelProvider = "azure-openai"
 )
 
-// ModelSpec selects a language model.
+// ModelSpec selects a language model: inline, or by reference to a ModelConfig in the Agent's
+// namespace (configRef), whose endpoint, credentials and defaults it then uses.
+// +kubebuilder:validation:XValidation:rule="has(self.configRef) || has(self.name)",message="spec.model needs a name (the model id), or a configRef naming a ModelConfig"
+// +kubebuilder:validation:XValidation:rule="!has(self.configRef) || (self.provider == 'openai' && !has(self.baseURL) && !has(self.apiKeySecretRef) && !has(self.azure))",message="with spec.model.configRef the provider, baseURL, apiKeySecretRef and azure come from the ModelConfig; remove them here (name, temperature, topP, maxTokens, timeout and maxRetries may override its defaults)"
 // +kubebuilder:validation:XValidation:rule="self.provider != 'azure-openai' || (has(self.azure) && has(self.azure.endpoint) && has(self.azure.apiVersion))",message="provider azure-openai needs spec.model.azure.endpoint (https://<resource>.openai.azure.com) and spec.model.azure.apiVersion (e.g. 2024-10-21)"
 // +kubebuilder:validation:XValidation:rule="self.provider == 'azure-openai' || !has(self.azure)",message="spec.model.azure applies to provider azure-openai only"
 // +kubebuilder:validation:XValidation:rule="self.provider != 'azure-openai' || !has(self.baseURL)",message="provider azure-openai takes spec.model.azure.endpoint, not spec.model.baseURL"
 type ModelSpec struct {
+	// configRef names a ModelConfig in the Agent's namespace: the model's provider, endpoint,
+	// credentials and default settings come from it, so many Agents share one and a change to
+	// it (or its Secret) rolls exactly those Agents. Settings set here override its defaults.
+	// +optional
+	ConfigRef *LocalObjectReference `json:"configRef,omitempty"`
+
 	// provider is the model API: `openai` is any OpenAI-compatible Chat Completions endpoint;
 	// `azure-openai` an Azure OpenAI resource (spec.model.azure).
 	// +optional
 	// +kubebuilder:default=openai
 	Provider ModelProvider `json:"provider,omitempty"`
 
-	// name is the model id sent to the provider, e.g. gpt-4o-mini.
-	// +required
+	// name is the model id sent to the provider, e.g. gpt-4o-mini. Required unless configRef
+	// is set (then it overrides the ModelConfig's model).
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// baseURL overrides the provider's API base URL (e.g. http://vllm:8000/v1).
 	// +optional
@@ -95,4 +109,40 @@ type AzureOpenAISpec struct {
 	// of an api-key (keep it fresh: a change of the Secret rolls the pods).
 	// +optional
 	TokenSecretRef *SecretKeyRef `json:"tokenSecretRef,omitempty"`
+}
+
+// Merged is the model an Agent that references this ModelConfig calls: the ModelConfig's
+// provider, endpoint and credentials, its defaults under the Agent's own settings (own: the
+// Agent's spec.model, whose endpoint fields CEL keeps empty). The result has no configRef, so
+// the runtime reads it like an inline model.
+func (c *ModelConfigSpec) Merged(own ModelSpec) ModelSpec {
+	out := ModelSpec{
+		Provider:    c.Provider,
+		Name:        cmp.Or(own.Name, c.Model),
+		BaseURL:     c.BaseURL,
+		Temperature: cmp.Or(own.Temperature, c.Temperature),
+		TopP:        cmp.Or(own.TopP, c.TopP),
+		MaxTokens:   firstSet(own.MaxTokens, c.MaxTokens),
+		Timeout:     firstSet(own.Timeout, c.Timeout),
+		MaxRetries:  firstSet(own.MaxRetries, c.MaxRetries),
+	}
+	if c.APIKeySecretRef != nil {
+		out.APIKeySecretRef = c.APIKeySecretRef.DeepCopy()
+	}
+	if c.Azure != nil {
+		out.Azure = c.Azure.DeepCopy()
+	}
+	return out
+}
+
+func firstSet[T any](own, fallback *T) *T {
+	if own != nil {
+		v := *own
+		return &v
+	}
+	if fallback != nil {
+		v := *fallback
+		return &v
+	}
+	return nil
 }

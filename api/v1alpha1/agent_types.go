@@ -297,13 +297,17 @@ type AgentStatus struct {
 	// storage is the kind of memory store in use: memory, sqlite or postgres.
 	// +optional
 	Storage string `json:"storage,omitempty"`
+
+	// model is the model id the agent calls: spec.model.name, or its ModelConfig's model.
+	// +optional
+	Model string `json:"model,omitempty"`
 }
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=ag,categories=agentry
 // +kubebuilder:printcolumn:name="Agent ID",type=string,JSONPath=`.status.agentId`
-// +kubebuilder:printcolumn:name="Model",type=string,JSONPath=`.spec.model.name`
+// +kubebuilder:printcolumn:name="Model",type=string,JSONPath=`.status.model`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.deploymentURL`
 // +kubebuilder:printcolumn:name="A2A",type=string,JSONPath=`.status.endpoints.a2aInternal`,priority=1

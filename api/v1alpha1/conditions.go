@@ -38,6 +38,10 @@ const (
 	ReasonNotRequired      = "NotRequired"
 	// ReasonCredentialsRequired: provider azure-openai names neither an api-key nor a token.
 	ReasonCredentialsRequired = "CredentialsRequired"
+	// ReasonModelConfigNotFound: spec.model.configRef names no ModelConfig in the namespace.
+	ReasonModelConfigNotFound = "ModelConfigNotFound"
+	// ReasonInvalidURL: a ModelConfig's baseURL has no host.
+	ReasonInvalidURL = "InvalidURL"
 
 	ReasonIngressReady  = "IngressReady"
 	ReasonPublicURLSet  = "PublicURLSet"
@@ -103,3 +107,4 @@ func (in *Tool) GetConditions() []metav1.Condition           { return in.Status.
 func (in *FrontendAction) GetConditions() []metav1.Condition { return in.Status.Conditions }
 func (in *RemoteAgent) GetConditions() []metav1.Condition    { return in.Status.Conditions }
 func (in *MCPServer) GetConditions() []metav1.Condition      { return in.Status.Conditions }
+func (in *ModelConfig) GetConditions() []metav1.Condition    { return in.Status.Conditions }

@@ -175,12 +175,10 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 		ID:           id,
 		Name:         m.EffectiveDisplayName(),
 		Instructions: m.Spec.Instructions,
-		Provider:     string(m.Spec.Model.Provider),
 		Tools:        map[string]*tools.Tool{},
 		Approvals:    map[string]agent.Approval{},
 		MaxSteps:     m.EffectiveMaxSteps(),
 	}
-	a.Provider = cmp.Or(a.Provider, string(v1alpha1.ModelProviderOpenAI))
 	var warnings []Warning
 	disable := func(key, toolID, reason string) {
 		a.Disabled = append(a.Disabled, agent.DisabledTool{Key: key, ToolID: toolID, Reason: reason})
@@ -240,7 +238,12 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 		}
 		a.FrontendActions = append(a.FrontendActions, fa)
 	}
-	cfg, err := modelConfig(m, opts)
+	spec, err := modelOf(set, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	a.Provider = cmp.Or(string(spec.Provider), string(v1alpha1.ModelProviderOpenAI))
+	cfg, err := modelConfig(spec, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -248,8 +251,22 @@ func buildAgent(set *decode.Set, m *v1alpha1.Agent, compiled map[*v1alpha1.Tool]
 	return a, warnings, nil
 }
 
-func modelConfig(m *v1alpha1.Agent, opts Options) (llm.Config, error) {
-	spec := m.Spec.Model
+// modelOf is the model an Agent calls: its inline spec.model, or the ModelConfig it names with
+// the Agent's own settings over its defaults (the operator merges the same way before it
+// renders a pod's config, so pods never see a configRef).
+func modelOf(set *decode.Set, m *v1alpha1.Agent) (v1alpha1.ModelSpec, error) {
+	ref := m.Spec.Model.ConfigRef
+	if ref == nil {
+		return m.Spec.Model, nil
+	}
+	mc := set.ModelConfig(m.Namespace, ref.Name)
+	if mc == nil {
+		return v1alpha1.ModelSpec{}, fmt.Errorf("spec.model.configRef: ModelConfig %q does not exist in namespace %q; add it to the manifests", ref.Name, m.Namespace)
+	}
+	return mc.Spec.Merged(m.Spec.Model), nil
+}
+
+func modelConfig(spec v1alpha1.ModelSpec, opts Options) (llm.Config, error) {
 	cfg := llm.Config{
 		Model:      spec.Name,
 		BaseURL:    spec.BaseURL,

@@ -136,7 +136,7 @@ func TestLoadIgnoresOtherGroups(t *testing.T) {
 // CEL cost estimate, on the generated CRDs, so a rule too expensive to install fails here.
 func TestEmbeddedCRDsPassAPIServerValidation(t *testing.T) {
 	entries, err := crd.Bases.ReadDir("bases")
-	if err != nil || len(entries) != 5 {
+	if err != nil || len(entries) != 6 {
 		t.Fatalf("embedded CRDs: %v %v", entries, err)
 	}
 	for _, e := range entries {

@@ -56,6 +56,8 @@ type Set struct {
 	MCPServers      []*v1alpha1.MCPServer
 	// RemoteAgents are read for their validation only: the operator reads their cards.
 	RemoteAgents []*v1alpha1.RemoteAgent
+	// ModelConfigs are the shared models Agents reference with spec.model.configRef.
+	ModelConfigs []*v1alpha1.ModelConfig
 	// Ignored lists documents of other API groups (e.g. Secrets, kustomizations) that were skipped.
 	Ignored []Source
 
@@ -103,6 +105,16 @@ func (s *Set) FrontendAction(namespace, name string) *v1alpha1.FrontendAction {
 // MCPServer finds an MCPServer by namespace and name.
 func (s *Set) MCPServer(namespace, name string) *v1alpha1.MCPServer {
 	for _, m := range s.MCPServers {
+		if m.Namespace == namespace && m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// ModelConfig finds a ModelConfig by namespace and name.
+func (s *Set) ModelConfig(namespace, name string) *v1alpha1.ModelConfig {
+	for _, m := range s.ModelConfigs {
 		if m.Namespace == namespace && m.Name == name {
 			return m
 		}
@@ -285,7 +297,7 @@ func (l *Loader) decodeDocument(ctx context.Context, file string, doc int, raw [
 	}
 	target := newObject(kind)
 	if target == nil {
-		return fmt.Errorf("%s: kind %q is not an Agentry kind (Agent, Tool, FrontendAction, MCPServer, RemoteAgent)", src, kind)
+		return fmt.Errorf("%s: kind %q is not an Agentry kind (Agent, Tool, FrontendAction, MCPServer, RemoteAgent, ModelConfig)", src, kind)
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, target); err != nil {
 		return fmt.Errorf("%s: failed to decode: %w", src, err)
@@ -307,6 +319,8 @@ func (l *Loader) decodeDocument(ctx context.Context, file string, doc int, raw [
 		set.MCPServers = append(set.MCPServers, t)
 	case *v1alpha1.RemoteAgent:
 		set.RemoteAgents = append(set.RemoteAgents, t)
+	case *v1alpha1.ModelConfig:
+		set.ModelConfigs = append(set.ModelConfigs, t)
 	}
 	return nil
 }
@@ -324,6 +338,8 @@ func newObject(kind string) runtime.Object {
 		return &v1alpha1.MCPServer{}
 	case "RemoteAgent":
 		return &v1alpha1.RemoteAgent{}
+	case "ModelConfig":
+		return &v1alpha1.ModelConfig{}
 	}
 	return nil
 }
