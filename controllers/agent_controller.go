@@ -51,8 +51,8 @@ type AgentReconciler struct {
 
 // agentState is what one reconcile learns about an Agent, filled by the steps in order.
 type agentState struct {
-	agent    *v1alpha1.Agent
-	tools    *toolResolution
+	agent *v1alpha1.Agent
+	tools *toolResolution
 	// resolved is what the config is rendered from; its Agent carries the merged model when
 	// spec.model.configRef names a ModelConfig, which modelMissing says is not there.
 	resolved     render.Resolved

@@ -108,7 +108,7 @@ spec:
 	}
 	for doc, want := range map[string]string{
 		`{configRef: {name: shared}, baseURL: "http://x:1/v1"}`: "come from the ModelConfig",
-		`{temperature: "0.3"}`:                                   "needs a name",
+		`{temperature: "0.3"}`: "needs a name",
 	} {
 		bad := "apiVersion: agentry.dev/v1alpha1\nkind: Agent\nmetadata: {name: bad}\nspec:\n  instructions: hi\n  model: " + doc + "\n"
 		if err := loader.Decode(ctx, "bad.yaml", []byte(bad), &manifest.Set{}); err == nil || !strings.Contains(err.Error(), want) {
