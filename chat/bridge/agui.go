@@ -34,6 +34,7 @@ type entry struct {
 	messageID string
 	text      strings.Builder
 	calls     []*call
+	reasoning *model.Reasoning
 	result    *model.ToolResultData
 }
 
@@ -58,10 +59,75 @@ type output struct {
 	finish []byte
 	// usage is what the call's RUN_FINISHED says it used (recordUsage stores it).
 	usage []agui.TokenUsage
+	// thought is the reasoning received since the last assistant message began: it belongs to
+	// the next one (models reason, then answer), or to the last one when none follows.
+	thought thought
+	// now is the clock reasoning durations are measured with (time.Now; tests set it).
+	now func() time.Time
+}
+
+// thought is reasoning on its way to the message it precedes.
+type thought struct {
+	text          strings.Builder
+	started, done time.Time
+	// untimed: the reasoning arrived all at once (a generate answer), so it has no duration.
+	untimed bool
+}
+
+func (t *thought) add(delta string, now time.Time) {
+	if t.started.IsZero() {
+		t.started = now
+	}
+	t.text.WriteString(delta)
+}
+
+// end marks the reasoning complete (REASONING_END, or the answer starting without one).
+func (t *thought) end(now time.Time) {
+	if !t.started.IsZero() && t.done.IsZero() {
+		t.done = now
+	}
+}
+
+// take hands over the reasoning so far, if any, and starts afresh.
+func (t *thought) take(now time.Time) *model.Reasoning {
+	if t.started.IsZero() {
+		return nil
+	}
+	t.end(now)
+	r := &model.Reasoning{Text: t.text.String()}
+	if !t.untimed {
+		// At least 1 ms, so a timed reasoning always says so (0 is "unknown").
+		r.DurationMs = max(1, t.done.Sub(t.started).Milliseconds())
+	}
+	*t = thought{}
+	if strings.TrimSpace(r.Text) == "" {
+		return nil
+	}
+	return r
 }
 
 func newOutput() *output {
-	return &output{byMsg: map[string]*entry{}, byCall: map[string]*call{}, results: map[string]bool{}}
+	return &output{byMsg: map[string]*entry{}, byCall: map[string]*call{}, results: map[string]bool{}, now: time.Now}
+}
+
+// attachThought gives the reasoning received so far to e, the message it preceded.
+func (o *output) attachThought(e *entry) {
+	if r := o.thought.take(o.now()); r != nil {
+		if e.reasoning != nil { // a second span before the same message: one reasoning
+			r.Text, r.DurationMs = e.reasoning.Text+"\n\n"+r.Text, e.reasoning.DurationMs+r.DurationMs
+		}
+		e.reasoning = r
+	}
+}
+
+// settleThought gives reasoning no message followed to the call's last assistant message.
+func (o *output) settleThought() {
+	for i := len(o.entries) - 1; i >= 0; i-- {
+		if o.entries[i].result == nil {
+			o.attachThought(o.entries[i])
+			return
+		}
+	}
 }
 
 func (o *output) message(id string) *entry {
@@ -100,12 +166,21 @@ func (o *output) startCall(id, name, parent string) *call {
 func (o *output) apply(ev *agui.Event) {
 	o.size += len(ev.Delta) + len(ev.Content)
 	switch ev.Type {
+	case agui.ReasoningStart, agui.ReasoningMessageStart:
+		o.thought.add("", o.now())
+	case agui.ReasoningMessageContent, agui.ReasoningMessageChunk:
+		o.thought.add(ev.Delta, o.now())
+	case agui.ReasoningEnd:
+		o.thought.end(o.now())
 	case agui.TextMessageStart:
-		o.message(ev.MessageID)
+		o.attachThought(o.message(ev.MessageID))
 	case agui.TextMessageContent, agui.TextMessageChunk:
-		o.message(ev.MessageID).text.WriteString(ev.Delta)
+		e := o.message(ev.MessageID)
+		o.attachThought(e)
+		e.text.WriteString(ev.Delta)
 	case agui.ToolCallStart:
 		o.startCall(ev.ToolCallID, ev.ToolCallName, ev.ParentMessageID)
+		o.attachThought(o.message(cmp.Or(ev.ParentMessageID, "tool-"+ev.ToolCallID)))
 	case agui.ToolCallChunk:
 		id := ev.ToolCallID
 		if id == "" && len(o.entries) > 0 {
@@ -130,6 +205,7 @@ func (o *output) apply(ev *agui.Event) {
 		o.results[ev.ToolCallID] = true
 		o.entries = append(o.entries, &entry{result: &model.ToolResultData{ToolCallID: ev.ToolCallID, Name: name, Result: content}})
 	case agui.RunFinished:
+		o.settleThought()
 		o.finished = true
 		o.usage = ev.Usage
 		if ev.Outcome != nil {

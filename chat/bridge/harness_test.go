@@ -60,7 +60,8 @@ func (b *logBuffer) String() string {
 
 // runtimeEnv is a real agentry runtime (the given manifests) on the scripted model.
 type runtimeEnv struct {
-	URL string // e.g. http://127.0.0.1:1234
+	URL   string // e.g. http://127.0.0.1:1234
+	Model *scriptedmodel.Server
 }
 
 // startRuntime serves the manifests under dir (plus extra files) like `agentry serve`, with
@@ -105,7 +106,7 @@ func startRuntime(t *testing.T, dir string, extra map[string]string, secretValue
 		<-done
 		_ = reg.Close()
 	})
-	return &runtimeEnv{URL: "http://" + ln.Addr().String()}
+	return &runtimeEnv{URL: "http://" + ln.Addr().String(), Model: sm}
 }
 
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}

@@ -78,7 +78,7 @@ func (l *liveCall) add(event []byte) {
 	if ev.Type == agui.ToolCallArgs {
 		id = ev.ToolCallID
 	}
-	if (ev.Type == agui.TextMessageContent || ev.Type == agui.ToolCallArgs) && id != "" {
+	if (ev.Type == agui.TextMessageContent || ev.Type == agui.ReasoningMessageContent || ev.Type == agui.ToolCallArgs) && id != "" {
 		if n := len(l.events); n > 0 && l.events[n-1].typ == ev.Type && l.events[n-1].id == id {
 			l.events[n-1].delta.WriteString(ev.Delta)
 			return

@@ -76,6 +76,23 @@ func (b *Bridge) callMastra(ctx context.Context, p *Plan, callID, url string, he
 		text = "" // the whole answer echoed as JSON: nothing to say until someone decides
 	}
 	msgID := "msg_" + callID // the same when another replica calls again: built anew, not twice
+	if thought := generateReasoning(raw); thought != "" {
+		// Relayed as AG-UI reasoning, as an AG-UI agent's would be; generate says nothing of
+		// how long it took, so the stored reasoning has no duration.
+		rsnID := "rsn_" + callID
+		out.thought.untimed = true
+		out.apply(&agui.Event{Type: agui.ReasoningMessageContent, MessageID: rsnID, Delta: thought})
+		for _, ev := range []agui.Event{
+			{Type: agui.ReasoningStart, MessageID: rsnID},
+			{Type: agui.ReasoningMessageStart, MessageID: rsnID, Role: "reasoning"},
+			{Type: agui.ReasoningMessageContent, MessageID: rsnID, Delta: thought},
+			{Type: agui.ReasoningMessageEnd, MessageID: rsnID},
+			{Type: agui.ReasoningEnd, MessageID: rsnID},
+		} {
+			ev.Timestamp = now()
+			b.publish(p, model.MustJSON(ev))
+		}
+	}
 	out.apply(&agui.Event{Type: agui.TextMessageContent, MessageID: msgID, Delta: text})
 	out.finished = true
 	if text != "" {
@@ -131,6 +148,25 @@ func suspendedApprovals(raw []byte) []agui.Interrupt {
 			Metadata: agui.InterruptMetadata{ToolName: a.ToolName, Arguments: a.Args}})
 	}
 	return out
+}
+
+// generateReasoning is a generate answer's reasoning: Mastra's reasoningText, or its
+// reasoning when that is a string (older results); "" for none.
+func generateReasoning(raw []byte) string {
+	var r struct {
+		ReasoningText json.RawMessage `json:"reasoningText"`
+		Reasoning     json.RawMessage `json:"reasoning"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return ""
+	}
+	for _, f := range []json.RawMessage{r.ReasoningText, r.Reasoning} {
+		var s string
+		if json.Unmarshal(f, &s) == nil && strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // generateText is the reply of a generate answer: its "text" field (Mastra's result), a

@@ -345,7 +345,10 @@ func (b *Bridge) persist(p *Plan, out *output, actions map[string]model.Frontend
 			msgs = append(msgs, m)
 			continue
 		}
-		d := model.AssistantData{RunID: p.run.RunID, AgentID: p.cfg.AgentID, MessageID: e.messageID, TraceID: p.traceID}
+		d := model.AssistantData{RunID: p.run.RunID, AgentID: p.cfg.AgentID, MessageID: e.messageID, TraceID: p.traceID, Reasoning: e.reasoning}
+		if d.Reasoning != nil {
+			d.Reasoning.Text = noNUL(d.Reasoning.Text)
+		}
 		for _, c := range e.calls {
 			tc := c.ToolCall
 			tc.Arguments = c.args.String()

@@ -39,6 +39,18 @@ type AssistantData struct {
 	// TraceID is the W3C trace the run was part of, when that trace is sampled: the chat
 	// service's own, or a caller's traceparent it passed on.
 	TraceID string `json:"traceId,omitempty"`
+	// Reasoning is what a reasoning model thought before this message (AG-UI reasoning
+	// events): kept beside the text, never in it, for clients to show folded; never sent back
+	// to the agent.
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
+}
+
+// Reasoning is an agent's reasoning before one of its messages, and how long it took (from
+// the first reasoning event to the end of the reasoning, as the chat service received them;
+// absent when unknown: a generate answer arrives all at once).
+type Reasoning struct {
+	Text       string `json:"text"`
+	DurationMs int64  `json:"durationMs,omitempty"`
 }
 
 // ToolResultData is the data of a TypeToolResult message.
