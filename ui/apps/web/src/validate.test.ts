@@ -1,6 +1,6 @@
 // The admin forms' checks say what the server (chat/model/agents.go) would answer, in its words.
 import { describe, expect, it } from "vitest";
-import { fieldOfMessage, forPeople, parseHeaders, takenError, validateAction, validateAgent, validateParameters, type AgentForm } from "./validate";
+import { fieldOfMessage, forPeople, parseHeaders, pricesOf, takenError, validateAction, validateAgent, validateParameters, type AgentForm } from "./validate";
 
 const p = (v: unknown) => validateParameters(JSON.stringify(v));
 
@@ -55,11 +55,22 @@ const agent: AgentForm = {
   audience: "",
   auth: "headers",
   tokenAudience: "",
+  inputPrice: "",
+  outputPrice: "",
 };
 
 describe("validateAgent", () => {
   it("accepts a complete form", () => {
     expect(validateAgent(agent)).toEqual([]);
+  });
+  it("checks prices: empty is none, a number from 0 to 10000 otherwise", () => {
+    expect(validateAgent({ ...agent, inputPrice: "0.15", outputPrice: "0.6" })).toEqual([]);
+    expect(validateAgent({ ...agent, inputPrice: "-1", outputPrice: "cheap" })).toEqual([
+      { field: "inputPrice", message: "inputPrice must be a number from 0 to 10000" },
+      { field: "outputPrice", message: "outputPrice must be a number from 0 to 10000" },
+    ]);
+    expect(pricesOf({ inputPrice: "", outputPrice: " " })).toBeUndefined();
+    expect(pricesOf({ inputPrice: "2.5", outputPrice: "" })).toEqual({ inputPerMillion: 2.5, outputPerMillion: 0 });
   });
   it("reports each field", () => {
     const errs = validateAgent({ ...agent, agentId: "a b", provider: "x", name: " ", deploymentUrl: "ftp://x", headers: '{"bad name": "v"}' });

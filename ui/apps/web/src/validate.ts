@@ -44,6 +44,27 @@ export interface AgentForm {
   auth: string;
   /** The aud of chat-jwt tokens; empty: the Deployment URL. */
   tokenAudience: string;
+  /** US dollars per million input and output tokens; both empty: no prices (no cost shown). */
+  inputPrice: string;
+  outputPrice: string;
+}
+
+// chat/model/agents.go: MaxPricePerMillion.
+export const maxPricePerMillion = 10000;
+
+/** The form's prices: undefined when both are empty; an empty one of the two is 0. */
+export function pricesOf(f: Pick<AgentForm, "inputPrice" | "outputPrice">): { inputPerMillion: number; outputPerMillion: number } | undefined {
+  const i = f.inputPrice.trim();
+  const o = f.outputPrice.trim();
+  if (i === "" && o === "") return undefined;
+  return { inputPerMillion: i === "" ? 0 : Number(i), outputPerMillion: o === "" ? 0 : Number(o) };
+}
+
+function priceError(field: string, v: string): string | undefined {
+  if (v.trim() === "") return undefined;
+  const n = Number(v.trim());
+  // Number("1e3") is a number too; the server takes any JSON number in range.
+  return Number.isFinite(n) && n >= 0 && n <= maxPricePerMillion ? undefined : `${field} must be a number from 0 to ${maxPricePerMillion}`;
 }
 
 export const maxApprovers = 20;
@@ -137,6 +158,8 @@ export function validateAgent(f: AgentForm): FieldError[] {
     else if (u.username || u.password) add("deploymentUrl", "deploymentUrl must not hold credentials: configure headers instead");
   }
   add("headers", parseHeaders(f.headers).error);
+  add("inputPrice", priceError("inputPrice", f.inputPrice));
+  add("outputPrice", priceError("outputPrice", f.outputPrice));
   return errs;
 }
 
@@ -238,6 +261,9 @@ export const fieldLabels: Readonly<Record<string, string>> = {
   audience: "Who may use it",
   auth: "Who is asking",
   tokenAudience: "Token audience",
+  prices: "Prices",
+  inputPrice: "Input price",
+  outputPrice: "Output price",
   displayName: "Display Name",
   executionText: "Execution Text",
   description: "Description",

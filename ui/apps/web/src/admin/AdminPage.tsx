@@ -48,13 +48,16 @@ type AgentConfigs = ReturnType<typeof useAgentConfigs>;
 /** The agent configurations, sorted by id; reload(select) chooses that agent (else keeps the choice, or the first). */
 function useAgentConfigs(setSelected: (update: (s: string | undefined) => string | undefined) => void) {
   const [agents, setAgents] = useState<Chat.AgentConfig[]>([]);
+  const [usage, setUsage] = useState<ReadonlyMap<string, Chat.AgentUsage>>(new Map());
   const [error, setError] = useState("");
   const [loaded, setLoaded] = useState(false);
   const reload = useCallback(async (select?: string) => {
     try {
-      const list = await Chat.getAgentConfigs();
+      // Usage is read with the list, so a saved price shows as a cost at once.
+      const [list, report] = await Promise.all([Chat.getAgentConfigs(), Chat.getAgentUsage()]);
       list.sort((a, b) => a.agentId.localeCompare(b.agentId));
       setAgents(list);
+      setUsage(new Map(report.items.map((u) => [u.agentId, u])));
       setError("");
       setSelected((s) => select ?? (s === undefined ? list[0]?.agentId : s));
     } catch (e) {
@@ -83,11 +86,11 @@ function useAgentConfigs(setSelected: (update: (s: string | undefined) => string
       setToggling((t) => new Set([...t].filter((id) => id !== a.agentId)));
     }
   };
-  return { agents, error, loaded, reload, toggling, toggle };
+  return { agents, usage, error, loaded, reload, toggling, toggle };
 }
 
 function AgentList({ configs, selected, onSelect }: { configs: AgentConfigs; selected: string | undefined; onSelect(id: string): void }) {
-  const { agents, error, loaded, toggling, toggle } = configs;
+  const { agents, usage, error, loaded, toggling, toggle } = configs;
   return (
     <nav className="agentry-web__sidebar agentry-web__admin-nav" aria-label="Agents">
       <div className="agentry-web__admin-nav-head">
@@ -115,10 +118,50 @@ function AgentList({ configs, selected, onSelect }: { configs: AgentConfigs; sel
             <input type="checkbox" role="switch" className="agentry-web__switch agentry-web__admin-agent-switch" checked={a.enabled}
               disabled={toggling.has(a.agentId)} aria-label={`${a.name || a.agentId} enabled`} data-agent-switch={a.agentId}
               onChange={(e) => void toggle(a, e.target.checked)} />
+            <AgentUsageLines agentId={a.agentId} usage={usage.get(a.agentId)} />
           </li>
         ))}
       </ul>
       {loaded && agents.length === 0 && !error ? <p className="agentry-web__muted agentry-web__section-empty">No agents configured.</p> : null}
+      {agents.length > 0 ? <p className="agentry-web__hint agentry-web__admin-usage-note">Today is since 00:00 UTC; 7 days, since 00:00 UTC six days ago.</p> : null}
     </nav>
   );
+}
+
+const noUsage: Chat.UsageTotals = { runs: 0, inputTokens: 0, outputTokens: 0 };
+
+/** An agent's runs, tokens and cost today and over the last 7 days, under its row (beside the
+ * row's button, not in it: the button's name stays the agent's). Cost is "—" without prices. */
+function AgentUsageLines({ agentId, usage }: { agentId: string; usage: Chat.AgentUsage | undefined }) {
+  const priced = usage?.prices !== undefined;
+  return (
+    <dl className="agentry-web__admin-usage" data-usage={agentId} aria-label={`Usage of ${agentId}`}>
+      {([["Today", usage?.today], ["7 days", usage?.last7Days]] as const).map(([label, totals]) => {
+        const t = totals ?? noUsage;
+        return (
+          <div key={label} className="agentry-web__admin-usage-row" data-period={label === "Today" ? "today" : "7d"}>
+            <dt>{label}</dt>
+            <dd title={`${t.runs} runs, ${t.inputTokens} input and ${t.outputTokens} output tokens`}>
+              {t.runs} {t.runs === 1 ? "run" : "runs"} · {tokens(t.inputTokens)} in · {tokens(t.outputTokens)} out
+            </dd>
+            {/* The cost's own cell, so it lines up on the right; "—" without prices (not $0). */}
+            <dd className="agentry-web__admin-cost">{priced && t.cost !== undefined ? money(t.cost) : "—"}</dd>
+          </div>
+        );
+      })}
+    </dl>
+  );
+}
+
+/** Token counts as people read them: 950, 12.3k, 4.1M. */
+export function tokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/** US dollars: cents, or four decimals under a cent so a small cost does not read $0.00. */
+export function money(v: number): string {
+  if (v > 0 && v < 0.01) return `$${v.toFixed(4)}`;
+  return `$${v.toFixed(2)}`;
 }

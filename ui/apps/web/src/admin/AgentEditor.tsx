@@ -2,11 +2,11 @@
 import { Chat } from "@agentry/chat-sdk";
 import { useEffect, useId, useState } from "react";
 import { errorText } from "../session";
-import { approverList, fieldOfMessage, forPeople, parseHeaders, suggestedList, takenError, validateAgent, type AgentForm } from "../validate";
+import { approverList, fieldOfMessage, forPeople, parseHeaders, pricesOf, suggestedList, takenError, validateAgent, type AgentForm } from "../validate";
 import { Field } from "./fields";
 import { errorMap, useEditorForm, type EditorForm } from "./useEditorForm";
 
-const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers", "approvers", "audience", "auth", "tokenAudience"];
+const agentFields = ["agentId", "provider", "name", "icon", "greeting", "introductoryMessage", "suggestedMessages", "deploymentUrl", "agentRef", "headers", "approvers", "audience", "auth", "tokenAudience", "inputPrice", "outputPrice"];
 export const noIds: readonly string[] = [];
 
 function formOf(a: Chat.AgentConfig | undefined): AgentForm {
@@ -25,11 +25,14 @@ function formOf(a: Chat.AgentConfig | undefined): AgentForm {
     audience: (a?.audience ?? []).join(", "),
     auth: a?.auth ?? "headers",
     tokenAudience: a?.tokenAudience ?? "",
+    inputPrice: a?.prices ? String(a.prices.inputPerMillion) : "",
+    outputPrice: a?.prices ? String(a.prices.outputPerMillion) : "",
   };
 }
 
 function configOf(form: AgentForm, enabled: boolean): Chat.AgentConfigWrite {
   const { headers } = parseHeaders(form.headers);
+  const prices = pricesOf(form);
   return {
     provider: form.provider as Chat.AgentProvider,
     name: form.name.trim(),
@@ -45,6 +48,7 @@ function configOf(form: AgentForm, enabled: boolean): Chat.AgentConfigWrite {
     tokenAudience: form.auth === "headers" ? "" : form.tokenAudience.trim(),
     enabled,
     ...(headers ? { headers } : {}),
+    ...(prices ? { prices } : {}),
   };
 }
 
@@ -72,7 +76,7 @@ export function AgentEditor({ agent, takenIds = noIds, onSaved, onDeleted }: {
       ed.setStatus("Saved.");
       ed.setForm((x) => ({ ...x, headers: "" }));
       onSaved(saved);
-    }, (e) => (e.code === "ERR_UID_ALREADY_EXISTS" ? "agentId" : fieldOfMessage(e.message, agentFields))); // a taken uid names no field
+    }, (e) => (e.code === "ERR_UID_ALREADY_EXISTS" ? "agentId" : priceField(e.message) ?? fieldOfMessage(e.message, agentFields))); // a taken uid names no field
   const remove = async () => {
     if (isNew || !window.confirm(`Delete the agent ${agent.agentId}? Its frontend actions are deleted too.`)) return;
     await ed.run(async () => {
@@ -241,8 +245,21 @@ function AgentFields({ ed, isNew, hasHeaders }: { ed: EditorForm<AgentForm>; isN
       <Field name="audience" label="Who may use it" value={form.audience} onChange={set("audience")} error={shown("audience")} mono
         placeholder="group:kitchen, idp:chefs, dave"
         hint="User ids, group:<id> (that chat group's members) or idp:<group> (your identity provider's group). Empty: everyone. Others do not see the agent." />
+      <div className="agentry-web__grid">
+        <Field name="inputPrice" label="Input price" value={form.inputPrice} onChange={set("inputPrice")} error={shown("inputPrice")}
+          placeholder="0.15" hint="US$ per 1M input tokens. Empty (both): no cost is shown, only tokens." />
+        <Field name="outputPrice" label="Output price" value={form.outputPrice} onChange={set("outputPrice")} error={shown("outputPrice")}
+          placeholder="0.60" hint="US$ per 1M output tokens." />
+      </div>
     </>
   );
+}
+
+/** The form field of the server's price errors (prices.inputPerMillion, prices.outputPerMillion). */
+function priceField(message: string): string | undefined {
+  if (message.startsWith("prices.inputPerMillion")) return "inputPrice";
+  if (message.startsWith("prices.outputPerMillion")) return "outputPrice";
+  return undefined;
 }
 
 // What a Deployment URL of each provider looks like.
