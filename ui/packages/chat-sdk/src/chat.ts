@@ -105,7 +105,7 @@ export type {
   MessageListenerCallbacks,
 } from "./listeners";
 export { Action } from "./models/action";
-export { AgenticMessage, type ToolCall, type ToolResult } from "./models/agentic";
+export { AgenticMessage, type AgentReasoning, type ToolCall, type ToolResult } from "./models/agentic";
 export type { ActionResult, AgentEvent, AgentProfile, AGUIEvent, Approval, ApprovalDecision, ApprovalStatus } from "./models/agent";
 export type { AgentAuth, AgentConfig, AgentConfigWrite, AgentImport, AgentProvider, ConnectionTest, FrontendAction, FrontendActionWrite } from "./models/agent";
 export type { AgentCapabilities, AgentPrices, AgentUsage, AgentUsageReport, UsageTotals } from "./models/agent";

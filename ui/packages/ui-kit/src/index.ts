@@ -10,4 +10,5 @@ export { Avatar, type AvatarProps } from "./base/Avatar";
 export { ChatGroups, type ChatGroupsProps } from "./groups";
 export { ChatMessageList } from "./message-list/ChatMessageList";
 export type { ChatMessageListProps, AgentActionHandler } from "./message-list/props";
+export { Reasoning, reasoningSummary, type ReasoningProps } from "./message-list/agent/Reasoning";
 export { defaultTextFormatters, linkFormatter, lineBreakFormatter, mentionFormatter } from "./message-list/bubble/formatters";

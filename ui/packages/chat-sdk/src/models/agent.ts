@@ -9,8 +9,9 @@ export interface AgentProfile {
 }
 
 /**
- * An AG-UI event as the agent sent it (RUN_STARTED, TEXT_MESSAGE_START / _CONTENT / _END,
- * TOOL_CALL_START / _ARGS / _END, TOOL_CALL_RESULT, RUN_FINISHED, RUN_ERROR, …). The service
+ * An AG-UI event as the agent sent it (RUN_STARTED, REASONING_START / REASONING_MESSAGE_START /
+ * _CONTENT / _END / REASONING_END, TEXT_MESSAGE_START / _CONTENT / _END, TOOL_CALL_START /
+ * _ARGS / _END, TOOL_CALL_RESULT, RUN_FINISHED, RUN_ERROR, …). The service
  * adds displayName, executionText and frontend to TOOL_CALL_START of frontend actions, and
  * reports failures as one RUN_ERROR with code and message.
  */

@@ -26,6 +26,16 @@ export interface ToolResult {
   readonly frontend: boolean;
 }
 
+/**
+ * What a reasoning model thought before an answer (data.reasoning of an assistant message):
+ * kept beside the answer's text, never in it, for clients to show folded.
+ */
+export interface AgentReasoning {
+  readonly text: string;
+  /** How long the agent reasoned, as the chat service measured it; absent when unknown. */
+  readonly durationMs?: number;
+}
+
 const str = (v: JSONValue | undefined): string | undefined => (typeof v === "string" ? v : undefined);
 
 /**
@@ -56,6 +66,15 @@ export class AgenticMessage extends BaseMessage {
       if (et !== undefined) call.executionText = et;
       return call;
     });
+  }
+  /** The reasoning the agent did before this answer (assistant messages), if any. */
+  getReasoning(): AgentReasoning | undefined {
+    const r = this.data["reasoning"];
+    if (this.type !== "assistant" || !isObject(r)) return undefined;
+    const text = str(r["text"]);
+    if (!text) return undefined;
+    const ms = r["durationMs"];
+    return typeof ms === "number" && Number.isFinite(ms) && ms > 0 ? { text, durationMs: ms } : { text };
   }
   /** Ids of the frontend calls the run waits for (assistant messages). */
   getAwaitingActions(): string[] {

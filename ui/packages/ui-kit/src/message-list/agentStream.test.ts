@@ -105,4 +105,49 @@ describe("agentStreamReducer", () => {
     expect(a.lastMessageId).toBe("a");
     expect(streamMessages(b)).toEqual([]);
   });
+  it("shows reasoning alone until its answer starts, then folds it onto that answer with its duration", () => {
+    const thinking = run([
+      { type: "RUN_STARTED", timestamp: 1_000 },
+      { type: "REASONING_START", messageId: "r1", timestamp: 1_000 },
+      { type: "REASONING_MESSAGE_START", messageId: "r1", timestamp: 1_000 },
+      { type: "REASONING_MESSAGE_CONTENT", messageId: "r1", delta: "Let me ", timestamp: 1_500 },
+      { type: "REASONING_MESSAGE_CONTENT", messageId: "r1", delta: "think.", timestamp: 2_000 },
+    ]);
+    expect(streamMessages(thinking).map((m) => [m.messageId, m.text, m.reasoning])).toEqual([["r1", "", { text: "Let me think.", startedAt: 1_000 }]]);
+    expect(thinking.thinking).toBe("r1");
+
+    const answered = [
+      { type: "REASONING_MESSAGE_END", messageId: "r1", timestamp: 4_000 },
+      { type: "REASONING_END", messageId: "r1", timestamp: 4_100 },
+      { type: "TEXT_MESSAGE_START", messageId: "m1", timestamp: 4_200 },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "Four.", timestamp: 4_300 },
+    ].reduce((s, event) => agentStreamReducer(s, { type: "event", runId: "run_1", agentId: "chef", event }), thinking);
+    expect(streamMessages(answered).map((m) => [m.messageId, m.text, m.reasoning])).toEqual([["m1", "Four.", { text: "Let me think.", startedAt: 1_000, endedAt: 4_000 }]]);
+    expect(answered.thinking).toBeUndefined();
+    // The stored answer replaces the live one, reasoning and all.
+    expect(streamMessages(agentStreamReducer(answered, { type: "stored", messageId: "m1" }))).toEqual([]);
+  });
+
+  it("ends reasoning when a tool call starts without REASONING_END, at the call's time; events without timestamps use their arrival", () => {
+    const s = [
+      { type: "RUN_STARTED" },
+      { type: "REASONING_MESSAGE_CHUNK", messageId: "r1", delta: "Need the " },
+      { type: "REASONING_MESSAGE_CHUNK", delta: "weather." },
+    ].reduce((st, event, i) => agentStreamReducer(st, { type: "event", runId: "run_1", agentId: "chef", event, at: 10 + i }), emptyStream);
+    const called = agentStreamReducer(s, { type: "event", runId: "run_1", agentId: "chef", at: 3_000, event: { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "weather", parentMessageId: "m1" } });
+    expect(streamMessages(called).map((m) => [m.messageId, m.toolCalls.length, m.reasoning])).toEqual([["m1", 1, { text: "Need the weather.", startedAt: 11, endedAt: 3_000 }]]);
+  });
+
+  it("drops reasoning no answer followed when the run finishes (its stored copy went to the last answer), and builds a replayed span anew", () => {
+    const events: AgentUIEvent[] = [
+      { type: "RUN_STARTED" },
+      { type: "REASONING_START", messageId: "r1" },
+      { type: "REASONING_MESSAGE_START", messageId: "r1" },
+      { type: "REASONING_MESSAGE_CONTENT", messageId: "r1", delta: "Hm." },
+    ];
+    const replayed = run([...events, ...events.slice(1)]);
+    expect(streamMessages(replayed).map((m) => m.reasoning?.text)).toEqual(["Hm."]);
+    const finished = agentStreamReducer(replayed, { type: "event", runId: "run_1", agentId: "chef", event: { type: "RUN_FINISHED" } });
+    expect([streamMessages(finished), finished.thinking, finished.running]).toEqual([[], undefined, undefined]);
+  });
 });

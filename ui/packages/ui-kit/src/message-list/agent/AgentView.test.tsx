@@ -156,6 +156,39 @@ describe("AgentView: actions, errors and the welcome", () => {
     await waitFor(() => expect(sendActionResult).toHaveBeenLastCalledWith("run_1", "call_1", { error: "no handler for action open-map in this app" }));
   });
 
+  it("live reasoning shows as 'Thinking…' until the answer starts, then folds under it as 'Thought for 3 s'; the stored answer replaces it", () => {
+    const { container } = mount();
+    act(() => {
+      sdk.frame({ type: "RUN_STARTED", timestamp: 10_000 });
+      sdk.frame({ type: "REASONING_START", messageId: "rsn_1", timestamp: 10_000 });
+      sdk.frame({ type: "REASONING_MESSAGE_START", messageId: "rsn_1", role: "reasoning", timestamp: 10_000 });
+      sdk.frame({ type: "REASONING_MESSAGE_CONTENT", messageId: "rsn_1", delta: "Seven minutes ", timestamp: 11_000 });
+    });
+    const thinking = screen.getByRole("button", { name: "Thinking…" });
+    expect(thinking.getAttribute("aria-expanded")).toBe("false");
+    expect(screen.queryByRole("status")).toBeNull(); // the reasoning says the agent is busy; no second indicator
+    act(() => {
+      sdk.frame({ type: "REASONING_MESSAGE_CONTENT", messageId: "rsn_1", delta: "is the middle.", timestamp: 12_000 });
+      sdk.frame({ type: "REASONING_MESSAGE_END", messageId: "rsn_1", timestamp: 13_000 });
+      sdk.frame({ type: "REASONING_END", messageId: "rsn_1", timestamp: 13_000 });
+      sdk.frame({ type: "TEXT_MESSAGE_START", messageId: "msg_1", role: "assistant", timestamp: 13_100 });
+      sdk.frame({ type: "TEXT_MESSAGE_CONTENT", messageId: "msg_1", delta: "Boil it for 7 minutes.", timestamp: 13_200 });
+    });
+    const bubbles = container.querySelectorAll(".chat-agent-live");
+    expect(bubbles).toHaveLength(1);
+    expect(bubbles[0]!.getAttribute("data-agent-message-id")).toBe("msg_1");
+    const toggle = screen.getByRole("button", { name: "Thought for 3 s" });
+    act(() => toggle.click());
+    expect(container.querySelector(".chat-agent-reasoning__text")!.textContent).toBe("Seven minutes is the middle.");
+    expect(container.querySelector(".chat-text-bubble__text")!.textContent).toBe("Boil it for 7 minutes.");
+    act(() => {
+      sdk.frame({ type: "TEXT_MESSAGE_END", messageId: "msg_1" });
+      sdk.stored(agentic({ text: "Boil it for 7 minutes.", agentMessageId: "msg_1", data: { reasoning: { text: "Seven minutes is the middle.", durationMs: 3_000 } } }));
+      sdk.frame({ type: "RUN_FINISHED" });
+    });
+    expect(container.querySelector(".chat-agent-live")).toBeNull();
+  });
+
   it("shows a run error until its stored agent_error arrives", () => {
     mount();
     act(() => {

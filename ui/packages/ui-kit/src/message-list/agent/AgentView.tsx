@@ -8,6 +8,7 @@ import { streamMessages, type StreamMessage, type StreamToolCall } from "../agen
 import type { ChatMessageListProps } from "../props";
 import { agentOf, conversationIdFor, humanize } from "./conversation";
 import { defaultTextFormatters, formatText } from "../bubble/formatters";
+import { Reasoning } from "./Reasoning";
 import { useAgentStream } from "./useAgentStream";
 
 export interface AgentViewProps {
@@ -47,7 +48,7 @@ export function AgentView({ props, user, group, loggedInUser, isEmpty, onGrow, o
   const groupAgents = useAgentNames(group ? state.running?.agentId : undefined);
 
   if (!active) return null;
-  const live = streamMessages(state).filter((m) => m.text !== "" || m.toolCalls.length > 0);
+  const live = streamMessages(state).filter((m) => m.text !== "" || m.toolCalls.length > 0 || m.reasoning !== undefined);
   const nameOf = (agentId: string) => (agent && agent.getUid() === agentId ? agent.getName() : (groupAgents[agentId] ?? agentId));
   const error = state.error && !storedErrorRuns.has(state.error.runId) ? state.error : undefined;
   const thinking = state.running && !live.some((m) => !m.ended || m.toolCalls.some((c) => c.result === undefined));
@@ -147,6 +148,10 @@ function LiveBubble({ message, agentName, avatar, props, showSender }: { message
                       <ToolCallChip key={c.id} call={c} />
                     ))}
                   </div>
+                ) : null}
+                {message.reasoning ? (
+                  <Reasoning text={message.reasoning.text} live={message.reasoning.endedAt === undefined}
+                    durationMs={message.reasoning.endedAt === undefined ? undefined : message.reasoning.endedAt - message.reasoning.startedAt} />
                 ) : null}
               </div>
             </div>

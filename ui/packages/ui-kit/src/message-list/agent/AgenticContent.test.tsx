@@ -74,4 +74,28 @@ describe("AgenticContent", () => {
     expect(screen.queryByRole("button")).toBeNull();
     expect(retry).toHaveBeenCalledTimes(2);
   });
+  it("a reasoning model's thinking is folded under the answer: 'Thought for 4 s', opened and closed by its button", () => {
+    const m = agentic({ text: "Boil it for 7 minutes.", data: { reasoning: { text: "Soft or hard? Seven minutes is the middle.", durationMs: 4_400 } } });
+    const { container } = render(<AgenticContent message={m} props={{}} />);
+    const toggle = screen.getByRole("button", { name: "Thought for 4 s" });
+    const thought = container.querySelector(".chat-agent-reasoning__text") as HTMLElement;
+    expect([toggle.getAttribute("aria-expanded"), thought.hidden, toggle.getAttribute("aria-controls")]).toEqual(["false", true, thought.id]);
+    // Under the answer, and never part of its text.
+    expect(container.querySelector(".chat-text-bubble__text")!.textContent).toBe("Boil it for 7 minutes.");
+    expect(container.querySelector(".chat-text-bubble")!.compareDocumentPosition(toggle) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    fireEvent.click(toggle);
+    expect([toggle.getAttribute("aria-expanded"), thought.hidden, thought.textContent]).toEqual(["true", false, "Soft or hard? Seven minutes is the middle."]);
+    fireEvent.click(toggle);
+    expect(thought.hidden).toBe(true);
+    cleanup();
+    // A duration under a second still reads as a second; none known (a generate answer) says "Thoughts".
+    render(<AgenticContent message={agentic({ text: "a", data: { reasoning: { text: "b", durationMs: 120 } } })} props={{}} />);
+    expect(screen.getByRole("button", { name: "Thought for 1 s" })).toBeTruthy();
+    cleanup();
+    render(<AgenticContent message={agentic({ text: "a", data: { reasoning: { text: "b" } } })} props={{}} />);
+    expect(screen.getByRole("button", { name: "Thoughts" })).toBeTruthy();
+    cleanup();
+    render(<AgenticContent message={agentic({ text: "no reasoning" })} props={{}} />);
+    expect(screen.queryByRole("button")).toBeNull();
+  });
 });

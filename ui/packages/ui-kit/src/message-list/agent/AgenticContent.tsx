@@ -3,6 +3,7 @@ import { Chat } from "@agentry/chat-sdk";
 import { useMemo, useState } from "react";
 import type { ChatMessageListProps } from "../props";
 import { ApprovalCard } from "./ApprovalCard";
+import { Reasoning } from "./Reasoning";
 import { displayNameOf, humanize, rememberDisplayName } from "./conversation";
 import { defaultTextFormatters, formatText } from "../bubble/formatters";
 
@@ -74,6 +75,7 @@ function AssistantContent({ message, props, hideToolCalls }: AgenticContentProps
   const calls = hideToolCalls ? [] : all;
   const formatters = props.textFormatters ?? defaultTextFormatters;
   const nodes = useMemo(() => formatText(text, message, formatters), [text, message, formatters]);
+  const reasoning = message.getReasoning();
   for (const c of all) rememberDisplayName(c.id, c.displayName);
   return (
     <div className="chat-agentic chat-agentic--assistant">
@@ -92,6 +94,7 @@ function AssistantContent({ message, props, hideToolCalls }: AgenticContentProps
           ))}
         </ul>
       ) : null}
+      {reasoning ? <Reasoning text={reasoning.text} durationMs={reasoning.durationMs} /> : null}
     </div>
   );
 }

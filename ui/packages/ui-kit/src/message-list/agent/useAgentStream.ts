@@ -38,7 +38,7 @@ export function useAgentStream({ conversationId, me, actions, onError }: AgentSt
       new Chat.AgentListener({
         onAgentEvent(e) {
           if (e.conversationId !== conversationId) return;
-          dispatch({ type: "event", runId: e.runId, agentId: e.agentId, event: e.event as AgentUIEvent });
+          dispatch({ type: "event", runId: e.runId, agentId: e.agentId, event: e.event as AgentUIEvent, at: Date.now() });
         },
       }),
     );
