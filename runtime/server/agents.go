@@ -37,6 +37,8 @@ type agentInfo struct {
 	DisabledTools   []agent.DisabledTool            `json:"disabledTools,omitempty"`
 	MaxSteps        int                             `json:"maxSteps"`
 	Platform        *v1alpha1.PlatformSpec          `json:"platform,omitempty"`
+	// Capabilities are what GET …/ag-ui/capabilities answers (AG-UI's AgentCapabilities).
+	Capabilities capabilities `json:"capabilities"`
 }
 
 func describeTool(a *agent.Agent, key string) toolInfo {
@@ -63,6 +65,7 @@ func describe(e *registry.Entry) agentInfo {
 		DisabledTools:   a.Disabled,
 		MaxSteps:        a.EffectiveMaxSteps(),
 		Platform:        e.Manifest.Spec.Platform,
+		Capabilities:    capabilitiesOf(a),
 	}
 	for _, k := range a.ToolKeys {
 		info.Tools[k] = describeTool(a, k)

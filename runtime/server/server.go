@@ -127,6 +127,7 @@ func New(opts Options) *Server {
 	api.Any("/agents/:agentId/generate", postOnly(s.guard(endRun(s.generate))))
 	api.Any("/agents/:agentId/stream", postOnly(s.guard(endRun(s.stream))))
 	api.Any("/agents/:agentId/ag-ui", postOnly(s.guard(endRun(s.agui))))
+	api.GET("/agents/:agentId/ag-ui/capabilities", s.guard(s.aguiCapabilities))
 	api.GET("/agents/:agentId/ag-ui/runs/:runId", s.guard(s.attach(aguiRunKey)))
 	api.Any("/agents/:agentId/ag-ui/runs/:runId/cancel", postOnly(s.guard(s.cancelRun(aguiRunKey))))
 	api.GET("/agents/:agentId/stream/runs/:runId", s.guard(s.attach(streamRunKey)))
