@@ -43,21 +43,13 @@ func load(t *testing.T, path, agent string) Resolved {
 	testutil.NoError(t, err)
 	set, err := l.LoadPath(context.Background(), path)
 	testutil.NoError(t, err)
-	r := Resolved{SecretData: map[string]map[string][]byte{}}
 	for _, a := range set.Agents {
 		if a.Name == agent {
-			r.Agent = a
+			return FromSet(set, a)
 		}
 	}
-	for _, e := range r.Agent.Spec.Tools {
-		if e.ToolRef != nil {
-			r.Tools = append(r.Tools, ResolvedTool{Entry: e, Tool: set.Tool(r.Agent.Namespace, e.ToolRef.Name)})
-		}
-	}
-	for _, f := range r.Agent.Spec.FrontendActions {
-		r.FrontendActions = append(r.FrontendActions, set.FrontendAction(r.Agent.Namespace, f.Name))
-	}
-	return r
+	t.Fatalf("no Agent %q in %s", agent, path)
+	return Resolved{}
 }
 
 var cfg = Config{RuntimeImage: "ghcr.io/agentry-dev/agentry:v0.1.0", ImagePullPolicy: "IfNotPresent",

@@ -134,16 +134,16 @@ func samples(t *testing.T, c *Cluster) {
 	// The README's commands, verbatim but for the key (the scripted model takes any).
 	c.sh(t, "kubectl create secret generic openai --from-literal=apiKey=sk-scripted")
 	c.sh(t, "kubectl apply -f config/samples/")
-	// The samples call OpenAI; here they call the scripted model's Service by its DNS name.
-	for _, a := range sampleAgents {
-		c.kubectl(t, "patch", "agent", a, "--type", "merge", "-p", `{"spec":{"model":{"baseURL":"http://scripted-model.default.svc.cluster.local:8090/v1"}}}`)
-	}
+	// The samples call OpenAI; here they call the scripted model's Service by its DNS name: the
+	// README's one patch of the ModelConfig they share.
+	c.sh(t, `kubectl patch modelconfig default --type merge -p '{"spec":{"baseURL":"http://scripted-model.default.svc.cluster.local:8090/v1","model":"gpt-4o-mini"}}'`)
 	c.kubectl(t, "rollout", "status", "deployment/scripted-model", "--timeout=120s")
 	c.serviceURL(t, "default", "scripted-model") // its Service routes (kube-proxy has its endpoint)
 	for _, a := range sampleAgents {
 		// The patch rolls the Deployment: wait for the new pods, not the first ones.
 		c.eventually(t, 60*time.Second, a+"'s Deployment has the patched config", func() bool {
-			return c.get("{.status.observedGeneration}", "get", "agent", a) == c.get("{.metadata.generation}", "get", "agent", a)
+			return strings.Contains(c.get(`{.data.agent\.yaml}`, "get", "configmap", "agentry-"+a), "scripted-model.default.svc") &&
+				c.get("{.status.configHash}", "get", "agent", a) == c.get(`{.spec.template.metadata.annotations.agentry\.dev/config-hash}`, "get", "deployment", "agentry-"+a)
 		})
 		c.kubectl(t, "rollout", "status", "deployment/agentry-"+a, "--timeout=120s")
 		c.settled(t, a)
@@ -156,9 +156,13 @@ func samples(t *testing.T, c *Cluster) {
 			t.Errorf("%s: Ready/Exposed reason = %s, want False/NotExposed (README)", a, ready)
 		}
 	}
-	out := c.sh(t, "kubectl get agents")
+	out := c.sh(t, "kubectl get modelconfigs,agents")
 	if !strings.Contains(out, "chef") || !strings.Contains(out, "gpt-4o-mini") {
-		t.Errorf("kubectl get agents:\n%s", out)
+		t.Errorf("kubectl get modelconfigs,agents:\n%s", out)
+	}
+	// The ModelConfig counts the samples' Agents and is Ready: the Secret holds its key.
+	if got := c.get(`{.status.agents}/{.status.conditions[?(@.type=="Ready")].status}`, "get", "modelconfig", "default"); got != fmt.Sprintf("%d/True", len(sampleAgents)) {
+		t.Errorf("modelconfig default: agents/Ready = %s", got)
 	}
 	for _, a := range sampleAgents {
 		var pods corev1.PodList
@@ -279,7 +283,7 @@ func changesRoll(t *testing.T, c *Cluster) {
 // asked through its own Service, carries the weather agent's, which weather's pod served.
 func agentAsksAgent(t *testing.T, c *Cluster) {
 	c.sh(t, "kubectl apply -f config/samples-a2a/")
-	c.kubectl(t, "patch", "agent", "trip-planner", "--type", "merge", "-p", `{"spec":{"model":{"baseURL":"http://scripted-model.default.svc.cluster.local:8090/v1"}}}`)
+	// It shares the samples' ModelConfig, already pointed at the scripted model.
 	c.eventually(t, 60*time.Second, "trip-planner's tools resolved", func() bool {
 		return c.get(`{.status.conditions[?(@.type=="ToolsResolved")].status}`, "get", "agent", "trip-planner") == "True" &&
 			c.get("{.status.observedGeneration}", "get", "agent", "trip-planner") == c.get("{.metadata.generation}", "get", "agent", "trip-planner")

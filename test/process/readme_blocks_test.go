@@ -40,6 +40,7 @@ var readmeBlocks = []struct {
 	why   string
 }{
 	{"helm install agentry charts/agentry --namespace agentry-system --create-namespace", elsewhere, "test/cluster runs it verbatim on a real node"},
+	{`kubectl patch modelconfig default --type merge -p '{"spec":{"baseURL":"http://vllm.models:8000/v1","model":"Qwen/Qwen3-8B"}}'`, elsewhere, "test/cluster runs it with the scripted model's URL and model"},
 	{"make images                                            # bin/images/agentry-images.tar: both images, tag = chart appVersion", elsewhere, "make test-cluster builds and loads the images"},
 	{`kubectl create secret generic chef-auth --from-literal=Authorization="Bearer $(openssl rand -hex 24)"`, elsewhere, "needs an Ingress controller and TLS; the operator tests cover exposure"},
 	{"make images        # bin/images/agentry-images.tar: ghcr.io/agentry-dev/agentry:0.1.0 and …/agentry-runtime:0.1.0", elsewhere, "needs a container engine; make test-cluster runs make images"},
@@ -59,7 +60,7 @@ var readmeBlocks = []struct {
 	{"KEY=$(cat .agentry/chat-api-key)", runAfterDev, ""},
 	{"KEY=$(cat .agentry/chat-api-key)", runAfterDev, ""},
 	{`curl -X POST localhost:4111/chat/v1/messages -H "Authorization: Bearer $ALICE" -H 'Content-Type: application/json' \`, runAfterDev, ""},
-	{"kubectl get agents          # short name: ag", elsewhere, "a sample of output; test/cluster runs kubectl get agents"},
+	{"kubectl get agents          # short name: ag", elsewhere, "a sample of output; test/cluster runs kubectl get modelconfigs,agents"},
 }
 
 // curlFails makes every curl of a block fail on an HTTP error (its body still shown), so a

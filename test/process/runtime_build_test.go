@@ -25,15 +25,7 @@ func renderSamples(t *testing.T) string {
 	testutil.Check(t, err)
 	dir := t.TempDir()
 	for _, a := range set.Agents {
-		r := render.Resolved{Agent: a}
-		for _, e := range a.Spec.Tools {
-			if e.ToolRef != nil {
-				r.Tools = append(r.Tools, render.ResolvedTool{Entry: e, Tool: set.Tool(a.Namespace, e.ToolRef.Name)})
-			}
-		}
-		for _, f := range a.Spec.FrontendActions {
-			r.FrontendActions = append(r.FrontendActions, set.FrontendAction(a.Namespace, f.Name))
-		}
+		r := render.FromSet(set, a)
 		config, err := render.ConfigYAML(r)
 		testutil.Check(t, err)
 		testutil.Check(t, os.WriteFile(filepath.Join(dir, a.Name+".yaml"), config, 0o600))

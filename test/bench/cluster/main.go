@@ -181,7 +181,7 @@ func deploy(ctx context.Context, c *cluster.Cluster) ([]row, error) {
 	}
 	// The samples as they are, pointed at the scripted model (one apply: one rollout).
 	t1 := time.Now()
-	if err := sh(`for f in config/samples/*.yaml; do echo ---; sed 's|^    name: gpt-4o-mini$|    name: gpt-4o-mini\n    baseURL: http://scripted-model.default.svc.cluster.local:8090/v1|' "$f"; done | kubectl apply -f -`); err != nil {
+	if err := sh(`for f in config/samples/*.yaml; do echo ---; sed 's|^  model: gpt-4o-mini$|  model: gpt-4o-mini\n  baseURL: http://scripted-model.default.svc.cluster.local:8090/v1|' "$f"; done | kubectl apply -f -`); err != nil {
 		return nil, err
 	}
 	agents := []string{"chef", "weather"}

@@ -315,20 +315,7 @@ func renderSamples(samples, out string) error {
 		return err
 	}
 	for _, a := range set.Agents {
-		r := render.Resolved{Agent: a}
-		for _, e := range a.Spec.Tools {
-			if e.ToolRef == nil {
-				continue
-			}
-			if t := set.Tool(a.Namespace, e.ToolRef.Name); t != nil && t.Spec.ID == e.Key {
-				r.Tools = append(r.Tools, render.ResolvedTool{Entry: e, Tool: t})
-			}
-		}
-		for _, f := range a.Spec.FrontendActions {
-			if fa := set.FrontendAction(a.Namespace, f.Name); fa != nil {
-				r.FrontendActions = append(r.FrontendActions, fa)
-			}
-		}
+		r := render.FromSet(set, a)
 		config, err := render.ConfigYAML(r)
 		if err != nil {
 			return err
