@@ -4,6 +4,7 @@
 import { test, beforeEach, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { HttpAgent, buildResumeArray, runHttpRequest, transformHttpEventStream } from "@ag-ui/client";
+import { AgentCapabilitiesSchema } from "@ag-ui/core/schemas";
 
 const BASE = process.env.AGENTRY_URL;
 const MODEL = process.env.MODEL_URL;
@@ -401,6 +402,42 @@ test("auth headers: missing and wrong are 401, right ones stream", async () => {
   const listedWithAuth = await (await fetch(`${BASE}/api/agents`, { headers: AUTH })).json();
   assert.ok("private" in listedWithAuth);
   assertNoWarnings();
+});
+
+// CapabilitiesAgent: HttpAgent leaves getCapabilities() to subclasses and asks the endpoint
+// nothing; this one reads Agentry's route beside the AG-UI endpoint, with the agent's headers,
+// parsed with the client's own schema (which rejects a wrong shape).
+class CapabilitiesAgent extends HttpAgent {
+  async getCapabilities() {
+    const res = await fetch(`${this.url}/capabilities`, { headers: this.headers });
+    if (!res.ok) throw new Error(`capabilities: HTTP ${res.status}`);
+    return AgentCapabilitiesSchema.parse(await res.json());
+  }
+}
+
+test("capabilities: the client reads what each agent supports, from its configuration, behind the endpoint's auth", async () => {
+  const caps = await new CapabilitiesAgent({ url: url("conformance") }).getCapabilities();
+  assert.deepEqual(caps.transport, { streaming: true, resumable: true });
+  assert.equal(caps.tools.supported, true);
+  assert.equal(caps.tools.clientProvided, true, "RunAgentInput.tools are offered to the model");
+  assert.deepEqual(caps.tools.items.map((t) => t.name), ["weather"]);
+  assert.equal(caps.tools.items[0].parameters.type, "object");
+  assert.deepEqual(caps.custom, { frontendActions: ["show-recipe-card"] });
+  assert.deepEqual(caps.humanInTheLoop, { supported: false, approvals: false, interrupts: false });
+  assert.deepEqual(caps.reasoning, { supported: true, streaming: true });
+  assert.deepEqual(caps.identity, { name: "conformance", type: "agentry" });
+
+  const guarded = await new CapabilitiesAgent({ url: url("guarded") }).getCapabilities();
+  assert.deepEqual(guarded.humanInTheLoop, { supported: true, approvals: true, interrupts: true }, "requireApproval tools interrupt the run");
+
+  // The same authentication as the AG-UI endpoint.
+  await assert.rejects(new CapabilitiesAgent({ url: url("private") }).getCapabilities(), /HTTP 401/);
+  const priv = await new CapabilitiesAgent({ url: url("private"), headers: AUTH }).getCapabilities();
+  assert.equal(priv.transport.streaming, true);
+
+  // The agent listing says the same.
+  const listed = await (await fetch(`${BASE}/api/agents/conformance`)).json();
+  assert.deepEqual(AgentCapabilitiesSchema.parse(listed.capabilities), caps);
 });
 
 test("rate limit answers 429 with Retry-After; large bodies 413", async () => {
