@@ -1,5 +1,6 @@
 // CONTRACT (see options/MessageOptions.tsx): an agent run's steps as one compact block.
 import { useId, useState, type ReactNode } from "react";
+import { Reasoning } from "./Reasoning";
 import type { RunStep } from "./steps";
 
 export interface StepsBlockProps {
@@ -42,6 +43,7 @@ export function StepsBlock({ steps, lastId, agentName, noReply, itemKey, footer 
             <span className="chat-visually-hidden">{said[s.state]}: </span>
             <span className="chat-agent-steps__label">{s.label}</span>
             {s.error ? <span className="chat-agent-steps__error">{s.error}</span> : null}
+            {s.reasoning ? <Reasoning text={s.reasoning.text} durationMs={s.reasoning.durationMs} /> : null}
           </li>
         ))}
       </ol>

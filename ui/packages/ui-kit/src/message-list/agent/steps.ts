@@ -12,6 +12,8 @@ export interface RunStep {
   label: string;
   state: "called" | "done" | "error";
   error?: string | undefined;
+  /** What the agent thought before this call (on the first call of its message), if anything. */
+  reasoning?: Chat.AgentReasoning | undefined;
 }
 
 /** A message that is only a step of a run: a tool result, or an assistant message that only
@@ -31,15 +33,16 @@ export function isAnswer(m: Chat.BaseMessage): m is Chat.AgenticMessage {
 export function stepsOf(messages: readonly Chat.AgenticMessage[], carried: readonly Chat.ToolCall[] = []): RunStep[] {
   const steps: RunStep[] = [];
   const byId = new Map<string, RunStep>();
-  const call = (c: Chat.ToolCall) => {
+  const call = (c: Chat.ToolCall, reasoning?: Chat.AgentReasoning) => {
     if (byId.has(c.id)) return;
-    const s: RunStep = { id: c.id, label: c.displayName ?? humanize(c.name), state: "called" };
+    const s: RunStep = { id: c.id, label: c.displayName ?? humanize(c.name), state: "called", ...(reasoning && { reasoning }) };
     byId.set(c.id, s);
     steps.push(s);
   };
-  carried.forEach(call);
+  carried.forEach((c) => call(c));
   for (const m of messages) {
-    if (m.getType() === "assistant") m.getToolCalls().forEach(call);
+    // A step's message keeps its reasoning with its first call, so the block can show it.
+    if (m.getType() === "assistant") m.getToolCalls().forEach((c, i) => call(c, i === 0 ? m.getReasoning() : undefined));
     const r = m.getToolResult();
     if (!r) continue;
     let s = byId.get(r.toolCallId);
