@@ -30,6 +30,7 @@ import (
 	rtmetrics "github.com/agentry-dev/agentry/runtime/metrics"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/secrets"
+	"github.com/agentry-dev/agentry/runtime/server"
 )
 
 // Development credentials of the chat service in agentry dev. The Auth Key lets anyone who
@@ -189,6 +190,8 @@ func (d *devChat) registerAgents(ctx context.Context, log logr.Logger, base stri
 			old.DeploymentURL, old.AgentRef = "", ""
 			cfg = old
 		}
+		// What it supports is the agent's to say, as a chat reading its description would learn.
+		cfg.Capabilities = model.ParseCapabilities(server.Capabilities(e.Agent))
 		cfg.DeploymentURL = base + "/api/agents/" + id + "/ag-ui"
 		if cfg.Provider == model.ProviderMastra {
 			cfg.DeploymentURL = base + "/api/agents/" + id + "/generate"

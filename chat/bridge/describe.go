@@ -31,6 +31,9 @@ type Description struct {
 		Description   string          `json:"description"`
 		Parameters    json.RawMessage `json:"parameters"`
 	} `json:"frontendActions"`
+	// Capabilities are what the agent says it supports (AG-UI's AgentCapabilities, which
+	// Agentry's runtime also serves at …/ag-ui/capabilities).
+	Capabilities json.RawMessage `json:"capabilities"`
 }
 
 // agentRoute is an agent platform URL: …/api/agents/{id}/ag-ui or …/generate.
@@ -88,8 +91,11 @@ func redactURL(raw string) string {
 
 // Fill copies the description's display fields into the configuration's empty ones, and
 // returns its frontend actions the agent does not have yet (by name, in name order). What an
-// admin typed is never replaced.
+// admin typed is never replaced; capabilities are the agent's to say, and replace the known ones.
 func (d Description) Fill(cfg *model.AgentConfig, have []string) []model.FrontendAction {
+	if c := model.ParseCapabilities(d.Capabilities); c != nil {
+		cfg.Capabilities = c
+	}
 	if p := d.Platform; p != nil {
 		fill := func(dst *string, v string) {
 			if *dst == "" {

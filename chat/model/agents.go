@@ -56,9 +56,9 @@ type AgentConfig struct {
 	Prices *AgentPrices `json:"prices,omitempty"`
 	// Capabilities are what the agent said it supports when the chat last read its
 	// description (an Agentry agent's GET /api/agents/{id} capabilities); nil: not known.
-	Capabilities json.RawMessage `json:"capabilities,omitempty"`
-	CreatedAt    time.Time       `json:"createdAt"`
-	UpdatedAt    time.Time       `json:"updatedAt"`
+	Capabilities *AgentCapabilities `json:"capabilities,omitempty"`
+	CreatedAt    time.Time          `json:"createdAt"`
+	UpdatedAt    time.Time          `json:"updatedAt"`
 }
 
 // FrontendAction is a client-side tool of an agent: the agent fills Parameters and the client
@@ -72,6 +72,64 @@ type FrontendAction struct {
 	Parameters    json.RawMessage `json:"parameters"`
 	CreatedAt     time.Time       `json:"createdAt"`
 	UpdatedAt     time.Time       `json:"updatedAt"`
+}
+
+// AgentCapabilities are the parts of AG-UI's AgentCapabilities (@ag-ui/core 1.0) the chat keeps
+// of what an agent says it supports, for the admins' agent list: a nil field was not declared,
+// which is not the same as false. Tools keep their names only (not their schemas).
+type AgentCapabilities struct {
+	Transport      *TransportCapabilities      `json:"transport,omitempty"`
+	Tools          *ToolsCapabilities          `json:"tools,omitempty"`
+	HumanInTheLoop *HumanInTheLoopCapabilities `json:"humanInTheLoop,omitempty"`
+	Reasoning      *ReasoningCapabilities      `json:"reasoning,omitempty"`
+}
+
+// TransportCapabilities: AG-UI's transport capabilities the chat shows.
+type TransportCapabilities struct {
+	Streaming *bool `json:"streaming,omitempty"`
+	Resumable *bool `json:"resumable,omitempty"`
+}
+
+// ToolsCapabilities: AG-UI's tools capabilities, the agent's own tools by name.
+type ToolsCapabilities struct {
+	Supported      *bool            `json:"supported,omitempty"`
+	ClientProvided *bool            `json:"clientProvided,omitempty"`
+	Items          []CapabilityTool `json:"items,omitempty"`
+}
+
+// CapabilityTool is one of the agent's own tools, by name.
+type CapabilityTool struct {
+	Name string `json:"name"`
+}
+
+// HumanInTheLoopCapabilities: AG-UI's human-in-the-loop capabilities the chat shows.
+type HumanInTheLoopCapabilities struct {
+	Supported  *bool `json:"supported,omitempty"`
+	Approvals  *bool `json:"approvals,omitempty"`
+	Interrupts *bool `json:"interrupts,omitempty"`
+}
+
+// ReasoningCapabilities: AG-UI's reasoning capabilities.
+type ReasoningCapabilities struct {
+	Supported *bool `json:"supported,omitempty"`
+	Streaming *bool `json:"streaming,omitempty"`
+}
+
+// maxCapabilityTools bounds the tool names kept: a list to show, not a payload to store.
+const maxCapabilityTools = 200
+
+// ParseCapabilities keeps of an AG-UI AgentCapabilities object what AgentCapabilities holds;
+// nil for anything else (absent, not an object, malformed): the agent said nothing usable.
+func ParseCapabilities(raw json.RawMessage) *AgentCapabilities {
+	var c AgentCapabilities
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &c) != nil {
+		return nil
+	}
+	if c.Tools != nil && len(c.Tools.Items) > maxCapabilityTools {
+		c.Tools.Items = c.Tools.Items[:maxCapabilityTools]
+	}
+	return &c
 }
 
 // AgentPrices are the prices of an agent's model per million input and output tokens, in US

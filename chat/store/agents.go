@@ -67,7 +67,10 @@ func scanAgent(sc scanner) (model.AgentConfig, string, error) {
 		}
 	}
 	if capabilities != "" {
-		a.Capabilities = json.RawMessage(capabilities)
+		a.Capabilities = &model.AgentCapabilities{}
+		if err := json.Unmarshal([]byte(capabilities), a.Capabilities); err != nil {
+			return a, "", err
+		}
 	}
 	a.Approvers, a.Audience = []string{}, []string{}
 	if err := json.Unmarshal([]byte(approvers), &a.Approvers); err != nil {
@@ -129,6 +132,12 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 	if a.Prices != nil {
 		prices = string(model.MustJSON(a.Prices))
 	}
+	capabilitiesJSON := func() string {
+		if a.Capabilities == nil {
+			return ""
+		}
+		return string(model.MustJSON(a.Capabilities))
+	}
 	var out model.AgentConfig
 	created := false
 	err = s.write(ctx, "save agent", func(t *txn) error {
@@ -157,10 +166,10 @@ func (s *sqlStore) PutAgent(ctx context.Context, a model.AgentConfig, headers *m
 		a.UpdatedAt = t.now
 		if created {
 			_, err = t.exec(`INSERT INTO chat_agents (`+agentColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience, prices, string(a.Capabilities))
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.CreatedAt), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience, prices, capabilitiesJSON())
 		} else {
 			_, err = t.exec(`UPDATE chat_agents SET provider = $2, name = $3, icon = $4, greeting = $5, introductory = $6, suggested = $7, deployment_url = $8, headers = $9, enabled = $10, updated_us = $11, agent_ref = $12, approvers = $13, audience = $14, auth = $15, token_audience = $16, prices = $17, capabilities = $18 WHERE agent_id = $1`,
-				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience, prices, string(a.Capabilities))
+				a.AgentID, string(a.Provider), a.Name, a.Icon, a.Greeting, a.IntroductoryMessage, string(suggested), a.DeploymentURL, newSealed, boolInt(a.Enabled), us(a.UpdatedAt), a.AgentRef, string(approvers), string(audience), string(a.Auth), a.TokenAudience, prices, capabilitiesJSON())
 		}
 		if err != nil {
 			return err

@@ -49,18 +49,19 @@ func TestAgentPrices(t *testing.T) {
 	each(t, func(t *testing.T, s Store) {
 		cfg := chef()
 		cfg.Prices = &model.AgentPrices{InputPerMillion: 0.15, OutputPerMillion: 0.6}
-		cfg.Capabilities = json.RawMessage(`{"tools":{"supported":true}}`)
+		cfg.Capabilities = model.ParseCapabilities(json.RawMessage(`{"tools":{"supported":true,"items":[{"name":"x","description":"d","parameters":{}}]},"custom":{"a":1}}`))
 		a, _, err := s.PutAgent(ctx, cfg, nil)
 		wantCode(t, err, "")
-		if a.Prices == nil || *a.Prices != *cfg.Prices || string(a.Capabilities) != `{"tools":{"supported":true}}` {
-			t.Fatalf("saved prices %+v, capabilities %s", a.Prices, a.Capabilities)
+		const caps = `{"tools":{"supported":true,"items":[{"name":"x"}]}}` // what the chat keeps of it
+		if a.Prices == nil || *a.Prices != *cfg.Prices || string(model.MustJSON(a.Capabilities)) != caps {
+			t.Fatalf("saved prices %+v, capabilities %s", a.Prices, model.MustJSON(a.Capabilities))
 		}
 		// An admin's save says nothing of capabilities: they stay; no prices clears them.
 		cfg.Prices, cfg.Capabilities = nil, nil
 		a, _, err = s.PutAgent(ctx, cfg, nil)
 		wantCode(t, err, "")
-		if a.Prices != nil || string(a.Capabilities) != `{"tools":{"supported":true}}` {
-			t.Fatalf("after clearing prices: prices %+v, capabilities %s", a.Prices, a.Capabilities)
+		if a.Prices != nil || string(model.MustJSON(a.Capabilities)) != caps {
+			t.Fatalf("after clearing prices: prices %+v, capabilities %s", a.Prices, model.MustJSON(a.Capabilities))
 		}
 		if got := must[model.AgentConfig](t)(s.GetAgent(ctx, "chef")); got.Prices != nil {
 			t.Fatalf("read back prices %+v after clearing them", got.Prices)

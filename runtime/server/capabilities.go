@@ -99,3 +99,10 @@ func capabilitiesOf(a *agent.Agent) capabilities {
 func (s *Server) aguiCapabilities(c echo.Context) error {
 	return c.JSON(http.StatusOK, capabilitiesOf(agentOf(c).Agent))
 }
+
+// Capabilities are an agent's capabilities as GET …/ag-ui/capabilities answers them (JSON), for
+// an in-process chat (`agentry dev`) that registers the agent without asking over HTTP.
+func Capabilities(a *agent.Agent) json.RawMessage {
+	b, _ := json.Marshal(capabilitiesOf(a))
+	return b
+}
