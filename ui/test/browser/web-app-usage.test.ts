@@ -1,4 +1,5 @@
-// The admins' agent list shows each agent's usage from the chat's own records (issue 38): after
+// The admins' agent list shows what each agent supports (badges from its AG-UI capabilities) and
+// its usage from the chat's own records (issue 38): after
 // Alice's run with chef, its row says 1 run and the tokens the run reported today and over 7
 // days, "—" for cost until the admin sets prices, then the cost at those prices. Screenshots at
 // 1280 and 390 px (artifacts/web/admin-usage-*.png).
@@ -40,6 +41,8 @@ describe("web app: the admins' agent list shows usage and cost", () => {
     // An agent nobody used: zeros.
     expect(await row(admin, "weather", "today")).toBe("0 runs · 0 in · 0 out | —");
     await nav.getByText("Today is since 00:00 UTC").waitFor();
+    // What each agent says it supports, as badges (agentry dev registers them from the runtime).
+    expect(await nav.getByRole("list", { name: "What Chef supports" }).getByRole("listitem").allTextContents()).toEqual(["Streaming", "2 tools", "Frontend tools", "Reasoning"]);
 
     // Prices in chef's form: the list shows the cost at them.
     await nav.locator('[data-agent="chef"]').click();

@@ -118,6 +118,7 @@ function AgentList({ configs, selected, onSelect }: { configs: AgentConfigs; sel
             <input type="checkbox" role="switch" className="agentry-web__switch agentry-web__admin-agent-switch" checked={a.enabled}
               disabled={toggling.has(a.agentId)} aria-label={`${a.name || a.agentId} enabled`} data-agent-switch={a.agentId}
               onChange={(e) => void toggle(a, e.target.checked)} />
+            {a.capabilities ? <CapabilityBadges agent={a} capabilities={a.capabilities} /> : null}
             <AgentUsageLines agentId={a.agentId} usage={usage.get(a.agentId)} />
           </li>
         ))}
@@ -125,6 +126,28 @@ function AgentList({ configs, selected, onSelect }: { configs: AgentConfigs; sel
       {loaded && agents.length === 0 && !error ? <p className="agentry-web__muted agentry-web__section-empty">No agents configured.</p> : null}
       {agents.length > 0 ? <p className="agentry-web__hint agentry-web__admin-usage-note">Today is since 00:00 UTC; 7 days, since 00:00 UTC six days ago.</p> : null}
     </nav>
+  );
+}
+
+/** What the agent says it supports (its AG-UI capabilities, read when it was added or filled
+ * from the agent), as small badges; only what it declares true is shown. */
+function CapabilityBadges({ agent, capabilities: c }: { agent: Chat.AgentConfig; capabilities: Chat.AgentCapabilities }) {
+  const tools = c.tools?.items?.map((t) => t.name) ?? [];
+  const badges: { label: string; title: string }[] = [];
+  if (c.transport?.streaming) badges.push({ label: "Streaming", title: c.transport.resumable ? "Streams its answer; a dropped stream resumes" : "Streams its answer" });
+  if (tools.length > 0) badges.push({ label: tools.length === 1 ? "1 tool" : `${tools.length} tools`, title: `Its own tools: ${tools.join(", ")}` });
+  if (c.tools?.clientProvided) badges.push({ label: "Frontend tools", title: "Calls tools that run in the person's app (frontend actions)" });
+  if (c.humanInTheLoop?.approvals || c.humanInTheLoop?.interrupts) badges.push({ label: "Approvals", title: "Stops for a person's approval before some tool calls" });
+  if (c.reasoning?.supported) badges.push({ label: "Reasoning", title: c.reasoning.streaming ? "Streams a reasoning model's thinking, shown folded" : "Shows a reasoning model's thinking" });
+  if (badges.length === 0) return null;
+  return (
+    <ul className="agentry-web__admin-caps" aria-label={`What ${agent.name || agent.agentId} supports`} data-capabilities={agent.agentId}>
+      {badges.map((b) => (
+        <li key={b.label} className="agentry-web__admin-cap" title={b.title}>
+          {b.label}
+        </li>
+      ))}
+    </ul>
   );
 }
 
