@@ -34,6 +34,15 @@ func (c *scriptedClient) Stream(ctx context.Context, req llm.Request, h llm.Stre
 	}
 	r := c.steps[c.calls]
 	c.calls++
+	if rh, ok := h.(llm.ReasoningHandler); ok {
+		for _, w := range strings.SplitAfter(r.Reasoning, " ") {
+			if w != "" {
+				if err := rh.OnReasoning(w); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	for _, w := range strings.SplitAfter(r.Text, " ") {
 		if w != "" {
 			if err := h.OnText(w); err != nil {
@@ -73,13 +82,13 @@ func echoTool(t *testing.T) *tools.Tool {
 
 func eventNames(events []Event) string {
 	names := map[EventType]string{
-		EventStepStarted: "step", EventTextStart: "text-start", EventTextDelta: "text", EventTextEnd: "text-end",
+		EventStepStarted: "step", EventReasoningStart: "reasoning-start", EventReasoningDelta: "reasoning", EventReasoningEnd: "reasoning-end", EventTextStart: "text-start", EventTextDelta: "text", EventTextEnd: "text-end",
 		EventToolCallStart: "call-start", EventToolCallArgs: "args", EventToolCallEnd: "call-end",
 		EventToolResult: "result", EventStepFinished: "step-end",
 	}
 	var out []string
 	for i, e := range events {
-		if i > 0 && e.Type == events[i-1].Type && (e.Type == EventTextDelta || e.Type == EventToolCallArgs) {
+		if i > 0 && e.Type == events[i-1].Type && (e.Type == EventTextDelta || e.Type == EventToolCallArgs || e.Type == EventReasoningDelta) {
 			continue
 		}
 		out = append(out, names[e.Type])
