@@ -21,7 +21,10 @@ func newScriptedModelCommand(g *globalFlags) *cobra.Command {
 		Use:   "scripted-model",
 		Short: "Run the scripted OpenAI-compatible model server used by tests and agentry dev",
 		Long: `Run an OpenAI-wire-compatible Chat Completions server whose answers follow a script
-(YAML rules; the built-in dev script by default). Point OPENAI_BASE_URL at the printed URL.`,
+(YAML rules; the built-in dev script by default). Point OPENAI_BASE_URL at the printed URL.
+A rule's reply may reason first (reasoning: …), streamed in delta.reasoning_content (or
+delta.reasoning with reasoningField: reasoning) as reasoning models do; the dev script does
+for "Think it through: <question>".`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s := scriptedmodel.DevScript()
 			if script != "" {
