@@ -56,6 +56,18 @@ type ModelSpec struct {
 	// +optional
 	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`
 
+	// The sampling and request settings (with configRef: over the ModelConfig's defaults).
+	ModelSettings `json:",inline"`
+
+	// azure says which Azure OpenAI deployment answers (provider azure-openai). Its credential
+	// is an api-key (apiKeySecretRef) or a Microsoft Entra access token (azure.tokenSecretRef).
+	// +optional
+	Azure *AzureOpenAISpec `json:"azure,omitempty"`
+}
+
+// ModelSettings are a model's sampling and request settings: an Agent's own, or a
+// ModelConfig's defaults for the Agents that use it.
+type ModelSettings struct {
 	// temperature is the sampling temperature as a decimal string between 0 and 2, e.g. "0.7".
 	// +optional
 	// +kubebuilder:validation:Pattern=`^(0|1)(\.[0-9]{1,3})?$|^2(\.0{1,3})?$`
@@ -80,11 +92,6 @@ type ModelSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10
 	MaxRetries *int32 `json:"maxRetries,omitempty"`
-
-	// azure says which Azure OpenAI deployment answers (provider azure-openai). Its credential
-	// is an api-key (apiKeySecretRef) or a Microsoft Entra access token (azure.tokenSecretRef).
-	// +optional
-	Azure *AzureOpenAISpec `json:"azure,omitempty"`
 }
 
 // AzureOpenAISpec is an Azure OpenAI resource and deployment.
@@ -117,14 +124,16 @@ type AzureOpenAISpec struct {
 // the runtime reads it like an inline model.
 func (c *ModelConfigSpec) Merged(own ModelSpec) ModelSpec {
 	out := ModelSpec{
-		Provider:    c.Provider,
-		Name:        cmp.Or(own.Name, c.Model),
-		BaseURL:     c.BaseURL,
-		Temperature: cmp.Or(own.Temperature, c.Temperature),
-		TopP:        cmp.Or(own.TopP, c.TopP),
-		MaxTokens:   firstSet(own.MaxTokens, c.MaxTokens),
-		Timeout:     firstSet(own.Timeout, c.Timeout),
-		MaxRetries:  firstSet(own.MaxRetries, c.MaxRetries),
+		Provider: c.Provider,
+		Name:     cmp.Or(own.Name, c.Model),
+		BaseURL:  c.BaseURL,
+		ModelSettings: ModelSettings{
+			Temperature: cmp.Or(own.Temperature, c.Temperature),
+			TopP:        cmp.Or(own.TopP, c.TopP),
+			MaxTokens:   firstSet(own.MaxTokens, c.MaxTokens),
+			Timeout:     firstSet(own.Timeout, c.Timeout),
+			MaxRetries:  firstSet(own.MaxRetries, c.MaxRetries),
+		},
 	}
 	if c.APIKeySecretRef != nil {
 		out.APIKeySecretRef = c.APIKeySecretRef.DeepCopy()

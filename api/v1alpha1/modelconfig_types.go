@@ -33,30 +33,8 @@ type ModelConfigSpec struct {
 	// +optional
 	APIKeySecretRef *SecretKeyRef `json:"apiKeySecretRef,omitempty"`
 
-	// temperature is the default sampling temperature, a decimal string between 0 and 2.
-	// +optional
-	// +kubebuilder:validation:Pattern=`^(0|1)(\.[0-9]{1,3})?$|^2(\.0{1,3})?$`
-	Temperature string `json:"temperature,omitempty"`
-
-	// topP is the default nucleus sampling, a decimal string between 0 and 1.
-	// +optional
-	// +kubebuilder:validation:Pattern=`^0(\.[0-9]{1,3})?$|^1(\.0{1,3})?$`
-	TopP string `json:"topP,omitempty"`
-
-	// maxTokens is the default cap of tokens the model may generate per step.
-	// +optional
-	// +kubebuilder:validation:Minimum=1
-	MaxTokens *int32 `json:"maxTokens,omitempty"`
-
-	// timeout bounds each model request (default 120s).
-	// +optional
-	Timeout *metav1.Duration `json:"timeout,omitempty"`
-
-	// maxRetries is how often a request failing with 429 or 5xx is retried with backoff (default 2).
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	// +kubebuilder:validation:Maximum=10
-	MaxRetries *int32 `json:"maxRetries,omitempty"`
+	// The default sampling and request settings of the Agents that use this ModelConfig.
+	ModelSettings `json:",inline"`
 
 	// azure says which Azure OpenAI deployment answers (provider azure-openai).
 	// +optional
