@@ -48,16 +48,26 @@ type AgentConfigs = ReturnType<typeof useAgentConfigs>;
 /** The agent configurations, sorted by id; reload(select) chooses that agent (else keeps the choice, or the first). */
 function useAgentConfigs(setSelected: (update: (s: string | undefined) => string | undefined) => void) {
   const [agents, setAgents] = useState<Chat.AgentConfig[]>([]);
-  const [usage, setUsage] = useState<ReadonlyMap<string, Chat.AgentUsage>>(new Map());
+  // undefined until read, or when it could not be (then no row shows numbers it does not have).
+  const [usage, setUsage] = useState<ReadonlyMap<string, Chat.AgentUsage> | undefined>();
+  const [usageError, setUsageError] = useState("");
   const [error, setError] = useState("");
   const [loaded, setLoaded] = useState(false);
   const reload = useCallback(async (select?: string) => {
     try {
-      // Usage is read with the list, so a saved price shows as a cost at once.
-      const [list, report] = await Promise.all([Chat.getAgentConfigs(), Chat.getAgentUsage()]);
+      // Usage is read with the list, so a saved price shows as a cost at once; the list does not
+      // depend on it.
+      const [list, report] = await Promise.all([
+        Chat.getAgentConfigs(),
+        Chat.getAgentUsage().catch((e: unknown) => {
+          setUsageError(errorText(e));
+          return undefined;
+        }),
+      ]);
       list.sort((a, b) => a.agentId.localeCompare(b.agentId));
       setAgents(list);
-      setUsage(new Map(report.items.map((u) => [u.agentId, u])));
+      setUsage(report ? new Map(report.items.map((u) => [u.agentId, u])) : undefined);
+      if (report) setUsageError("");
       setError("");
       setSelected((s) => select ?? (s === undefined ? list[0]?.agentId : s));
     } catch (e) {
@@ -86,11 +96,11 @@ function useAgentConfigs(setSelected: (update: (s: string | undefined) => string
       setToggling((t) => new Set([...t].filter((id) => id !== a.agentId)));
     }
   };
-  return { agents, usage, error, loaded, reload, toggling, toggle };
+  return { agents, usage, usageError, error, loaded, reload, toggling, toggle };
 }
 
 function AgentList({ configs, selected, onSelect }: { configs: AgentConfigs; selected: string | undefined; onSelect(id: string): void }) {
-  const { agents, usage, error, loaded, toggling, toggle } = configs;
+  const { agents, usage, usageError, error, loaded, toggling, toggle } = configs;
   return (
     <nav className="agentry-web__sidebar agentry-web__admin-nav" aria-label="Agents">
       <div className="agentry-web__admin-nav-head">
@@ -119,12 +129,13 @@ function AgentList({ configs, selected, onSelect }: { configs: AgentConfigs; sel
               disabled={toggling.has(a.agentId)} aria-label={`${a.name || a.agentId} enabled`} data-agent-switch={a.agentId}
               onChange={(e) => void toggle(a, e.target.checked)} />
             {a.capabilities ? <CapabilityBadges agent={a} capabilities={a.capabilities} /> : null}
-            <AgentUsageLines agentId={a.agentId} usage={usage.get(a.agentId)} />
+            {usage ? <AgentUsageLines agentId={a.agentId} usage={usage.get(a.agentId)} /> : null}
           </li>
         ))}
       </ul>
       {loaded && agents.length === 0 && !error ? <p className="agentry-web__muted agentry-web__section-empty">No agents configured.</p> : null}
-      {agents.length > 0 ? <p className="agentry-web__hint agentry-web__admin-usage-note">Today is since 00:00 UTC; 7 days, since 00:00 UTC six days ago.</p> : null}
+      {agents.length > 0 && usage ? <p className="agentry-web__hint agentry-web__admin-usage-note">Today is since 00:00 UTC; 7 days, since 00:00 UTC six days ago.</p> : null}
+      {usageError ? <p className="agentry-web__hint agentry-web__admin-usage-note" role="status">Usage could not be read: {usageError}</p> : null}
     </nav>
   );
 }
