@@ -64,6 +64,8 @@ for (const w of workspaces) {
 }
 const pageBuilt = step("build the browser tests' page", bin("vite"), ["build", "--config", "test/browser/vite.config.ts"]);
 step("typecheck test/browser", bin("tsc"), ["-p", "test/browser"]);
+// The SDK's integration tests are plain vitest files that vitest runs without a type check.
+step("typecheck chat-sdk tests", bin("tsc"), ["-p", "packages/chat-sdk/test"]);
 
 const out = mkdtempSync(join(tmpdir(), "agentry-ui-test-"));
 const report = join(out, "vitest.json");

@@ -113,7 +113,7 @@ describe("agents: AI features and administration", () => {
 
   test("try again: retryAgentRun asks the agent of a failed run again; only an agent's error can be retried", async () => {
     const [admin, carol] = await Promise.all([h.client("admin"), h.client("carol")]);
-    await admin.c.saveAgentConfig("gone", { name: "Gone", provider: "ag-ui", deploymentUrl: "http://127.0.0.1:9/api/agents/gone/ag-ui", enabled: true });
+    await admin.c.saveAgentConfig("gone", { name: "Gone", provider: "ag-ui", deploymentUrl: "http://127.0.0.1:9/api/agents/gone/ag-ui", suggestedMessages: [], enabled: true });
     try {
       const asked = await carol.c.sendMessage(new TextMessage("gone", "Are you there?", "user"));
       const failed = (await carol.rec.until((e) => e.name === "onAgenticMessageReceived" && (e.args[0] as AgenticMessage).getType() === "agent_error", 30_000))
