@@ -111,9 +111,9 @@ func TestInstallAndEndToEnd(t *testing.T) {
 	installChart(t, c, quickstart[0])
 	metricsAddr := startOperator(t, c)
 	scraper := metricsTokens(t, c)
-	deploymentURL := applySamplesAndExpose(t, c, quickstart)
+	deploymentURL, patchModel := applySamplesAndExpose(t, c, quickstart)
 	headers := authHeaders(t, c, "chef")
-	routeToScriptedModel(t, c)
+	routeToScriptedModel(t, c, patchModel)
 	rt, routes := callAsThePlatform(t, c, deploymentURL, headers)
 	toolEditReachesTheRuntime(t, c, rt, routes, headers)
 	mcpEndToEnd(t, c, routes, headers)
@@ -176,7 +176,7 @@ func startOperator(t *testing.T, c *cluster) string {
 
 // applySamplesAndExpose follows the quickstart: the Secret and the samples, then chef exposed
 // over HTTPS with an Ingress and auth headers; it returns chef's Deployment URL.
-func applySamplesAndExpose(t *testing.T, c *cluster, quickstart []string) string {
+func applySamplesAndExpose(t *testing.T, c *cluster, quickstart []string) (deploymentURL, patchModel string) {
 	c.sh(t, quickstart[1]) // kubectl create secret
 	c.sh(t, quickstart[2]) // kubectl apply -f config/samples/
 	waitFor(t, "kubectl get agents to list both samples with a status", 30*time.Second, func() error {
@@ -191,15 +191,23 @@ func applySamplesAndExpose(t *testing.T, c *cluster, quickstart []string) string
 	}
 	// Expose chef over HTTPS with an Ingress and auth headers: every command up to the next
 	// one that prints the Deployment URL.
+	// The README's patch of the ModelConfig is kept for routeToScriptedModel, which runs it
+	// with the scripted model's URL: here it would send the samples to an address off the
+	// machine.
 	urlCmd := 5
-	for urlCmd < len(quickstart) && !strings.Contains(quickstart[urlCmd], "{.status.deploymentURL}") {
+	for ; urlCmd < len(quickstart) && !strings.Contains(quickstart[urlCmd], "{.status.deploymentURL}"); urlCmd++ {
+		if strings.HasPrefix(quickstart[urlCmd], "kubectl patch modelconfig ") {
+			patchModel = quickstart[urlCmd]
+			continue
+		}
 		c.sh(t, quickstart[urlCmd])
-		urlCmd++
+	}
+	if patchModel == "" {
+		t.Fatal("the README's quickstart has no kubectl patch modelconfig command")
 	}
 	if urlCmd == len(quickstart) {
 		t.Fatalf("the README's expose block has no deploymentURL command: %q", quickstart[5:])
 	}
-	var deploymentURL string
 	waitFor(t, "chef's Deployment URL", 30*time.Second, func() error {
 		deploymentURL = c.sh(t, quickstart[urlCmd])
 		if deploymentURL != "https://agents.example.com/api/agents/chef/ag-ui" {
@@ -218,16 +226,25 @@ func applySamplesAndExpose(t *testing.T, c *cluster, quickstart []string) string
 		}
 		return nil
 	})
-	return deploymentURL
+	return deploymentURL, patchModel
 }
 
-// routeToScriptedModel points chef at the scripted model, as at a self-hosted endpoint.
-func routeToScriptedModel(t *testing.T, c *cluster) {
+// routeToScriptedModel points the samples at the scripted model, as at a self-hosted endpoint:
+// the README's patch of their ModelConfig (patchModel), with the scripted model's URL for the
+// README's example endpoint.
+func routeToScriptedModel(t *testing.T, c *cluster, patchModel string) {
 	_, modelURL := testutil.Start(t, binary, root, nil, `listening on (http://\S+)`, "scripted-model", "--addr", "127.0.0.1:0")
-	c.sh(t, fmt.Sprintf(`kubectl patch agent chef --type merge -p '{"spec":{"runtime":{"env":[{"name":"OPENAI_BASE_URL","value":%q}]}}}'`, modelURL))
-	waitFor(t, "the env change to reach chef's Deployment", 30*time.Second, func() error {
-		if out := c.sh(t, "kubectl get deployment agentry-chef -o jsonpath='{.spec.template.spec.containers[0].env}'"); !strings.Contains(out, modelURL) {
-			return fmt.Errorf("env %s", out)
+	const example = "http://vllm.models:8000/v1"
+	if !strings.Contains(patchModel, example) {
+		t.Fatalf("the README's ModelConfig patch no longer names %s: %s", example, patchModel)
+	}
+	c.sh(t, strings.Replace(patchModel, example, modelURL, 1))
+	waitFor(t, "the ModelConfig's new endpoint to reach chef's config and Deployment", 30*time.Second, func() error {
+		config := c.sh(t, `kubectl get configmap agentry-chef -o jsonpath='{.data.agent\.yaml}'`)
+		hash := c.sh(t, "kubectl get agent chef -o jsonpath='{.status.configHash}'")
+		rolled := c.sh(t, `kubectl get deployment agentry-chef -o jsonpath='{.spec.template.metadata.annotations.agentry\.dev/config-hash}'`)
+		if !strings.Contains(config, "baseURL: "+modelURL) || hash == "" || hash != rolled {
+			return fmt.Errorf("config %s; hash %q, deployment %q", config, hash, rolled)
 		}
 		return nil
 	})
