@@ -65,6 +65,15 @@ describe("web app: the admins' agent list shows usage and cost", () => {
 
     const phone = await signIn("Admin", "/admin", { width: 390, height: 844 });
     await expect.poll(() => row(phone, "chef", "today")).toBe(line(priced!.today, money(cost)));
+    // Nothing is wider than the phone: the top bar with an admin's three tabs, the badges and
+    // the usage lines all fit (the top bar once made the whole page 400 px wide).
+    const overflow = await phone.evaluate(() => {
+      const wide = [...document.querySelectorAll<HTMLElement>(".agentry-web *")]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .map((e) => `${e.tagName.toLowerCase()}.${e.className} right=${Math.round(e.getBoundingClientRect().right)}`);
+      return { page: document.documentElement.scrollWidth, wide: wide.slice(0, 8) };
+    });
+    expect(overflow).toEqual({ page: 390, wide: [] });
     await screenshot(phone, "web/admin-usage-390");
     await expectAccessible(phone, "admin agent list with usage at 390 px");
     expect(pageErrors(admin)).toEqual([]);

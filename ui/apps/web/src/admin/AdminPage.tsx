@@ -147,7 +147,7 @@ function CapabilityBadges({ agent, capabilities: c }: { agent: Chat.AgentConfig;
   const badges: { label: string; title: string }[] = [];
   if (c.transport?.streaming) badges.push({ label: "Streaming", title: c.transport.resumable ? "Streams its answer; a dropped stream resumes" : "Streams its answer" });
   if (tools.length > 0) badges.push({ label: tools.length === 1 ? "1 tool" : `${tools.length} tools`, title: `Its own tools: ${tools.join(", ")}` });
-  if (c.tools?.clientProvided) badges.push({ label: "Frontend tools", title: "Calls tools that run in the person's app (frontend actions)" });
+  if (c.tools?.clientProvided) badges.push({ label: "Frontend tools", title: "Accepts tools that run in the person's app (frontend actions)" });
   if (c.humanInTheLoop?.approvals || c.humanInTheLoop?.interrupts) badges.push({ label: "Approvals", title: "Stops for a person's approval before some tool calls" });
   if (c.reasoning?.supported) badges.push({ label: "Reasoning", title: c.reasoning.streaming ? "Streams a reasoning model's thinking, shown folded" : "Shows a reasoning model's thinking" });
   if (badges.length === 0) return null;
