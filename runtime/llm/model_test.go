@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentry-dev/agentry/internal/devkit/testutil"
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 	"github.com/agentry-dev/agentry/runtime/tools"
 )
 
@@ -304,5 +305,30 @@ func TestConcurrentCallsReuseConnections(t *testing.T) {
 	}
 	if got, most := opened.Load(), int32(n+n/2); got > most {
 		t.Errorf("%d connections opened for %d calls in waves of %d, want at most %d", got, 3*n, n, most)
+	}
+}
+
+// TestMetadataAddressesAreRefused: a base URL aimed at the pod's metadata endpoint (a
+// link-local address, or a metadata host name) is refused before any connection or DNS lookup,
+// saying how to allow it; loopback and other internal endpoints stay reachable (the other tests
+// call loopback servers through the same default client); the setting lets them through.
+func TestMetadataAddressesAreRefused(t *testing.T) {
+	for _, base := range []string{"http://169.254.169.254/v1", "http://metadata.google.internal/v1", "http://[fe80::1]:8000/v1"} {
+		_, err := NewOpenAI(Config{Model: "m", BaseURL: base, MaxRetries: 0}).Stream(context.Background(), every(), &textHandler{})
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(e.Public, "address is refused") || !strings.Contains(e.Public, AllowLinkLocalEnv+"=true") {
+			t.Errorf("%s: %v", base, err)
+		}
+	}
+	// With the setting the metadata name goes on to be dialled: a cancelled context stops the
+	// dial before any lookup, so no packet leaves the machine.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for allow, wantRefused := range map[bool]bool{false: true, true: false} {
+		dial := modelHTTPClient(allow).Transport.(*http.Transport).DialContext
+		_, err := dial(ctx, "tcp", "metadata.google.internal:80")
+		if _, refused := egress.Refused(err); refused != wantRefused || err == nil {
+			t.Errorf("allow=%v: %v", allow, err)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -26,6 +27,8 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/agentry-dev/agentry/internal/platform/egress"
 )
 
 // Environment variables openai-go's NewClient reads besides the key and the base URL; the
@@ -49,16 +52,38 @@ const responseHeaderTimeout = 10 * time.Minute
 // after.
 const maxIdleConnsPerHost = 64
 
+// AllowLinkLocalEnv, set to "true", lets the model client reach link-local and cloud metadata
+// addresses, which it refuses otherwise: a model's base URL is aimed by whoever writes an
+// Agent or a ModelConfig, and the pod's metadata endpoint must not answer for a model.
+// Internal addresses stay allowed (a vLLM Service in the cluster is the common case).
+const AllowLinkLocalEnv = "AGENTRY_MODEL_ALLOW_LINK_LOCAL"
+
 // defaultHTTPClient is shared by every agent of the process (one connection pool).
 var defaultHTTPClient = sync.OnceValue(func() *http.Client {
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = responseHeaderTimeout
-		t.MaxIdleConnsPerHost = maxIdleConnsPerHost
-		return &http.Client{Transport: t}
-	}
-	return &http.Client{Transport: http.DefaultTransport}
+	return modelHTTPClient(os.Getenv(AllowLinkLocalEnv) == "true")
 })
+
+// modelHTTPClient is the model client's transport: net/http's defaults (proxy from the
+// environment included), more idle connections per host, and the egress check on every
+// connection it opens: the address after DNS resolution, and metadata host names before it.
+func modelHTTPClient(allowLinkLocal bool) *http.Client {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return &http.Client{Transport: http.DefaultTransport}
+	}
+	t = t.Clone()
+	t.ResponseHeaderTimeout = responseHeaderTimeout
+	t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	p := egress.Policy{AllowInternal: true, AllowLinkLocal: allowLinkLocal}
+	d := p.Dialer(30 * time.Second)
+	t.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
+		if host, _, err := net.SplitHostPort(address); err == nil && !allowLinkLocal && egress.MetadataHost(host) {
+			return nil, &egress.RefusedError{Host: host, Category: egress.CategoryMetadata}
+		}
+		return d.DialContext(ctx, network, address)
+	}
+	return &http.Client{Transport: t}
+}
 
 // options are the SDK's client options for cfg.
 func options(cfg Config) []option.RequestOption {
@@ -300,6 +325,9 @@ func describeError(ctx context.Context, err error, cfg Config) error {
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("model request canceled: %w", ctx.Err())
+	}
+	if re, ok := egress.Refused(err); ok {
+		return &Error{Public: fmt.Sprintf("the model endpoint's address is refused (%s); set %s=true to allow link-local and metadata addresses", re.Error(), AllowLinkLocalEnv)}
 	}
 	return &Error{Public: "the model endpoint could not be reached", Cause: fmt.Errorf("model request to %s failed: %w", cfg.endpoint(), err)}
 }
