@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 )
 
 // AgentProvider is the protocol an agent's Deployment URL speaks.
@@ -84,11 +86,12 @@ type AgentCapabilities struct {
 	Reasoning      *ReasoningCapabilities      `json:"reasoning,omitempty"`
 }
 
-// TransportCapabilities: AG-UI's transport capabilities the chat shows.
-type TransportCapabilities struct {
-	Streaming *bool `json:"streaming,omitempty"`
-	Resumable *bool `json:"resumable,omitempty"`
-}
+// The parts of AG-UI's capabilities the chat keeps as the protocol spells them.
+type (
+	TransportCapabilities      = agui.TransportCapabilities
+	HumanInTheLoopCapabilities = agui.HumanInTheLoopCapabilities
+	ReasoningCapabilities      = agui.ReasoningCapabilities
+)
 
 // ToolsCapabilities: AG-UI's tools capabilities, the agent's own tools by name.
 type ToolsCapabilities struct {
@@ -100,19 +103,6 @@ type ToolsCapabilities struct {
 // CapabilityTool is one of the agent's own tools, by name.
 type CapabilityTool struct {
 	Name string `json:"name"`
-}
-
-// HumanInTheLoopCapabilities: AG-UI's human-in-the-loop capabilities the chat shows.
-type HumanInTheLoopCapabilities struct {
-	Supported  *bool `json:"supported,omitempty"`
-	Approvals  *bool `json:"approvals,omitempty"`
-	Interrupts *bool `json:"interrupts,omitempty"`
-}
-
-// ReasoningCapabilities: AG-UI's reasoning capabilities.
-type ReasoningCapabilities struct {
-	Supported *bool `json:"supported,omitempty"`
-	Streaming *bool `json:"streaming,omitempty"`
 }
 
 // maxCapabilityTools bounds the tool names kept: a list to show, not a payload to store.

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry-dev/agentry/api/v1alpha1"
+	"github.com/agentry-dev/agentry/internal/protocol/agui"
 	"github.com/agentry-dev/agentry/runtime/agent"
 	"github.com/agentry-dev/agentry/runtime/registry"
 	"github.com/agentry-dev/agentry/runtime/tools"
@@ -38,7 +39,7 @@ type agentInfo struct {
 	MaxSteps        int                             `json:"maxSteps"`
 	Platform        *v1alpha1.PlatformSpec          `json:"platform,omitempty"`
 	// Capabilities are what GET …/ag-ui/capabilities answers (AG-UI's AgentCapabilities).
-	Capabilities capabilities `json:"capabilities"`
+	Capabilities agui.Capabilities `json:"capabilities"`
 }
 
 func describeTool(a *agent.Agent, key string) toolInfo {
